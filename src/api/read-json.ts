@@ -1,0 +1,43 @@
+import type { IncomingMessage } from 'node:http';
+import { errors } from '../errors';
+
+/** "1mb" -> bytes. The config schema guarantees the shape. */
+export function parseSize(limit: string): number {
+  const m = /^([0-9]+)(b|kb|mb)$/.exec(limit);
+  if (!m) throw new Error(`bad size '${limit}'`);
+  return Number(m[1]) * (m[2] === 'mb' ? 1024 * 1024 : m[2] === 'kb' ? 1024 : 1);
+}
+
+/**
+ * Read a JSON body of at most `limit` bytes: 413 as soon as the limit is passed (or
+ * announced by Content-Length), 400 for bytes that are not JSON. Any media type is
+ * read as JSON except one that is plainly something else.
+ */
+export async function readJson(req: IncomingMessage, limit: number, limitText: string): Promise<unknown> {
+  const type = req.headers['content-type'];
+  if (type && !/^application\/([a-z0-9.+-]*\+)?json\b|^text\/plain\b/i.test(type) && !/^application\/x-www-form-urlencoded/i.test(type)) {
+    throw errors.unsupportedMediaType();
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw errors.bodyTooLarge(limitText);
+  }
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw errors.bodyTooLarge(limitText);
+    }
+    parts.push(chunk as Buffer);
+  }
+  const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8');
+  if (text.trim() === '') throw errors.invalidJson('the body is empty');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw errors.invalidJson((e as Error).message);
+  }
+}

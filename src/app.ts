@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { GatewayConfig } from './config/types';
+import { errors, toGatewayError, toOpenAIBody, toProblem, type GatewayError } from './errors';
+import { createLogger } from './logger';
+import { ModelRegistry } from './models/registry';
+import { loadPlugins, setupPlugins } from './pipeline/loader';
+import { compose } from './pipeline/compose';
+import type { GatewayContext, PluginServices } from './pipeline/plugin';
+import { openStore, type Store } from './store/index';
+import { Transport } from './transport/http';
+import { Lifecycle } from './server/lifecycle';
+import { chatHandler } from './api/chat';
+import { registerModelRoutes } from './api/models';
+
+export interface Gateway {
+  app: Koa;
+  services: PluginServices;
+  lifecycle: Lifecycle;
+  /** Close plugins, upstream pools and the store (after the HTTP server has stopped). */
+  close(): Promise<void>;
+}
+
+export interface CreateOptions {
+  logger?: Logger;
+  /** Use this store instead of opening the configured one (tests share one). */
+  store?: Store;
+}
+
+/** Guard the models endpoints can be given (by the auth plugin) through services.shared. */
+export type RouteGuard = (ctx: Koa.Context) => Promise<void>;
+export const MODELS_GUARD = 'models.guard';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Build the Koa app for a validated config: store, plugins, routes. No listen(). */
+export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
+  const logger = opts.logger ?? createLogger(config.server.log_level);
+  const chain = loadPlugins(config.plugins, config.baseDir);
+  const store = opts.store ?? (await openStore(config.store));
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const router = new Router();
+  const services: PluginServices = {
+    config,
+    store,
+    logger,
+    models: new ModelRegistry(config),
+    transport: new Transport(),
+    metrics,
+    router,
+    shared: new Map(),
+  };
+  const lifecycle = new Lifecycle();
+  const instances = await setupPlugins(chain, services);
+
+  router.get('/health', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/ready', async (ctx) => {
+    try {
+      await store.ping();
+      ctx.body = { status: 'ready', store: store.driver };
+    } catch {
+      ctx.status = 503;
+      ctx.body = { status: 'unavailable', store: store.driver };
+    }
+  });
+  const guard = (services.shared.get(MODELS_GUARD) as RouteGuard | undefined) ?? (async () => undefined);
+  registerModelRoutes(router, services.models, guard);
+  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain: compose(instances.map((i) => i.instance.middleware)) });
+  router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
+
+  const app = new Koa();
+  app.proxy = false;
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      if (lifecycle.draining) {
+        ctx.set('Connection', 'close');
+        throw errors.shuttingDown();
+      }
+      await next();
+      if (ctx.body === undefined && ctx.respond !== false) {
+        if (ctx.status === 404) throw errors.routeNotFound(ctx.method, ctx.path);
+        if (ctx.status === 405) throw errors.methodNotAllowed(ctx.method, ctx.path);
+      }
+    } catch (e) {
+      const err = toGatewayError(e);
+      if (err !== e) logger.error({ err: e, requestId }, 'unhandled error');
+      if (ctx.headerSent || ctx.respond === false) {
+        logger.warn({ requestId, code: err.code }, 'error after the response started');
+      } else respondError(ctx, err);
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const s = ctx.state.gateway as GatewayContext['state']['gateway'] | undefined;
+      logger.info(
+        { requestId, method: ctx.method, path: ctx.path, status: ctx.respond === false ? ctx.res.statusCode : ctx.status, ms: Math.round(ms * 1000) / 1000, model: s?.model.id, key: s?.principal?.keyLabel },
+        'request',
+      );
+    }
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  app.on('error', () => undefined); // errors are handled and logged above
+
+  return {
+    app,
+    services,
+    lifecycle,
+    async close() {
+      for (const i of [...instances].reverse()) await i.instance.close?.();
+      await services.transport.close();
+      if (!opts.store) await store.close();
+    },
+  };
+}
+
+/** The one place errors are written: problem+json under /responses, the OpenAI error object elsewhere. */
+export function respondError(ctx: Koa.Context, err: GatewayError): void {
+  ctx.status = err.status;
+  if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.ceil(err.retryAfter)));
+  if (ctx.path === '/responses' || ctx.path.startsWith('/responses/')) {
+    ctx.type = 'application/problem+json';
+    ctx.body = JSON.stringify(toProblem(err));
+  } else {
+    ctx.body = toOpenAIBody(err);
+  }
+}

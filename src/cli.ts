@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfigFile, resolveConfigPath } from './config/load';
+import { loadPlugins } from './pipeline/loader';
+import { createLogger } from './logger';
+import { startGateway, handleSignals } from './server/start';
+import { runCommand, commands } from './cli/commands';
+
+const USAGE = `usage: gateway <command> [--config FILE]
+
+commands:
+  start              start the gateway (default config: $GATEWAY_CONFIG or ./gateway.yaml)
+  check              validate the config file, print every problem, exit non-zero on any
+${commands.map((c) => `  ${c.usage.padEnd(18)} ${c.summary}`).join('\n')}
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return command ? 0 : 2;
+  }
+  if (command === 'start' || command === 'check') {
+    const { values } = parseArgs({ args: rest, options: { config: { type: 'string', short: 'c' } }, strict: true });
+    const path = resolveConfigPath(values.config);
+    let config;
+    try {
+      config = loadConfigFile(path);
+      loadPlugins(config.plugins, config.baseDir);
+    } catch (e) {
+      if (e instanceof ConfigError) {
+        process.stderr.write(`${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+    if (command === 'check') {
+      process.stdout.write(`${path}: OK (${config.models.length} models, ${config.providers.length} providers, chain: ${config.plugins.map((p) => p.name).join(' -> ')})\n`);
+      return 0;
+    }
+    const logger = createLogger(config.server.log_level);
+    const gw = await startGateway(config, { logger });
+    handleSignals(gw, logger);
+    logger.info({ url: gw.url, store: config.store.driver, chain: config.plugins.map((p) => p.name) }, 'gateway listening');
+    return -1; // keep running
+  }
+  return runCommand(command, rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`gateway: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

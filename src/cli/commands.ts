@@ -1,0 +1,21 @@
+/**
+ * Sub-commands beyond start/check (keys, accounts, bench...). Each is one entry here,
+ * with its own file under src/cli/.
+ */
+export interface CliCommand {
+  name: string;
+  usage: string;
+  summary: string;
+  run(args: string[]): Promise<number>;
+}
+
+export const commands: CliCommand[] = [];
+
+export async function runCommand(name: string, args: string[]): Promise<number> {
+  const c = commands.find((x) => x.name === name);
+  if (!c) {
+    process.stderr.write(`gateway: unknown command '${name}' (see 'gateway help')\n`);
+    return 2;
+  }
+  return c.run(args);
+}

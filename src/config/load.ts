@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Ajv, { type ErrorObject } from 'ajv';
+import { parseDocument } from 'yaml';
+import { configSchema } from './schema';
+import { interpolate, escapePointer } from './interpolate';
+import type { GatewayConfig, PluginEntry } from './types';
+import { providerTypeNames } from '../providers/registry';
+
+export interface ConfigProblem {
+  pointer: string;
+  message: string;
+}
+
+/** A config that cannot be used; `problems` lists every one found, each with its JSON pointer. */
+export class ConfigError extends Error {
+  constructor(readonly problems: ConfigProblem[], readonly source: string) {
+    super(`Invalid configuration ${source}:\n${problems.map((p) => `  ${p.pointer || '/'}: ${p.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const validate = ajv.compile(configSchema);
+
+/** The config file path: --config, else GATEWAY_CONFIG, else ./gateway.yaml. */
+export function resolveConfigPath(argPath: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(argPath ?? env.GATEWAY_CONFIG ?? 'gateway.yaml');
+}
+
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError([{ pointer: '', message: `cannot read file: ${(e as Error).message}` }], path);
+  }
+  return parseConfig(text, { source: path, baseDir: dirname(path), env });
+}
+
+export interface ParseOptions {
+  source?: string;
+  baseDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Parse, interpolate, validate (with defaults), cross-check and freeze a YAML config. */
+export function parseConfig(text: string, opts: ParseOptions = {}): GatewayConfig {
+  const source = opts.source ?? '<inline>';
+  const env = opts.env ?? process.env;
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((e) => ({ pointer: '', message: `YAML: ${e.message.split('\n')[0]}` })), source);
+  }
+  const problems: ConfigProblem[] = [];
+  const raw = interpolate(doc.toJS() ?? {}, env, '', problems);
+  return fromObject(raw, { ...opts, source, env }, problems);
+}
+
+/** Validate an already-parsed config object (tests build configs as objects). */
+export function fromObject(raw: unknown, opts: ParseOptions = {}, problems: ConfigProblem[] = []): GatewayConfig {
+  const source = opts.source ?? '<object>';
+  const env = opts.env ?? process.env;
+  const data = structuredClone(raw) as Record<string, unknown>;
+  if (!validate(data)) problems.push(...formatAjvErrors(validate.errors ?? []));
+  if (problems.length > 0) throw new ConfigError(problems, source);
+  const cfg = data as unknown as Omit<GatewayConfig, 'plugins' | 'baseDir'> & { plugins: unknown[] };
+  if (env.PORT !== undefined && env.PORT !== '') {
+    const port = Number(env.PORT);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push({ pointer: '/server/port', message: `PORT=${env.PORT} is not a port number` });
+    else cfg.server.port = port;
+  }
+  if (env.GATEWAY_ADMIN_KEY) cfg.server.admin_key = env.GATEWAY_ADMIN_KEY;
+  const config: GatewayConfig = {
+    ...cfg,
+    plugins: cfg.plugins.map(normalisePluginEntry),
+    baseDir: opts.baseDir ?? process.cwd(),
+  };
+  if (config.store.driver === 'sqlite' && config.store.path !== ':memory:') {
+    config.store.path = resolve(config.baseDir, config.store.path);
+  }
+  problems.push(...crossCheck(config));
+  if (problems.length > 0) throw new ConfigError(problems, source);
+  return deepFreeze(config);
+}
+
+function normalisePluginEntry(entry: unknown): PluginEntry {
+  if (typeof entry === 'string') return { name: entry, config: {} };
+  const obj = entry as Record<string, unknown>;
+  if (typeof obj.use === 'string') {
+    return { name: typeof obj.name === 'string' ? obj.name : obj.use, use: obj.use, config: (obj.config as Record<string, unknown>) ?? {} };
+  }
+  const [name, config] = Object.entries(obj)[0] as [string, Record<string, unknown> | null];
+  return { name, config: config ?? {} };
+}
+
+/** Checks that JSON Schema cannot express: references between sections, unique names. */
+function crossCheck(config: GatewayConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const providerNames = new Set<string>();
+  const known = providerTypeNames();
+  config.providers.forEach((p, i) => {
+    if (providerNames.has(p.name)) problems.push({ pointer: `/providers/${i}/name`, message: `duplicate provider name '${p.name}'` });
+    providerNames.add(p.name);
+    if (!known.includes(p.type)) problems.push({ pointer: `/providers/${i}/type`, message: `unknown provider type '${p.type}'; known types: ${known.join(', ')}` });
+  });
+  const modelIds = new Set<string>();
+  config.models.forEach((m, i) => {
+    if (modelIds.has(m.id)) problems.push({ pointer: `/models/${i}/id`, message: `duplicate model id '${m.id}'` });
+    modelIds.add(m.id);
+    m.deployments.forEach((d, j) => {
+      if (!providerNames.has(d.provider)) problems.push({ pointer: `/models/${i}/deployments/${j}/provider`, message: `no provider named '${d.provider}'` });
+    });
+  });
+  const pluginNames = new Set<string>();
+  config.plugins.forEach((p, i) => {
+    if (pluginNames.has(p.name)) problems.push({ pointer: `/plugins/${i}`, message: `plugin '${p.name}' is listed twice` });
+    pluginNames.add(p.name);
+  });
+  return problems;
+}
+
+export function formatAjvErrors(errs: ErrorObject[], prefix = ''): ConfigProblem[] {
+  const seen = new Set<string>();
+  const out: ConfigProblem[] = [];
+  for (const e of errs) {
+    // oneOf/if failures repeat what their branches already said.
+    if (e.keyword === 'oneOf' || e.keyword === 'if' || e.keyword === 'anyOf') continue;
+    let pointer = prefix + e.instancePath;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') {
+      const key = String((e.params as { additionalProperty: string }).additionalProperty);
+      pointer = `${pointer}/${escapePointer(key)}`;
+      message = 'unknown key';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    }
+    const line = `${pointer}|${message}`;
+    if (seen.has(line)) continue;
+    seen.add(line);
+    out.push({ pointer, message });
+  }
+  return out;
+}
+
+export function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o as Record<string, unknown>)) deepFreeze(v);
+  }
+  return o;
+}

@@ -1,0 +1,139 @@
+/**
+ * JSON Schema of gateway.yaml (everything except each plugin's own section, which the
+ * plugin's `configSchema` validates when the chain is loaded). Unknown keys are errors.
+ * Defaults live here, so the rest of the code reads one complete, frozen object.
+ */
+export const providerTypes = ['openai', 'mock'] as const;
+
+const deployment = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['provider', 'model'],
+  properties: {
+    provider: { type: 'string', minLength: 1 },
+    model: { type: 'string', minLength: 1 },
+    weight: { type: 'number', exclusiveMinimum: 0, default: 1 },
+    options: { type: 'object' },
+  },
+} as const;
+
+const model = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'deployments'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 256 },
+    owned_by: { type: 'string', default: 'gateway' },
+    created: { type: 'integer', minimum: 0, default: 0 },
+    context_length: { type: 'integer', minimum: 1, default: 128000 },
+    max_output_tokens: { type: 'integer', minimum: 1 },
+    pricing: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        prompt: { type: 'number', minimum: 0, default: 0 },
+        completion: { type: 'number', minimum: 0, default: 0 },
+        request: { type: 'number', minimum: 0 },
+      },
+      default: {},
+    },
+    deployments: { type: 'array', minItems: 1, items: deployment },
+  },
+} as const;
+
+const provider = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'type'],
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$' },
+    type: { type: 'string', minLength: 1 },
+    api_base: { type: 'string', pattern: '^https?://' },
+    api_key: { type: 'string' },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    options: { type: 'object' },
+    max_connections: { type: 'integer', minimum: 1, default: 128 },
+    connect_timeout_ms: { type: 'integer', minimum: 1, default: 10000 },
+  },
+} as const;
+
+const pluginEntry = {
+  oneOf: [
+    { type: 'string', minLength: 1 },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['use'],
+      properties: {
+        use: { type: 'string', minLength: 1 },
+        name: { type: 'string', minLength: 1 },
+        config: { type: 'object' },
+      },
+    },
+    {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 1,
+      not: { required: ['use'] },
+      additionalProperties: { type: ['object', 'null'] },
+    },
+  ],
+} as const;
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['models', 'providers'],
+  properties: {
+    server: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
+        body_limit: { type: 'string', pattern: '^[0-9]+(b|kb|mb)$', default: '1mb' },
+        shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10000 },
+        max_request_timeout_s: { type: 'integer', minimum: 1, default: 600 },
+        default_request_timeout_s: { type: 'integer', minimum: 1, default: 600 },
+        admin_key: { type: 'string', minLength: 16 },
+        log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+      },
+    },
+    store: {
+      type: 'object',
+      default: { driver: 'sqlite', path: './data/gateway.db' },
+      required: ['driver'],
+      properties: { driver: { enum: ['sqlite', 'postgres', 'memory'] } },
+      // if/then rather than oneOf, so that defaults are applied only by the branch that matches.
+      allOf: [
+        {
+          if: { properties: { driver: { const: 'sqlite' } } },
+          then: {
+            additionalProperties: false,
+            properties: { driver: {}, path: { type: 'string', minLength: 1, default: './data/gateway.db' } },
+          },
+        },
+        {
+          if: { properties: { driver: { const: 'postgres' } } },
+          then: {
+            additionalProperties: false,
+            required: ['url'],
+            properties: {
+              driver: {},
+              url: { type: 'string', pattern: '^postgres(ql)?://' },
+              pool_size: { type: 'integer', minimum: 1, default: 10 },
+            },
+          },
+        },
+        {
+          if: { properties: { driver: { const: 'memory' } } },
+          then: { additionalProperties: false, properties: { driver: {} } },
+        },
+      ],
+    },
+    providers: { type: 'array', items: provider },
+    models: { type: 'array', items: model },
+    plugins: { type: 'array', items: pluginEntry, default: ['routing'] },
+  },
+} as const;

@@ -1,0 +1,79 @@
+/** The validated, frozen shape of gateway.yaml. */
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  /** Largest accepted request body, e.g. "1mb". */
+  body_limit: string;
+  /** How long in-flight streams may run on after SIGTERM before they are ended with an error event. */
+  shutdown_grace_ms: number;
+  /** Upper bound on a request's `timeout` field, in seconds. */
+  max_request_timeout_s: number;
+  /** Default for a request without `timeout`, in seconds (spec: 600). */
+  default_request_timeout_s: number;
+  admin_key?: string;
+  log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export type StoreConfig =
+  | { driver: 'sqlite'; path: string }
+  | { driver: 'postgres'; url: string; pool_size: number }
+  | { driver: 'memory' };
+
+export interface ProviderConfig {
+  name: string;
+  type: string;
+  api_base?: string;
+  api_key?: string;
+  /** Extra headers sent with every upstream request. */
+  headers?: Record<string, string>;
+  /** Provider-type specific settings (e.g. Azure api_version, Bedrock region). */
+  options?: Record<string, unknown>;
+  /** Upstream connections kept per origin. */
+  max_connections: number;
+  connect_timeout_ms: number;
+}
+
+export interface DeploymentConfig {
+  provider: string;
+  /** The model name the upstream knows. */
+  model: string;
+  weight: number;
+  /** Deployment-specific options passed to the adapter (e.g. mock chunking). */
+  options?: Record<string, unknown>;
+}
+
+export interface PricingConfig {
+  prompt: number;
+  completion: number;
+  request?: number;
+}
+
+export interface ModelConfig {
+  id: string;
+  owned_by: string;
+  created: number;
+  context_length: number;
+  max_output_tokens?: number;
+  pricing: PricingConfig;
+  deployments: DeploymentConfig[];
+  [k: string]: unknown;
+}
+
+/** A plugin entry as written in YAML, normalised. */
+export interface PluginEntry {
+  /** Built-in name, or the path / npm package it was loaded from. */
+  name: string;
+  use?: string;
+  config: Record<string, unknown>;
+}
+
+export interface GatewayConfig {
+  server: ServerConfig;
+  store: StoreConfig;
+  providers: ProviderConfig[];
+  models: ModelConfig[];
+  plugins: PluginEntry[];
+  /** Directory of the config file: relative paths (store, plugins) resolve against it. */
+  baseDir: string;
+}

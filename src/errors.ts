@@ -1,0 +1,176 @@
+/**
+ * The one catalogue of gateway errors and the one place that serializes them.
+ *
+ * Every failure a client can see is a GatewayError. It carries the HTTP status,
+ * the OpenAI-style `type`, a stable `code`, the offending `param` and whether a
+ * retry against another attempt could help. Three wire forms exist:
+ *  - `/v1/*`: `{error:{message,type,param,code}}` (all strings; what the OpenAI SDK parses)
+ *  - `/responses/*`: `application/problem+json` `{type,title,status,detail}`
+ *  - after a stream has started: one `data: {"error":{...}}` SSE frame.
+ * Messages never contain secrets: upstream bodies are reduced to their message text.
+ */
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'insufficient_credits'
+  | 'rate_limit_error'
+  | 'upstream_error'
+  | 'timeout_error'
+  | 'server_error';
+
+export interface GatewayErrorInit {
+  status: number;
+  type: ErrorType;
+  code: string;
+  message: string;
+  param?: string | null;
+  retryable?: boolean;
+  /** Seconds the client (or the retry loop) should wait, from an upstream Retry-After. */
+  retryAfter?: number;
+  /** Extra details for problem+json and logs; never secrets. */
+  details?: Record<string, unknown>;
+}
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: string;
+  readonly param: string | null;
+  readonly retryable: boolean;
+  readonly retryAfter: number | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(init: GatewayErrorInit) {
+    super(init.message);
+    this.name = 'GatewayError';
+    this.status = init.status;
+    this.type = init.type;
+    this.code = init.code;
+    this.param = init.param ?? null;
+    this.retryable = init.retryable ?? false;
+    this.retryAfter = init.retryAfter;
+    this.details = init.details;
+  }
+}
+
+export function isGatewayError(e: unknown): e is GatewayError {
+  return e instanceof GatewayError;
+}
+
+/** The catalogue: one constructor per situation, so codes stay stable. */
+export const errors = {
+  invalidJson: (detail: string) =>
+    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_json', message: `Request body is not valid JSON: ${detail}` }),
+  invalidRequest: (message: string, param: string | null = null, code = 'invalid_request') =>
+    new GatewayError({ status: 400, type: 'invalid_request_error', code, message, param }),
+  bodyTooLarge: (limit: string) =>
+    new GatewayError({ status: 413, type: 'invalid_request_error', code: 'request_too_large', message: `Request body exceeds the limit of ${limit}` }),
+  unsupportedMediaType: () =>
+    new GatewayError({ status: 415, type: 'invalid_request_error', code: 'unsupported_media_type', message: 'Content-Type must be application/json' }),
+  modelNotFound: (model: string) =>
+    new GatewayError({ status: 404, type: 'not_found_error', code: 'model_not_found', param: 'model', message: `The model '${truncate(model, 200)}' does not exist` }),
+  routeNotFound: (method: string, path: string) =>
+    new GatewayError({ status: 404, type: 'not_found_error', code: 'not_found', message: `No route for ${method} ${truncate(path, 200)}` }),
+  methodNotAllowed: (method: string, path: string) =>
+    new GatewayError({ status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: `Method ${method} is not allowed on ${truncate(path, 200)}` }),
+  unauthorized: (code: string, message: string) =>
+    new GatewayError({ status: 401, type: 'authentication_error', code, message }),
+  forbidden: (code: string, message: string) =>
+    new GatewayError({ status: 403, type: 'permission_error', code, message }),
+  notFound: (code: string, message: string, param: string | null = null) =>
+    new GatewayError({ status: 404, type: 'not_found_error', code, message, param }),
+  insufficientCredits: (code: string, message: string) =>
+    new GatewayError({ status: 402, type: 'insufficient_credits', code, message }),
+  upstreamTimeout: (provider: string) =>
+    new GatewayError({ status: 504, type: 'timeout_error', code: 'upstream_timeout', message: `Upstream provider '${provider}' timed out`, retryable: true }),
+  upstreamUnavailable: (provider: string, detail: string) =>
+    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_unreachable', message: `Upstream provider '${provider}' could not be reached: ${truncate(detail, 200)}`, retryable: true }),
+  upstreamProtocol: (provider: string, detail: string) =>
+    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_bad_response', message: `Upstream provider '${provider}' sent an answer the gateway could not read: ${truncate(detail, 200)}`, retryable: true }),
+  streamInterrupted: (provider: string, detail: string) =>
+    new GatewayError({ status: 502, type: 'upstream_error', code: 'stream_interrupted', message: `The stream from '${provider}' broke before it finished: ${truncate(detail, 200)}`, retryable: true }),
+  shuttingDown: () =>
+    new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true }),
+  internal: () =>
+    new GatewayError({ status: 500, type: 'server_error', code: 'internal_error', message: 'Internal gateway error' }),
+};
+
+/**
+ * Map an upstream HTTP error status to a GatewayError, keeping its status class.
+ * `message` must already be free of secrets (adapters pass the provider's own error text).
+ */
+export function upstreamStatusError(provider: string, status: number, message: string, code?: string, retryAfter?: number): GatewayError {
+  const text = `Upstream provider '${provider}' answered ${status}: ${truncate(message || 'no message', 500)}`;
+  if (status === 401 || status === 403) {
+    // The operator's upstream credentials failed: not the client's fault, not their key.
+    return new GatewayError({ status: 502, type: 'upstream_error', code: code ?? 'upstream_auth_failed', message: text });
+  }
+  if (status === 408) return new GatewayError({ status: 504, type: 'timeout_error', code: code ?? 'upstream_timeout', message: text, retryable: true, retryAfter });
+  if (status === 429) return new GatewayError({ status: 429, type: 'rate_limit_error', code: code ?? 'upstream_rate_limited', message: text, retryable: true, retryAfter });
+  if (status === 404) return new GatewayError({ status: 404, type: 'not_found_error', code: code ?? 'upstream_not_found', message: text });
+  if (status === 413) return new GatewayError({ status: 413, type: 'invalid_request_error', code: code ?? 'upstream_request_too_large', message: text });
+  if (status >= 400 && status < 500) return new GatewayError({ status: 400, type: 'invalid_request_error', code: code ?? 'upstream_bad_request', message: text });
+  if (status === 504) return new GatewayError({ status: 504, type: 'timeout_error', code: code ?? 'upstream_timeout', message: text, retryable: true, retryAfter });
+  return new GatewayError({ status: 502, type: 'upstream_error', code: code ?? 'upstream_error', message: text, retryable: true, retryAfter });
+}
+
+export function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** Anything thrown that is not a GatewayError becomes an opaque 500. */
+export function toGatewayError(e: unknown): GatewayError {
+  return isGatewayError(e) ? e : errors.internal();
+}
+
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: string; code: string };
+}
+
+/** Spec 2.5: all four fields are strings (param is '' when no field is at fault). */
+export function toOpenAIBody(e: GatewayError): OpenAIErrorBody {
+  return { error: { message: e.message, type: e.type, param: e.param ?? '', code: e.code } };
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+}
+
+const PROBLEM_TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/** Spec 2.6 / RFC 9457. `type` is a stable URI-like reference to the error code. */
+export function toProblem(e: GatewayError): ProblemBody {
+  return {
+    type: `urn:gateway:error:${e.code}`,
+    title: PROBLEM_TITLES[e.status] ?? 'Error',
+    status: e.status,
+    detail: e.message,
+    code: e.code,
+  };
+}
+
+/** The one SSE frame that ends a stream which has already started. */
+export function toSseErrorFrame(e: GatewayError): string {
+  return `data: ${JSON.stringify(toOpenAIBody(e))}\n\n`;
+}

@@ -1,0 +1,117 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import Ajv from 'ajv';
+import type { PluginEntry } from '../config/types';
+import { ConfigError, deepFreeze, formatAjvErrors, type ConfigProblem } from '../config/load';
+import type { Plugin, PluginInstance, PluginServices } from './plugin';
+
+const BUILTIN_DIR = resolve(__dirname, '../../plugins');
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+
+export interface LoadedPlugin {
+  plugin: Plugin<Record<string, unknown>>;
+  config: Readonly<Record<string, unknown>>;
+  entry: PluginEntry;
+  index: number;
+}
+
+/** Names of the built-in plugins (folders of plugins/ with an index). */
+export function builtinPluginNames(): string[] {
+  return readdirSync(BUILTIN_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && (existsSync(join(BUILTIN_DIR, d.name, 'index.ts')) || existsSync(join(BUILTIN_DIR, d.name, 'index.js'))))
+    .map((d) => d.name)
+    .sort();
+}
+
+function resolveModule(entry: PluginEntry, baseDir: string): string {
+  if (entry.use === undefined) {
+    if (!/^[a-z0-9-]+$/.test(entry.name) || !builtinPluginNames().includes(entry.name)) {
+      throw new Error(`unknown plugin '${entry.name}'; built-in plugins: ${builtinPluginNames().join(', ')}; load others with {use: ./path-or-package}`);
+    }
+    return join(BUILTIN_DIR, entry.name);
+  }
+  const spec = entry.use;
+  if (spec.startsWith('.') || isAbsolute(spec)) return resolve(baseDir, spec);
+  return require.resolve(spec, { paths: [baseDir, process.cwd()] });
+}
+
+function isPlugin(v: unknown): v is Plugin<Record<string, unknown>> {
+  const p = v as Partial<Plugin>;
+  return typeof v === 'object' && v !== null && typeof p.name === 'string' && typeof p.setup === 'function' && typeof p.configSchema === 'object';
+}
+
+/**
+ * Resolve, validate and order-check the chain. Every problem is collected and thrown
+ * as one ConfigError, each with its JSON pointer (/plugins/<i>/...).
+ */
+export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): LoadedPlugin[] {
+  const problems: ConfigProblem[] = [];
+  const loaded: LoadedPlugin[] = [];
+  entries.forEach((entry, index) => {
+    const pointer = `/plugins/${index}`;
+    let mod: unknown;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      mod = require(resolveModule(entry, baseDir));
+    } catch (e) {
+      problems.push({ pointer, message: (e as Error).message.split('\n')[0] });
+      return;
+    }
+    const plugin = (mod as { default?: unknown }).default ?? mod;
+    if (!isPlugin(plugin)) {
+      problems.push({ pointer, message: `'${entry.name}' does not export a plugin ({name, configSchema, setup})` });
+      return;
+    }
+    const config = structuredClone(entry.config);
+    const validate = ajv.compile(plugin.configSchema);
+    if (!validate(config)) {
+      problems.push(...formatAjvErrors(validate.errors ?? [], `${pointer}/${entry.use ? 'config' : escapeKey(entry.name)}`).map((p) => ({ ...p, message: `plugin '${plugin.name}': ${p.message}` })));
+      return;
+    }
+    loaded.push({ plugin, config: deepFreeze(config), entry, index });
+  });
+  problems.push(...checkOrder(loaded));
+  if (problems.length > 0) throw new ConfigError(problems, 'plugins');
+  return loaded;
+}
+
+function escapeKey(k: string): string {
+  return k.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Each `requires` must be provided by an earlier plugin; the terminal plugin must come last. */
+export function checkOrder(chain: readonly LoadedPlugin[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const providers = new Map<string, LoadedPlugin>();
+  for (const p of chain) for (const cap of p.plugin.provides ?? []) if (!providers.has(cap)) providers.set(cap, p);
+  const seen = new Set<string>();
+  chain.forEach((p, i) => {
+    for (const cap of p.plugin.requires ?? []) {
+      if (seen.has(cap)) continue;
+      const by = providers.get(cap);
+      problems.push({
+        pointer: `/plugins/${p.index}`,
+        message: by
+          ? `plugin '${p.plugin.name}' requires '${cap}', which plugin '${by.plugin.name}' provides, but '${by.plugin.name}' comes after '${p.plugin.name}'; move '${by.plugin.name}' before it`
+          : `plugin '${p.plugin.name}' requires '${cap}', which no plugin in the chain provides`,
+      });
+    }
+    for (const cap of p.plugin.provides ?? []) seen.add(cap);
+    if (p.plugin.terminal && i !== chain.length - 1) {
+      problems.push({ pointer: `/plugins/${p.index}`, message: `plugin '${p.plugin.name}' ends the chain and must be listed last; '${chain[i + 1].plugin.name}' comes after it` });
+    }
+  });
+  const last = chain[chain.length - 1];
+  if (chain.length > 0 && !last.plugin.terminal) {
+    problems.push({ pointer: '/plugins', message: `the chain must end with a terminal plugin (e.g. 'routing'); it ends with '${last.plugin.name}'` });
+  }
+  return problems;
+}
+
+export async function setupPlugins(chain: readonly LoadedPlugin[], services: PluginServices): Promise<Array<{ name: string; instance: PluginInstance }>> {
+  const out: Array<{ name: string; instance: PluginInstance }> = [];
+  for (const p of chain) {
+    out.push({ name: p.plugin.name, instance: await p.plugin.setup(p.config, services) });
+  }
+  return out;
+}

@@ -1,0 +1,79 @@
+import type { ChatCompletion, ChatRequest } from '../types/openai';
+import type { DeploymentConfig, ModelConfig, ProviderConfig } from '../config/types';
+import type { ChatStream } from '../stream/chat-stream';
+
+/** What the client sent alongside the chat fields, that the gateway consumes itself (spec 4.1, advanced configuration). */
+export interface GatewayRequestOptions {
+  timeoutMs: number;
+  headers?: Record<string, string>;
+  metadata?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+/** One upstream attempt the routing plugin will make. */
+export interface Attempt {
+  model: ModelConfig;
+  deployment: DeploymentConfig;
+  provider: ProviderConfig;
+  /** The request as this attempt sends it (fallbacks may override parameters). */
+  request: ChatRequest;
+}
+
+/** The plan that `fallback` writes and `routing` executes. Without a fallback plugin, routing plans one attempt itself. */
+export interface AttemptPlan {
+  attempts: Attempt[];
+  /** Retries of one attempt before moving to the next. */
+  retries: number;
+}
+
+export type ChatResult = { kind: 'completion'; body: ChatCompletion } | { kind: 'stream'; stream: ChatStream };
+
+/** The authenticated caller, set by the auth plugin. */
+export interface Principal {
+  keyHash: string;
+  keyLabel: string;
+  accountId: string;
+  isAdmin: boolean;
+  [k: string]: unknown;
+}
+
+/** Record of one upstream attempt, kept for headers, metrics and generation records. */
+export interface AttemptRecord {
+  provider: string;
+  deployment: string;
+  model: string;
+  status: 'ok' | 'error';
+  error?: { code: string; status: number };
+  latencyMs: number;
+}
+
+/**
+ * The one typed per-request object (ctx.state.gateway). Plugins extend it through
+ * `extensions`, keyed by plugin name, rather than by adding loose fields.
+ */
+export interface GatewayState {
+  requestId: string;
+  /** process.hrtime.bigint() when the request arrived. */
+  startedAt: bigint;
+  request: ChatRequest;
+  options: GatewayRequestOptions;
+  /** The model the client asked for, resolved from config. */
+  model: ModelConfig;
+  principal?: Principal;
+  plan?: AttemptPlan;
+  result?: ChatResult;
+  attempts: AttemptRecord[];
+  /** Response headers to send (X-Gateway-*). */
+  responseHeaders: Record<string, string>;
+  /** Aborted when the client goes away or the gateway gives up on the request. */
+  signal: AbortSignal;
+  /** Upstream time spent (ms), so metrics can compute the gateway-added part. */
+  upstreamMs: number;
+  extensions: Record<string, unknown>;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    gateway: GatewayState;
+  }
+}

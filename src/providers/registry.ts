@@ -1,0 +1,19 @@
+import type { ProviderAdapter } from './types';
+import { openaiAdapter } from './openai';
+import { mockProvider } from './mock';
+
+/** Provider types by name. One line per adapter folder. */
+const adapters = new Map<string, ProviderAdapter>([
+  [openaiAdapter.type, openaiAdapter],
+  [mockProvider.type, mockProvider],
+]);
+
+export function getAdapter(type: string): ProviderAdapter {
+  const a = adapters.get(type);
+  if (!a) throw new Error(`unknown provider type '${type}'`); // config validation refuses unknown types first
+  return a;
+}
+
+export function providerTypeNames(): string[] {
+  return [...adapters.keys()];
+}

@@ -1,0 +1,76 @@
+import type { GatewayError } from '../errors';
+import type { DeploymentConfig, ProviderConfig } from '../config/types';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../types/openai';
+
+/** Everything an adapter needs to know about where a request goes. */
+export interface UpstreamTarget {
+  provider: ProviderConfig;
+  deployment: DeploymentConfig;
+  /** Extra upstream headers the client may add (already filtered by the gateway). */
+  extraHeaders?: Record<string, string>;
+}
+
+/** A fully built upstream HTTP request; the transport sends it as is. */
+export interface UpstreamRequest {
+  url: string;
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Framing of a streamed upstream body. */
+export type StreamFormat = 'sse' | 'ndjson' | 'aws-eventstream';
+
+/** One framed event of an upstream stream: an SSE event, an NDJSON line, or an AWS event-stream message. */
+export interface UpstreamEvent {
+  event?: string;
+  data: string;
+}
+
+/**
+ * Per-stream translation state: the adapter turns each upstream event into zero or more
+ * OpenAI chunks (it keeps tool-call indexes and the like), and `finish` flushes what the
+ * upstream's end implies. A mid-stream provider error is thrown as a GatewayError.
+ */
+export interface StreamTranslator {
+  push(event: UpstreamEvent): ChatCompletionChunk[];
+  finish(): ChatCompletionChunk[];
+  /** True once the upstream said the stream is complete (e.g. `[DONE]`, `message_stop`). */
+  readonly done: boolean;
+}
+
+export interface AdapterContext {
+  /** The completion id the gateway assigns (stable across the request's attempts). */
+  id: string;
+  /** Unix seconds. */
+  created: number;
+  /** The model id as the client knows it. */
+  model: string;
+  /** Whether the client asked for usage in the stream. */
+  includeUsage: boolean;
+}
+
+/** Pure translation between the OpenAI wire format and one provider's: no Koa, no I/O. */
+export interface HttpProviderAdapter {
+  kind: 'http';
+  type: string;
+  /** Body fields this provider type accepts (beyond model and messages). */
+  supportedParams: readonly string[];
+  streamFormat: StreamFormat;
+  buildRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest;
+  parseResponse(body: unknown, ctx: AdapterContext): ChatCompletion;
+  createStreamTranslator(ctx: AdapterContext): StreamTranslator;
+  /** Map an upstream error status and its (parsed if JSON, else text) body. */
+  mapError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>, provider: string): GatewayError;
+}
+
+/** A provider that answers in process (the built-in mock): no transport. */
+export interface LocalProvider {
+  kind: 'local';
+  type: string;
+  supportedParams: readonly string[];
+  complete(req: ChatRequest, target: UpstreamTarget, ctx: AdapterContext, signal: AbortSignal): Promise<ChatCompletion>;
+  stream(req: ChatRequest, target: UpstreamTarget, ctx: AdapterContext, signal: AbortSignal): AsyncIterable<ChatCompletionChunk>;
+}
+
+export type ProviderAdapter = HttpProviderAdapter | LocalProvider;

@@ -1,0 +1,16 @@
+import type { Sql } from '../db';
+import { coreMigrations } from './core';
+
+/**
+ * Versioned migrations, per module so that each part of the store evolves on its own.
+ * A module's versions run in order, once, on SQLite and PostgreSQL alike; applied ones
+ * are recorded in `schema_migrations`. Add a module by adding a file and one line here.
+ */
+export interface Migration {
+  module: string;
+  version: number;
+  description: string;
+  up: Sql;
+}
+
+export const migrations: readonly Migration[] = [...coreMigrations];

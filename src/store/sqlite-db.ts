@@ -1,0 +1,129 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { pick, type Db, type Param, type RunResult, type Sql } from './db';
+
+type Statement = Database.Statement<unknown[]>;
+
+/**
+ * better-sqlite3 behind the async Db seam. SQLite runs one statement at a time on one
+ * connection, so a transaction holds a lock that other callers wait for; statements
+ * outside a transaction run at once when no transaction is open.
+ */
+export class SqliteDb implements Db {
+  readonly dialect = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly cache = new Map<string, Statement>();
+  private lock: Promise<void> | null = null;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+  }
+
+  /** The raw connection, for the few places (integrity checks, tests) that need it. */
+  get raw(): Database.Database {
+    return this.db;
+  }
+
+  private stmt(sql: Sql): Statement {
+    const text = pick(sql, 'sqlite');
+    let s = this.cache.get(text);
+    if (!s) {
+      s = this.db.prepare(text);
+      this.cache.set(text, s);
+    }
+    return s;
+  }
+
+  private async idle(): Promise<void> {
+    while (this.lock) await this.lock;
+  }
+
+  async all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
+    if (this.lock) await this.idle();
+    return this.stmt(sql).all(...toSqlite(params)) as T[];
+  }
+
+  async get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
+    if (this.lock) await this.idle();
+    return this.stmt(sql).get(...toSqlite(params)) as T | undefined;
+  }
+
+  async run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
+    if (this.lock) await this.idle();
+    const r = this.stmt(sql).run(...toSqlite(params));
+    return { changes: r.changes };
+  }
+
+  async exec(sql: Sql): Promise<void> {
+    if (this.lock) await this.idle();
+    this.db.exec(pick(sql, 'sqlite'));
+  }
+
+  async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    await this.idle();
+    let release!: () => void;
+    this.lock = new Promise<void>((r) => (release = r));
+    const inner = new SqliteTx(this);
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await fn(inner);
+        this.db.exec('COMMIT');
+        return out;
+      } catch (e) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw e;
+      }
+    } finally {
+      this.lock = null;
+      release();
+    }
+  }
+
+  /** Statements issued by the transaction holder itself skip the lock. */
+  runLocked(kind: 'all' | 'get' | 'run', sql: Sql, params: readonly Param[]): unknown {
+    const s = this.stmt(sql);
+    const p = toSqlite(params);
+    if (kind === 'all') return s.all(...p);
+    if (kind === 'get') return s.get(...p);
+    return { changes: s.run(...p).changes };
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    if (this.db.open) this.db.close();
+  }
+}
+
+class SqliteTx implements Db {
+  readonly dialect = 'sqlite' as const;
+  constructor(private readonly owner: SqliteDb) {}
+  async all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
+    return this.owner.runLocked('all', sql, params) as T[];
+  }
+  async get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
+    return this.owner.runLocked('get', sql, params) as T | undefined;
+  }
+  async run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
+    return this.owner.runLocked('run', sql, params) as RunResult;
+  }
+  async exec(sql: Sql): Promise<void> {
+    this.owner.raw.exec(pick(sql, 'sqlite'));
+  }
+  tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    return fn(this); // already inside one
+  }
+  async close(): Promise<void> {
+    throw new Error('close() inside a transaction');
+  }
+}
+
+function toSqlite(params: readonly Param[]): unknown[] {
+  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
