@@ -1,0 +1,16 @@
+import type Koa from 'koa';
+import type { Principal } from '../pipeline/state';
+
+/**
+ * How parts outside the chat chain (models, responses, keys, generation endpoints)
+ * authenticate a caller: the auth plugin puts an `Authenticate` function into
+ * `services.shared` under AUTHENTICATE at setup. It reads the Bearer token and
+ * returns the principal, or throws a 401 GatewayError. When no auth plugin is in the
+ * chain, nothing is registered and those endpoints decide for themselves (see getAuthenticate).
+ */
+export type Authenticate = (ctx: Koa.Context) => Promise<Principal>;
+export const AUTHENTICATE = 'auth.authenticate';
+
+export function getAuthenticate(shared: Map<string, unknown>): Authenticate | undefined {
+  return shared.get(AUTHENTICATE) as Authenticate | undefined;
+}
