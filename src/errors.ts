@@ -105,8 +105,9 @@ export const errors = {
 export function upstreamStatusError(provider: string, status: number, message: string, code?: string, retryAfter?: number): GatewayError {
   const text = `Upstream provider '${provider}' answered ${status}: ${truncate(message || 'no message', 500)}`;
   if (status === 401 || status === 403) {
-    // The operator's upstream credentials failed: not the client's fault, not their key.
-    return new GatewayError({ status: 502, type: 'upstream_error', code: code ?? 'upstream_auth_failed', message: text });
+    // The operator's upstream credentials failed: not the client's fault, not their key. The
+    // upstream's own text is dropped: providers echo (part of) the key they were given.
+    return new GatewayError({ status: 502, type: 'upstream_error', code: code ?? 'upstream_auth_failed', message: `Upstream provider '${provider}' refused the gateway's credentials (${status})` });
   }
   if (status === 408) return new GatewayError({ status: 504, type: 'timeout_error', code: code ?? 'upstream_timeout', message: text, retryable: true, retryAfter });
   if (status === 429) return new GatewayError({ status: 429, type: 'rate_limit_error', code: code ?? 'upstream_rate_limited', message: text, retryable: true, retryAfter });
