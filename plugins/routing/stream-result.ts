@@ -1,3 +1,4 @@
+import { GatewayError } from '../../src/errors';
 import { ChatStream } from '../../src/stream/chat-stream';
 import { hasContent } from '../../src/stream/sse-writer';
 import { countTextTokens } from '../../src/tokens/count';
@@ -38,7 +39,13 @@ export async function openStream(source: AsyncGenerator<ChatCompletionChunk>, si
       yield* held;
       held.length = 0;
       for (;;) {
-        const r = await source.next();
+        let r: IteratorResult<ChatCompletionChunk>;
+        try {
+          r = await source.next();
+        } catch (e) {
+          // An abort surfaces as the source's own error (AbortError...): report why we aborted.
+          throw sig.signal.aborted && sig.signal.reason instanceof GatewayError ? sig.signal.reason : e;
+        }
         if (r.done) return;
         see(r.value);
         yield r.value;
