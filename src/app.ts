@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from './ids';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
@@ -79,7 +79,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomId('req_');
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {

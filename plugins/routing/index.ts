@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../../src/ids';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, GatewayError, toGatewayError } from '../../src/errors';
 import type { Attempt, GatewayState } from '../../src/pipeline/state';
@@ -16,7 +16,7 @@ export interface RoutingConfig {
 
 /** A completion id in OpenAI's form: `chatcmpl-` and 24 base62-ish characters. */
 export function newCompletionId(): string {
-  return `chatcmpl-${randomBytes(18).toString('base64url')}`;
+  return randomId('chatcmpl-');
 }
 
 /**
@@ -78,7 +78,7 @@ export default definePlugin<RoutingConfig>({
           includeUsage: s.request.stream_options?.include_usage === true,
         };
         s.extensions.completionId = actx.id;
-        let last: GatewayError = errors.internal();
+        let last: GatewayError | undefined;
         for (const a of plan.attempts) {
           actx.model = a.model.id;
           for (let r = 0; r <= plan.retries; r++) {
@@ -94,7 +94,7 @@ export default definePlugin<RoutingConfig>({
             }
           }
         }
-        throw last;
+        throw last ?? errors.internal();
       },
     };
   },
