@@ -14,6 +14,12 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: '[redacted]',
       },
     },
-    destination,
+    // Async writes: the log line does not block the request; pending lines go out together.
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/** Write out what is buffered, then call back (before process.exit). */
+export function flushLogger(logger: Logger, cb: () => void): void {
+  logger.flush(() => cb());
 }

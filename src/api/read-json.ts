@@ -23,16 +23,7 @@ export async function readJson(req: IncomingMessage, limit: number, limitText: s
     req.resume();
     throw errors.bodyTooLarge(limitText);
   }
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw errors.bodyTooLarge(limitText);
-    }
-    parts.push(chunk as Buffer);
-  }
+  const parts = await collect(req, limit, limitText);
   const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8');
   if (text.trim() === '') throw errors.invalidJson('the body is empty');
   try {
@@ -40,4 +31,38 @@ export async function readJson(req: IncomingMessage, limit: number, limitText: s
   } catch (e) {
     throw errors.invalidJson((e as Error).message);
   }
+}
+
+/** The body's chunks, failing with 413 as soon as they pass the limit. Events, not `for await`: it is measurably cheaper per request. */
+function collect(req: IncomingMessage, limit: number, limitText: string): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.resume();
+        reject(errors.bodyTooLarge(limitText));
+        return;
+      }
+      parts.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(parts);
+    };
+    const onError = (e: Error) => {
+      cleanup();
+      reject(errors.invalidRequest(`The request body could not be read: ${e.message}`, null, 'body_read_failed'));
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
 }

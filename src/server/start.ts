@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { flushLogger } from '../logger';
 import type { GatewayConfig } from '../config/types';
 import { createApp, type CreateOptions, type Gateway } from '../app';
 
@@ -47,11 +48,11 @@ export function handleSignals(gw: RunningGateway, logger: Logger): void {
     gw.stop().then(
       () => {
         logger.info('stopped');
-        process.exit(0);
+        flushLogger(logger, () => process.exit(0));
       },
       (e: unknown) => {
         logger.error({ err: e }, 'error while stopping');
-        process.exit(1);
+        flushLogger(logger, () => process.exit(1));
       },
     );
   };

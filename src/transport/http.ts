@@ -38,12 +38,26 @@ export class Transport {
     return p;
   }
 
+  /** Parsed request URLs: adapters build the same few URLs over and over. Bounded. */
+  private readonly urls = new Map<string, { origin: string; path: string }>();
+
+  private parse(raw: string): { origin: string; path: string } {
+    let u = this.urls.get(raw);
+    if (!u) {
+      const url = new URL(raw);
+      u = { origin: url.origin, path: url.pathname + url.search };
+      if (this.urls.size >= 1024) this.urls.clear();
+      this.urls.set(raw, u);
+    }
+    return u;
+  }
+
   async send(req: UpstreamRequest, provider: ProviderConfig, opts: SendOptions): Promise<UpstreamResponse> {
-    const url = new URL(req.url);
+    const url = this.parse(req.url);
     const pool = this.pool(url.origin, provider);
     try {
       const res = await pool.request({
-        path: url.pathname + url.search,
+        path: url.path,
         method: req.method,
         headers: req.headers,
         body: req.method === 'GET' ? undefined : req.body,
