@@ -15,6 +15,7 @@ import { Transport } from './transport/http';
 import { Lifecycle } from './server/lifecycle';
 import { chatHandler } from './api/chat';
 import { registerModelRoutes } from './api/models';
+import { MODELS_GUARD, type RouteGuard } from './auth/contract';
 
 export interface Gateway {
   app: Koa;
@@ -30,9 +31,6 @@ export interface CreateOptions {
   store?: Store;
 }
 
-/** Guard the models endpoints can be given (by the auth plugin) through services.shared. */
-export type RouteGuard = (ctx: Koa.Context) => Promise<void>;
-export const MODELS_GUARD = 'models.guard';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

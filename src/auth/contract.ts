@@ -14,3 +14,7 @@ export const AUTHENTICATE = 'auth.authenticate';
 export function getAuthenticate(shared: Map<string, unknown>): Authenticate | undefined {
   return shared.get(AUTHENTICATE) as Authenticate | undefined;
 }
+
+/** A guard for GET /v1/models (set by the auth plugin when `protect_models` is on). */
+export type RouteGuard = (ctx: Koa.Context) => Promise<void>;
+export const MODELS_GUARD = 'models.guard';

@@ -1,8 +1,11 @@
 import type { StoreConfig } from '../config/types';
 import type { Db } from './db';
 import { SqliteDb } from './sqlite-db';
+import { PostgresDb } from './postgres-db';
 import { migrate } from './migrate';
 import { migrations } from './migrations/index';
+import { AccountRepo } from './accounts';
+import { KeyRepo } from './keys';
 
 /**
  * The Store: one object over the configured database that the rest of the gateway
@@ -11,7 +14,13 @@ import { migrations } from './migrations/index';
  * `memory` is SQLite in memory: the same code, nothing on disk.
  */
 export class Store {
-  constructor(readonly db: Db) {}
+  readonly accounts: AccountRepo;
+  readonly keys: KeyRepo;
+
+  constructor(readonly db: Db) {
+    this.accounts = new AccountRepo(db);
+    this.keys = new KeyRepo(db);
+  }
 
   get driver(): Db['dialect'] {
     return this.db.dialect;
@@ -44,10 +53,8 @@ export async function openDb(config: StoreConfig): Promise<Db> {
       return new SqliteDb(config.path);
     case 'memory':
       return new SqliteDb(':memory:');
-    case 'postgres': {
-      const { PostgresDb } = await import('./postgres-db');
+    case 'postgres':
       return new PostgresDb(config.url, config.pool_size);
-    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Sql } from '../db';
 import { coreMigrations } from './core';
+import { accountMigrations } from './accounts';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -13,4 +14,4 @@ export interface Migration {
   up: Sql;
 }
 
-export const migrations: readonly Migration[] = [...coreMigrations];
+export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations];

@@ -1,0 +1,51 @@
+import { definePlugin } from '../../src/pipeline/plugin';
+import { errors } from '../../src/errors';
+import { AUTHENTICATE, MODELS_GUARD, type RouteGuard } from '../../src/auth/contract';
+import { Authenticator } from '../../src/auth/authenticator';
+import { adminKeyHash } from '../../src/auth/admin-key';
+import { registerAdminRoutes } from '../../src/api/admin';
+
+export interface AuthConfig {
+  /** Require a key on GET /v1/models too (public by default). */
+  protect_models: boolean;
+  /** How long a key lookup is cached (ms): a disabled or deleted key stops working on every replica within this bound. */
+  cache_ttl_ms: number;
+  cache_max_entries: number;
+}
+
+/**
+ * `Authorization: Bearer <key>` on the chat chain. Provides the caller (`principal`) to
+ * later plugins, the `authenticate` function to the other endpoints, and the admin API.
+ */
+export default definePlugin<AuthConfig>({
+  name: 'auth',
+  description: 'API keys: authenticates chat requests, serves the admin and key endpoints.',
+  provides: ['principal'],
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      protect_models: { type: 'boolean', default: false },
+      cache_ttl_ms: { type: 'integer', minimum: 0, maximum: 5000, default: 2000 },
+      cache_max_entries: { type: 'integer', minimum: 1, default: 100000 },
+    },
+  },
+  async setup(config, services) {
+    const adminHash = await adminKeyHash(services.store, services.config.server.admin_key, (line) => process.stdout.write(line));
+    const auth = new Authenticator(services.store, { cacheTtlMs: config.cache_ttl_ms, cacheMax: config.cache_max_entries, adminHash });
+    services.shared.set(AUTHENTICATE, auth.authenticate);
+    if (config.protect_models) {
+      const guard: RouteGuard = async (ctx) => void (await auth.authenticate(ctx));
+      services.shared.set(MODELS_GUARD, guard);
+    }
+    registerAdminRoutes(services.router, services.store, auth);
+    return {
+      async middleware(ctx, next) {
+        const principal = await auth.fromHeader(ctx.get('authorization') || undefined);
+        if (principal.isAdmin) throw errors.forbidden('admin_key_not_allowed', 'The admin key cannot call chat completions; use an account\'s key');
+        ctx.state.gateway.principal = principal;
+        await next();
+      },
+    };
+  },
+});

@@ -1,0 +1,152 @@
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { errors } from '../errors';
+import type { Authenticator } from '../auth/authenticator';
+import { generateKey, hashKey, keyLabel } from '../auth/key-format';
+import type { Principal } from '../pipeline/state';
+import type { Store } from '../store/index';
+import type { Account } from '../store/accounts';
+import { limitRemaining, type ApiKey, type LimitReset } from '../store/keys';
+import { fromNano, toNano } from '../store/money';
+import { bodyReader, paging } from './body';
+
+export function accountJson(a: Account) {
+  return { id: a.id, name: a.name, email: a.email, credits: fromNano(a.credits), usage: fromNano(a.usage), custom_pricing: a.customPricing, created_at: new Date(a.createdAt).toISOString() };
+}
+
+export function keyJson(k: ApiKey) {
+  const remaining = limitRemaining(k);
+  return {
+    hash: k.hash, name: k.name, label: k.label, account_id: k.accountId,
+    limit: k.limit === null ? null : fromNano(k.limit), limit_remaining: remaining === null ? null : fromNano(remaining), limit_reset: k.limitReset,
+    usage: fromNano(k.usage), disabled: k.disabled, expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+    created_at: new Date(k.createdAt).toISOString(), updated_at: new Date(k.updatedAt).toISOString(),
+  };
+}
+
+const credits = { type: 'number', minimum: 0, maximum: 9_000_000 };
+const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>({
+  type: 'object', additionalProperties: false, required: ['name'],
+  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 }, credits, custom_pricing: { type: 'boolean' } },
+});
+const readAmount = bodyReader<{ amount: number }>({ type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } } });
+const reset = { enum: ['daily', 'weekly', 'monthly', null] };
+const readNewKey = bodyReader<{ name: string; account_id: string; limit?: number | null; limit_reset?: LimitReset | null; expires_at?: string | null }>({
+  type: 'object', additionalProperties: false, required: ['name', 'account_id'],
+  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, account_id: { type: 'string', minLength: 1 }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset, expires_at: { type: ['string', 'null'] } },
+});
+const readKeyPatch = bodyReader<{ name?: string; disabled?: boolean; limit?: number | null; limit_reset?: LimitReset | null }>({
+  type: 'object', additionalProperties: false, minProperties: 1,
+  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, disabled: { type: 'boolean' }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset },
+});
+
+function parseDate(s: string | null | undefined): number | null {
+  if (s === undefined || s === null) return null;
+  const t = Date.parse(s);
+  if (Number.isNaN(t)) throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
+  return t;
+}
+
+/**
+ * The admin API (OpenRouter's key-provisioning shape) and the two endpoints an ordinary
+ * key may call about itself. The admin key may call the former and not the chat chain;
+ * an ordinary key gets 403 on the former.
+ */
+export function registerAdminRoutes(router: Router, store: Store, auth: Authenticator): void {
+  const admin = async (ctx: Koa.Context): Promise<Principal> => {
+    const p = await auth.authenticate(ctx);
+    if (!p.isAdmin) throw errors.forbidden('admin_key_required', 'This endpoint needs the admin key');
+    return p;
+  };
+  const account = async (id: string) => {
+    const a = await store.accounts.get(id);
+    if (!a) throw errors.notFound('account_not_found', `No account '${id.slice(0, 64)}'`);
+    return a;
+  };
+  const key = async (hash: string) => {
+    const k = /^[0-9a-f]{64}$/.test(hash) ? await store.keys.get(hash) : undefined;
+    if (!k) throw errors.notFound('key_not_found', 'No key with that hash');
+    return k;
+  };
+
+  router.post('/v1/accounts', async (ctx) => {
+    await admin(ctx);
+    const b = await readAccount(ctx);
+    const a = await store.accounts.create({ name: b.name, email: b.email ?? null, credits: toNano(b.credits ?? 0), customPricing: b.custom_pricing ?? false });
+    ctx.status = 201;
+    ctx.body = { data: accountJson(a) };
+  });
+  router.get('/v1/accounts', async (ctx) => {
+    await admin(ctx);
+    const { limit, offset } = paging(ctx);
+    ctx.body = { data: (await store.accounts.list(limit, offset)).map(accountJson) };
+  });
+  router.get('/v1/accounts/:id', async (ctx) => {
+    await admin(ctx);
+    ctx.body = { data: accountJson(await account(ctx.params.id)) };
+  });
+  router.post('/v1/accounts/:id/credits', async (ctx) => {
+    await admin(ctx);
+    const { amount } = await readAmount(ctx);
+    const a = await store.accounts.addCredits(ctx.params.id, toNano(amount));
+    if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
+    ctx.body = { data: accountJson(a) };
+  });
+
+  router.post('/v1/keys', async (ctx) => {
+    await admin(ctx);
+    const b = await readNewKey(ctx);
+    await account(b.account_id);
+    const raw = generateKey();
+    const k = await store.keys.create({
+      hash: hashKey(raw), accountId: b.account_id, name: b.name, label: keyLabel(raw),
+      limit: b.limit === undefined || b.limit === null ? null : toNano(b.limit), limitReset: b.limit_reset ?? null, expiresAt: parseDate(b.expires_at),
+    });
+    ctx.status = 201;
+    ctx.body = { key: raw, data: keyJson(k) };
+  });
+  router.get('/v1/keys', async (ctx) => {
+    await admin(ctx);
+    const { limit, offset } = paging(ctx);
+    const accountId = typeof ctx.query.account_id === 'string' ? ctx.query.account_id : undefined;
+    ctx.body = { data: (await store.keys.list({ accountId, limit, offset })).map(keyJson) };
+  });
+  router.get('/v1/keys/:hash', async (ctx) => {
+    await admin(ctx);
+    ctx.body = { data: keyJson(await key(ctx.params.hash)) };
+  });
+  router.patch('/v1/keys/:hash', async (ctx) => {
+    await admin(ctx);
+    await key(ctx.params.hash);
+    const b = await readKeyPatch(ctx);
+    const k = await store.keys.update(ctx.params.hash, {
+      name: b.name, disabled: b.disabled, limit: b.limit === undefined ? undefined : b.limit === null ? null : toNano(b.limit), limitReset: b.limit_reset,
+    });
+    auth.forget(ctx.params.hash);
+    ctx.body = { data: keyJson(k as ApiKey) };
+  });
+  router.delete('/v1/keys/:hash', async (ctx) => {
+    await admin(ctx);
+    await key(ctx.params.hash);
+    await store.keys.delete(ctx.params.hash);
+    auth.forget(ctx.params.hash);
+    ctx.body = { data: { hash: ctx.params.hash, deleted: true } };
+  });
+
+  router.get('/v1/key', async (ctx) => {
+    const p = await auth.authenticate(ctx);
+    if (p.isAdmin) {
+      ctx.body = { data: { label: 'admin', name: 'admin', usage: 0, limit: null, limit_remaining: null, is_admin: true } };
+      return;
+    }
+    const k = await key(p.keyHash);
+    const j = keyJson(k);
+    ctx.body = { data: { label: j.label, name: j.name, usage: j.usage, limit: j.limit, limit_remaining: j.limit_remaining, limit_reset: j.limit_reset, is_admin: false } };
+  });
+  router.get('/v1/credits', async (ctx) => {
+    const p = await auth.authenticate(ctx);
+    if (p.isAdmin) throw errors.forbidden('account_key_required', 'The admin key has no account; use an account\'s key');
+    const a = await account(p.accountId);
+    ctx.body = { data: { total_credits: fromNano(a.credits), total_usage: fromNano(a.usage) } };
+  });
+}

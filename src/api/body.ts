@@ -1,0 +1,32 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import type Koa from 'koa';
+import { errors } from '../errors';
+import { readJson } from './read-json';
+import { combine } from './chat-request';
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+
+/** Compile a body schema once; the returned reader parses (64 KB limit) and validates, with every problem in one 400. */
+export function bodyReader<T>(schema: Record<string, unknown>): (ctx: Koa.Context) => Promise<T> {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return async (ctx) => {
+    const body = await readJson(ctx.req, 64 * 1024, '64kb');
+    if (!validate(body)) {
+      throw combine(
+        (validate.errors ?? []).map((e) => {
+          const field = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : e.instancePath.slice(1).replace(/\//g, '.');
+          const message = e.keyword === 'additionalProperties' ? 'is not a known field' : e.message ?? 'is invalid';
+          return errors.invalidRequest(`${field || 'body'} ${message}`, field || null, 'invalid_field');
+        }),
+      );
+    }
+    return body as T;
+  };
+}
+
+/** ?limit & ?offset, bounded. */
+export function paging(ctx: Koa.Context): { limit: number; offset: number } {
+  const limit = Math.min(Math.max(Number.parseInt(String(ctx.query.limit ?? '100'), 10) || 100, 1), 1000);
+  const offset = Math.max(Number.parseInt(String(ctx.query.offset ?? '0'), 10) || 0, 0);
+  return { limit, offset };
+}

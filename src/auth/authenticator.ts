@@ -1,0 +1,75 @@
+import type Koa from 'koa';
+import { errors, type GatewayError } from '../errors';
+import type { Principal } from '../pipeline/state';
+import type { Store } from '../store/index';
+import { checkKey, constantTimeEqual, hashKey, keyLabel } from './key-format';
+
+export interface AuthenticatorOptions {
+  /** How long a lookup (found or not) is trusted; bounds how late a disable reaches this replica. */
+  cacheTtlMs: number;
+  cacheMax: number;
+  /** SHA-256 of the admin key. */
+  adminHash: string;
+}
+
+type Cached = { until: number; principal?: Principal; error?: GatewayError };
+
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+
+/**
+ * Turns an Authorization header into a Principal: format and checksum first (no store
+ * access for a mistyped key), then a short-lived cache, then the store. Every failure is
+ * a 401 with its own code; none says whether some other key exists.
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(private readonly store: Store, private readonly opts: AuthenticatorOptions) {}
+
+  async fromHeader(header: string | undefined): Promise<Principal> {
+    if (!header) throw errors.unauthorized('missing_api_key', 'No API key: send it as "Authorization: Bearer <key>"');
+    const m = BEARER.exec(header);
+    if (!m) throw errors.unauthorized('malformed_authorization', 'The Authorization header must be "Bearer <key>"');
+    return this.fromKey(m[1]);
+  }
+
+  async fromKey(key: string): Promise<Principal> {
+    const hash = hashKey(key);
+    if (constantTimeEqual(hash, this.opts.adminHash)) return { keyHash: hash, keyLabel: 'admin', accountId: '*', isAdmin: true };
+    const shape = checkKey(key);
+    if (shape === 'malformed') throw errors.unauthorized('malformed_api_key', 'The API key is not in the gateway\'s format (sk-gw-...)');
+    if (shape === 'bad_checksum') throw errors.unauthorized('invalid_api_key_checksum', 'The API key is mistyped: its checksum does not match');
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) {
+      if (hit.error) throw hit.error;
+      return this.check(hit.principal as Principal, now);
+    }
+    const row = await this.store.keys.get(hash);
+    let entry: Cached;
+    if (!row) entry = { until: now + this.opts.cacheTtlMs, error: errors.unauthorized('invalid_api_key', 'The API key is not valid') };
+    else {
+      entry = {
+        until: now + this.opts.cacheTtlMs,
+        principal: { keyHash: hash, keyLabel: keyLabel(key), accountId: row.accountId, isAdmin: false, disabled: row.disabled, expiresAt: row.expiresAt, keyName: row.name },
+      };
+    }
+    if (this.cache.size >= this.opts.cacheMax) this.cache.clear();
+    this.cache.set(hash, entry);
+    if (entry.error) throw entry.error;
+    return this.check(entry.principal as Principal, now);
+  }
+
+  private check(p: Principal, now: number): Principal {
+    if (p.disabled) throw errors.unauthorized('api_key_disabled', 'The API key is disabled');
+    if (typeof p.expiresAt === 'number' && p.expiresAt <= now) throw errors.unauthorized('api_key_expired', 'The API key has expired');
+    return p;
+  }
+
+  /** Forget a key at once on this replica (after PATCH/DELETE); other replicas follow within the TTL. */
+  forget(hash: string): void {
+    this.cache.delete(hash);
+  }
+
+  authenticate = async (ctx: Koa.Context): Promise<Principal> => this.fromHeader(ctx.get('authorization') || undefined);
+}

@@ -1,0 +1,77 @@
+import { randomId } from '../ids';
+import type { Db } from './db';
+import { num } from './money';
+
+export interface Account {
+  id: string;
+  name: string;
+  email: string | null;
+  /** nano-credits */
+  credits: number;
+  usage: number;
+  reserved: number;
+  customPricing: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface AccountRow {
+  id: string;
+  name: string;
+  email: string | null;
+  credits: unknown;
+  usage: unknown;
+  reserved: unknown;
+  custom_pricing: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+}
+
+const COLUMNS = 'id, name, email, credits, usage, reserved, custom_pricing, created_at, updated_at';
+
+function toAccount(r: AccountRow): Account {
+  return {
+    id: r.id,
+    name: r.name,
+    email: r.email,
+    credits: num(r.credits),
+    usage: num(r.usage),
+    reserved: num(r.reserved),
+    customPricing: num(r.custom_pricing) === 1,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+/** Accounts: a name, an e-mail for leak notices, a credit balance (nano-credits). */
+export class AccountRepo {
+  constructor(private readonly db: Db) {}
+
+  async create(input: { name: string; email?: string | null; credits?: number; customPricing?: boolean }): Promise<Account> {
+    const now = Date.now();
+    const id = randomId('acct_');
+    await this.db.run('INSERT INTO accounts (id, name, email, credits, usage, reserved, custom_pricing, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)', [
+      id, input.name, input.email ?? null, input.credits ?? 0, input.customPricing ? 1 : 0, now, now,
+    ]);
+    return (await this.get(id)) as Account;
+  }
+
+  async get(id: string): Promise<Account | undefined> {
+    const r = await this.db.get<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = ?`, [id]);
+    return r ? toAccount(r) : undefined;
+  }
+
+  async list(limit: number, offset: number): Promise<Account[]> {
+    return (await this.db.all<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY created_at, id LIMIT ? OFFSET ?`, [limit, offset])).map(toAccount);
+  }
+
+  /** Add (or, negative, remove) credit; returns the account, or undefined when it does not exist. */
+  async addCredits(id: string, nano: number): Promise<Account | undefined> {
+    const r = await this.db.run('UPDATE accounts SET credits = credits + ?, updated_at = ? WHERE id = ?', [nano, Date.now(), id]);
+    return r.changes === 0 ? undefined : this.get(id);
+  }
+
+  async setCustomPricing(id: string, allowed: boolean): Promise<boolean> {
+    return (await this.db.run('UPDATE accounts SET custom_pricing = ?, updated_at = ? WHERE id = ?', [allowed ? 1 : 0, Date.now(), id])).changes === 1;
+  }
+}
