@@ -1,3 +1,6 @@
+import { accountsCommand } from './accounts';
+import { keysCommand } from './keys';
+
 /**
  * Sub-commands beyond start/check (keys, accounts, bench...). Each is one entry here,
  * with its own file under src/cli/.
@@ -9,7 +12,7 @@ export interface CliCommand {
   run(args: string[]): Promise<number>;
 }
 
-export const commands: CliCommand[] = [];
+export const commands: CliCommand[] = [accountsCommand, keysCommand];
 
 export async function runCommand(name: string, args: string[]): Promise<number> {
   const c = commands.find((x) => x.name === name);

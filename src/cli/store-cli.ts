@@ -1,0 +1,42 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { loadConfigFile, resolveConfigPath } from '../config/load';
+import { openStore, type Store } from '../store/index';
+
+/** Parse a sub-command's flags (always with --config and --json) and open the configured store. */
+export async function withStore<T extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: T,
+  fn: (store: Store, values: Record<string, string | boolean | undefined>, positionals: string[]) => Promise<number>,
+): Promise<number> {
+  const parsed = parseArgs({ args, options: { ...options, config: { type: 'string', short: 'c' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const positionals = parsed.positionals;
+  const config = loadConfigFile(resolveConfigPath(values.config as string | undefined));
+  const store = await openStore(config.store);
+  try {
+    return await fn(store, values, positionals);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A table for people, or JSON for scripts (--json). */
+export function print(rows: Array<Record<string, unknown>>, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2)}\n`);
+    return;
+  }
+  if (rows.length === 0) {
+    process.stdout.write('(none)\n');
+    return;
+  }
+  const cols = Object.keys(rows[0]);
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(width[i])).join('  ').trimEnd();
+  process.stdout.write(`${[line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c] ?? ''))))].join('\n')}\n`);
+}
+
+export function fail(message: string): number {
+  process.stderr.write(`gateway: ${message}\n`);
+  return 2;
+}
