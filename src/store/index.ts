@@ -6,6 +6,8 @@ import { migrate } from './migrate';
 import { migrations } from './migrations/index';
 import { AccountRepo } from './accounts';
 import { KeyRepo } from './keys';
+import { CreditRepo } from './credit';
+import { GenerationRepo } from './generations';
 
 /**
  * The Store: one object over the configured database that the rest of the gateway
@@ -16,10 +18,14 @@ import { KeyRepo } from './keys';
 export class Store {
   readonly accounts: AccountRepo;
   readonly keys: KeyRepo;
+  readonly credit: CreditRepo;
+  readonly generations: GenerationRepo;
 
   constructor(readonly db: Db) {
     this.accounts = new AccountRepo(db);
     this.keys = new KeyRepo(db);
+    this.credit = new CreditRepo(db);
+    this.generations = new GenerationRepo(db);
   }
 
   get driver(): Db['dialect'] {

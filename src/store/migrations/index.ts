@@ -1,6 +1,7 @@
 import type { Sql } from '../db';
 import { coreMigrations } from './core';
 import { accountMigrations } from './accounts';
+import { creditMigrations } from './credit';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -14,4 +15,4 @@ export interface Migration {
   up: Sql;
 }
 
-export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations];
+export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations, ...creditMigrations];

@@ -1,0 +1,44 @@
+import type { GatewayContext } from '../../src/pipeline/plugin';
+import type { Generation } from '../../src/store/generations';
+import type { Usage } from '../../src/types/openai';
+
+function header(ctx: GatewayContext, name: string): string | null {
+  const v = ctx.get(name);
+  return v ? v.slice(0, 500) : null;
+}
+
+/** The generation record of a finished request, from the request state and what it produced. */
+export function buildGeneration(
+  ctx: GatewayContext,
+  out: { usage: Usage | null; cost: number; finishReason: string | null; streamed: boolean; cancelled: boolean; status: Generation['status']; errorCode: string | null; firstContentAt: bigint | null },
+): Generation {
+  const s = ctx.state.gateway;
+  const last = s.attempts[s.attempts.length - 1];
+  const now = process.hrtime.bigint();
+  const metadata = s.options.metadata;
+  return {
+    id: s.extensions.completionId as string,
+    accountId: s.principal?.accountId ?? 'anonymous',
+    keyHash: s.principal?.keyHash ?? null,
+    model: s.model.id,
+    provider: last?.provider ?? null,
+    deployment: last?.deployment ?? null,
+    promptTokens: out.usage?.prompt_tokens ?? 0,
+    completionTokens: out.usage?.completion_tokens ?? 0,
+    cachedTokens: out.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    reasoningTokens: out.usage?.completion_tokens_details?.reasoning_tokens ?? 0,
+    cost: out.cost,
+    latencyMs: Number(now - s.startedAt) / 1e6,
+    ttftMs: out.firstContentAt === null ? null : Number(out.firstContentAt - s.startedAt) / 1e6,
+    finishReason: out.finishReason,
+    streamed: out.streamed,
+    cancelled: out.cancelled,
+    status: out.status,
+    errorCode: out.errorCode,
+    appReferer: header(ctx, 'http-referer'),
+    appTitle: header(ctx, 'x-title') ?? header(ctx, 'x-openrouter-title'),
+    user: typeof s.request.user === 'string' ? s.request.user.slice(0, 256) : null,
+    metadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : null,
+    createdAt: Date.now(),
+  };
+}

@@ -1,0 +1,43 @@
+import type Router from '@koa/router';
+import { errors } from '../../src/errors';
+import { getAuthenticate } from '../../src/auth/contract';
+import type { Store } from '../../src/store/index';
+import { generationJson } from '../../src/store/generations';
+
+const PERIODS: Record<string, number> = { day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 };
+
+/** GET /v1/generation?id= (the key's account, or admin) and GET /v1/rankings?period= (admin). */
+export function registerGenerationRoutes(router: Router, store: Store, shared: Map<string, unknown>): void {
+  router.get('/v1/generation', async (ctx) => {
+    const auth = getAuthenticate(shared);
+    if (!auth) throw errors.forbidden('auth_not_configured', 'Generation records need the auth plugin');
+    const p = await auth(ctx);
+    const id = typeof ctx.query.id === 'string' ? ctx.query.id : '';
+    if (!id || id.length > 128) throw errors.invalidRequest('id is required: the completion id', 'id', 'invalid_id');
+    const g = await store.generations.get(id);
+    // Another account's record is as unknown as a missing one.
+    if (!g || (!p.isAdmin && g.accountId !== p.accountId)) throw errors.notFound('generation_not_found', `No generation '${id}'`, 'id');
+    ctx.body = { data: generationJson(g) };
+  });
+
+  router.get('/v1/rankings', async (ctx) => {
+    const auth = getAuthenticate(shared);
+    if (!auth) throw errors.forbidden('auth_not_configured', 'Rankings need the auth plugin');
+    const p = await auth(ctx);
+    if (!p.isAdmin) throw errors.forbidden('admin_key_required', 'This endpoint needs the admin key');
+    const period = typeof ctx.query.period === 'string' ? ctx.query.period : 'day';
+    const span = PERIODS[period];
+    if (!span) throw errors.invalidRequest('period must be day, week or month', 'period', 'invalid_period');
+    const rows = await store.generations.rankings(Date.now() - span);
+    const apps = new Map<string, { referer: string | null; title: string | null; requests: number; tokens: number; models: Array<{ model: string; requests: number; tokens: number }> }>();
+    for (const r of rows) {
+      const k = `${r.referer ?? ''}\u0000${r.title ?? ''}`;
+      const app = apps.get(k) ?? { referer: r.referer, title: r.title, requests: 0, tokens: 0, models: [] };
+      app.requests += r.requests;
+      app.tokens += r.tokens;
+      app.models.push({ model: r.model, requests: r.requests, tokens: r.tokens });
+      apps.set(k, app);
+    }
+    ctx.body = { period, data: [...apps.values()].sort((a, b) => b.tokens - a.tokens || b.requests - a.requests) };
+  });
+}

@@ -1,0 +1,109 @@
+import type { Db, Param } from './db';
+import { fromNano, num, numOrNull } from './money';
+
+/** One request's record (id = the completion id). */
+export interface Generation {
+  id: string;
+  accountId: string;
+  keyHash: string | null;
+  model: string;
+  provider: string | null;
+  deployment: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+  /** nano-credits */
+  cost: number;
+  latencyMs: number | null;
+  ttftMs: number | null;
+  finishReason: string | null;
+  streamed: boolean;
+  cancelled: boolean;
+  status: 'completed' | 'incomplete' | 'error';
+  errorCode: string | null;
+  appReferer: string | null;
+  appTitle: string | null;
+  user: string | null;
+  metadata: Record<string, unknown> | null;
+  createdAt: number;
+}
+
+export const GENERATION_INSERT =
+  'INSERT INTO generations (id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cost, latency_ms, ttft_ms, finish_reason, streamed, cancelled, status, error_code, app_referer, app_title, end_user, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+export function generationParams(g: Generation): Param[] {
+  return [
+    g.id, g.accountId, g.keyHash, g.model, g.provider, g.deployment, g.promptTokens, g.completionTokens, g.cachedTokens, g.reasoningTokens, g.cost,
+    g.latencyMs, g.ttftMs, g.finishReason, g.streamed ? 1 : 0, g.cancelled ? 1 : 0, g.status, g.errorCode, g.appReferer, g.appTitle, g.user, g.metadata ? JSON.stringify(g.metadata) : null, g.createdAt,
+  ];
+}
+
+type Row = Record<string, unknown>;
+
+function toGeneration(r: Row): Generation {
+  return {
+    id: r.id as string,
+    accountId: r.account_id as string,
+    keyHash: (r.key_hash as string | null) ?? null,
+    model: r.model as string,
+    provider: (r.provider as string | null) ?? null,
+    deployment: (r.deployment as string | null) ?? null,
+    promptTokens: num(r.prompt_tokens),
+    completionTokens: num(r.completion_tokens),
+    cachedTokens: num(r.cached_tokens),
+    reasoningTokens: num(r.reasoning_tokens),
+    cost: num(r.cost),
+    latencyMs: numOrNull(r.latency_ms),
+    ttftMs: numOrNull(r.ttft_ms),
+    finishReason: (r.finish_reason as string | null) ?? null,
+    streamed: num(r.streamed) === 1,
+    cancelled: num(r.cancelled) === 1,
+    status: r.status as Generation['status'],
+    errorCode: (r.error_code as string | null) ?? null,
+    appReferer: (r.app_referer as string | null) ?? null,
+    appTitle: (r.app_title as string | null) ?? null,
+    user: (r.end_user as string | null) ?? null,
+    metadata: r.metadata ? (JSON.parse(r.metadata as string) as Record<string, unknown>) : null,
+    createdAt: num(r.created_at),
+  };
+}
+
+/** The API form of a record. */
+export function generationJson(g: Generation) {
+  return {
+    id: g.id, model: g.model, provider: g.provider, deployment: g.deployment,
+    tokens_prompt: g.promptTokens, tokens_completion: g.completionTokens, tokens_cached: g.cachedTokens, tokens_reasoning: g.reasoningTokens,
+    total_cost: fromNano(g.cost), latency_ms: g.latencyMs, time_to_first_token_ms: g.ttftMs, finish_reason: g.finishReason,
+    streamed: g.streamed, cancelled: g.cancelled, status: g.status, error_code: g.errorCode,
+    app: { referer: g.appReferer, title: g.appTitle }, user: g.user, metadata: g.metadata, created_at: new Date(g.createdAt).toISOString(),
+  };
+}
+
+export class GenerationRepo {
+  constructor(private readonly db: Db) {}
+
+  async get(id: string): Promise<Generation | undefined> {
+    const r = await this.db.get<Row>('SELECT * FROM generations WHERE id = ?', [id]);
+    return r ? toGeneration(r) : undefined;
+  }
+
+  async list(opts: { accountId?: string; since?: number; user?: string; limit: number }): Promise<Generation[]> {
+    const where: string[] = [];
+    const params: Param[] = [];
+    if (opts.accountId) (where.push('account_id = ?'), params.push(opts.accountId));
+    if (opts.since !== undefined) (where.push('created_at >= ?'), params.push(opts.since));
+    if (opts.user) (where.push('end_user = ?'), params.push(opts.user));
+    params.push(opts.limit);
+    return (await this.db.all<Row>(`SELECT * FROM generations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC LIMIT ?`, params)).map(toGeneration);
+  }
+
+  /** Apps by tokens and requests since a time, with per-model rows (rankings). */
+  async rankings(since: number): Promise<Array<{ referer: string | null; title: string | null; model: string; requests: number; tokens: number }>> {
+    const rows = await this.db.all<Row>(
+      'SELECT app_referer, app_title, model, COUNT(*) AS requests, SUM(prompt_tokens + completion_tokens) AS tokens FROM generations WHERE created_at >= ? GROUP BY app_referer, app_title, model ORDER BY tokens DESC',
+      [since],
+    );
+    return rows.map((r) => ({ referer: (r.app_referer as string | null) ?? null, title: (r.app_title as string | null) ?? null, model: r.model as string, requests: num(r.requests), tokens: num(r.tokens) }));
+  }
+}

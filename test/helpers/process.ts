@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface GatewayProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Start `gateway start` in a child process with this YAML (JSON is YAML); resolves once it listens. */
+export async function startGatewayProcess(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<GatewayProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-proc-'));
+  const file = join(dir, 'gateway.yaml');
+  writeFileSync(file, JSON.stringify(config));
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let out = '';
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /"url":"(http:\/\/[^"]+)"/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`gateway exited (${code}): ${out}`)));
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return {
+    url,
+    child,
+    output: () => out,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
