@@ -2,7 +2,7 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { AUTHENTICATE, MODELS_GUARD, type RouteGuard } from '../../src/auth/contract';
 import { Authenticator } from '../../src/auth/authenticator';
-import { adminKeyHash } from '../../src/auth/admin-key';
+import { adminKeyHash, bootstrapAccount } from '../../src/auth/admin-key';
 import { registerAdminRoutes } from '../../src/api/admin';
 
 export interface AuthConfig {
@@ -11,6 +11,8 @@ export interface AuthConfig {
   /** How long a key lookup is cached (ms): a disabled or deleted key stops working on every replica within this bound. */
   cache_ttl_ms: number;
   cache_max_entries: number;
+  /** For a first local start: when the store has no account yet, create this one with a key and print the key once. */
+  bootstrap?: { account: string; credits: number };
 }
 
 /**
@@ -28,6 +30,12 @@ export default definePlugin<AuthConfig>({
       protect_models: { type: 'boolean', default: false },
       cache_ttl_ms: { type: 'integer', minimum: 0, maximum: 5000, default: 2000 },
       cache_max_entries: { type: 'integer', minimum: 1, default: 100000 },
+      bootstrap: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['account', 'credits'],
+        properties: { account: { type: 'string', minLength: 1 }, credits: { type: 'number', minimum: 0 } },
+      },
     },
   },
   async setup(config, services) {
@@ -39,6 +47,7 @@ export default definePlugin<AuthConfig>({
       services.shared.set(MODELS_GUARD, guard);
     }
     registerAdminRoutes(services.router, services.store, auth);
+    if (config.bootstrap) await bootstrapAccount(services.store, config.bootstrap, (line) => process.stdout.write(line));
     return {
       async middleware(ctx, next) {
         const principal = await auth.fromHeader(ctx.get('authorization') || undefined);

@@ -1,5 +1,6 @@
 import type { Store } from '../store/index';
-import { generateKey, hashKey } from './key-format';
+import { generateKey, hashKey, keyLabel } from './key-format';
+import { toNano } from '../store/money';
 
 const META = 'admin_key_hash';
 
@@ -17,4 +18,17 @@ export async function adminKeyHash(store: Store, configured: string | undefined,
   await store.setMeta(META, hash);
   print(`Generated the admin key (shown once, store it now): ${key}\n`);
   return hash;
+}
+
+/**
+ * A first local start: when the store holds no account at all, create one with some
+ * credit and a key, and print the key once, so that the README's curl works at once.
+ * Only when the operator's config asks for it (the example gateway.yaml does).
+ */
+export async function bootstrapAccount(store: Store, opts: { account: string; credits: number }, print: (line: string) => void): Promise<void> {
+  if ((await store.accounts.list(1, 0)).length > 0) return;
+  const account = await store.accounts.create({ name: opts.account, credits: toNano(opts.credits) });
+  const key = generateKey();
+  await store.keys.create({ hash: hashKey(key), accountId: account.id, name: 'bootstrap', label: keyLabel(key) });
+  print(`Created account '${opts.account}' with ${opts.credits} credits and its first API key (shown once): ${key}\n`);
 }
