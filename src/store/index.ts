@@ -8,6 +8,7 @@ import { AccountRepo } from './accounts';
 import { KeyRepo } from './keys';
 import { CreditRepo } from './credit';
 import { GenerationRepo } from './generations';
+import { ResponseRepo } from './responses';
 
 /**
  * The Store: one object over the configured database that the rest of the gateway
@@ -20,12 +21,14 @@ export class Store {
   readonly keys: KeyRepo;
   readonly credit: CreditRepo;
   readonly generations: GenerationRepo;
+  readonly responses: ResponseRepo;
 
   constructor(readonly db: Db) {
     this.accounts = new AccountRepo(db);
     this.keys = new KeyRepo(db);
     this.credit = new CreditRepo(db);
     this.generations = new GenerationRepo(db);
+    this.responses = new ResponseRepo(db);
   }
 
   get driver(): Db['dialect'] {

@@ -36,6 +36,7 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
   let firstContentAt: bigint | null = null;
   const finishReasons: Array<string | null> = [];
   const observers = stream.observers;
+  let ended: StreamEnd | null = null;
 
   const onClose = () => {
     if (!res.writableEnded) {
@@ -73,7 +74,12 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
       chunks++;
       if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await drained(res);
     }
-    if (!cancelled) res.write(DONE);
+    if (!cancelled) {
+      // A finished stream is settled and stored before [DONE]: a client that sees [DONE]
+      // can read its stored response and its charge at once.
+      await notifyEnd(finish());
+      res.write(DONE);
+    }
   } catch (e) {
     if (!cancelled) {
       error = toGatewayError(e);
@@ -87,16 +93,25 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
     stream.chunks.return?.(undefined)?.catch(() => undefined);
   }
 
-  if (usage === null) usage = stream.usageSoFar();
-  const end: StreamEnd = { usage, finishReasons, cancelled, error, chunks, firstContentAt, endedAt: process.hrtime.bigint() };
-  for (const o of observers) {
-    try {
-      await o.onEnd?.(end);
-    } catch (e) {
-      opts.logger.error({ err: e, observer: o.name }, 'stream observer failed at end');
-    }
+  return ended ?? (await notifyEnd(finish()));
+
+  function finish(): StreamEnd {
+    if (usage === null) usage = stream.usageSoFar();
+    return { usage, finishReasons, cancelled, error, chunks, firstContentAt, endedAt: process.hrtime.bigint() };
   }
-  return end;
+
+  /** Every observer's onEnd, once. */
+  async function notifyEnd(end: StreamEnd): Promise<StreamEnd> {
+    ended = end;
+    for (const o of observers) {
+      try {
+        await o.onEnd?.(end);
+      } catch (e) {
+        opts.logger.error({ err: e, observer: o.name }, 'stream observer failed at end');
+      }
+    }
+    return end;
+  }
 }
 
 export function hasContent(delta: ChatCompletionChunk['choices'][number]['delta']): boolean {

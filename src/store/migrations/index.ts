@@ -2,6 +2,7 @@ import type { Sql } from '../db';
 import { coreMigrations } from './core';
 import { accountMigrations } from './accounts';
 import { creditMigrations } from './credit';
+import { responseMigrations } from './responses';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -15,4 +16,4 @@ export interface Migration {
   up: Sql;
 }
 
-export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations, ...creditMigrations];
+export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations, ...creditMigrations, ...responseMigrations];

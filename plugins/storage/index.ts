@@ -1,0 +1,101 @@
+import { Counter } from 'prom-client';
+import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
+import type { Usage } from '../../src/types/openai';
+import { newCompletionId } from '../routing/index';
+import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';
+import { ANONYMOUS, registerResponseRoutes } from './routes';
+
+export interface StorageConfig {
+  /** Time to live of a stored response; 0 keeps them until deleted. */
+  ttl_seconds: number;
+  /** Models whose responses are never stored. */
+  disabled_models: string[];
+  /** Models whose responses are stored without content (usage and status only). */
+  no_content_models: string[];
+  sweep_interval_ms: number;
+  sweep_batch: number;
+}
+
+/**
+ * Stores every completion (plain or streamed, any provider) as a response that
+ * GET /responses/{id} returns, unless the request says `store: false` or the model is
+ * excluded. Streams are assembled from their chunks as they pass and stored when they end.
+ * A failed write never breaks the answer: it is counted and logged.
+ */
+export default definePlugin<StorageConfig>({
+  name: 'storage',
+  description: 'Stored responses: GET and DELETE /responses/{id}.',
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      ttl_seconds: { type: 'integer', minimum: 0, default: 30 * 86400 },
+      disabled_models: { type: 'array', items: { type: 'string' }, default: [] },
+      no_content_models: { type: 'array', items: { type: 'string' }, default: [] },
+      sweep_interval_ms: { type: 'integer', minimum: 10, default: 60000 },
+      sweep_batch: { type: 'integer', minimum: 1, maximum: 10000, default: 500 },
+    },
+  },
+  setup(config, services) {
+    const { store, logger } = services;
+    const disabled = new Set(config.disabled_models);
+    const noContent = new Set(config.no_content_models);
+    const writeErrors = new Counter({ name: 'gateway_storage_write_errors_total', help: 'Stored-response writes that failed', registers: [services.metrics] });
+    registerResponseRoutes(services.router, store, services.shared);
+
+    // Retention: small batches on a timer, so a large backlog never stalls requests.
+    let sweeping = false;
+    const sweeper = setInterval(() => {
+      if (sweeping || config.ttl_seconds === 0) return;
+      sweeping = true;
+      store.responses
+        .deleteExpired(config.sweep_batch)
+        .catch((e: unknown) => logger.error({ err: e }, 'response retention sweep failed'))
+        .finally(() => (sweeping = false));
+    }, config.sweep_interval_ms);
+    sweeper.unref();
+
+    async function save(ctx: GatewayContext, parts: ChoiceParts[], status: 'completed' | 'incomplete', usage: Usage | null): Promise<void> {
+      const s = ctx.state.gateway;
+      const id = s.extensions.completionId as string;
+      const now = Date.now();
+      try {
+        await store.responses.put({
+          id,
+          accountId: s.principal?.accountId ?? ANONYMOUS,
+          model: s.model.id,
+          status,
+          body: toResponse(parts, { id, model: s.model.id, createdAt: now, status, usage, withContent: !noContent.has(s.model.id) }),
+          createdAt: now,
+          expiresAt: config.ttl_seconds === 0 ? null : now + config.ttl_seconds * 1000,
+        });
+      } catch (e) {
+        writeErrors.inc();
+        logger.error({ err: e, requestId: s.requestId }, 'storing the response failed');
+      }
+    }
+
+    return {
+      async middleware(ctx, next) {
+        const s = ctx.state.gateway;
+        const wanted = s.options.store !== false && !disabled.has(s.model.id);
+        if (wanted) s.extensions.completionId ??= newCompletionId();
+        await next();
+        if (!wanted || !s.result) return;
+        if (s.result.kind === 'completion') {
+          await save(ctx, partsOfCompletion(s.result.body), 'completed', s.result.body.usage ?? null);
+          return;
+        }
+        const assembler = new StreamAssembler();
+        s.result.stream.observe({
+          name: 'storage',
+          onChunk: (chunk) => assembler.push(chunk),
+          onEnd: (end) => save(ctx, assembler.choices, end.error || end.cancelled ? 'incomplete' : 'completed', end.usage),
+        });
+      },
+      close() {
+        clearInterval(sweeper);
+      },
+    };
+  },
+});

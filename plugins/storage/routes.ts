@@ -1,0 +1,38 @@
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { errors } from '../../src/errors';
+import { getAuthenticate } from '../../src/auth/contract';
+import type { Principal } from '../../src/pipeline/state';
+import type { Store } from '../../src/store/index';
+
+const ID = /^chatcmpl-[A-Za-z0-9_-]{1,128}$/;
+export const ANONYMOUS = 'anonymous';
+
+/**
+ * GET and DELETE /responses/{id}, answered as problem+json on failure (src/app.ts):
+ * 400 malformed id, 401 missing or invalid key, 404 unknown or another account's.
+ * Without the auth plugin every caller is the one anonymous account.
+ */
+export function registerResponseRoutes(router: Router, store: Store, shared: Map<string, unknown>): void {
+  const caller = async (ctx: Koa.Context): Promise<Principal> => {
+    const auth = getAuthenticate(shared);
+    return auth ? auth(ctx) : { keyHash: '', keyLabel: 'anonymous', accountId: ANONYMOUS, isAdmin: false };
+  };
+  const find = async (ctx: Koa.Context) => {
+    const id = ctx.params.id as string;
+    const p = await caller(ctx);
+    if (!ID.test(id)) throw errors.invalidRequest(`'${id.slice(0, 64)}' is not a response id (chatcmpl-...)`, 'id', 'invalid_response_id');
+    const r = await store.responses.get(id);
+    // Another account's response is as unknown as a missing one.
+    if (!r || (!p.isAdmin && r.accountId !== p.accountId)) throw errors.notFound('response_not_found', `No response '${id}'`, 'id');
+    return r;
+  };
+  router.get('/responses/:id', async (ctx) => {
+    ctx.body = (await find(ctx)).body;
+  });
+  router.delete('/responses/:id', async (ctx) => {
+    const r = await find(ctx);
+    await store.responses.delete(r.id);
+    ctx.body = { id: r.id, object: 'response.deleted', deleted: true };
+  });
+}

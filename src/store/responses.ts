@@ -1,0 +1,42 @@
+import type { Db } from './db';
+import { num, numOrNull } from './money';
+
+export interface StoredResponse {
+  id: string;
+  accountId: string;
+  model: string;
+  status: string;
+  /** The response object as served by GET /responses/{id}. */
+  body: Record<string, unknown>;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+/** Stored responses, one row each, the served object kept as JSON. */
+export class ResponseRepo {
+  constructor(private readonly db: Db) {}
+
+  async put(r: StoredResponse): Promise<void> {
+    await this.db.run(
+      'INSERT INTO responses (id, account_id, model, status, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body, expires_at = excluded.expires_at',
+      [r.id, r.accountId, r.model, r.status, JSON.stringify(r.body), r.createdAt, r.expiresAt],
+    );
+  }
+
+  async get(id: string, now = Date.now()): Promise<StoredResponse | undefined> {
+    const r = await this.db.get<Record<string, unknown>>('SELECT id, account_id, model, status, body, created_at, expires_at FROM responses WHERE id = ?', [id]);
+    if (!r) return undefined;
+    const expiresAt = numOrNull(r.expires_at);
+    if (expiresAt !== null && expiresAt <= now) return undefined; // expired: as good as deleted, the sweep removes it
+    return { id: r.id as string, accountId: r.account_id as string, model: r.model as string, status: r.status as string, body: JSON.parse(r.body as string) as Record<string, unknown>, createdAt: num(r.created_at), expiresAt };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.db.run('DELETE FROM responses WHERE id = ?', [id])).changes === 1;
+  }
+
+  /** Delete up to `batch` expired responses; returns how many. */
+  async deleteExpired(batch: number, now = Date.now()): Promise<number> {
+    return (await this.db.run('DELETE FROM responses WHERE id IN (SELECT id FROM responses WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)', [now, batch])).changes;
+  }
+}
