@@ -9,6 +9,7 @@ import { createLogger } from './logger';
 import { ModelRegistry } from './models/registry';
 import { loadPlugins, setupPlugins } from './pipeline/loader';
 import { compose } from './pipeline/compose';
+import { HTTP_OBSERVER, PLUGIN_TIMER, type HttpObserver, type PluginTimer } from './pipeline/hooks';
 import type { GatewayContext, PluginServices } from './pipeline/plugin';
 import { openStore, type Store } from './store/index';
 import { Transport } from './transport/http';
@@ -37,7 +38,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Build the Koa app for a validated config: store, plugins, routes. No listen(). */
 export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
   const logger = opts.logger ?? createLogger(config.server.log_level);
-  const chain = loadPlugins(config.plugins, config.baseDir);
+  const loaded = loadPlugins(config.plugins, config.baseDir);
   const store = opts.store ?? (await openStore(config.store));
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
@@ -53,7 +54,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     shared: new Map(),
   };
   const lifecycle = new Lifecycle();
-  const instances = await setupPlugins(chain, services);
+  const instances = await setupPlugins(loaded, services);
 
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -69,9 +70,14 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   });
   const guard = (services.shared.get(MODELS_GUARD) as RouteGuard | undefined) ?? (async () => undefined);
   registerModelRoutes(router, services.models, guard);
-  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain: compose(instances.map((i) => i.instance.middleware)) });
+  const chain = compose(
+    instances.map((i) => ({ name: i.name, middleware: i.instance.middleware })),
+    services.shared.get(PLUGIN_TIMER) as PluginTimer | undefined,
+  );
+  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain });
   router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
 
+  const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
   const app = new Koa();
   app.proxy = false;
   app.use(async (ctx, next) => {
@@ -98,6 +104,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
       } else respondError(ctx, err);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      httpObserver?.((ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', ctx.method, ctx.respond === false ? ctx.res.statusCode : ctx.status, ms / 1000);
       const s = ctx.state.gateway as GatewayContext['state']['gateway'] | undefined;
       logger.info(
         { requestId, method: ctx.method, path: ctx.path, status: ctx.respond === false ? ctx.res.statusCode : ctx.status, ms: Math.round(ms * 1000) / 1000, model: s?.model.id, key: s?.principal?.keyLabel },

@@ -13,8 +13,12 @@ export interface RunResult {
   changes: number;
 }
 
+/** Told of every statement's duration (seconds) and whether it failed, when set (metrics). */
+export type DbObserver = (op: 'all' | 'get' | 'run' | 'exec' | 'tx', seconds: number, failed: boolean) => void;
+
 export interface Db {
   readonly dialect: Dialect;
+  observer?: DbObserver;
   all<T = Record<string, unknown>>(sql: Sql, params?: readonly Param[]): Promise<T[]>;
   get<T = Record<string, unknown>>(sql: Sql, params?: readonly Param[]): Promise<T | undefined>;
   run(sql: Sql, params?: readonly Param[]): Promise<RunResult>;
@@ -27,4 +31,19 @@ export interface Db {
 
 export function pick(sql: Sql, dialect: Dialect): string {
   return typeof sql === 'string' ? sql : sql[dialect];
+}
+
+/** Time one store operation for the observer, if any. */
+export async function observed<T>(db: { observer?: DbObserver }, op: Parameters<DbObserver>[0], fn: () => Promise<T> | T): Promise<T> {
+  const o = db.observer;
+  if (!o) return fn();
+  const t = performance.now();
+  try {
+    const out = await fn();
+    o(op, (performance.now() - t) / 1000, false);
+    return out;
+  } catch (e) {
+    o(op, (performance.now() - t) / 1000, true);
+    throw e;
+  }
 }

@@ -1,5 +1,5 @@
 import { Pool, type PoolClient } from 'pg';
-import { pick, type Db, type Param, type RunResult, type Sql } from './db';
+import { observed, pick, type Db, type DbObserver, type Param, type RunResult, type Sql } from './db';
 
 /** `?` placeholders become `$1..$n` (outside quoted strings), converted once per statement text. */
 const converted = new Map<string, string>();
@@ -28,6 +28,7 @@ async function query<T>(q: Queryable, sql: Sql, params: readonly Param[]): Promi
 /** pg's pool behind the Db seam, for several gateway replicas on one database. */
 export class PostgresDb implements Db {
   readonly dialect = 'postgres' as const;
+  observer?: DbObserver;
   private readonly pool: Pool;
 
   constructor(url: string, size: number) {
@@ -37,18 +38,22 @@ export class PostgresDb implements Db {
   }
 
   async all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
-    return (await query<T>(this.pool, sql, params)).rows;
+    return observed(this, 'all', async () => (await query<T>(this.pool, sql, params)).rows);
   }
   async get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
-    return (await query<T>(this.pool, sql, params)).rows[0];
+    return observed(this, 'get', async () => (await query<T>(this.pool, sql, params)).rows[0]);
   }
   async run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
-    return { changes: (await query(this.pool, sql, params)).rowCount };
+    return observed(this, 'run', async () => ({ changes: (await query(this.pool, sql, params)).rowCount }));
   }
   async exec(sql: Sql): Promise<void> {
     await this.pool.query(pick(sql, 'postgres'));
   }
-  async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    return observed(this, 'tx', () => this.transaction(fn));
+  }
+
+  private async transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');

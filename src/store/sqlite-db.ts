@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { pick, type Db, type Param, type RunResult, type Sql } from './db';
+import { observed, pick, type Db, type DbObserver, type Param, type RunResult, type Sql } from './db';
 
 type Statement = Database.Statement<unknown[]>;
 
@@ -12,6 +12,7 @@ type Statement = Database.Statement<unknown[]>;
  */
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
+  observer?: DbObserver;
   private readonly db: Database.Database;
   private readonly cache = new Map<string, Statement>();
   private lock: Promise<void> | null = null;
@@ -46,18 +47,17 @@ export class SqliteDb implements Db {
 
   async all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
     if (this.lock) await this.idle();
-    return this.stmt(sql).all(...toSqlite(params)) as T[];
+    return observed(this, 'all', () => this.stmt(sql).all(...toSqlite(params)) as T[]);
   }
 
   async get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
     if (this.lock) await this.idle();
-    return this.stmt(sql).get(...toSqlite(params)) as T | undefined;
+    return observed(this, 'get', () => this.stmt(sql).get(...toSqlite(params)) as T | undefined);
   }
 
   async run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
     if (this.lock) await this.idle();
-    const r = this.stmt(sql).run(...toSqlite(params));
-    return { changes: r.changes };
+    return observed(this, 'run', () => ({ changes: this.stmt(sql).run(...toSqlite(params)).changes }));
   }
 
   async exec(sql: Sql): Promise<void> {
@@ -65,7 +65,11 @@ export class SqliteDb implements Db {
     this.db.exec(pick(sql, 'sqlite'));
   }
 
-  async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    return observed(this, 'tx', () => this.transaction(fn));
+  }
+
+  private async transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     await this.idle();
     let release!: () => void;
     this.lock = new Promise<void>((r) => (release = r));

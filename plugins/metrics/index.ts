@@ -1,0 +1,139 @@
+import { createServer, type Server } from 'node:http';
+import { definePlugin } from '../../src/pipeline/plugin';
+import { errors, toGatewayError } from '../../src/errors';
+import { constantTimeEqual } from '../../src/auth/key-format';
+import { HTTP_OBSERVER, PLUGIN_TIMER, type HttpObserver, type PluginTimer } from '../../src/pipeline/hooks';
+import type { Usage } from '../../src/types/openai';
+import { createInstruments, statusClass } from './instruments';
+
+export interface MetricsConfig {
+  /** Require `Authorization: Bearer <token>` on /metrics. */
+  token?: string;
+  /** Serve /metrics on this separate port (on server.host) instead of the gateway's. */
+  port?: number;
+  /** Add a `key` label: the first 12 hex characters of the key's SHA-256. Off by default. */
+  key_label: boolean;
+}
+
+/**
+ * Prometheus metrics (`GET /metrics`): requests, gateway-added and upstream latency, time
+ * to first token, tokens, credits, upstream errors, retries, in-flight requests and open
+ * streams, per-plugin time, store operations, and the process. Put it first in the chain.
+ */
+export default definePlugin<MetricsConfig>({
+  name: 'metrics',
+  description: 'Prometheus metrics on /metrics.',
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      token: { type: 'string', minLength: 8 },
+      port: { type: 'integer', minimum: 1, maximum: 65535 },
+      key_label: { type: 'boolean', default: false },
+    },
+  },
+  async setup(config, services) {
+    const registry = services.metrics;
+    const m = createInstruments(registry, config.key_label);
+    const timer: PluginTimer = (plugin, seconds) => m.plugin.observe({ plugin }, seconds);
+    services.shared.set(PLUGIN_TIMER, timer);
+    const http: HttpObserver = (route, method, status) => m.http.inc({ route, method, status_class: statusClass(status) });
+    services.shared.set(HTTP_OBSERVER, http);
+    services.store.db.observer = (op, seconds, failed) => {
+      m.store.observe({ op }, seconds);
+      if (failed) m.storeErrors.inc({ op });
+    };
+
+    const countTokens = (model: string, u: Usage) => {
+      m.tokens.inc({ model, type: 'prompt' }, u.prompt_tokens);
+      m.tokens.inc({ model, type: 'completion' }, u.completion_tokens);
+      m.tokens.inc({ model, type: 'cached' }, u.prompt_tokens_details?.cached_tokens ?? 0);
+      m.tokens.inc({ model, type: 'reasoning' }, u.completion_tokens_details?.reasoning_tokens ?? 0);
+    };
+    const authorized = (header: string | undefined) => !config.token || (header !== undefined && constantTimeEqual(header, `Bearer ${config.token}`));
+    let server: Server | undefined;
+    if (config.port !== undefined) {
+      server = createServer((req, res) => {
+        if (req.url !== '/metrics') return void res.writeHead(404).end();
+        if (!authorized(req.headers.authorization)) return void res.writeHead(401).end();
+        void registry.metrics().then((text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text));
+      });
+      await new Promise<void>((r) => server!.listen(config.port, services.config.server.host, () => r()));
+    } else {
+      services.router.get('/metrics', async (ctx) => {
+        if (!authorized(ctx.get('authorization') || undefined)) throw errors.unauthorized('metrics_token_required', 'GET /metrics needs the metrics bearer token');
+        ctx.type = registry.contentType;
+        ctx.body = await registry.metrics();
+      });
+    }
+
+    return {
+      async middleware(ctx, next) {
+        const s = ctx.state.gateway;
+        const model = s.model.id;
+        const streamed = s.request.stream === true ? 'true' : 'false';
+        const labels = (status: number): Record<string, string> => {
+          const provider = s.attempts[s.attempts.length - 1]?.provider ?? 'none';
+          const l: Record<string, string> = { model, provider, status_class: statusClass(status), streamed };
+          if (config.key_label) l.key = s.principal?.keyHash.slice(0, 12) ?? 'none';
+          return l;
+        };
+        const attemptsMetrics = () => {
+          for (const a of s.attempts) {
+            m.attempts.inc({ provider: a.provider, outcome: a.status });
+            if (a.status === 'ok') m.upstream.observe({ provider: a.provider }, a.latencyMs / 1000);
+            else if (a.error) m.upstreamErrors.inc({ provider: a.provider, code: a.error.code });
+          }
+          if (s.attempts.length > 1) m.retries.inc({ model }, s.attempts.length - 1);
+        };
+        m.inFlight.inc();
+        try {
+          await next();
+        } catch (e) {
+          m.inFlight.dec();
+          attemptsMetrics();
+          m.requests.inc(labels(toGatewayError(e).status));
+          throw e;
+        }
+        const ready = Number(process.hrtime.bigint() - s.startedAt) / 1e9;
+        m.added.observe({ model }, Math.max(0, ready - s.upstreamMs / 1000));
+        attemptsMetrics();
+        const result = s.result;
+        if (result?.kind !== 'stream') {
+          m.inFlight.dec();
+          m.requests.inc(labels(200));
+          m.duration.observe({ model, streamed }, ready);
+          const u = result?.body.usage;
+          if (u) {
+            countTokens(model, u);
+            if (typeof u.cost === 'number') m.credits.inc({ model }, u.cost);
+          }
+          return;
+        }
+        m.openStreams.inc();
+        let last = 0;
+        result.stream.observe({
+          name: 'metrics',
+          onChunk: (chunk) => {
+            const now = performance.now();
+            if (last !== 0 && chunk.choices.length > 0) m.interToken.observe({ model }, (now - last) / 1000);
+            last = now;
+            const u = chunk.choices.length === 0 ? chunk.usage : null;
+            if (u && typeof u.cost === 'number') m.credits.inc({ model }, u.cost);
+          },
+          onEnd: (end) => {
+            m.inFlight.dec();
+            m.openStreams.dec();
+            m.requests.inc(labels(end.error ? end.error.status : end.cancelled ? 499 : 200));
+            m.duration.observe({ model, streamed }, Number(end.endedAt - s.startedAt) / 1e9);
+            if (end.firstContentAt !== null) m.ttft.observe({ model }, Number(end.firstContentAt - s.startedAt) / 1e9);
+            if (end.usage) countTokens(model, end.usage);
+          },
+        });
+      },
+      async close() {
+        if (server) await new Promise<void>((r) => server!.close(() => r()));
+      },
+    };
+  },
+});
