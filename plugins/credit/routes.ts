@@ -20,6 +20,19 @@ export function registerGenerationRoutes(router: Router, store: Store, shared: M
     ctx.body = { data: generationJson(g) };
   });
 
+  // The caller's own generation records, newest first; ?user= and ?metadata.<key>=<value> filter them.
+  router.get('/v1/generations', async (ctx) => {
+    const auth = getAuthenticate(shared);
+    if (!auth) throw errors.forbidden('auth_not_configured', 'Generation records need the auth plugin');
+    const p = await auth(ctx);
+    const limit = Math.min(Math.max(Number.parseInt(String(ctx.query.limit ?? '100'), 10) || 100, 1), 1000);
+    const user = typeof ctx.query.user === 'string' ? ctx.query.user : undefined;
+    const meta = Object.entries(ctx.query).filter(([k, v]) => k.startsWith('metadata.') && typeof v === 'string') as Array<[string, string]>;
+    const rows = await store.generations.list({ accountId: p.isAdmin ? undefined : p.accountId, user, limit: meta.length ? 1000 : limit });
+    const matched = rows.filter((g) => meta.every(([k, v]) => String(g.metadata?.[k.slice('metadata.'.length)] ?? '') === v)).slice(0, limit);
+    ctx.body = { data: matched.map(generationJson) };
+  });
+
   router.get('/v1/rankings', async (ctx) => {
     const auth = getAuthenticate(shared);
     if (!auth) throw errors.forbidden('auth_not_configured', 'Rankings need the auth plugin');

@@ -41,7 +41,9 @@ export default definePlugin<RoutingConfig>({
     async function attemptOnce(s: GatewayState, a: Attempt, ctx: AdapterContext) {
       const started = performance.now();
       const sig = attemptSignal(s.signal, s.options.timeoutMs, a.provider.name);
-      const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders: s.options.headers };
+      const ends = s.attemptHooks?.map((h) => h(a));
+      const extraHeaders = s.upstreamHeaders ? { ...s.options.headers, ...s.upstreamHeaders } : s.options.headers;
+      const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders };
       const record = { provider: a.provider.name, deployment: `${a.provider.name}/${a.deployment.model}`, model: a.model.id, status: 'ok' as 'ok' | 'error', latencyMs: 0 };
       try {
         if (s.request.stream === true) {
@@ -64,6 +66,7 @@ export default definePlugin<RoutingConfig>({
         record.latencyMs = performance.now() - started;
         s.upstreamMs += record.latencyMs;
         s.attempts.push(record);
+        if (ends) for (const end of ends) end(record);
       }
     }
 

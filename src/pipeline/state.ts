@@ -48,6 +48,12 @@ export interface AttemptRecord {
 }
 
 /**
+ * Called by routing when an upstream attempt starts; the returned function is called
+ * with its record when it ends (tracing makes a child span of each attempt).
+ */
+export type AttemptHook = (attempt: Attempt) => (record: AttemptRecord) => void;
+
+/**
  * The one typed per-request object (ctx.state.gateway). Plugins extend it through
  * `extensions`, keyed by plugin name, rather than by adding loose fields.
  */
@@ -69,6 +75,9 @@ export interface GatewayState {
   signal: AbortSignal;
   /** Upstream time spent (ms), so metrics can compute the gateway-added part. */
   upstreamMs: number;
+  /** Headers the gateway itself adds to upstream requests (e.g. W3C traceparent). */
+  upstreamHeaders?: Record<string, string>;
+  attemptHooks?: AttemptHook[];
   extensions: Record<string, unknown>;
 }
 

@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestGateway, testConfig, postJson } from '../helpers/gateway';
+import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: Record<string, unknown> }>;
+  status?: { code?: number };
+}
+
+/** An in-process OTLP/HTTP receiver (JSON encoding) on loopback. */
+async function otlpReceiver(): Promise<{ url: string; spans: OtlpSpan[]; server: Server }> {
+  const spans: OtlpSpan[] = [];
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+      for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`, spans, server };
+}
+
+function attr(span: OtlpSpan, key: string): unknown {
+  const v = span.attributes.find((a) => a.key === key)?.value;
+  if (!v) return undefined;
+  if ('stringValue' in v) return v.stringValue;
+  if ('intValue' in v) return Number(v.intValue);
+  if ('doubleValue' in v) return v.doubleValue;
+  if ('boolValue' in v) return v.boolValue;
+  if ('arrayValue' in v) return ((v.arrayValue as { values: Array<{ stringValue: string }> }).values ?? []).map((x) => x.stringValue);
+  return v;
+}
+
+describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
+  it('one span per request, a child per upstream attempt, GenAI attributes, traceparent continued and forwarded', async () => {
+    const otlp = await otlpReceiver();
+    const up = await new MockUpstream().start();
+    const gw = await startTestGateway(
+      testConfig({
+        providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }, { name: 'up2', type: 'openai', api_base: `${up.url}/v1` }],
+        models: [{ id: 'up/model', deployments: [{ provider: 'up', model: 'gpt-a' }, { provider: 'up2', model: 'gpt-b', weight: 0.000001 }] }],
+        plugins: [{ tracing: { endpoint: otlp.url, capture_content: false } }, 'routing'],
+      }),
+    );
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const clientSpan = '00f067aa0ba902b7';
+    try {
+      // First attempt fails (503, retryable): routing moves to the second deployment.
+      let first = true;
+      up.handler = (_req, res) => {
+        if (first) {
+          first = false;
+          return sendJson(res, 503, { error: { message: 'busy' } });
+        }
+        return sendJson(res, 200, openaiFixtures.completion('traced'));
+      };
+      const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/model', temperature: 0.5, max_tokens: 20, messages: [{ role: 'user', content: 'secret prompt text' }] }, { traceparent: `00-${traceId}-${clientSpan}-01` });
+      expect(res.status).to.equal(200);
+      up.handler = (_req, res) => writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: 'hi' }), openaiFixtures.chunk({}, 'stop'), openaiFixtures.usageChunk(3, 1)]);
+      await (await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/model', stream: true, messages: [{ role: 'user', content: 'x' }] })).text();
+    } finally {
+      await gw.stop(); // flushes the batch processor
+      await up.stop();
+      otlp.server.close();
+    }
+    const requests = otlp.spans.filter((s) => s.kind === 2); // SERVER
+    const attempts = otlp.spans.filter((s) => s.kind === 3); // CLIENT
+    expect(requests).to.have.length(2);
+    const plain = requests.find((s) => s.traceId === traceId)!;
+    expect(plain.parentSpanId).to.equal(clientSpan);
+    expect(plain.name).to.equal('chat up/model');
+    expect(attr(plain, 'gen_ai.operation.name')).to.equal('chat');
+    expect(attr(plain, 'gen_ai.request.model')).to.equal('up/model');
+    expect(attr(plain, 'gen_ai.response.model')).to.equal('up/model');
+    expect(attr(plain, 'gen_ai.provider.name')).to.equal('up2');
+    expect(attr(plain, 'gen_ai.usage.input_tokens')).to.equal(19);
+    expect(attr(plain, 'gen_ai.usage.output_tokens')).to.equal(10);
+    expect(attr(plain, 'gen_ai.request.temperature')).to.equal(0.5);
+    expect(attr(plain, 'gen_ai.response.finish_reasons')).to.deep.equal(['stop']);
+    expect(JSON.stringify(otlp.spans)).to.not.include('secret prompt text'); // content only when opted in
+    const children = attempts.filter((s) => s.traceId === traceId);
+    expect(children).to.have.length(2);
+    for (const c of children) expect(c.parentSpanId).to.equal(plain.spanId);
+    const failed = children.find((c) => attr(c, 'error.type'));
+    expect(attr(failed!, 'error.type')).to.equal('upstream_error');
+    // The upstream got a traceparent naming the attempt's span, in the client's trace.
+    const sent = up.requests.slice(0, 2).map((r) => r.headers.traceparent as string);
+    expect(sent.map((h) => h.split('-')[1])).to.deep.equal([traceId, traceId]);
+    expect(sent.map((h) => h.split('-')[2]).sort()).to.deep.equal(children.map((c) => c.spanId).sort());
+    const streamed = requests.find((s) => s.traceId !== traceId)!;
+    expect(streamed.parentSpanId ?? '').to.equal('');
+    expect(attr(streamed, 'gen_ai.usage.output_tokens')).to.equal(1);
+    expect(attr(streamed, 'gen_ai.request.stream')).to.equal(true);
+  });
+
+  it('without the tracing plugin no OpenTelemetry SDK is loaded', async () => {
+    const gw = await startTestGateway(testConfig());
+    try {
+      await postJson(`${gw.url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+      const { execFileSync } = await import('node:child_process');
+      const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', "require('./src/app'); require('./plugins/routing'); console.log(Object.keys(require.cache).some((k) => k.includes('sdk-trace-base')))"]).toString().trim();
+      expect(out).to.equal('false');
+    } finally {
+      await gw.stop();
+    }
+  });
+});
