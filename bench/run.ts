@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { runLoad, timeToFirstToken, type LoadResult } from './load';
+import { hotPath } from './hot-path';
 
 const root = resolve(__dirname, '../..');
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, plugins: { type: 'string' } } });
@@ -120,9 +121,10 @@ async function main(): Promise<void> {
     `time to first token: direct ${f(ttftDirect)} ms, gateway ${f(ttftGateway)} ms, added ${f(ttftGateway - ttftDirect)} ms (goal < 1)`,
     `gateway RSS: idle ${f(idleRss, 1)} MB (goal < 60), under load ${f(loadRss, 1)} MB`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
   gateway.kill('SIGTERM');
   upstream.kill('SIGTERM');
+  lines.push('', ...(await hotPath()));
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((e: unknown) => {

@@ -38,6 +38,10 @@ const model = {
       default: {},
     },
     deployments: { type: 'array', minItems: 1, items: deployment },
+    /** Parameters this model accepts (default: what its providers' adapters declare). */
+    supported_params: { type: 'array', items: { type: 'string' } },
+    /** What to do with a parameter it does not accept: drop it (default: the params plugin's setting) or answer 400. */
+    unsupported_params: { enum: ['drop', 'reject'] },
   },
 } as const;
 

@@ -57,6 +57,8 @@ export interface ModelConfig {
   max_output_tokens?: number;
   pricing: PricingConfig;
   deployments: DeploymentConfig[];
+  supported_params?: string[];
+  unsupported_params?: 'drop' | 'reject';
   [k: string]: unknown;
 }
 

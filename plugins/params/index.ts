@@ -1,0 +1,59 @@
+import { definePlugin } from '../../src/pipeline/plugin';
+import { combine } from '../../src/api/chat-request';
+import { errors } from '../../src/errors';
+import { validateChatRequest } from '../../src/request/validate';
+import { knownParams, modelParams } from '../../src/request/supported';
+import { chunkToFunctionCall, functionsToTools, toolCallsToFunctionCall } from '../../src/request/legacy-functions';
+import { countPromptTokens } from '../../src/tokens/count';
+
+export interface ParamsConfig {
+  /** A parameter the model does not accept: drop it (named in X-Gateway-Dropped-Params) or answer 400. Per model: `unsupported_params`. */
+  unsupported: 'drop' | 'reject';
+}
+
+/**
+ * Validates every field of the chat request against the spec with one compiled schema
+ * (400 listing every problem, nothing sent upstream), maps deprecated functions to tools
+ * and back, and drops or refuses parameters the model's providers do not accept.
+ */
+export default definePlugin<ParamsConfig>({
+  name: 'params',
+  description: 'Request validation and per-model parameter support.',
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { unsupported: { enum: ['drop', 'reject'], default: 'drop' } },
+  },
+  setup(config, services) {
+    const known = knownParams();
+    const typeOf = (name: string) => services.models.provider(name).type;
+    const supported = new Map(services.models.all().map((m) => [m.id, modelParams(m, typeOf)]));
+    return {
+      async middleware(ctx, next) {
+        const s = ctx.state.gateway;
+        const r = s.request;
+        const problems = validateChatRequest(r, s.options, () => s.model.context_length - countPromptTokens(r));
+        if (problems.length > 0) throw combine(problems);
+
+        const legacy = functionsToTools(r);
+        const accepted = supported.get(s.model.id) as Set<string>;
+        const unsupported = Object.keys(r).filter((k) => known.has(k) && !accepted.has(k) && r[k] !== undefined);
+        if (unsupported.length > 0) {
+          const provider = s.options.provider as { require_parameters?: boolean } | undefined;
+          const mode = provider?.require_parameters === true ? 'reject' : s.model.unsupported_params ?? config.unsupported;
+          if (mode === 'reject') {
+            throw combine(unsupported.map((k) => errors.invalidRequest(`${k} is not supported by model '${s.model.id}'`, k, 'unsupported_parameter')));
+          }
+          for (const k of unsupported) delete r[k];
+          s.responseHeaders['X-Gateway-Dropped-Params'] = unsupported.join(', ');
+        }
+
+        await next();
+        if (!legacy) return;
+        const result = s.result;
+        if (result?.kind === 'completion') toolCallsToFunctionCall(result.body);
+        else if (result?.kind === 'stream') result.stream.observe({ name: 'params', onChunk: chunkToFunctionCall });
+      },
+    };
+  },
+});
