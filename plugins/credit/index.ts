@@ -69,7 +69,7 @@ export default definePlugin<CreditConfig>({
         const base = prices.get(s.model.id) as Price;
         const wantsCustom = s.options.input_cost_per_token !== undefined || s.options.output_cost_per_token !== undefined;
         const customAllowed = wantsCustom ? Boolean((await store.accounts.get(principal.accountId))?.customPricing) : false;
-        const price = wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
+        let price = wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
         const promptTokens = countPromptTokens(s.request);
         const r = await store.credit.reserve(principal.accountId, principal.keyHash, maxCost(price, promptTokens, s.request, s.model));
         if (!r.ok) {
@@ -84,6 +84,9 @@ export default definePlugin<CreditConfig>({
           await settle(ctx, r.id, { usage: null, cost: 0, finishReason: null, streamed: s.request.stream === true, cancelled: s.signal.aborted, status: 'error', errorCode: err.code, firstContentAt: null });
           throw e;
         }
+        // A fallback model is billed at its own price (the reservation was made at the first model's).
+        const served = s.attempts[s.attempts.length - 1]?.model;
+        if (served && served !== s.model.id && !wantsCustom) price = prices.get(served) ?? price;
         const result = s.result;
         if (result?.kind === 'completion') {
           const usage = completionUsage(result.body, promptTokens);

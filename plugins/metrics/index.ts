@@ -85,6 +85,8 @@ export default definePlugin<MetricsConfig>({
             else if (a.error) m.upstreamErrors.inc({ provider: a.provider, code: a.error.code });
           }
           if (s.attempts.length > 1) m.retries.inc({ model }, s.attempts.length - 1);
+          const served = s.attempts[s.attempts.length - 1];
+          if (served?.status === 'ok' && served.model !== model) m.fallbacks.inc({ model });
         };
         m.inFlight.inc();
         try {

@@ -1,11 +1,16 @@
 import { randomId } from '../../src/ids';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, GatewayError, toGatewayError } from '../../src/errors';
-import type { Attempt, GatewayState } from '../../src/pipeline/state';
+import type { Attempt, AttemptRecord, GatewayState } from '../../src/pipeline/state';
 import type { AdapterContext } from '../../src/providers/types';
 import { countPromptTokens } from '../../src/tokens/count';
 import { attemptSignal } from './attempt-signal';
 import { defaultPlan } from './plan';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { clientUpstreamHeaders } from '../../src/security/headers';
+import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
+import { deploymentKey } from '../../src/routing/strategies';
+import { backoffMs } from './backoff';
 import { callPlain, callStream } from './upstream';
 import { openStream } from './stream-result';
 
@@ -38,13 +43,15 @@ export default definePlugin<RoutingConfig>({
   setup(config, services) {
     const { transport, models } = services;
 
-    async function attemptOnce(s: GatewayState, a: Attempt, ctx: AdapterContext) {
+    async function attemptOnce(s: GatewayState, a: Attempt, ctx: AdapterContext, clientHeaders: Record<string, string> | undefined, health: DeploymentHealth | undefined) {
       const started = performance.now();
+      const key = deploymentKey(a.deployment);
+      health?.begin(key);
       const sig = attemptSignal(s.signal, s.options.timeoutMs, a.provider.name);
       const ends = s.attemptHooks?.map((h) => h(a));
-      const extraHeaders = s.upstreamHeaders ? { ...s.options.headers, ...s.upstreamHeaders } : s.options.headers;
+      const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
       const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders };
-      const record = { provider: a.provider.name, deployment: `${a.provider.name}/${a.deployment.model}`, model: a.model.id, status: 'ok' as 'ok' | 'error', latencyMs: 0 };
+      const record: AttemptRecord = { provider: a.provider.name, deployment: `${a.provider.name}/${a.deployment.model}`, model: a.model.id, status: 'ok', latencyMs: 0 };
       try {
         if (s.request.stream === true) {
           const stream = await openStream(callStream(a, transport, ctx, opts), sig, countPromptTokens(a.request));
@@ -59,7 +66,7 @@ export default definePlugin<RoutingConfig>({
         return record;
       } catch (e) {
         const err = sig.signal.aborted && sig.signal.reason instanceof GatewayError ? sig.signal.reason : toGatewayError(e);
-        (record as { error?: { code: string; status: number } }).error = { code: err.code, status: err.status };
+        record.error = { code: err.code, status: err.status };
         record.status = 'error';
         throw err;
       } finally {
@@ -67,34 +74,45 @@ export default definePlugin<RoutingConfig>({
         s.upstreamMs += record.latencyMs;
         s.attempts.push(record);
         if (ends) for (const end of ends) end(record);
+        // A 4xx that is the request's fault says nothing about the deployment's health.
+        health?.end(key, record.status === 'ok' || !(record.error && (record.error.status >= 500 || record.error.status === 429)), record.latencyMs);
       }
     }
 
     return {
       async middleware(ctx) {
         const s = ctx.state.gateway;
-        const plan = s.plan ?? defaultPlan(s, s.model, models);
+        const health = services.shared.get(HEALTH) as DeploymentHealth | undefined;
+        const plan = s.plan ?? defaultPlan(s, s.model, models, health);
         const actx: AdapterContext = {
-          id: s.extensions.completionId as string | undefined ?? newCompletionId(),
+          id: (s.extensions.completionId as string | undefined) ?? newCompletionId(),
           created: Math.floor(Date.now() / 1000),
           model: s.model.id,
           includeUsage: s.request.stream_options?.include_usage === true,
         };
         s.extensions.completionId = actx.id;
+        const clientHeaders = clientUpstreamHeaders(s.options.headers as Record<string, unknown> | undefined, s.options.extra_headers as Record<string, unknown> | undefined);
+        let queue = plan.attempts;
         let last: GatewayError | undefined;
-        for (const a of plan.attempts) {
+        for (let i = 0; i < queue.length; i++) {
+          const a = queue[i];
+          if (s.signal.aborted) throw toGatewayError(s.signal.reason);
+          if (a.retry && plan.backoff) await sleep(backoffMs(a.retry, last, plan.backoff), undefined, { signal: s.signal }).catch(() => undefined);
           actx.model = a.model.id;
-          for (let r = 0; r <= plan.retries; r++) {
-            if (s.signal.aborted) throw toGatewayError(s.signal.reason);
-            try {
-              const rec = await attemptOnce(s, a, actx);
-              s.responseHeaders['X-Gateway-Attempts'] = String(s.attempts.length);
-              s.responseHeaders['X-Gateway-Deployment'] = rec.deployment;
-              return;
-            } catch (e) {
-              last = toGatewayError(e);
-              if (!last.retryable) throw last;
+          try {
+            const rec = await attemptOnce(s, a, actx, clientHeaders, health);
+            s.responseHeaders['X-Gateway-Attempts'] = String(s.attempts.length);
+            s.responseHeaders['X-Gateway-Deployment'] = rec.deployment;
+            return;
+          } catch (e) {
+            last = toGatewayError(e);
+            if (last.code === 'context_length_exceeded' && plan.contextFallback) {
+              queue = plan.contextFallback;
+              plan.contextFallback = undefined;
+              i = -1;
+              continue;
             }
+            if (!last.retryable) throw last;
           }
         }
         throw last ?? errors.internal();

@@ -13,6 +13,10 @@ const deployment = {
     provider: { type: 'string', minLength: 1 },
     model: { type: 'string', minLength: 1 },
     weight: { type: 'number', exclusiveMinimum: 0, default: 1 },
+    /** For the `priority` strategy: lower goes first. */
+    priority: { type: 'number' },
+    /** For the `cost` strategy: relative cost, lower goes first. */
+    cost: { type: 'number', minimum: 0 },
     options: { type: 'object' },
   },
 } as const;
@@ -42,6 +46,17 @@ const model = {
     supported_params: { type: 'array', items: { type: 'string' } },
     /** What to do with a parameter it does not accept: drop it (default: the params plugin's setting) or answer 400. */
     unsupported_params: { enum: ['drop', 'reject'] },
+    /** How the fallback plugin routes this model. */
+    routing: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        strategy: { enum: ['weighted', 'latency', 'least_busy', 'cost', 'priority'], default: 'weighted' },
+        num_retries: { type: 'integer', minimum: 0, maximum: 10 },
+        fallbacks: { type: 'array', items: { type: 'string', minLength: 1 } },
+        context_window_fallback: { type: 'string', minLength: 1 },
+      },
+    },
   },
 } as const;
 

@@ -32,6 +32,8 @@ export interface ProviderConfig {
   /** Upstream connections kept per origin. */
   max_connections: number;
   connect_timeout_ms: number;
+  /** Set by the gateway for a checked per-request api_base: connect to this address only (never from YAML). */
+  pinned?: { address: string; family: 4 | 6 };
 }
 
 export interface DeploymentConfig {
@@ -39,6 +41,8 @@ export interface DeploymentConfig {
   /** The model name the upstream knows. */
   model: string;
   weight: number;
+  priority?: number;
+  cost?: number;
   /** Deployment-specific options passed to the adapter (e.g. mock chunking). */
   options?: Record<string, unknown>;
 }
@@ -59,6 +63,7 @@ export interface ModelConfig {
   deployments: DeploymentConfig[];
   supported_params?: string[];
   unsupported_params?: 'drop' | 'reject';
+  routing?: { strategy: 'weighted' | 'latency' | 'least_busy' | 'cost' | 'priority'; num_retries?: number; fallbacks?: string[]; context_window_fallback?: string };
   [k: string]: unknown;
 }
 

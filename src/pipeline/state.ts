@@ -17,13 +17,17 @@ export interface Attempt {
   provider: ProviderConfig;
   /** The request as this attempt sends it (fallbacks may override parameters). */
   request: ChatRequest;
+  /** 0 for the first try of this model group; n for its n-th retry (backoff before it). */
+  retry?: number;
 }
 
 /** The plan that `fallback` writes and `routing` executes. Without a fallback plugin, routing plans one attempt itself. */
 export interface AttemptPlan {
+  /** Every attempt in order: retries and fallback models already expanded. */
   attempts: Attempt[];
-  /** Retries of one attempt before moving to the next. */
-  retries: number;
+  /** Used at once, instead of what is left, when an upstream says the prompt is too long. */
+  contextFallback?: Attempt[];
+  backoff?: { baseMs: number; maxMs: number; retryAfterMaxMs: number };
 }
 
 export type ChatResult = { kind: 'completion'; body: ChatCompletion } | { kind: 'stream'; stream: ChatStream };

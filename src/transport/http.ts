@@ -25,15 +25,20 @@ export class Transport {
   private readonly pools = new Map<string, Pool>();
 
   private pool(origin: string, provider: ProviderConfig): Pool {
-    let p = this.pools.get(origin);
+    const pin = provider.pinned;
+    const key = pin ? `${origin}@${pin.address}` : origin;
+    let p = this.pools.get(key);
     if (!p) {
       p = new Pool(origin, {
         connections: provider.max_connections,
-        connect: { timeout: provider.connect_timeout_ms },
+        // A pinned pool connects only to the address that was checked: no second DNS answer can redirect it.
+        connect: pin
+          ? { timeout: provider.connect_timeout_ms, lookup: pinnedLookup(pin) }
+          : { timeout: provider.connect_timeout_ms },
         keepAliveTimeout: 30_000,
         pipelining: 1,
       });
-      this.pools.set(origin, p);
+      this.pools.set(key, p);
     }
     return p;
   }
@@ -90,4 +95,15 @@ export function mapTransportError(e: unknown, provider: string, signal?: AbortSi
   }
   const code = (e as { code?: string }).code;
   return errors.upstreamUnavailable(provider, code ?? (e as Error).message ?? 'unknown error');
+}
+
+type LookupCallback = (e: Error | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+
+/** A dns.lookup stand-in that answers the pinned address, in either calling convention (all: true or not). */
+function pinnedLookup(pin: { address: string; family: 4 | 6 }) {
+  return (_host: string, opts: { all?: boolean } | LookupCallback, cb?: LookupCallback): void => {
+    const callback = (typeof opts === 'function' ? opts : cb) as LookupCallback;
+    if (typeof opts === 'object' && opts?.all) callback(null, [{ address: pin.address, family: pin.family }]);
+    else callback(null, pin.address, pin.family);
+  };
 }

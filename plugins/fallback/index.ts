@@ -1,0 +1,141 @@
+import { definePlugin } from '../../src/pipeline/plugin';
+import { errors } from '../../src/errors';
+import type { ModelConfig } from '../../src/config/types';
+import type { Attempt, GatewayState } from '../../src/pipeline/state';
+import type { ChatRequest } from '../../src/types/openai';
+import { DeploymentHealth, HEALTH, type HealthOptions } from '../../src/routing/health';
+import { orderDeployments } from '../../src/routing/strategies';
+import { countPromptTokens } from '../../src/tokens/count';
+import { OVERRIDE_FIELDS, overrideTargets } from './overrides';
+
+export interface FallbackConfig {
+  /** Retries per model when neither the request (`num_retries`) nor the model says. */
+  num_retries: number;
+  backoff_base_ms: number;
+  backoff_max_ms: number;
+  /** An upstream's Retry-After is honoured up to this. */
+  retry_after_max_ms: number;
+  cooldown: HealthOptions;
+  overrides: {
+    /** Allow per-request api_base / api_key / api_version / deployment_id / model_list at all. */
+    allow: boolean;
+    /** Hosts or URL prefixes an overridden api_base may use. */
+    api_base_allowlist: string[];
+    /** Private CIDRs an overridden api_base may resolve to (e.g. an on-premises server). */
+    allow_private: string[];
+  };
+}
+
+/**
+ * Plans the request's attempts for routing: the model's deployments in its strategy's
+ * order, retried up to num_retries, then each fallback model (`fallbacks`, OpenRouter's
+ * `models`, or the model's configured ones) in turn; a context-window fallback used at
+ * once when the prompt is too long. Also applies (or refuses) per-request overrides.
+ */
+export default definePlugin<FallbackConfig>({
+  name: 'fallback',
+  description: 'Retries, fallbacks, routing strategies, cooldowns and safe per-request overrides.',
+  provides: ['plan'],
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      num_retries: { type: 'integer', minimum: 0, maximum: 10, default: 2 },
+      backoff_base_ms: { type: 'integer', minimum: 0, default: 200 },
+      backoff_max_ms: { type: 'integer', minimum: 0, default: 5000 },
+      retry_after_max_ms: { type: 'integer', minimum: 0, default: 30000 },
+      cooldown: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          failures: { type: 'integer', minimum: 1, default: 3 },
+          window_ms: { type: 'integer', minimum: 1, default: 60000 },
+          cooldown_ms: { type: 'integer', minimum: 1, default: 30000 },
+        },
+      },
+      overrides: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          allow: { type: 'boolean', default: false },
+          api_base_allowlist: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+          allow_private: { type: 'array', items: { type: 'string', pattern: '^[0-9a-fA-F:.]+(/[0-9]{1,3})?$' }, default: [] },
+        },
+      },
+    },
+  },
+  setup(config, services) {
+    const { models } = services;
+    const health = new DeploymentHealth(config.cooldown, services.metrics);
+    services.shared.set(HEALTH, health);
+    const policy = { allow: config.overrides.api_base_allowlist, allowPrivate: config.overrides.allow_private, self: { host: services.config.server.host, port: services.config.server.port } };
+    const backoff = { baseMs: config.backoff_base_ms, maxMs: config.backoff_max_ms, retryAfterMaxMs: config.retry_after_max_ms };
+
+    const resolve = (id: string, param: string): ModelConfig => {
+      const m = models.get(id);
+      if (!m) throw errors.invalidRequest(`${param} names the model '${id.slice(0, 200)}', which does not exist`, param, 'model_not_found');
+      return m;
+    };
+
+    /** One model's attempts: its deployments in strategy order, cycled through for 1 + retries tries. */
+    const group = (model: ModelConfig, request: ChatRequest, retries: number): Attempt[] => {
+      const order = orderDeployments(model.deployments, model.routing?.strategy ?? 'weighted', health);
+      return Array.from({ length: 1 + retries }, (_, retry) => {
+        const deployment = order[retry % order.length];
+        return { model, deployment, provider: models.provider(deployment.provider), request, retry };
+      });
+    };
+
+    const retriesFor = (s: GatewayState, m: ModelConfig) => (typeof s.options.num_retries === 'number' ? s.options.num_retries : m.routing?.num_retries ?? config.num_retries);
+
+    return {
+      async middleware(ctx, next) {
+        const s = ctx.state.gateway;
+        const o = s.options;
+        const overriding = OVERRIDE_FIELDS.some((f) => o[f] !== undefined);
+        if (overriding && !config.overrides.allow) {
+          throw errors.forbidden('override_not_allowed', `This gateway does not allow per-request ${OVERRIDE_FIELDS.filter((f) => o[f] !== undefined).join(', ')}`);
+        }
+
+        // Fallback models: the request's `fallbacks` (names or {model, ...parameter overrides}), OpenRouter's `models`, else the model's own.
+        const fallbackSpecs: Array<{ id: string; overrides: Record<string, unknown>; param: string }> = [];
+        if (Array.isArray(o.fallbacks)) {
+          (o.fallbacks as Array<string | Record<string, unknown>>).forEach((f, i) => {
+            if (typeof f === 'string') fallbackSpecs.push({ id: f, overrides: {}, param: `fallbacks[${i}]` });
+            else {
+              const { model, ...rest } = f;
+              fallbackSpecs.push({ id: String(model), overrides: rest, param: `fallbacks[${i}].model` });
+            }
+          });
+        } else if (Array.isArray(o.models)) {
+          (o.models as string[]).forEach((id, i) => id !== s.model.id && fallbackSpecs.push({ id, overrides: {}, param: `models[${i}]` }));
+        } else for (const id of s.model.routing?.fallbacks ?? []) fallbackSpecs.push({ id, overrides: {}, param: `models.${s.model.id}.routing.fallbacks` });
+
+        const contextDict = (o.context_window_fallback_dict as Record<string, string> | undefined) ?? {};
+        const contextId = contextDict[s.model.id] ?? s.model.routing?.context_window_fallback;
+        const contextModel = contextId ? resolve(contextId, 'context_window_fallback_dict') : undefined;
+        const contextAttempts = contextModel ? group(contextModel, { ...s.request, model: contextModel.id }, retriesFor(s, contextModel)) : undefined;
+
+        let attempts: Attempt[];
+        if (overriding) {
+          const first = s.model.deployments[0];
+          const targets = await overrideTargets(o, { provider: models.provider(first.provider), deployment: first }, policy);
+          attempts = (targets ?? []).map((t) => ({ model: s.model, deployment: t.deployment, provider: t.provider, request: s.request, retry: 0 }));
+        } else if (contextAttempts && countPromptTokens(s.request) > s.model.context_length) {
+          // The gateway's own count already says the prompt does not fit: go to the larger model at once.
+          attempts = contextAttempts;
+        } else {
+          attempts = group(s.model, s.request, retriesFor(s, s.model));
+        }
+        for (const f of fallbackSpecs) {
+          const m = resolve(f.id, f.param);
+          attempts.push(...group(m, { ...s.request, ...f.overrides, model: m.id } as ChatRequest, retriesFor(s, m)));
+        }
+        s.plan = { attempts, backoff, ...(contextAttempts ? { contextFallback: contextAttempts } : {}) };
+        await next();
+      },
+    };
+  },
+});

@@ -1,0 +1,57 @@
+import type { DeploymentConfig } from '../config/types';
+import type { DeploymentHealth } from './health';
+
+export type Strategy = 'weighted' | 'latency' | 'least_busy' | 'cost' | 'priority';
+
+export function deploymentKey(d: DeploymentConfig): string {
+  return `${d.provider}/${d.model}`;
+}
+
+/** Weighted random order: the first is drawn by weight, the rest follow by weight too. */
+export function weightedOrder<T extends { weight: number }>(items: readonly T[], random: () => number = Math.random): T[] {
+  if (items.length <= 1) return [...items];
+  const pool = [...items];
+  const out: T[] = [];
+  while (pool.length > 0) {
+    const total = pool.reduce((s, d) => s + d.weight, 0);
+    let r = random() * total;
+    let i = 0;
+    while (i < pool.length - 1 && r >= pool[i].weight) {
+      r -= pool[i].weight;
+      i++;
+    }
+    out.push(pool.splice(i, 1)[0]);
+  }
+  return out;
+}
+
+const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+
+/**
+ * A model's deployments in the order to try them. Healthy ones first (in strategy order),
+ * then the ones cooling down (a request still has somewhere to go when all are down).
+ */
+export function orderDeployments(deployments: readonly DeploymentConfig[], strategy: Strategy, health: DeploymentHealth | undefined, random: () => number = Math.random): DeploymentConfig[] {
+  let ordered: DeploymentConfig[];
+  const stable = (score: (d: DeploymentConfig) => number) => deployments.map((d, i) => ({ d, i, s: score(d) })).sort((a, b) => a.s - b.s || a.i - b.i).map((x) => x.d);
+  switch (strategy) {
+    case 'priority':
+      ordered = stable((d) => num(d.priority, 0));
+      break;
+    case 'cost':
+      ordered = stable((d) => num(d.cost, 0));
+      break;
+    case 'latency':
+      // Unknown latency sorts first, so every deployment gets measured.
+      ordered = health ? stable((d) => health.latency(deploymentKey(d))) : [...deployments];
+      break;
+    case 'least_busy':
+      ordered = health ? stable((d) => health.inFlight(deploymentKey(d))) : [...deployments];
+      break;
+    default:
+      ordered = weightedOrder(deployments, random);
+  }
+  if (!health) return ordered;
+  const up = ordered.filter((d) => health.available(deploymentKey(d)));
+  return up.length === ordered.length ? ordered : [...up, ...ordered.filter((d) => !up.includes(d))];
+}
