@@ -76,7 +76,7 @@ describe('fallback and routing under upstream faults', () => {
   });
 
   it('a connection reset moves to the next deployment', async () => {
-    a.handler = (_r, res) => res.socket?.destroy();
+    a.handler = (_r, res) => void res.socket?.destroy();
     const res = await postJson(`${gw.url}/v1/chat/completions`, chat('m/two', { num_retries: 1 }));
     expect(res.status).to.equal(200);
     expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).to.equal('from b');
