@@ -1,11 +1,13 @@
 import type { ProviderAdapter } from './types';
 import { openaiAdapter } from './openai';
 import { mockProvider } from './mock';
+import { anthropicAdapter } from './anthropic';
 
 /** Provider types by name. One line per adapter folder. */
 const adapters = new Map<string, ProviderAdapter>([
   [openaiAdapter.type, openaiAdapter],
   [mockProvider.type, mockProvider],
+  [anthropicAdapter.type, anthropicAdapter],
 ]);
 
 export function getAdapter(type: string): ProviderAdapter {
