@@ -2,12 +2,14 @@ import type { ProviderAdapter } from './types';
 import { openaiAdapter } from './openai';
 import { mockProvider } from './mock';
 import { anthropicAdapter } from './anthropic';
+import { geminiAdapter } from './gemini';
 
 /** Provider types by name. One line per adapter folder. */
 const adapters = new Map<string, ProviderAdapter>([
   [openaiAdapter.type, openaiAdapter],
   [mockProvider.type, mockProvider],
   [anthropicAdapter.type, anthropicAdapter],
+  [geminiAdapter.type, geminiAdapter],
 ]);
 
 export function getAdapter(type: string): ProviderAdapter {
