@@ -3,6 +3,8 @@ import { openaiAdapter } from './openai';
 import { mockProvider } from './mock';
 import { anthropicAdapter } from './anthropic';
 import { geminiAdapter } from './gemini';
+import { mistralAdapter } from './mistral';
+import { azureAdapter } from './azure';
 
 /** Provider types by name. One line per adapter folder. */
 const adapters = new Map<string, ProviderAdapter>([
@@ -10,6 +12,8 @@ const adapters = new Map<string, ProviderAdapter>([
   [mockProvider.type, mockProvider],
   [anthropicAdapter.type, anthropicAdapter],
   [geminiAdapter.type, geminiAdapter],
+  [mistralAdapter.type, mistralAdapter],
+  [azureAdapter.type, azureAdapter],
 ]);
 
 export function getAdapter(type: string): ProviderAdapter {
