@@ -11,6 +11,16 @@ import { clientUpstreamHeaders } from '../../src/security/headers';
 import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
 import { deploymentKey } from '../../src/routing/strategies';
 import { backoffMs } from './backoff';
+import type { PromptOptions } from '../../src/prompt/index';
+
+const PROMPT_FIELDS = ['initial_prompt_value', 'roles', 'final_prompt_value', 'bos_token', 'eos_token', 'hf_model_name'] as const;
+
+/** The request's prompt-template fields, if it sent any. */
+function promptOptionsOf(o: Record<string, unknown>): PromptOptions | undefined {
+  let out: Record<string, unknown> | undefined;
+  for (const f of PROMPT_FIELDS) if (o[f] !== undefined) (out ??= {})[f] = o[f];
+  return out as PromptOptions | undefined;
+}
 import { callPlain, callStream } from './upstream';
 import { openStream } from './stream-result';
 
@@ -50,7 +60,7 @@ export default definePlugin<RoutingConfig>({
       const sig = attemptSignal(s.signal, s.options.timeoutMs, a.provider.name);
       const ends = s.attemptHooks?.map((h) => h(a));
       const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
-      const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders };
+      const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders, promptOptions: promptOptionsOf(s.options) };
       const record: AttemptRecord = { provider: a.provider.name, deployment: `${a.provider.name}/${a.deployment.model}`, model: a.model.id, status: 'ok', latencyMs: 0 };
       try {
         if (s.request.stream === true) {

@@ -5,6 +5,7 @@ import { getAdapter } from '../../src/providers/registry';
 import type { AdapterContext, HttpProviderAdapter, UpstreamEvent, UpstreamTarget } from '../../src/providers/types';
 import { NdjsonParser, SseParser, type EventParser } from '../../src/transport/sse';
 import type { ChatCompletion, ChatCompletionChunk } from '../../src/types/openai';
+import type { PromptOptions } from '../../src/prompt/index';
 
 export interface CallOptions {
   signal: AbortSignal;
@@ -13,10 +14,14 @@ export interface CallOptions {
   /** Longest silence between streamed chunks. */
   idleTimeoutMs: number;
   extraHeaders?: Record<string, string>;
+  promptOptions?: PromptOptions;
 }
 
-function target(a: Attempt, extraHeaders?: Record<string, string>): UpstreamTarget {
-  return extraHeaders ? { provider: a.provider, deployment: a.deployment, extraHeaders } : { provider: a.provider, deployment: a.deployment };
+function target(a: Attempt, opts: CallOptions): UpstreamTarget {
+  const t: UpstreamTarget = { provider: a.provider, deployment: a.deployment };
+  if (opts.extraHeaders) t.extraHeaders = opts.extraHeaders;
+  if (opts.promptOptions) t.promptOptions = opts.promptOptions;
+  return t;
 }
 
 async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string> }): Promise<unknown> {
@@ -31,8 +36,8 @@ async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string>
 /** One plain (non-streaming) upstream call. */
 export async function callPlain(a: Attempt, transport: Transport, ctx: AdapterContext, opts: CallOptions): Promise<ChatCompletion> {
   const adapter = getAdapter(a.provider.type);
-  if (adapter.kind === 'local') return adapter.complete(a.request, target(a, opts.extraHeaders), ctx, opts.signal);
-  const req = adapter.buildRequest(a.request, target(a, opts.extraHeaders), false);
+  if (adapter.kind === 'local') return adapter.complete(a.request, target(a, opts), ctx, opts.signal);
+  const req = adapter.buildRequest(a.request, target(a, opts), false);
   const res = await transport.send(req, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
   let body: unknown;
   try {
@@ -49,10 +54,10 @@ export async function callPlain(a: Attempt, transport: Transport, ctx: AdapterCo
 export async function* callStream(a: Attempt, transport: Transport, ctx: AdapterContext, opts: CallOptions): AsyncGenerator<ChatCompletionChunk> {
   const adapter = getAdapter(a.provider.type);
   if (adapter.kind === 'local') {
-    yield* adapter.stream(a.request, target(a, opts.extraHeaders), ctx, opts.signal);
+    yield* adapter.stream(a.request, target(a, opts), ctx, opts.signal);
     return;
   }
-  const req = adapter.buildRequest(a.request, target(a, opts.extraHeaders), true);
+  const req = adapter.buildRequest(a.request, target(a, opts), true);
   const res = await transport.send(req, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
   if (res.status >= 400) {
     let body: unknown;

@@ -5,6 +5,8 @@ import { anthropicAdapter } from './anthropic';
 import { geminiAdapter } from './gemini';
 import { mistralAdapter } from './mistral';
 import { azureAdapter } from './azure';
+import { ollamaAdapter } from './ollama';
+import { cohereAdapter } from './cohere';
 
 /** Provider types by name. One line per adapter folder. */
 const adapters = new Map<string, ProviderAdapter>([
@@ -14,6 +16,8 @@ const adapters = new Map<string, ProviderAdapter>([
   [geminiAdapter.type, geminiAdapter],
   [mistralAdapter.type, mistralAdapter],
   [azureAdapter.type, azureAdapter],
+  [ollamaAdapter.type, ollamaAdapter],
+  [cohereAdapter.type, cohereAdapter],
 ]);
 
 export function getAdapter(type: string): ProviderAdapter {

@@ -8,6 +8,8 @@ export interface UpstreamTarget {
   deployment: DeploymentConfig;
   /** Extra upstream headers the client may add (already filtered by the gateway). */
   extraHeaders?: Record<string, string>;
+  /** The request's prompt-template fields, for raw-prompt providers (spec 4.1 advanced configuration). */
+  promptOptions?: import('../prompt/index').PromptOptions;
 }
 
 /** A fully built upstream HTTP request; the transport sends it as is. */

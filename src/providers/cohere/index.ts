@@ -1,0 +1,108 @@
+import { errors, upstreamStatusError, type GatewayError } from '../../errors';
+import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, FinishReason, ToolCall, Usage } from '../../types/openai';
+import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
+import { retryAfterSeconds } from '../openai/errors';
+import { chunk, completion, isRecord, textOf, usage, usageChunk } from '../shared';
+import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';
+
+const FINISH: Record<string, FinishReason> = { COMPLETE: 'stop', STOP_SEQUENCE: 'stop', MAX_TOKENS: 'length', TOOL_CALL: 'tool_calls', ERROR: 'stop', TIMEOUT: 'stop' };
+
+function cohereMessage(m: ChatMessage): Record<string, unknown> {
+  const role = m.role === 'developer' ? 'system' : m.role === 'function' ? 'tool' : m.role;
+  const out: Record<string, unknown> = { role, content: textOf(m.content) };
+  if (m.tool_calls?.length) out.tool_calls = m.tool_calls;
+  if (role === 'tool') out.tool_call_id = m.tool_call_id ?? m.name;
+  return out;
+}
+
+function buildCohereRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
+  const body: Record<string, unknown> = { model: target.deployment.model, messages: req.messages.map(cohereMessage), stream };
+  const set = (k: string, v: unknown) => v !== undefined && v !== null && (body[k] = v);
+  set('temperature', req.temperature);
+  set('p', req.top_p);
+  set('k', req.top_k);
+  set('max_tokens', req.max_completion_tokens ?? req.max_tokens);
+  set('seed', req.seed);
+  set('frequency_penalty', req.frequency_penalty);
+  set('presence_penalty', req.presence_penalty);
+  if (req.stop !== undefined && req.stop !== null) body.stop_sequences = Array.isArray(req.stop) ? req.stop : [req.stop];
+  if (req.tools?.length) body.tools = req.tools;
+  if (req.tool_choice === 'required' || (typeof req.tool_choice === 'object' && req.tool_choice)) body.tool_choice = 'REQUIRED';
+  if (req.tool_choice === 'none') body.tool_choice = 'NONE';
+  const rf = req.response_format;
+  if (rf?.type === 'json_object') body.response_format = { type: 'json_object' };
+  if (rf?.type === 'json_schema') body.response_format = { type: 'json_object', json_schema: (rf.json_schema as { schema?: unknown } | undefined)?.schema };
+  return { url: joinUrl(target.provider.api_base ?? 'https://api.cohere.com', '/v2/chat'), method: 'POST', headers: upstreamHeaders(target, bearer(target.provider.api_key)), body: JSON.stringify(body) };
+}
+
+function cohereUsage(u: unknown): Usage {
+  const t = isRecord(u) && isRecord(u.tokens) ? u.tokens : isRecord(u) && isRecord(u.billed_units) ? u.billed_units : {};
+  return usage(Number((t as Record<string, unknown>).input_tokens ?? 0), Number((t as Record<string, unknown>).output_tokens ?? 0));
+}
+
+function parseCohereResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
+  if (!isRecord(body) || !isRecord(body.message)) throw errors.upstreamProtocol('cohere', 'no message in the answer');
+  const m = body.message;
+  const text = Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>).map((c) => (c.type === 'text' ? String(c.text ?? '') : '')).join('') : '';
+  const calls = (Array.isArray(m.tool_calls) ? (m.tool_calls as ToolCall[]) : []).map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments ?? '{}' } }));
+  return completion(ctx, calls.length && !text ? null : text, calls, FINISH[String(body.finish_reason)] ?? 'stop', cohereUsage(body.usage));
+}
+
+function cohereError(provider: string, status: number, body: unknown, retryAfter?: number): GatewayError {
+  const message = isRecord(body) && typeof body.message === 'string' ? body.message : typeof body === 'string' ? body.slice(0, 300) : '';
+  return upstreamStatusError(provider, status, message, /too many tokens|context length/i.test(message) ? 'context_length_exceeded' : undefined, retryAfter);
+}
+
+/** Cohere v2 SSE: message-start, content-delta, tool-call-start/delta/end, message-end (finish_reason, usage). */
+function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
+  let done = false;
+  let calls = 0;
+  return {
+    get done() {
+      return done;
+    },
+    push(ev: UpstreamEvent): ChatCompletionChunk[] {
+      let d: Record<string, unknown>;
+      try {
+        d = JSON.parse(ev.data) as Record<string, unknown>;
+      } catch {
+        throw errors.upstreamProtocol('cohere', 'a stream event was not JSON');
+      }
+      const delta = isRecord(d.delta) ? d.delta : {};
+      const msg = isRecord(delta.message) ? delta.message : {};
+      switch (ev.event ?? d.type) {
+        case 'message-start':
+          return [chunk(ctx, { role: 'assistant', content: '' })];
+        case 'content-delta':
+          return [chunk(ctx, { content: String((msg.content as Record<string, unknown> | undefined)?.text ?? '') })];
+        case 'tool-call-start': {
+          const t = msg.tool_calls as { id: string; function: { name: string; arguments?: string } };
+          return [chunk(ctx, { tool_calls: [{ index: calls++, id: t.id, type: 'function', function: { name: t.function.name, arguments: t.function.arguments ?? '' } }] })];
+        }
+        case 'tool-call-delta': {
+          const t = msg.tool_calls as { function: { arguments?: string } };
+          return [chunk(ctx, { tool_calls: [{ index: calls - 1, function: { arguments: t.function.arguments ?? '' } }] })];
+        }
+        case 'message-end':
+          done = true;
+          return [chunk(ctx, {}, FINISH[String(delta.finish_reason)] ?? 'stop'), usageChunk(ctx, cohereUsage(delta.usage))];
+        default:
+          if (d.type === 'error' || ev.event === 'error') throw cohereError('cohere', 500, d);
+          return [];
+      }
+    },
+    finish: () => [],
+  };
+}
+
+/** Cohere v2 chat (/v2/chat, Bearer). */
+export const cohereAdapter: HttpProviderAdapter = {
+  kind: 'http',
+  type: 'cohere',
+  supportedParams: ['temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'seed', 'frequency_penalty', 'presence_penalty', 'stop', 'tools', 'tool_choice', 'response_format', 'stream', 'stream_options'],
+  streamFormat: 'sse',
+  buildRequest: buildCohereRequest,
+  parseResponse: parseCohereResponse,
+  createStreamTranslator: createCohereTranslator,
+  mapError: (status, body, headers, provider) => cohereError(provider, status, body, retryAfterSeconds(headers)),
+};

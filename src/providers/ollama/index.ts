@@ -1,0 +1,117 @@
+import { errors, upstreamStatusError, type GatewayError } from '../../errors';
+import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, FinishReason, ToolCall } from '../../types/openai';
+import { buildPrompt } from '../../prompt/index';
+import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
+import { chunk, completion, dataUrl, isRecord, parseArgs, textOf, usage, usageChunk } from '../shared';
+import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';
+
+function rawMode(target: UpstreamTarget): boolean {
+  return Boolean({ ...target.provider.options, ...target.deployment.options }.raw);
+}
+
+function ollamaMessage(m: ChatMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = { role: m.role === 'developer' ? 'system' : m.role === 'function' ? 'tool' : m.role, content: textOf(m.content) };
+  if (Array.isArray(m.content)) {
+    const images = m.content.flatMap((p) => (p.type === 'image_url' ? [dataUrl((p as { image_url: { url: string } }).image_url.url)?.data ?? ''] : [])).filter(Boolean);
+    if (images.length) out.images = images;
+  }
+  if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((t) => ({ function: { name: t.function.name, arguments: parseArgs(t.function.arguments) } }));
+  if (m.role === 'tool' && m.name) out.tool_name = m.name;
+  return out;
+}
+
+/** Sampling fields go in Ollama's `options` under its own names. */
+function ollamaOptions(req: ChatRequest): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  const map: Array<[keyof ChatRequest, string]> = [
+    ['temperature', 'temperature'], ['top_p', 'top_p'], ['top_k', 'top_k'], ['min_p', 'min_p'], ['seed', 'seed'], ['repetition_penalty', 'repeat_penalty'],
+    ['presence_penalty', 'presence_penalty'], ['frequency_penalty', 'frequency_penalty'],
+  ];
+  for (const [from, to] of map) if (req[from] !== undefined) o[to] = req[from];
+  const max = req.max_completion_tokens ?? req.max_tokens;
+  if (max !== undefined) o.num_predict = max;
+  if (req.stop !== undefined && req.stop !== null) o.stop = Array.isArray(req.stop) ? req.stop : [req.stop];
+  return o;
+}
+
+function buildOllamaRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
+  const base = target.provider.api_base ?? 'http://127.0.0.1:11434';
+  const options = ollamaOptions(req);
+  const format = req.response_format?.type === 'json_schema' ? (req.response_format.json_schema as { schema?: unknown } | undefined)?.schema ?? 'json' : req.response_format?.type === 'json_object' ? 'json' : undefined;
+  const common = { model: target.deployment.model, stream, ...(Object.keys(options).length ? { options } : {}), ...(format ? { format } : {}) };
+  const body = rawMode(target)
+    ? { ...common, prompt: buildPrompt(req.messages, target.promptOptions), raw: true }
+    : { ...common, messages: req.messages.map(ollamaMessage), ...(req.tools?.length ? { tools: req.tools } : {}) };
+  return { url: joinUrl(base, rawMode(target) ? '/api/generate' : '/api/chat'), method: 'POST', headers: upstreamHeaders(target, bearer(target.provider.api_key)), body: JSON.stringify(body) };
+}
+
+const FINISH: Record<string, FinishReason> = { stop: 'stop', length: 'length', load: 'stop', unload: 'stop' };
+
+function toolCalls(ctx: AdapterContext, m: unknown, offset = 0): ToolCall[] {
+  const calls = isRecord(m) && Array.isArray(m.tool_calls) ? (m.tool_calls as Array<{ function?: { name?: string; arguments?: unknown } }>) : [];
+  return calls.map((t, i) => ({ id: `call_${ctx.id.slice(-10)}_${offset + i}`, type: 'function', function: { name: String(t.function?.name ?? ''), arguments: JSON.stringify(t.function?.arguments ?? {}) } }));
+}
+
+function finishOf(d: Record<string, unknown>, calls: number): FinishReason {
+  return calls > 0 ? 'tool_calls' : FINISH[String(d.done_reason ?? 'stop')] ?? 'stop';
+}
+
+function parseOllamaResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
+  if (!isRecord(body)) throw errors.upstreamProtocol('ollama', 'the answer was not an object');
+  const calls = toolCalls(ctx, body.message);
+  const text = typeof body.response === 'string' ? body.response : isRecord(body.message) ? String(body.message.content ?? '') : '';
+  return completion(ctx, calls.length && !text ? null : text, calls, finishOf(body, calls.length), usage(Number(body.prompt_eval_count ?? 0), Number(body.eval_count ?? 0)));
+}
+
+function ollamaError(provider: string, status: number, body: unknown): GatewayError {
+  const message = isRecord(body) && typeof body.error === 'string' ? body.error : typeof body === 'string' ? body.slice(0, 300) : '';
+  return upstreamStatusError(provider, status, message);
+}
+
+/** NDJSON: one object per line, the last with done: true and the token counts. */
+function createOllamaTranslator(ctx: AdapterContext): StreamTranslator {
+  let done = false;
+  let started = false;
+  let calls = 0;
+  return {
+    get done() {
+      return done;
+    },
+    push(ev: UpstreamEvent): ChatCompletionChunk[] {
+      let d: unknown;
+      try {
+        d = JSON.parse(ev.data);
+      } catch {
+        throw errors.upstreamProtocol('ollama', 'a stream line was not JSON');
+      }
+      if (!isRecord(d)) return [];
+      if (typeof d.error === 'string') throw ollamaError('ollama', 500, d);
+      const out: ChatCompletionChunk[] = [];
+      if (!started) {
+        started = true;
+        out.push(chunk(ctx, { role: 'assistant', content: '' }));
+      }
+      const text = typeof d.response === 'string' ? d.response : isRecord(d.message) ? String(d.message.content ?? '') : '';
+      if (text) out.push(chunk(ctx, { content: text }));
+      for (const t of toolCalls(ctx, d.message, calls)) out.push(chunk(ctx, { tool_calls: [{ index: calls++, id: t.id, type: 'function', function: t.function }] }));
+      if (d.done === true) {
+        done = true;
+        out.push(chunk(ctx, {}, finishOf(d, calls)), usageChunk(ctx, usage(Number(d.prompt_eval_count ?? 0), Number(d.eval_count ?? 0))));
+      }
+      return out;
+    },
+    finish: () => [],
+  };
+}
+
+/** Ollama: /api/chat (NDJSON stream), or /api/generate with a raw prompt built from the prompt-template fields. */
+export const ollamaAdapter: HttpProviderAdapter = {
+  kind: 'http',
+  type: 'ollama',
+  supportedParams: ['temperature', 'top_p', 'top_k', 'min_p', 'seed', 'repetition_penalty', 'presence_penalty', 'frequency_penalty', 'max_tokens', 'max_completion_tokens', 'stop', 'response_format', 'tools', 'tool_choice', 'stream', 'stream_options'],
+  streamFormat: 'ndjson',
+  buildRequest: buildOllamaRequest,
+  parseResponse: parseOllamaResponse,
+  createStreamTranslator: createOllamaTranslator,
+  mapError: (status, body, _headers, provider) => ollamaError(provider, status, body),
+};
