@@ -4,6 +4,7 @@ import type { Transport } from '../../src/transport/http';
 import { getAdapter } from '../../src/providers/registry';
 import type { AdapterContext, HttpProviderAdapter, UpstreamEvent, UpstreamTarget } from '../../src/providers/types';
 import { NdjsonParser, SseParser, type EventParser } from '../../src/transport/sse';
+import { AwsEventStreamParser } from '../../src/transport/aws-eventstream';
 import type { ChatCompletion, ChatCompletionChunk } from '../../src/types/openai';
 import type { PromptOptions } from '../../src/prompt/index';
 
@@ -72,7 +73,7 @@ export async function* callStream(a: Attempt, transport: Transport, ctx: Adapter
 }
 
 async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unknown>, ctx: AdapterContext, provider: string, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
-  const parser: EventParser = adapter.streamFormat === 'ndjson' ? new NdjsonParser() : adapter.streamFormat === 'sse' ? new SseParser() : new SseParser();
+  const parser: EventParser = adapter.streamFormat === 'ndjson' ? new NdjsonParser() : adapter.streamFormat === 'aws-eventstream' ? new AwsEventStreamParser() : new SseParser();
   const translator = adapter.createStreamTranslator(ctx);
   const events: UpstreamEvent[] = [];
   try {

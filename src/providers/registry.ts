@@ -7,6 +7,7 @@ import { mistralAdapter } from './mistral';
 import { azureAdapter } from './azure';
 import { ollamaAdapter } from './ollama';
 import { cohereAdapter } from './cohere';
+import { bedrockAdapter } from './bedrock';
 
 /** Provider types by name. One line per adapter folder. */
 const adapters = new Map<string, ProviderAdapter>([
@@ -18,6 +19,7 @@ const adapters = new Map<string, ProviderAdapter>([
   [azureAdapter.type, azureAdapter],
   [ollamaAdapter.type, ollamaAdapter],
   [cohereAdapter.type, cohereAdapter],
+  [bedrockAdapter.type, bedrockAdapter],
 ]);
 
 export function getAdapter(type: string): ProviderAdapter {

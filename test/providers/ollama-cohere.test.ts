@@ -84,7 +84,7 @@ describe('provider: cohere', () => {
     rig.up.enqueue((_r, res) =>
       sendJson(res, 200, { id: 'c14c80c3-18eb-4519-9460-6c92edd8cfb4', finish_reason: 'COMPLETE', message: { role: 'assistant', content: [{ type: 'text', text: 'LLMs are models.' }] }, usage: { billed_units: { input_tokens: 5, output_tokens: 418 }, tokens: { input_tokens: 71, output_tokens: 418 } } }),
     );
-    const c = await rig.client.chat.completions.create({ model: 'p/m', top_p: 0.9, top_k: 40, stop: 'END', tools: [weatherTool], tool_choice: 'required', messages: [{ role: 'system', content: 'be nice' }, { role: 'user', content: 'hi' }] });
+    const c = await rig.client.chat.completions.create({ model: 'p/m', top_p: 0.9, top_k: 40, stop: 'END', tools: [weatherTool], tool_choice: 'required', messages: [{ role: 'system', content: 'be nice' }, { role: 'user', content: 'hi' }] } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
     expect(c.choices[0].message.content).to.equal('LLMs are models.');
     expect(c.usage).to.deep.include({ prompt_tokens: 71, completion_tokens: 418 });
     const r = rig.up.requests[rig.up.requests.length - 1];

@@ -7,10 +7,21 @@ import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEve
 
 const FINISH: Record<string, FinishReason> = { COMPLETE: 'stop', STOP_SEQUENCE: 'stop', MAX_TOKENS: 'length', TOOL_CALL: 'tool_calls', ERROR: 'stop', TIMEOUT: 'stop' };
 
+/** User content keeps its parts (text and image_url, which Cohere v2 takes in the same shape); other roles are text. */
+function cohereContent(m: ChatMessage, role: string): unknown {
+  if (role === 'user' && Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url')) {
+    return m.content.filter((p) => p.type === 'text' || p.type === 'image_url');
+  }
+  return textOf(m.content);
+}
+
 function cohereMessage(m: ChatMessage): Record<string, unknown> {
   const role = m.role === 'developer' ? 'system' : m.role === 'function' ? 'tool' : m.role;
-  const out: Record<string, unknown> = { role, content: textOf(m.content) };
-  if (m.tool_calls?.length) out.tool_calls = m.tool_calls;
+  const content = cohereContent(m, role);
+  const out: Record<string, unknown> = { role };
+  // An assistant turn that only calls tools carries no content (Cohere refuses an empty one).
+  if (!(m.tool_calls?.length && content === '')) out.content = content;
+  if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((t) => ({ id: t.id, type: 'function', function: { name: t.function.name, arguments: t.function.arguments } }));
   if (role === 'tool') out.tool_call_id = m.tool_call_id ?? m.name;
   return out;
 }
@@ -26,8 +37,10 @@ function buildCohereRequest(req: ChatRequest, target: UpstreamTarget, stream: bo
   set('frequency_penalty', req.frequency_penalty);
   set('presence_penalty', req.presence_penalty);
   if (req.stop !== undefined && req.stop !== null) body.stop_sequences = Array.isArray(req.stop) ? req.stop : [req.stop];
-  if (req.tools?.length) body.tools = req.tools;
-  if (req.tool_choice === 'required' || (typeof req.tool_choice === 'object' && req.tool_choice)) body.tool_choice = 'REQUIRED';
+  const forced = typeof req.tool_choice === 'object' && req.tool_choice ? req.tool_choice.function.name : undefined;
+  // Cohere has no "this function" choice: a forced function is REQUIRED with only that tool offered.
+  if (req.tools?.length) body.tools = forced ? req.tools.filter((t) => t.function.name === forced) : req.tools;
+  if (req.tool_choice === 'required' || forced) body.tool_choice = 'REQUIRED';
   if (req.tool_choice === 'none') body.tool_choice = 'NONE';
   const rf = req.response_format;
   if (rf?.type === 'json_object') body.response_format = { type: 'json_object' };
@@ -84,6 +97,8 @@ function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
           return [chunk(ctx, { tool_calls: [{ index: calls - 1, function: { arguments: t.function.arguments ?? '' } }] })];
         }
         case 'message-end':
+          // finish_reason ERROR: the generation failed upstream after the stream began.
+          if (delta.finish_reason === 'ERROR') throw cohereError('cohere', 500, { message: typeof delta.error === 'string' ? delta.error : 'the generation failed (finish_reason ERROR)' });
           done = true;
           return [chunk(ctx, {}, FINISH[String(delta.finish_reason)] ?? 'stop'), usageChunk(ctx, cohereUsage(delta.usage))];
         default:

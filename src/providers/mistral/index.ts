@@ -1,13 +1,47 @@
-import type { ChatRequest } from '../../types/openai';
+import { createHash } from 'node:crypto';
+import { upstreamStatusError, type GatewayError } from '../../errors';
+import type { ChatMessage, ChatRequest } from '../../types/openai';
 import type { HttpProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types';
 import { bearer, buildOpenAIBody, joinUrl, upstreamHeaders } from '../openai/request';
 import { parseOpenAIResponse } from '../openai/response';
-import { mapOpenAIError } from '../openai/errors';
+import { mapOpenAIError, retryAfterSeconds } from '../openai/errors';
+import { isRecord } from '../shared';
+
+const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
+
+/**
+ * Mistral accepts only 9-character alphanumeric tool-call ids; ids made elsewhere (another
+ * provider, a fallback, the client) are mapped to one deterministically, the same on the
+ * assistant call and on the tool result that answers it.
+ */
+export function mistralToolId(id: string): string {
+  if (MISTRAL_ID.test(id)) return id;
+  return createHash('sha256').update(id).digest('base64').replace(/[^a-zA-Z0-9]/g, '').slice(0, 9).padEnd(9, '0');
+}
+
+function mistralMessages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m) => {
+    if (m.tool_calls?.length) return { ...m, tool_calls: m.tool_calls.map((t) => ({ ...t, id: mistralToolId(t.id) })) };
+    if (m.role === 'tool' && typeof m.tool_call_id === 'string') return { ...m, tool_call_id: mistralToolId(m.tool_call_id) };
+    return m;
+  });
+}
+
+/** Mistral's errors: `{message: string | {detail: [...]}, type, code}` (422 validation), or OpenAI's `{error:{...}}`. */
+function mapMistralError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>, provider: string): GatewayError {
+  if (isRecord(body) && body.error === undefined && isRecord(body.message)) {
+    const detail = Array.isArray(body.message.detail) ? (body.message.detail as Array<Record<string, unknown>>) : [];
+    const text = detail.map((d) => `${Array.isArray(d.loc) ? d.loc.join('.') : ''}: ${String(d.msg ?? '')}`).join('; ');
+    return upstreamStatusError(provider, status, text || 'invalid request', undefined, retryAfterSeconds(headers));
+  }
+  return mapOpenAIError(status, body, headers, provider);
+}
 import { createCompatibleTranslator } from '../openai/compatible';
 
 /** OpenAI's body with Mistral's own names: random_seed, tool_choice "any", safe_prompt passed on. */
 export function mistralBody(req: ChatRequest, target: UpstreamTarget, stream: boolean): Record<string, unknown> {
   const body = buildOpenAIBody(req, target, stream);
+  body.messages = mistralMessages(req.messages);
   if (body.seed !== undefined) {
     body.random_seed = body.seed;
     delete body.seed;
@@ -36,5 +70,5 @@ export const mistralAdapter: HttpProviderAdapter = {
   },
   parseResponse: (body, ctx) => parseOpenAIResponse(body, ctx, 'mistral'),
   createStreamTranslator: (ctx) => createCompatibleTranslator(ctx, 'mistral'),
-  mapError: mapOpenAIError,
+  mapError: mapMistralError,
 };

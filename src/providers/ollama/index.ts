@@ -9,15 +9,37 @@ function rawMode(target: UpstreamTarget): boolean {
   return Boolean({ ...target.provider.options, ...target.deployment.options }.raw);
 }
 
-function ollamaMessage(m: ChatMessage): Record<string, unknown> {
-  const out: Record<string, unknown> = { role: m.role === 'developer' ? 'system' : m.role === 'function' ? 'tool' : m.role, content: textOf(m.content) };
-  if (Array.isArray(m.content)) {
-    const images = m.content.flatMap((p) => (p.type === 'image_url' ? [dataUrl((p as { image_url: { url: string } }).image_url.url)?.data ?? ''] : [])).filter(Boolean);
+/** Ollama takes images only as base64: data: URLs are unpacked, a remote URL is refused (the gateway fetches nothing). */
+function imagesOf(content: ChatMessage['content']): string[] {
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((p) => {
+    if (p.type !== 'image_url') return [];
+    const d = dataUrl(String((p as { image_url?: { url?: string } }).image_url?.url ?? ''));
+    if (!d) throw errors.invalidRequest('Ollama takes images only as base64 data: URLs', 'messages');
+    return [d.data];
+  });
+}
+
+/** OpenAI messages -> Ollama's; a tool result gets its function's name (tool_name) from the assistant call it answers. */
+function ollamaMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
+  const names = new Map<string, string>();
+  return messages.map((m) => {
+    const role = m.role === 'developer' ? 'system' : m.role === 'function' ? 'tool' : m.role;
+    const out: Record<string, unknown> = { role, content: textOf(m.content) };
+    const images = imagesOf(m.content);
     if (images.length) out.images = images;
-  }
-  if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((t) => ({ function: { name: t.function.name, arguments: parseArgs(t.function.arguments) } }));
-  if (m.role === 'tool' && m.name) out.tool_name = m.name;
-  return out;
+    if (m.tool_calls?.length) {
+      out.tool_calls = m.tool_calls.map((t) => {
+        names.set(t.id, t.function.name);
+        return { function: { name: t.function.name, arguments: parseArgs(t.function.arguments) } };
+      });
+    }
+    if (role === 'tool') {
+      const name = (m.tool_call_id && names.get(m.tool_call_id)) || m.name;
+      if (name) out.tool_name = name;
+    }
+    return out;
+  });
 }
 
 /** Sampling fields go in Ollama's `options` under its own names. */
@@ -41,7 +63,7 @@ function buildOllamaRequest(req: ChatRequest, target: UpstreamTarget, stream: bo
   const common = { model: target.deployment.model, stream, ...(Object.keys(options).length ? { options } : {}), ...(format ? { format } : {}) };
   const body = rawMode(target)
     ? { ...common, prompt: buildPrompt(req.messages, target.promptOptions), raw: true }
-    : { ...common, messages: req.messages.map(ollamaMessage), ...(req.tools?.length ? { tools: req.tools } : {}) };
+    : { ...common, messages: ollamaMessages(req.messages), ...(req.tools?.length && req.tool_choice !== 'none' ? { tools: req.tools } : {}) };
   return { url: joinUrl(base, rawMode(target) ? '/api/generate' : '/api/chat'), method: 'POST', headers: upstreamHeaders(target, bearer(target.provider.api_key)), body: JSON.stringify(body) };
 }
 
