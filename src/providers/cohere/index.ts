@@ -55,6 +55,7 @@ function cohereUsage(u: unknown): Usage {
 
 function parseCohereResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
   if (!isRecord(body) || !isRecord(body.message)) throw errors.upstreamProtocol('cohere', 'no message in the answer');
+  if (body.finish_reason === 'ERROR') throw cohereError('cohere', 500, { message: 'the generation failed (finish_reason ERROR)' });
   const m = body.message;
   const text = Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>).map((c) => (c.type === 'text' ? String(c.text ?? '') : '')).join('') : '';
   const calls = (Array.isArray(m.tool_calls) ? (m.tool_calls as ToolCall[]) : []).map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments ?? '{}' } }));
