@@ -58,6 +58,14 @@ describe('provider: azure (conformance)', () => {
     expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ stream: true, stream_options: { include_usage: true } });
   });
 
+  it('keeps cached and reasoning token details of the usage (o-series deployments)', async () => {
+    const base = openaiFixtures.completion('ok', 'o3-mini-2025-01-31');
+    rig.up.enqueue((_r, res) => sendJson(res, 200, { ...base, usage: { prompt_tokens: 2048, completion_tokens: 300, total_tokens: 2348, prompt_tokens_details: { cached_tokens: 1024 }, completion_tokens_details: { reasoning_tokens: 256 } } }));
+    const c = await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] });
+    expect(c.usage?.prompt_tokens_details?.cached_tokens).to.equal(1024);
+    expect(c.usage?.completion_tokens_details?.reasoning_tokens).to.equal(256);
+  });
+
   it('passes a content_filter finish through in a stream', async () => {
     rig.up.enqueue((_r, res) => writeSse(res, [azChunk({ role: 'assistant', content: 'I' }), azChunk({}, 'content_filter'), openaiFixtures.usageChunk(3, 1)]));
     const s = await collect(await rig.client.chat.completions.create({ model: 'p/m', stream: true, messages: [{ role: 'user', content: 'x' }] }));

@@ -58,6 +58,14 @@ describe('provider: cohere (conformance)', () => {
     expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ stream: true, max_tokens: 2 });
   });
 
+  it('JSON schema mode becomes response_format json_object with json_schema', async () => {
+    rig.up.enqueue((_r, res) => sendJson(res, 200, { id: 'c3', finish_reason: 'COMPLETE', message: { role: 'assistant', content: [{ type: 'text', text: '{"city":"Paris"}' }] }, usage: { tokens: { input_tokens: 5, output_tokens: 6 } } }));
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const c = await rig.client.chat.completions.create({ model: 'p/m', response_format: { type: 'json_schema', json_schema: { name: 'city', schema } }, messages: [{ role: 'user', content: 'x' }] });
+    expect(c.choices[0].message.content).to.equal('{"city":"Paris"}');
+    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ response_format: { type: 'json_object', json_schema: schema } });
+  });
+
   it('a message-end with finish_reason ERROR mid-stream becomes an error event, not a finish', async () => {
     rig.up.enqueue((_r, res) => writeSse(res, [start, text('Half'), end('ERROR', { error: 'internal generation error' })], { named: true }));
     const f = sseData(await (await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', stream: true, messages: [{ role: 'user', content: 'x' }] })).text());

@@ -75,6 +75,14 @@ describe('provider: mistral (conformance)', () => {
     expect(frames.some((f) => f !== '[DONE]' && (JSON.parse(f) as { usage?: unknown }).usage)).to.equal(false);
   });
 
+  it('JSON schema mode goes to Mistral in its (OpenAI) shape', async () => {
+    rig.up.enqueue((_r, res) => sendJson(res, 200, answer({ role: 'assistant', content: '{"city":"Paris"}' }, 'stop')));
+    const rf = { type: 'json_schema' as const, json_schema: { name: 'city', schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: true } };
+    const c = await rig.client.chat.completions.create({ model: 'p/m', response_format: rf, messages: [{ role: 'user', content: 'x' }] });
+    expect(c.choices[0].message.content).to.equal('{"city":"Paris"}');
+    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ response_format: rf });
+  });
+
   it("error status: 422 validation detail reaches the client as a 400, 401 as a 502", async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 422, { object: 'error', message: { detail: [{ type: 'missing', loc: ['body', 'messages'], msg: 'Field required', input: {} }] }, type: 'invalid_request_error', param: null, code: null }));
     let res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', messages: [{ role: 'user', content: 'x' }] });
