@@ -81,6 +81,18 @@ describe('provider: azure (conformance)', () => {
     expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
   });
 
+  it('an azure provider without api_base fails clearly instead of calling a relative URL', async () => {
+    const bare = await providerRig('azure', { api_base: undefined });
+    try {
+      const res = await postJson(`${bare.gw.url}/v1/chat/completions`, { model: 'p/m', messages: [{ role: 'user', content: 'x' }] });
+      expect(res.status).to.equal(502);
+      expect(((await res.json()) as { error: { message: string } }).error.message).to.include('needs api_base');
+      expect(bare.up.requests).to.have.length(0);
+    } finally {
+      await bare.stop();
+    }
+  });
+
   it('maps 401 to a 502 without the upstream text, 429 with retryable status', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 401, { error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint.' } }));
     let res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', messages: [{ role: 'user', content: 'x' }] });

@@ -1,4 +1,4 @@
-import { upstreamStatusError, type GatewayError } from '../../errors';
+import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatRequest } from '../../types/openai';
 import type { HttpProviderAdapter, UpstreamRequest, UpstreamTarget } from '../types';
 import { buildOpenAIBody, joinUrl, upstreamHeaders } from '../openai/request';
@@ -24,12 +24,14 @@ export const azureAdapter: HttpProviderAdapter = {
   supportedParams: OPENAI_PARAMS,
   streamFormat: 'sse',
   buildRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
+    // Azure has no default endpoint: every resource has its own (https://{resource}.openai.azure.com).
+    if (!target.provider.api_base) throw errors.upstreamUnavailable(target.provider.name, 'an azure provider needs api_base (https://{resource}.openai.azure.com)');
     const o = { ...target.provider.options, ...target.deployment.options };
     const version = encodeURIComponent(String(o.api_version ?? AZURE_DEFAULT_API_VERSION));
     const body = buildOpenAIBody(req, target, stream);
     delete body.model; // the deployment in the path decides
     return {
-      url: joinUrl(target.provider.api_base ?? '', `/openai/deployments/${encodeURIComponent(target.deployment.model)}/chat/completions?api-version=${version}`),
+      url: joinUrl(target.provider.api_base, `/openai/deployments/${encodeURIComponent(target.deployment.model)}/chat/completions?api-version=${version}`),
       method: 'POST',
       headers: upstreamHeaders(target, { 'api-key': target.provider.api_key ?? '' }),
       body: JSON.stringify(body),
