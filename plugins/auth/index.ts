@@ -1,6 +1,6 @@
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
-import { AUTHENTICATE, MODELS_GUARD, type RouteGuard } from '../../src/auth/contract';
+import { AUTHENTICATE, AUTHENTICATE_KEY, MODELS_GUARD, type RouteGuard } from '../../src/auth/contract';
 import { Authenticator } from '../../src/auth/authenticator';
 import { adminKeyHash, bootstrapAccount } from '../../src/auth/admin-key';
 import { registerAdminRoutes } from '../../src/api/admin';
@@ -42,6 +42,7 @@ export default definePlugin<AuthConfig>({
     const adminHash = await adminKeyHash(services.store, services.config.server.admin_key, (line) => process.stdout.write(line));
     const auth = new Authenticator(services.store, { cacheTtlMs: config.cache_ttl_ms, cacheMax: config.cache_max_entries, adminHash });
     services.shared.set(AUTHENTICATE, auth.authenticate);
+    services.shared.set(AUTHENTICATE_KEY, (key: string) => auth.fromKey(key));
     if (config.protect_models) {
       const guard: RouteGuard = async (ctx) => void (await auth.authenticate(ctx));
       services.shared.set(MODELS_GUARD, guard);

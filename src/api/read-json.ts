@@ -66,3 +66,18 @@ function collect(req: IncomingMessage, limit: number, limitText: string): Promis
     req.on('error', onError);
   });
 }
+
+/** The raw body (at most `limit` bytes): for signatures computed over the exact bytes. */
+export async function readRaw(req: IncomingMessage, limit: number, limitText: string): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw errors.bodyTooLarge(limitText);
+  }
+  return Buffer.concat(await collect(req, limit, limitText));
+}
+
+/** An application/x-www-form-urlencoded body (an HTML form post). */
+export async function readForm(req: IncomingMessage, limit: number, limitText: string): Promise<URLSearchParams> {
+  return new URLSearchParams((await readRaw(req, limit, limitText)).toString('utf8'));
+}

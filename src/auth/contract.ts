@@ -11,6 +11,10 @@ import type { Principal } from '../pipeline/state';
 export type Authenticate = (ctx: Koa.Context) => Promise<Principal>;
 export const AUTHENTICATE = 'auth.authenticate';
 
+/** The same check for a key given some other way (e.g. typed into the OAuth consent form). */
+export type AuthenticateKey = (key: string) => Promise<Principal>;
+export const AUTHENTICATE_KEY = 'auth.authenticateKey';
+
 export function getAuthenticate(shared: Map<string, unknown>): Authenticate | undefined {
   return shared.get(AUTHENTICATE) as Authenticate | undefined;
 }

@@ -9,6 +9,7 @@ import { KeyRepo } from './keys';
 import { CreditRepo } from './credit';
 import { GenerationRepo } from './generations';
 import { ResponseRepo } from './responses';
+import { OAuthCodeRepo } from './oauth-codes';
 
 /**
  * The Store: one object over the configured database that the rest of the gateway
@@ -22,6 +23,7 @@ export class Store {
   readonly credit: CreditRepo;
   readonly generations: GenerationRepo;
   readonly responses: ResponseRepo;
+  readonly oauthCodes: OAuthCodeRepo;
 
   constructor(readonly db: Db) {
     this.accounts = new AccountRepo(db);
@@ -29,6 +31,7 @@ export class Store {
     this.credit = new CreditRepo(db);
     this.generations = new GenerationRepo(db);
     this.responses = new ResponseRepo(db);
+    this.oauthCodes = new OAuthCodeRepo(db);
   }
 
   get driver(): Db['dialect'] {

@@ -3,6 +3,7 @@ import { coreMigrations } from './core';
 import { accountMigrations } from './accounts';
 import { creditMigrations } from './credit';
 import { responseMigrations } from './responses';
+import { oauthMigrations } from './oauth';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -16,4 +17,4 @@ export interface Migration {
   up: Sql;
 }
 
-export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations, ...creditMigrations, ...responseMigrations];
+export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations, ...creditMigrations, ...responseMigrations, ...oauthMigrations];

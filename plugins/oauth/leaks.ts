@@ -1,0 +1,87 @@
+import { createHmac, createVerify } from 'node:crypto';
+import type { Logger } from 'pino';
+import { createTransport, type Transporter } from 'nodemailer';
+import { checkKey, constantTimeEqual, hashKey } from '../../src/auth/key-format';
+import type { Store } from '../../src/store/index';
+
+export interface LeakConfig {
+  /** ECDSA (P-256, SHA-256) public keys of secret-scanning partners, by key identifier. */
+  public_keys: Array<{ key_identifier: string; pem: string }>;
+  /** Shared secret for the HMAC-SHA256 alternative (X-Signature-256: sha256=<hex>). */
+  hmac_secret?: string;
+  smtp?: { host: string; port: number; secure: boolean; from: string; user?: string; pass?: string };
+}
+
+export interface LeakReport {
+  token: string;
+  type?: string;
+  url?: string;
+  source?: string;
+}
+
+/**
+ * Is the raw body signed by a configured partner? GitHub's shape: `Github-Public-Key-Identifier`
+ * and `Github-Public-Key-Signature` (base64 ECDSA over the raw body); or an HMAC-SHA256
+ * of the raw body with the shared secret in `X-Signature-256: sha256=<hex>`.
+ */
+export function signatureValid(raw: Buffer, headers: Record<string, string | string[] | undefined>, cfg: LeakConfig): boolean {
+  const h = (n: string) => {
+    const v = headers[n];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const keyId = h('github-public-key-identifier');
+  const sig = h('github-public-key-signature');
+  if (keyId && sig) {
+    const key = cfg.public_keys.find((k) => k.key_identifier === keyId);
+    if (!key) return false;
+    try {
+      return createVerify('sha256').update(raw).verify(key.pem, Buffer.from(sig, 'base64'));
+    } catch {
+      return false;
+    }
+  }
+  const hmac = h('x-signature-256');
+  if (hmac && cfg.hmac_secret) return constantTimeEqual(hmac, `sha256=${createHmac('sha256', cfg.hmac_secret).update(raw).digest('hex')}`);
+  return false;
+}
+
+export class LeakHandler {
+  private readonly mailer: Transporter | undefined;
+
+  constructor(private readonly store: Store, private readonly cfg: LeakConfig, private readonly logger: Logger) {
+    this.mailer = cfg.smtp
+      ? createTransport({ host: cfg.smtp.host, port: cfg.smtp.port, secure: cfg.smtp.secure, ignoreTLS: !cfg.smtp.secure, ...(cfg.smtp.user ? { auth: { user: cfg.smtp.user, pass: cfg.smtp.pass ?? '' } } : {}) })
+      : undefined;
+  }
+
+  /** Disable every live key of ours among the reports, record where it was found, tell its owner. */
+  async handle(reports: LeakReport[]): Promise<Array<{ token_raw: string; token_type: string; label: 'true_positive' | 'false_positive' }>> {
+    const out: Array<{ token_raw: string; token_type: string; label: 'true_positive' | 'false_positive' }> = [];
+    for (const r of reports) {
+      const live = checkKey(r.token) === 'ok' ? await this.store.keys.get(hashKey(r.token)) : undefined;
+      if (!live) {
+        out.push({ token_raw: r.token, token_type: r.type ?? 'gateway_api_key', label: 'false_positive' });
+        continue;
+      }
+      await this.store.keys.markLeaked(live.hash, r.url ?? r.source ?? 'unknown');
+      const account = await this.store.accounts.get(live.accountId);
+      if (account?.email && this.mailer && this.cfg.smtp) {
+        await this.mailer
+          .sendMail({
+            from: this.cfg.smtp.from,
+            to: account.email,
+            subject: `Your API key ${live.label} was found in public and has been disabled`,
+            text: `The API key "${live.name}" (${live.label}) of account "${account.name}" was found at ${r.url ?? 'an unknown location'} (reported by ${r.source ?? 'a secret-scanning partner'}).\n\nWe disabled it. Delete it in your key settings and create a new one; keep keys in environment variables, never in repositories.\n`,
+          })
+          .catch((e: unknown) => this.logger.error({ err: e, key: live.label }, 'leak notice e-mail failed'));
+      }
+      this.logger.warn({ key: live.label, account: live.accountId, url: r.url }, 'leaked key disabled');
+      out.push({ token_raw: r.token, token_type: r.type ?? 'gateway_api_key', label: 'true_positive' });
+    }
+    return out;
+  }
+
+  close(): void {
+    this.mailer?.close();
+  }
+}
