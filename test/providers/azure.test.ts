@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { postJson, sseData } from '../helpers/gateway';
-import { openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+import { postJson, sseData, startTestGateway, testConfig } from '../helpers/gateway';
+import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
 import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
 
 // Azure OpenAI chat completions (learn.microsoft.com REST reference): OpenAI's shapes plus content_filter_results.
@@ -90,6 +90,31 @@ describe('provider: azure (conformance)', () => {
       expect(bare.up.requests).to.have.length(0);
     } finally {
       await bare.stop();
+    }
+  });
+
+  it('per-request api_version and deployment_id (spec 4.1) reach the path when the operator allows overrides', async () => {
+    const up = await new MockUpstream().start();
+    const gw = await startTestGateway(
+      testConfig({
+        providers: [{ name: 'az', type: 'azure', api_base: up.url, api_key: 'sk-provider-key', options: { api_version: '2024-06-01' } }],
+        models: [{ id: 'az/gpt', deployments: [{ provider: 'az', model: 'gpt4o-prod' }] }],
+        plugins: [{ fallback: { num_retries: 0, overrides: { allow: true, api_base_allowlist: [] } } }, 'routing'],
+      }),
+    );
+    try {
+      up.handler = (_r, res) => sendJson(res, 200, openaiFixtures.completion('ok'));
+      let res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'az/gpt', messages: [{ role: 'user', content: 'x' }] });
+      expect(res.status).to.equal(200);
+      expect(up.requests[0].path).to.equal('/openai/deployments/gpt4o-prod/chat/completions?api-version=2024-06-01');
+      res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'az/gpt', api_version: '2025-01-01-preview', deployment_id: 'gpt4o-canary', messages: [{ role: 'user', content: 'x' }] });
+      expect(res.status).to.equal(200);
+      expect(up.requests[1].path).to.equal('/openai/deployments/gpt4o-canary/chat/completions?api-version=2025-01-01-preview');
+      expect(up.requests[1].headers['api-key']).to.equal('sk-provider-key');
+      expect(up.requests[1].json).to.not.have.any.keys('api_version', 'deployment_id');
+    } finally {
+      await gw.stop();
+      await up.stop();
     }
   });
 
