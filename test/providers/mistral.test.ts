@@ -75,6 +75,12 @@ describe('provider: mistral (conformance)', () => {
     expect(frames.some((f) => f !== '[DONE]' && (JSON.parse(f) as { usage?: unknown }).usage)).to.equal(false);
   });
 
+  it('a stream cut before its finish chunk ends in stream_interrupted', async () => {
+    rig.up.enqueue((_r, res) => writeSse(res, [mChunk({ role: 'assistant', content: 'Bon' }), mChunk({ content: 'jour' })], { done: false }));
+    const f = sseData(await (await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
+    expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+  });
+
   it('JSON schema mode goes to Mistral in its (OpenAI) shape', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, answer({ role: 'assistant', content: '{"city":"Paris"}' }, 'stop')));
     const rf = { type: 'json_schema' as const, json_schema: { name: 'city', schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: true } };
