@@ -164,13 +164,14 @@ describe('params: unsupported parameters and deprecated functions', () => {
     await up.stop();
   });
 
-  it("drops what the model's provider does not accept and names it in X-Gateway-Dropped-Params", async () => {
+  it("drops what the model's provider does not accept (provider-specific ones too) and names it in X-Gateway-Dropped-Params", async () => {
     const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/openai', messages: [{ role: 'user', content: 'x' }], top_k: 5, repetition_penalty: 1.1, temperature: 0.2, safe_prompt: true });
     expect(res.status).to.equal(200);
-    expect(res.headers.get('x-gateway-dropped-params')).to.equal('top_k, repetition_penalty');
+    // safe_prompt is Mistral's: the openai provider does not get it.
+    expect(res.headers.get('x-gateway-dropped-params')).to.equal('top_k, repetition_penalty, safe_prompt');
     const sent = up.requests[up.requests.length - 1].json as Record<string, unknown>;
     expect(sent).to.include({ temperature: 0.2 });
-    expect(sent).to.not.have.any.keys('top_k', 'repetition_penalty');
+    expect(sent).to.not.have.any.keys('top_k', 'repetition_penalty', 'safe_prompt');
   });
 
   it('rejects instead when the model says so, or the request asks provider.require_parameters', async () => {
