@@ -153,8 +153,8 @@ describe('params: unsupported parameters and deprecated functions', () => {
     const mock = testConfig();
     gw = await startTestGateway(
       testConfig({
-        providers: [...mock.providers, { name: 'up', type: 'openai', api_base: `${up.url}/v1` }],
-        models: [...mock.models, { id: 'up/openai', deployments: [{ provider: 'up', model: 'm' }] }, { id: 'up/strict', unsupported_params: 'reject', deployments: [{ provider: 'up', model: 'm' }] }],
+        providers: [...mock.providers, { name: 'up', type: 'openai', api_base: `${up.url}/v1` }, { name: 'mis', type: 'mistral', api_base: up.url }],
+        models: [...mock.models, { id: 'up/openai', deployments: [{ provider: 'up', model: 'm' }] }, { id: 'up/mistral', deployments: [{ provider: 'mis', model: 'mistral-small' }] }, { id: 'up/strict', unsupported_params: 'reject', deployments: [{ provider: 'up', model: 'm' }] }],
         plugins: ['params', 'routing'],
       }),
     );
@@ -172,6 +172,13 @@ describe('params: unsupported parameters and deprecated functions', () => {
     const sent = up.requests[up.requests.length - 1].json as Record<string, unknown>;
     expect(sent).to.include({ temperature: 0.2 });
     expect(sent).to.not.have.any.keys('top_k', 'repetition_penalty', 'safe_prompt');
+  });
+
+  it('a provider-specific parameter reaches the provider that declares it, unchanged', async () => {
+    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/mistral', messages: [{ role: 'user', content: 'x' }], safe_prompt: true, seed: 9 });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('x-gateway-dropped-params')).to.equal(null);
+    expect(up.requests[up.requests.length - 1].json).to.deep.include({ safe_prompt: true, random_seed: 9 });
   });
 
   it('rejects instead when the model says so, or the request asks provider.require_parameters', async () => {
