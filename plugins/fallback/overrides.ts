@@ -5,6 +5,11 @@ import { checkApiBase, type SsrfPolicy } from '../../src/security/ssrf';
 
 export const OVERRIDE_FIELDS = ['api_base', 'api_key', 'api_version', 'deployment_id', 'model_list'] as const;
 
+/** A deployment whose options carry the request's api_version, which must win over the deployment's own. */
+function withVersion(d: DeploymentConfig, version: string | undefined): DeploymentConfig {
+  return version === undefined ? d : { ...d, options: { ...d.options, api_version: version } };
+}
+
 export interface OverrideTarget {
   provider: ProviderConfig;
   deployment: DeploymentConfig;
@@ -52,10 +57,10 @@ export async function overrideTargets(o: GatewayRequestOptions, base: { provider
   if (typeof o.api_base === 'string') {
     if (typeof o.api_key !== 'string') throw errors.invalidRequest('A request that sets api_base must bring its own api_key: the operator\'s key is never sent to another address', 'api_key', 'api_key_required');
     const checked = await checkApiBase(o.api_base, policy);
-    out.push({ provider: adHocProvider(base.provider, o.api_base, o.api_key, version, { address: checked.address, family: checked.family }), deployment: { ...base.deployment, provider: `${base.provider.name}~override`, model } });
+    out.push({ provider: adHocProvider(base.provider, o.api_base, o.api_key, version, { address: checked.address, family: checked.family }), deployment: withVersion({ ...base.deployment, provider: `${base.provider.name}~override`, model }, version) });
     return out;
   }
   const key = typeof o.api_key === 'string' ? o.api_key : base.provider.api_key ?? '';
-  out.push({ provider: adHocProvider(base.provider, undefined, key, version, undefined), deployment: { ...base.deployment, provider: `${base.provider.name}~override`, model } });
+  out.push({ provider: adHocProvider(base.provider, undefined, key, version, undefined), deployment: withVersion({ ...base.deployment, provider: `${base.provider.name}~override`, model }, version) });
   return out;
 }

@@ -114,6 +114,29 @@ describe('per-request overrides are safe', () => {
     }
   });
 
+  it("a request's api_version wins over the deployment's own (Azure)", async () => {
+    const az = await new MockUpstream().start();
+    az.handler = (_r, res) => sendJson(res, 200, openaiFixtures.completion('ok'));
+    const g4 = await startTestGateway(
+      testConfig({
+        providers: [{ name: 'az', type: 'azure', api_base: az.url, api_key: 'k' }],
+        models: [{ id: 'm', deployments: [{ provider: 'az', model: 'dep', options: { api_version: '2024-02-01' } }] }],
+        plugins: [{ fallback: { overrides: { allow: true } } }, 'routing'],
+      }),
+    );
+    try {
+      await postJson(`${g4.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
+      await postJson(`${g4.url}/v1/chat/completions`, { model: 'm', api_version: '2025-01-01-preview', deployment_id: 'other-dep', messages: [{ role: 'user', content: 'x' }] });
+      expect(az.requests.map((r) => r.path)).to.deep.equal([
+        '/openai/deployments/dep/chat/completions?api-version=2024-02-01',
+        '/openai/deployments/other-dep/chat/completions?api-version=2025-01-01-preview',
+      ]);
+    } finally {
+      await g4.stop();
+      await az.stop();
+    }
+  });
+
   it('overrides are refused unless the operator allows them', async () => {
     const g3 = await startTestGateway(testConfig({ providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }], models: [{ id: 'm', deployments: [{ provider: 'up', model: 'gpt' }] }], plugins: ['fallback', 'routing'] }));
     try {
