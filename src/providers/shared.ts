@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatCompletionChunk, ChunkChoice, ContentPart, FinishReason, ToolCall, Usage } from '../types/openai';
-import type { AdapterContext } from './types';
+import { errors } from '../errors';
+import type { AdapterContext, UpstreamEvent } from './types';
 
 /** Helpers every non-OpenAI adapter needs: chunk building, content parts, tool-call bookkeeping. */
 
@@ -78,5 +79,14 @@ export class ToolIndexes {
   }
   get(key: string | number): number | undefined {
     return this.map.get(key);
+  }
+}
+
+/** A stream event's JSON payload; anything else is the upstream breaking the protocol. */
+export function parseEventJson(ev: UpstreamEvent, provider: string, what = 'a stream event'): unknown {
+  try {
+    return JSON.parse(ev.data);
+  } catch {
+    throw errors.upstreamProtocol(provider, `${what} was not JSON`);
   }
 }

@@ -1,6 +1,6 @@
 import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, FinishReason, ToolCall, Usage } from '../../types/openai';
-import { chunk, completion, isRecord, ToolIndexes, usage, usageChunk } from '../shared';
+import { chunk, completion, isRecord, ToolIndexes, usage, usageChunk, parseEventJson } from '../shared';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
 import { retryAfterSeconds } from '../openai/errors';
 import { JSON_TOOL } from './request';
@@ -52,12 +52,7 @@ export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      let d: Record<string, unknown>;
-      try {
-        d = JSON.parse(ev.data) as Record<string, unknown>;
-      } catch {
-        throw errors.upstreamProtocol('anthropic', 'a stream event was not JSON');
-      }
+      const d = parseEventJson(ev, 'anthropic') as Record<string, unknown>;
       switch (ev.event ?? d.type) {
         case 'message_start':
           inputUsage = (d.message as { usage?: Record<string, unknown> } | undefined)?.usage;

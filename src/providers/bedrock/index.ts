@@ -1,7 +1,7 @@
 import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, ContentPart, FinishReason, ToolCall, Usage } from '../../types/openai';
 import { joinUrl } from '../openai/request';
-import { chunk, completion, dataUrl, isRecord, mergeConsecutive, parseArgs, textOf, ToolIndexes, usage, usageChunk } from '../shared';
+import { chunk, completion, dataUrl, isRecord, mergeConsecutive, parseArgs, parseEventJson, textOf, ToolIndexes, usage, usageChunk } from '../shared';
 import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';
 import { signV4, type AwsCredentials } from './sigv4';
 
@@ -106,12 +106,7 @@ function createBedrockTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      let d: Block;
-      try {
-        d = JSON.parse(ev.data || '{}') as Block;
-      } catch {
-        throw errors.upstreamProtocol('bedrock', 'a stream event was not JSON');
-      }
+      const d = (ev.data ? parseEventJson(ev, 'bedrock') : {}) as Block;
       const name = ev.event ?? '';
       if (name.startsWith('exception:')) {
         const type = name.slice('exception:'.length);

@@ -2,7 +2,7 @@ import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, FinishReason, ToolCall, Usage } from '../../types/openai';
 import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
 import { retryAfterSeconds } from '../openai/errors';
-import { chunk, completion, isRecord, textOf, usage, usageChunk } from '../shared';
+import { chunk, completion, isRecord, textOf, usage, usageChunk, parseEventJson } from '../shared';
 import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';
 
 const FINISH: Record<string, FinishReason> = { COMPLETE: 'stop', STOP_SEQUENCE: 'stop', MAX_TOKENS: 'length', TOOL_CALL: 'tool_calls', ERROR: 'stop', TIMEOUT: 'stop' };
@@ -76,12 +76,7 @@ function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      let d: Record<string, unknown>;
-      try {
-        d = JSON.parse(ev.data) as Record<string, unknown>;
-      } catch {
-        throw errors.upstreamProtocol('cohere', 'a stream event was not JSON');
-      }
+      const d = parseEventJson(ev, 'cohere') as Record<string, unknown>;
       const delta = isRecord(d.delta) ? d.delta : {};
       const msg = isRecord(delta.message) ? delta.message : {};
       switch (ev.event ?? d.type) {

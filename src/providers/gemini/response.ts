@@ -1,6 +1,6 @@
 import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, CompletionChoice, FinishReason, ToolCall, Usage } from '../../types/openai';
-import { chunk, isRecord, usage, usageChunk } from '../shared';
+import { chunk, isRecord, usage, usageChunk, parseEventJson } from '../shared';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
 import { retryAfterSeconds } from '../openai/errors';
 
@@ -67,12 +67,7 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      let d: unknown;
-      try {
-        d = JSON.parse(ev.data);
-      } catch {
-        throw errors.upstreamProtocol('gemini', 'a stream event was not JSON');
-      }
+      const d = parseEventJson(ev, 'gemini');
       if (isRecord(d) && isRecord(d.error)) throw geminiError('gemini', Number(d.error.code ?? 500), d);
       if (!isRecord(d)) return [];
       const out: ChatCompletionChunk[] = [];

@@ -2,7 +2,7 @@ import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, FinishReason, ToolCall } from '../../types/openai';
 import { buildPrompt } from '../../prompt/index';
 import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
-import { chunk, completion, dataUrl, isRecord, parseArgs, textOf, usage, usageChunk } from '../shared';
+import { chunk, completion, dataUrl, isRecord, parseArgs, textOf, usage, usageChunk, parseEventJson } from '../shared';
 import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';
 
 function rawMode(target: UpstreamTarget): boolean {
@@ -100,12 +100,7 @@ function createOllamaTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      let d: unknown;
-      try {
-        d = JSON.parse(ev.data);
-      } catch {
-        throw errors.upstreamProtocol('ollama', 'a stream line was not JSON');
-      }
+      const d = parseEventJson(ev, 'ollama', 'a stream line');
       if (!isRecord(d)) return [];
       if (typeof d.error === 'string') throw ollamaError('ollama', 500, d);
       const out: ChatCompletionChunk[] = [];

@@ -2,6 +2,7 @@ import { errors } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk } from '../../types/openai';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
 import { errorFromBody } from './errors';
+import { parseEventJson } from '../shared';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -31,12 +32,7 @@ export function createOpenAITranslator(ctx: AdapterContext, provider = 'upstream
         done = true;
         return [];
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(ev.data);
-      } catch {
-        throw errors.upstreamProtocol(provider, 'a stream event was not JSON');
-      }
+      const parsed = parseEventJson(ev, provider);
       if (!isRecord(parsed)) throw errors.upstreamProtocol(provider, 'a stream event was not an object');
       if (parsed.error !== undefined) throw errorFromBody(provider, 500, parsed);
       if (!Array.isArray(parsed.choices)) throw errors.upstreamProtocol(provider, 'a stream chunk had no choices');
