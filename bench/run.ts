@@ -121,6 +121,7 @@ async function main(): Promise<void> {
     `time to first token: direct ${f(ttftDirect)} ms, gateway ${f(ttftGateway)} ms, added ${f(ttftGateway - ttftDirect)} ms (goal < 1)`,
     `gateway RSS: idle ${f(idleRss, 1)} MB (goal < 60), under load ${f(loadRss, 1)} MB`,
   ];
+  if (pluginNames.includes('metrics')) lines.push('', ...(await pluginCosts(gwUrl)));
   gateway.kill('SIGTERM');
   upstream.kill('SIGTERM');
   lines.push('', ...(await hotPath()));
@@ -131,3 +132,16 @@ main().catch((e: unknown) => {
   process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
   process.exit(1);
 });
+
+/** Mean own time per request of each plugin, from the gateway's /metrics (routing's includes the upstream wait). */
+async function pluginCosts(url: string): Promise<string[]> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (suffix: string) =>
+    new Map([...text.matchAll(new RegExp(`^gateway_plugin_duration_seconds_${suffix}\\{plugin="([^"]+)"\\} (\\S+)$`, 'gm'))].map((m) => [m[1], Number(m[2])]));
+  const sums = read('sum');
+  const counts = read('count');
+  return [
+    'plugin own time per request (mean over the whole run, from /metrics):',
+    ...[...sums.entries()].map(([name, sum]) => `  ${name.padEnd(9)} ${((sum / (counts.get(name) || 1)) * 1e6).toFixed(1)} us${name === 'routing' ? ' (includes waiting for the upstream)' : ''}`),
+  ];
+}
