@@ -27,7 +27,8 @@ describe('API keys', () => {
 describe('auth plugin and admin API', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startTestGateway(authConfig());
+    // metrics with the opt-in hashed key label, so that the canary test greps a real /metrics
+    gw = await startTestGateway(authConfig({ plugins: [{ metrics: { key_label: true } }, 'auth', 'routing'] }));
   });
   after(() => gw.stop());
 
@@ -136,6 +137,7 @@ describe('auth plugin and admin API', () => {
       bodies.push(await (await fetch(`${gw.url}/v1/nowhere`, { headers: { authorization: `Bearer ${c}` } })).text());
     }
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).to.include(`key="${hash.slice(0, 12)}"`); // the opt-in label is a short hash prefix, not the hash
     const everything = gw.logs.join('\n') + bodies.join('\n') + metrics;
     for (const c of canaries) expect(everything).to.not.include(c);
     expect(everything).to.not.include(hash);
