@@ -1,7 +1,8 @@
 import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
+import { promptTokens } from '../../src/pipeline/state';
 import { errors, toGatewayError } from '../../src/errors';
 import { fromNano } from '../../src/store/money';
-import { countPromptTokens, countTextTokens, messageText } from '../../src/tokens/count';
+import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { newCompletionId } from '../routing/index';
 import { effectivePrice, maxCost, modelPrice, usageCost, type Price } from './price';
@@ -70,11 +71,11 @@ export default definePlugin<CreditConfig>({
         const wantsCustom = s.options.input_cost_per_token !== undefined || s.options.output_cost_per_token !== undefined;
         const customAllowed = wantsCustom ? Boolean((await store.accounts.get(principal.accountId))?.customPricing) : false;
         let price = wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
-        const promptTokens = countPromptTokens(s.request);
-        const r = await store.credit.reserve(principal.accountId, principal.keyHash, maxCost(price, promptTokens, s.request, s.model));
+        const promptCount = promptTokens(s);
+        const r = await store.credit.reserve(principal.accountId, principal.keyHash, maxCost(price, promptCount, s.request, s.model));
         if (!r.ok) {
           throw r.limit === 'account'
-            ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${fromNano(maxCost(price, promptTokens, s.request, s.model))} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
+            ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${fromNano(maxCost(price, promptCount, s.request, s.model))} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
             : errors.insufficientCredits('key_limit_exceeded', `This key's credit limit does not cover this request (${fromNano(r.available)} credits left in its limit). Raise the limit or lower max_tokens.`);
         }
         try {
@@ -89,7 +90,7 @@ export default definePlugin<CreditConfig>({
         if (served && served !== s.model.id && !wantsCustom) price = prices.get(served) ?? price;
         const result = s.result;
         if (result?.kind === 'completion') {
-          const usage = completionUsage(result.body, promptTokens);
+          const usage = completionUsage(result.body, promptCount);
           const cost = usageCost(price, usage);
           result.body.usage = { ...usage, cost: fromNano(cost) };
           await settle(ctx, r.id, { usage, cost, finishReason: result.body.choices[0]?.finish_reason ?? null, streamed: false, cancelled: false, status: 'completed', errorCode: null, firstContentAt: null });

@@ -1,11 +1,10 @@
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import type { ModelConfig } from '../../src/config/types';
-import type { Attempt, GatewayState } from '../../src/pipeline/state';
+import { promptTokens, type Attempt, type GatewayState } from '../../src/pipeline/state';
 import type { ChatRequest } from '../../src/types/openai';
 import { DeploymentHealth, HEALTH, type HealthOptions } from '../../src/routing/health';
 import { orderDeployments } from '../../src/routing/strategies';
-import { countPromptTokens } from '../../src/tokens/count';
 import { OVERRIDE_FIELDS, overrideTargets } from './overrides';
 
 export interface FallbackConfig {
@@ -123,7 +122,7 @@ export default definePlugin<FallbackConfig>({
           const first = s.model.deployments[0];
           const targets = await overrideTargets(o, { provider: models.provider(first.provider), deployment: first }, policy);
           attempts = (targets ?? []).map((t) => ({ model: s.model, deployment: t.deployment, provider: t.provider, request: s.request, retry: 0 }));
-        } else if (contextAttempts && countPromptTokens(s.request) > s.model.context_length) {
+        } else if (contextAttempts && promptTokens(s) > s.model.context_length) {
           // The gateway's own count already says the prompt does not fit: go to the larger model at once.
           attempts = contextAttempts;
         } else {

@@ -1,10 +1,10 @@
+import { promptTokens } from '../../src/pipeline/state';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { combine } from '../../src/api/chat-request';
 import { errors } from '../../src/errors';
 import { validateChatRequest } from '../../src/request/validate';
 import { knownParams, modelParams } from '../../src/request/supported';
 import { chunkToFunctionCall, functionsToTools, toolCallsToFunctionCall } from '../../src/request/legacy-functions';
-import { countPromptTokens } from '../../src/tokens/count';
 
 export interface ParamsConfig {
   /** A parameter the model does not accept: drop it (named in X-Gateway-Dropped-Params) or answer 400. Per model: `unsupported_params`. */
@@ -32,7 +32,7 @@ export default definePlugin<ParamsConfig>({
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
         const r = s.request;
-        const problems = validateChatRequest(r, s.options, () => s.model.context_length - countPromptTokens(r));
+        const problems = validateChatRequest(r, s.options, () => s.model.context_length - promptTokens(s));
         if (problems.length > 0) throw combine(problems);
 
         const legacy = functionsToTools(r);

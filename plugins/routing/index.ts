@@ -1,9 +1,8 @@
 import { randomId } from '../../src/ids';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, GatewayError, toGatewayError } from '../../src/errors';
-import type { Attempt, AttemptRecord, GatewayState } from '../../src/pipeline/state';
+import { promptTokens, type Attempt, type AttemptRecord, type GatewayState } from '../../src/pipeline/state';
 import type { AdapterContext } from '../../src/providers/types';
-import { countPromptTokens } from '../../src/tokens/count';
 import { attemptSignal } from './attempt-signal';
 import { defaultPlan } from './plan';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -64,7 +63,7 @@ export default definePlugin<RoutingConfig>({
       const record: AttemptRecord = { provider: a.provider.name, deployment: `${a.provider.name}/${a.deployment.model}`, model: a.model.id, status: 'ok', latencyMs: 0 };
       try {
         if (s.request.stream === true) {
-          const stream = await openStream(callStream(a, transport, ctx, opts), sig, countPromptTokens(a.request));
+          const stream = await openStream(callStream(a, transport, ctx, opts), sig, promptTokens(s));
           s.result = { kind: 'stream', stream };
         } else {
           try {

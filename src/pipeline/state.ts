@@ -1,6 +1,7 @@
 import type { ChatCompletion, ChatRequest } from '../types/openai';
 import type { DeploymentConfig, ModelConfig, ProviderConfig } from '../config/types';
 import type { ChatStream } from '../stream/chat-stream';
+import { countPromptTokens } from '../tokens/count';
 
 /** What the client sent alongside the chat fields, that the gateway consumes itself (spec 4.1, advanced configuration). */
 export interface GatewayRequestOptions {
@@ -77,6 +78,8 @@ export interface GatewayState {
   responseHeaders: Record<string, string>;
   /** Aborted when the client goes away or the gateway gives up on the request. */
   signal: AbortSignal;
+  /** The prompt's token count by the gateway's tokenizer, once computed (see promptTokens()). */
+  promptTokens?: number;
   /** Upstream time spent (ms), so metrics can compute the gateway-added part. */
   upstreamMs: number;
   /** Headers the gateway itself adds to upstream requests (e.g. W3C traceparent). */
@@ -89,4 +92,9 @@ declare module 'koa' {
   interface DefaultState {
     gateway: GatewayState;
   }
+}
+
+/** The request's prompt tokens, counted once per request however many plugins ask. */
+export function promptTokens(s: GatewayState): number {
+  return (s.promptTokens ??= countPromptTokens(s.request));
 }

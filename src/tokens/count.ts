@@ -52,5 +52,6 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
 export function countPromptTokens(req: ChatRequest): number {
   let n = countMessageTokens(req.messages);
   if (req.tools) n += countTextTokens(JSON.stringify(req.tools));
+  if (req.functions) n += countTextTokens(JSON.stringify(req.functions));
   return n;
 }
