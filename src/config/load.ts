@@ -103,6 +103,8 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
     if (providerNames.has(p.name)) problems.push({ pointer: `/providers/${i}/name`, message: `duplicate provider name '${p.name}'` });
     providerNames.add(p.name);
     if (!known.includes(p.type)) problems.push({ pointer: `/providers/${i}/type`, message: `unknown provider type '${p.type}'; known types: ${known.join(', ')}` });
+    // Azure has no default address: each resource has its own.
+    if (p.type === 'azure' && !p.api_base) problems.push({ pointer: `/providers/${i}/api_base`, message: 'an azure provider needs its resource endpoint as api_base (https://<resource>.openai.azure.com)' });
   });
   const modelIds = new Set<string>();
   config.models.forEach((m, i) => {

@@ -78,6 +78,7 @@ plugins: [routing, routing]
 providers:
   - { name: mock, type: mock }
   - { name: mock, type: nosuch }
+  - { name: az, type: azure }
 models:
   - id: a
     deployments: [{ provider: ghost, model: m }]
@@ -86,6 +87,7 @@ models:
 plugins: [routing, routing]
 `);
     expect(p).to.deep.include({ pointer: '/providers/1/name', message: "duplicate provider name 'mock'" });
+    expect(p.find((x) => x.pointer === '/providers/2/api_base')?.message).to.match(/azure provider needs/);
     expect(p.find((x) => x.pointer === '/providers/1/type')?.message).to.match(/unknown provider type 'nosuch'; known types: .*openai.*mock/);
     expect(p).to.deep.include({ pointer: '/models/0/deployments/0/provider', message: "no provider named 'ghost'" });
     expect(p).to.deep.include({ pointer: '/models/1/id', message: "duplicate model id 'a'" });

@@ -12,13 +12,19 @@ export interface ProviderRig {
 /** A loopback mock of one provider, a gateway with model `p/m` on it, and the openai SDK pointed at the gateway. */
 export async function providerRig(type: string, provider: Record<string, unknown> = {}, deployment: Record<string, unknown> = {}): Promise<ProviderRig> {
   const up = await new MockUpstream().start();
-  const gw = await startTestGateway(
-    testConfig({
-      providers: [{ name: 'p', type, api_base: up.url, api_key: 'sk-provider-key', ...provider }],
-      models: [{ id: 'p/m', deployments: [{ provider: 'p', model: 'native-model', ...deployment }] }],
-      plugins: ['routing'],
-    }),
-  );
+  let gw: TestGateway;
+  try {
+    gw = await startTestGateway(
+      testConfig({
+        providers: [{ name: 'p', type, api_base: up.url, api_key: 'sk-provider-key', ...provider }],
+        models: [{ id: 'p/m', deployments: [{ provider: 'p', model: 'native-model', ...deployment }] }],
+        plugins: ['routing'],
+      }),
+    );
+  } catch (e) {
+    await up.stop();
+    throw e;
+  }
   const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
   return { up, gw, client, stop: async () => (await gw.stop(), await up.stop()) };
 }
