@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, toGatewayError } from '../../src/errors';
 import { constantTimeEqual } from '../../src/auth/key-format';
-import { HTTP_OBSERVER, PLUGIN_TIMER, type HttpObserver, type PluginTimer } from '../../src/pipeline/hooks';
+import { HTTP_OBSERVER, addPluginTimer, type HttpObserver, type PluginTimer } from '../../src/pipeline/hooks';
 import type { Usage } from '../../src/types/openai';
 import { createInstruments, statusClass } from './instruments';
 
@@ -36,7 +36,7 @@ export default definePlugin<MetricsConfig>({
     const registry = services.metrics;
     const m = createInstruments(registry, config.key_label);
     const timer: PluginTimer = (plugin, seconds) => m.plugin.observe({ plugin }, seconds);
-    services.shared.set(PLUGIN_TIMER, timer);
+    addPluginTimer(services.shared, timer);
     const http: HttpObserver = (route, method, status) => m.http.inc({ route, method, status_class: statusClass(status) });
     services.shared.set(HTTP_OBSERVER, http);
     services.store.db.observer = (op, seconds, failed) => {

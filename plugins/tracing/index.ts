@@ -2,6 +2,7 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { toGatewayError } from '../../src/errors';
 import type { Usage } from '../../src/types/openai';
 import { createTracer, type TracingSetup } from './sdk';
+import { addPluginTimer } from '../../src/pipeline/hooks';
 import { messagesForSpan, requestAttributes, usageAttributes } from './attributes';
 
 export interface TracingConfig {
@@ -37,9 +38,17 @@ export default definePlugin<TracingConfig>({
       sample_ratio: { type: 'number', minimum: 0, maximum: 1, default: 1 },
     },
   },
-  setup(config) {
+  setup(config, services) {
     const t: TracingSetup = createTracer(config);
     const { api, tracer } = t;
+    const SPAN = 'tracing.span';
+    // Plugin spans: one per plugin a traced request passed, under the request's span, with
+    // the plugin's own time as an attribute (its span covers the plugins after it too).
+    addPluginTimer(services.shared, (plugin, seconds, startedAtMs, totalMs, ctx) => {
+      const parent = ctx.state.gateway?.extensions[SPAN] as import('@opentelemetry/api').Context | undefined;
+      if (!parent || plugin === 'tracing') return;
+      tracer.startSpan(`plugin ${plugin}`, { startTime: startedAtMs, attributes: { 'gateway.plugin': plugin, 'gateway.plugin.self_seconds': seconds } }, parent).end(startedAtMs + totalMs);
+    });
     return {
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
@@ -47,6 +56,7 @@ export default definePlugin<TracingConfig>({
         const span = tracer.startSpan(`chat ${s.model.id}`, { kind: api.SpanKind.SERVER, attributes: requestAttributes(s) }, parent);
         if (config.capture_content) span.setAttribute('gen_ai.input.messages', messagesForSpan(s.request.messages));
         const spanCtx = api.trace.setSpan(parent, span);
+        s.extensions[SPAN] = spanCtx;
         s.attemptHooks = [
           ...(s.attemptHooks ?? []),
           (attempt) => {

@@ -35,6 +35,7 @@ export function compose(chain: readonly NamedMiddleware[], timer?: PluginTimer):
 
 function timed(c: NamedMiddleware, timer: PluginTimer): GatewayMiddleware {
   return async (ctx, next) => {
+    const startedAt = Date.now();
     const start = performance.now();
     let inner = 0;
     try {
@@ -47,7 +48,8 @@ function timed(c: NamedMiddleware, timer: PluginTimer): GatewayMiddleware {
         }
       });
     } finally {
-      timer(c.name, (performance.now() - start - inner) / 1000);
+      const total = performance.now() - start;
+      timer(c.name, (total - inner) / 1000, startedAt, total, ctx);
     }
   };
 }

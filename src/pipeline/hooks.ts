@@ -1,11 +1,31 @@
+import type { GatewayContext } from './plugin';
+
 /**
  * Hooks the core calls when a plugin has registered them in services.shared at setup
  * (the metrics plugin does). Unregistered, they cost nothing.
  */
 
-/** Told each plugin's own time (seconds, excluding the plugins after it) when a request has passed it. */
-export type PluginTimer = (plugin: string, seconds: number) => void;
+/**
+ * Told, when a request has passed a plugin: its name, its own time in seconds (excluding
+ * the plugins after it), when it started and its whole time (epoch ms, ms), and the request.
+ * Several plugins may time the chain: add yours with addPluginTimer.
+ */
+export type PluginTimer = (plugin: string, seconds: number, startedAtMs: number, totalMs: number, ctx: GatewayContext) => void;
 export const PLUGIN_TIMER = 'pipeline.timer';
+
+/** Register a timer beside any already registered (metrics and tracing both time plugins). */
+export function addPluginTimer(shared: Map<string, unknown>, timer: PluginTimer): void {
+  const prev = shared.get(PLUGIN_TIMER) as PluginTimer | undefined;
+  shared.set(
+    PLUGIN_TIMER,
+    prev
+      ? (...a: Parameters<PluginTimer>) => {
+          prev(...a);
+          timer(...a);
+        }
+      : timer,
+  );
+}
 
 /** Told of every HTTP request: the route pattern (never the raw path), method, status, seconds. */
 export type HttpObserver = (route: string, method: string, status: number, seconds: number) => void;

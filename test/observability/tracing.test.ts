@@ -49,7 +49,7 @@ describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
       testConfig({
         providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }, { name: 'up2', type: 'openai', api_base: `${up.url}/v1` }],
         models: [{ id: 'up/model', deployments: [{ provider: 'up', model: 'gpt-a' }, { provider: 'up2', model: 'gpt-b', weight: 0.000001 }] }],
-        plugins: [{ tracing: { endpoint: otlp.url, capture_content: false } }, 'routing'],
+        plugins: ['metrics', { tracing: { endpoint: otlp.url, capture_content: false } }, 'fallback', 'routing'],
       }),
     );
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -97,6 +97,10 @@ describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
     const sent = up.requests.slice(0, 2).map((r) => r.headers.traceparent as string);
     expect(sent.map((h) => h.split('-')[1])).to.deep.equal([traceId, traceId]);
     expect(sent.map((h) => h.split('-')[2]).sort()).to.deep.equal(children.map((c) => c.spanId).sort());
+    // One span per plugin the request passed, under the request's span.
+    const pluginSpans = otlp.spans.filter((s) => s.traceId === traceId && s.name.startsWith('plugin '));
+    expect(pluginSpans.map((s) => s.name).sort()).to.deep.equal(['plugin fallback', 'plugin metrics', 'plugin routing']);
+    for (const p of pluginSpans) expect(p.parentSpanId).to.equal(plain.spanId);
     const streamed = requests.find((s) => s.traceId !== traceId)!;
     expect(streamed.parentSpanId ?? '').to.equal('');
     expect(attr(streamed, 'gen_ai.usage.output_tokens')).to.equal(1);
