@@ -22,6 +22,8 @@ export interface Db {
   all<T = Record<string, unknown>>(sql: Sql, params?: readonly Param[]): Promise<T[]>;
   get<T = Record<string, unknown>>(sql: Sql, params?: readonly Param[]): Promise<T | undefined>;
   run(sql: Sql, params?: readonly Param[]): Promise<RunResult>;
+  /** A single write that may be committed together with others (SQLite group commit); resolves once durable. */
+  write(sql: Sql, params?: readonly Param[]): Promise<RunResult>;
   /** Several statements, no parameters (migrations). */
   exec(sql: Sql): Promise<void>;
   /** Run fn inside one transaction; it commits when fn resolves and rolls back when it throws. */

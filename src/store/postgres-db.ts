@@ -49,6 +49,9 @@ export class PostgresDb implements Db {
   async exec(sql: Sql): Promise<void> {
     await this.pool.query(pick(sql, 'postgres'));
   }
+  write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
+    return this.run(sql, params);
+  }
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     return observed(this, 'tx', () => this.transaction(fn));
   }
@@ -86,6 +89,9 @@ class PostgresTx implements Db {
   }
   async exec(sql: Sql): Promise<void> {
     await this.client.query(pick(sql, 'postgres'));
+  }
+  write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
+    return this.run(sql, params);
   }
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     return fn(this);

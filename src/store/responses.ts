@@ -17,7 +17,7 @@ export class ResponseRepo {
   constructor(private readonly db: Db) {}
 
   async put(r: StoredResponse): Promise<void> {
-    await this.db.run(
+    await this.db.write(
       'INSERT INTO responses (id, account_id, model, status, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body, expires_at = excluded.expires_at',
       [r.id, r.accountId, r.model, r.status, JSON.stringify(r.body), r.createdAt, r.expiresAt],
     );

@@ -81,25 +81,67 @@ export class SqliteDb implements Db {
     return observed(this, 'tx', () => this.transaction(fn));
   }
 
-  private async transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
+    return this.tx((t) => t.run(sql, params));
+  }
+
+  private pending: Array<{ fn: (db: Db) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
+  private flushScheduled = false;
+
+  /**
+   * Group commit: transactions begun in the same turn of the event loop run one after
+   * another inside one BEGIN ... COMMIT, each in its own savepoint (so each commits or
+   * rolls back whole, as before), and every caller is answered after the one COMMIT.
+   * Nothing is acknowledged before it is committed; there is one WAL commit per batch
+   * instead of one per transaction.
+   */
+  private transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.pending.splice(0);
     await this.idle();
     let release!: () => void;
     this.lock = new Promise<void>((r) => (release = r));
     const inner = new SqliteTx(this);
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       this.db.exec('BEGIN IMMEDIATE');
-      try {
-        const out = await fn(inner);
-        this.db.exec('COMMIT');
-        return out;
-      } catch (e) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw e;
+      for (const item of batch) {
+        this.db.exec('SAVEPOINT item');
+        try {
+          const value = await item.fn(inner);
+          this.db.exec('RELEASE item');
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          this.db.exec('ROLLBACK TO item');
+          this.db.exec('RELEASE item');
+          outcomes.push({ ok: false, error });
+        }
       }
+      this.db.exec('COMMIT');
+    } catch (e) {
+      // The batch could not commit: nobody in it is told success.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      outcomes.length = 0;
+      for (let i = 0; i < batch.length; i++) outcomes.push({ ok: false, error: e });
     } finally {
       this.lock = null;
       release();
     }
+    batch.forEach((item, i) => {
+      const o = outcomes[i];
+      if (o.ok) item.resolve(o.value);
+      else item.reject(o.error);
+    });
   }
 
   /** Statements issued by the transaction holder itself skip the lock. */
@@ -121,6 +163,9 @@ export class SqliteDb implements Db {
 class SqliteTx implements Db {
   readonly dialect = 'sqlite' as const;
   constructor(private readonly owner: SqliteDb) {}
+  write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
+    return this.run(sql, params);
+  }
   async all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
     return this.owner.runLocked('all', sql, params) as T[];
   }

@@ -57,6 +57,23 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
       expect(await store.keys.get(hash)).to.equal(undefined);
     });
 
+    it('concurrent transactions each commit or roll back whole, also when committed together', async () => {
+      const a = await store.accounts.create({ name: 'group', credits: 0 });
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          store.db.tx(async (t) => {
+            await t.run('UPDATE accounts SET credits = credits + 1 WHERE id = ?', [a.id]);
+            if (i % 5 === 0) throw new Error(`refused ${i}`);
+            await t.run('UPDATE accounts SET credits = credits + 10 WHERE id = ?', [a.id]);
+            return i;
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 'rejected')).to.have.length(4);
+      expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value)).to.have.length(16);
+      expect((await store.accounts.get(a.id))!.credits).to.equal(16 * 11);
+    });
+
     it('rolls a transaction back whole', async () => {
       const a = await store.accounts.create({ name: 'tx', credits: 100 });
       await store.db
