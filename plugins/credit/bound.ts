@@ -153,3 +153,8 @@ export function worstCase(b: TokenBound, inputWeight: number, outputWeight: numb
 export function maxRequestTokens(request: ChatRequest, model: ModelConfig, providerType: string, options: Record<string, unknown> = {}): number {
   return worstCase(requestTokenBound(request, model, providerType, options), 1, 1);
 }
+
+/** The most one attempt can cost at `price` (nano-credits): the request fee plus the worst prompt/output split. */
+export function costBound(price: { prompt: number; completion: number; request: number }, b: TokenBound): number {
+  return Math.min(Number.MAX_SAFE_INTEGER, price.request + worstCase(b, price.prompt, price.completion));
+}

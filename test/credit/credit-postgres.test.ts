@@ -33,15 +33,16 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
     for (const p of procs) await p.stop();
   });
 
-  it('exactly N of 200 concurrent requests succeed, split over both processes; nothing overspent; ledger = records', async () => {
+  it('of 200 concurrent requests split over both processes at least N succeed; nothing overspent; ledger = records', async () => {
     const N = 23;
-    const { body, cost } = exactRequest();
-    const { key, accountId, hash } = await makeAccountKey(procs[0], { credits: 1000, limit: fromNano(N * cost) });
+    const { body, cost, reserve } = exactRequest();
+    const { key, accountId, hash } = await makeAccountKey(procs[0], { credits: 1000, limit: fromNano(N * reserve) });
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => postJson(`${procs[i % 2].url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }).then(async (r) => (r.status === 200 || r.status === 402 ? r.status : `${r.status} ${await r.text()}`))));
     if (results.some((s) => s !== 200 && s !== 402)) console.log(procs[0].output().split("\n").filter((l) => l.includes("unhandled")).slice(0, 2).join("\n"));
     expect(results.filter((s) => s !== 200 && s !== 402)).to.deep.equal([]);
-    expect(results.filter((s) => s === 200)).to.have.length(N);
-    expect(results.filter((s) => s === 402)).to.have.length(200 - N);
+    const ok = results.filter((s) => s === 200).length;
+    expect(ok).to.be.within(N, Math.floor((N * reserve) / cost));
+    expect(results.filter((s) => s === 402)).to.have.length(200 - ok);
     const db = new Client({ connectionString: url });
     await db.connect();
     try {
@@ -52,13 +53,13 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
       }
       expect(open).to.equal(0);
       const k = (await db.query('SELECT usage, reserved, credit_limit FROM api_keys WHERE hash = $1', [hash])).rows[0];
-      expect(Number(k.usage)).to.equal(N * cost);
+      expect(Number(k.usage)).to.equal(ok * cost);
       expect(Number(k.usage)).to.be.at.most(Number(k.credit_limit));
       expect(Number(k.reserved)).to.equal(0);
       const ledger = Number((await db.query('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1', [accountId])).rows[0].s);
       const records = Number((await db.query('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1', [accountId])).rows[0].s);
       expect(ledger).to.equal(records);
-      expect(records).to.equal(N * cost);
+      expect(records).to.equal(ok * cost);
     } finally {
       await db.end();
     }
