@@ -128,7 +128,9 @@ export function requestTokenBound(request: ChatRequest, model: ModelConfig, prov
   const ctx = model.context_length;
   const asked = [request.max_tokens, request.max_completion_tokens].filter((v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0);
   const output = Math.min(asked.length > 0 ? Math.max(...asked) : model.max_output_tokens ?? ctx, ctx);
-  const n = typeof request.n === 'number' && Number.isInteger(request.n) && request.n > 1 ? request.n : 1;
+  // A lenient upstream may coerce "8" or 7.5 into a count: bound what it could make of it.
+  const asN = typeof request.n === 'string' ? Number(request.n) : request.n;
+  const n = typeof asN === 'number' && Number.isFinite(asN) && asN > 1 ? Math.ceil(asN) : 1;
   return { input: w.unbounded !== null ? ctx : Math.min(input, ctx), output, n, contextLength: ctx, unbounded: w.unbounded };
 }
 
