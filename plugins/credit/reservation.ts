@@ -31,7 +31,9 @@ export function planReservation(plan: AttemptPlan, options: Record<string, unkno
     done.add(key);
     seen.set(a.request, done);
     const b = requestTokenBound(a.request, a.model, a.provider.type, options);
-    if (b.unbounded !== null) unbounded ??= { param: b.unbounded, model: a.model };
+    // Remember the first such item, or one on a model whose operator chose to refuse it.
+    const refuses = (m: ModelConfig) => m.credit_bound?.unbounded_items === 'refuse';
+    if (b.unbounded !== null && (unbounded === null || (refuses(a.model) && !refuses(unbounded.model)))) unbounded = { param: b.unbounded, model: a.model };
     const cost = costBound(priceOf(a.model), b);
     caps.set(a.model.id, Math.max(caps.get(a.model.id) ?? 0, cost));
   }
