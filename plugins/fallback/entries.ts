@@ -5,19 +5,20 @@ import { validateChatRequest } from '../../src/request/validate';
 import { countPromptTokens } from '../../src/tokens/count';
 import type { ChatRequest } from '../../src/types/openai';
 
-const GATEWAY_FIELD_SET: ReadonlySet<string> = new Set(GATEWAY_FIELDS);
+/** Fields a fallback entry may not set: the gateway's own, and stream (routing reads it from the request once). */
+const NOT_OVERRIDABLE: ReadonlySet<string> = new Set([...GATEWAY_FIELDS, 'stream', 'stream_options']);
 
 /**
  * The parameter overrides of a `fallbacks` entry `{model, ...overrides}`, copied key by key
  * (never a prototype key). Gateway fields (api_key, fallbacks, metadata, ...) cannot be set
- * per fallback: they would reach the upstream as body fields.
+ * per fallback (they would reach the upstream as body fields), nor can stream.
  */
 export function entryOverrides(entry: Record<string, unknown>, i: number): Record<string, unknown> {
   const problems: GatewayError[] = [];
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(entry)) {
     if (k === 'model') continue;
-    if (PROTOTYPE_KEYS.has(k) || GATEWAY_FIELD_SET.has(k)) problems.push(errors.invalidRequest(`'${k}' cannot be set in a fallback entry`, `fallbacks[${i}].${k}`, 'invalid_fallback'));
+    if (PROTOTYPE_KEYS.has(k) || NOT_OVERRIDABLE.has(k)) problems.push(errors.invalidRequest(`'${k}' cannot be set in a fallback entry`, `fallbacks[${i}].${k}`, 'invalid_fallback'));
   }
   if (problems.length > 0) throw combine(problems);
   for (const k of ownSafeKeys(entry)) if (k !== 'model') out[k] = entry[k];
