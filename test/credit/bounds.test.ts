@@ -275,4 +275,12 @@ describe('credit limits hold against any request (issue 13)', function () {
     const [g] = await gw.services.store.generations.list({ accountId: k.accountId, limit: 1 });
     expect(g.promptTokens).to.be.greaterThan(0);
   });
+
+  it('a chain with fallback after credit is refused at boot (credit would not see the plan)', async () => {
+    const err = await startTestGateway(creditConfig({ plugins: ['auth', 'credit', 'fallback', 'routing'] })).then(
+      (g) => g.stop().then(() => null),
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message ?? '').to.match(/'fallback' must come before 'credit'/);
+  });
 });
