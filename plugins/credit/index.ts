@@ -1,13 +1,21 @@
+import { Counter } from 'prom-client';
 import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
-import { promptTokens } from '../../src/pipeline/state';
+import { promptTokens, type AttemptPlan } from '../../src/pipeline/state';
 import { errors, toGatewayError } from '../../src/errors';
+import { ConfigError } from '../../src/config/load';
+import type { ModelConfig } from '../../src/config/types';
 import { fromNano } from '../../src/store/money';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
+import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
 import { newCompletionId } from '../routing/index';
-import { effectivePrice, maxCost, modelPrice, usageCost, type Price } from './price';
+import { defaultPlan } from '../routing/plan';
+import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration } from './record';
 import { registerGenerationRoutes } from './routes';
+import { metadataProblem } from './metadata';
+import { planReservation } from './reservation';
+import { chargeFor, type Charge } from './usage-check';
 
 export interface CreditConfig {
   /** Release reservations this old at start-up and every minute (a crashed replica's); 0 = the request timeout cap plus a minute. */
@@ -25,11 +33,31 @@ function completionUsage(body: ChatCompletion, promptTokens: number): Usage {
   return { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
 }
 
+/** Write the checked counts and the cost onto the usage object the client gets (in place: the stream writer holds it). */
+function showCharge(target: Usage, c: Charge): void {
+  target.prompt_tokens = c.usage.prompt_tokens;
+  target.completion_tokens = c.usage.completion_tokens;
+  target.total_tokens = c.usage.total_tokens;
+  if (c.usage.prompt_tokens_details) target.prompt_tokens_details = c.usage.prompt_tokens_details;
+  if (c.usage.completion_tokens_details) target.completion_tokens_details = c.usage.completion_tokens_details;
+  target.cost = fromNano(c.cost);
+}
+
+/** The plan must be final when credit reserves for it: a plan-writing plugin after credit is a configuration error. */
+function checkChainOrder(names: readonly string[]): void {
+  const credit = names.indexOf('credit');
+  const fallback = names.indexOf('fallback');
+  if (credit >= 0 && fallback > credit) {
+    throw new ConfigError([{ pointer: `/plugins/${fallback}`, message: "plugin 'fallback' must come before 'credit': credit reserves for every attempt of the plan fallback writes" }], 'plugins');
+  }
+}
+
 /**
- * Credit metering: reserve the most a request can cost before the upstream call (402 and
- * nothing sent when the account or key cannot cover it), settle to the real cost after,
- * for plain answers and streams alike (also cut or broken ones), and write the
- * generation record. Every answer's usage carries `cost` in credits.
+ * Credit metering: reserve an upper bound of what the request can cost, over every attempt
+ * of its plan, before the upstream call (402 and nothing sent when the account or key cannot
+ * cover it), settle to the checked real cost capped at that bound (the excess is an overrun,
+ * recorded, counted and logged), for plain answers and streams alike (also cut or broken
+ * ones), and write the generation record. Every answer's usage carries `cost` in credits.
  */
 export default definePlugin<CreditConfig>({
   name: 'credit',
@@ -42,8 +70,9 @@ export default definePlugin<CreditConfig>({
     properties: { stale_reservation_ms: { type: 'integer', minimum: 0, default: 0 } },
   },
   async setup(config, services) {
-    const { store, logger } = services;
-    const prices = new Map<string, Price>(services.models.all().map((m) => [m.id, modelPrice(m)]));
+    const { store, logger, models } = services;
+    checkChainOrder(services.config.plugins.map((p) => p.name));
+    const prices = new Map<string, Price>(models.all().map((m) => [m.id, modelPrice(m)]));
     const staleMs = config.stale_reservation_ms || services.config.server.max_request_timeout_s * 1000 + 60_000;
     // One process on SQLite owns every reservation: all of them are left over from before.
     const released = await store.credit.releaseStale(store.driver === 'sqlite' ? 0 : staleMs);
@@ -51,13 +80,31 @@ export default definePlugin<CreditConfig>({
     const sweeper = setInterval(() => void store.credit.releaseStale(staleMs).catch((e: unknown) => logger.error({ err: e }, 'reservation sweep failed')), 60_000);
     sweeper.unref();
     registerGenerationRoutes(services.router, store, services.shared);
+    const registers = [services.metrics];
+    const overruns = new Counter({ name: 'gateway_credit_overrun_total', help: 'Answers whose upstream usage exceeded the reservation or was malformed, by model and reason', labelNames: ['model', 'reason'], registers });
+    const overrunCredits = new Counter({ name: 'gateway_credit_overrun_credits_total', help: 'Credits of upstream usage beyond the reservation, carried by the operator, by model', labelNames: ['model'], registers });
 
-    async function settle(ctx: GatewayContext, reservation: string, out: Parameters<typeof buildGeneration>[1]): Promise<void> {
+    type Outcome = Parameters<typeof buildGeneration>[1];
+    async function settle(ctx: GatewayContext, reservation: string, out: Outcome, charge: Charge | null): Promise<void> {
+      const gen = buildGeneration(ctx, out);
+      const overrun = charge?.reason ? { amount: charge.overrun, reason: charge.reason } : null;
       try {
-        await store.credit.settle(reservation, out.cost, buildGeneration(ctx, out));
+        await store.credit.settle(reservation, out.cost, gen, overrun);
       } catch (e) {
-        // The answer has gone out; the reservation stays and the sweep releases it.
-        logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'credit settlement failed');
+        // Nothing the client sent may keep the charge from landing: once more without the client's free-form fields.
+        logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'credit settlement failed; retrying without client fields');
+        try {
+          await store.credit.settle(reservation, out.cost, { ...gen, metadata: null, user: null, appReferer: null, appTitle: null }, overrun);
+        } catch (e2) {
+          // The answer has gone out; the reservation stays and the sweep releases it.
+          logger.error({ err: e2, requestId: ctx.state.gateway.requestId }, 'credit settlement failed');
+          return;
+        }
+      }
+      if (overrun) {
+        overruns.inc({ model: gen.model, reason: overrun.reason });
+        overrunCredits.inc({ model: gen.model }, fromNano(overrun.amount));
+        logger.warn({ requestId: ctx.state.gateway.requestId, generationId: gen.id, model: gen.model, provider: gen.provider, charged: fromNano(out.cost), overrun: fromNano(overrun.amount), reason: overrun.reason }, 'upstream usage beyond the reservation: charge capped');
       }
     }
 
@@ -66,55 +113,70 @@ export default definePlugin<CreditConfig>({
         const s = ctx.state.gateway;
         const principal = s.principal;
         if (!principal) throw errors.internal();
+        const bad = metadataProblem(s.options.metadata);
+        if (bad) throw bad;
         s.extensions.completionId ??= newCompletionId();
-        const base = prices.get(s.model.id) as Price;
         const wantsCustom = s.options.input_cost_per_token !== undefined || s.options.output_cost_per_token !== undefined;
         const customAllowed = wantsCustom ? Boolean((await store.accounts.get(principal.accountId))?.customPricing) : false;
-        let price = wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
-        const promptCount = promptTokens(s);
-        const r = await store.credit.reserve(principal.accountId, principal.keyHash, maxCost(price, promptCount, s.request, s.model));
+        const priceOf = (m: ModelConfig): Price => {
+          const base = prices.get(m.id) ?? modelPrice(m);
+          return wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
+        };
+        // Without a fallback plugin, routing would make this same plan: make it here and hand it on, fixed.
+        const plan: AttemptPlan = s.plan ?? defaultPlan(s, s.model, models, services.shared.get(HEALTH) as DeploymentHealth | undefined);
+        Object.defineProperty(s, 'plan', { value: plan, writable: false, enumerable: true, configurable: false });
+        const planned = planReservation(plan, s.options, priceOf);
+        if (planned.unbounded && planned.unbounded.model.credit_bound?.unbounded_items === 'refuse') {
+          const key = await store.keys.get(principal.keyHash);
+          if (key?.limit !== null && key?.limit !== undefined) {
+            throw errors.invalidRequest(`${planned.unbounded.param} has no known token maximum on model '${planned.unbounded.model.id}', so a key with a credit limit cannot send it`, planned.unbounded.param, 'unbounded_item');
+          }
+        }
+        const most = fromNano(planned.amount);
+        const r = await store.credit.reserve(principal.accountId, principal.keyHash, planned.amount);
         if (!r.ok) {
           throw r.limit === 'account'
-            ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${fromNano(maxCost(price, promptCount, s.request, s.model))} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
-            : errors.insufficientCredits('key_limit_exceeded', `This key's credit limit does not cover this request (${fromNano(r.available)} credits left in its limit). Raise the limit or lower max_tokens.`);
+            ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${most} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
+            : errors.insufficientCredits('key_limit_exceeded', `This key's credit limit does not cover this request (at most ${most} credits; ${fromNano(r.available)} left in its limit). Raise the limit or lower max_tokens.`);
         }
         try {
           await next();
         } catch (e) {
           const err = toGatewayError(e);
-          await settle(ctx, r.id, { usage: null, cost: 0, finishReason: null, streamed: s.request.stream === true, cancelled: s.signal.aborted, status: 'error', errorCode: err.code, firstContentAt: null });
+          await settle(ctx, r.id, { usage: null, cost: 0, finishReason: null, streamed: s.request.stream === true, cancelled: s.signal.aborted, status: 'error', errorCode: err.code, firstContentAt: null }, null);
           throw e;
         }
-        // A fallback model is billed at its own price (the reservation was made at the first model's).
+        // The attempt that answered is billed at its own model's price, capped at its own bound.
         const served = s.attempts[s.attempts.length - 1]?.model;
-        if (served && served !== s.model.id && !wantsCustom) price = prices.get(served) ?? price;
+        const servedModel = (served && models.get(served)) || s.model;
+        const price = priceOf(servedModel);
+        const cap = planned.caps.get(servedModel.id) ?? planned.amount;
         const result = s.result;
         if (result?.kind === 'completion') {
-          const usage = completionUsage(result.body, promptCount);
-          const cost = usageCost(price, usage);
-          result.body.usage = { ...usage, cost: fromNano(cost) };
-          await settle(ctx, r.id, { usage, cost, finishReason: result.body.choices[0]?.finish_reason ?? null, streamed: false, cancelled: false, status: 'completed', errorCode: null, firstContentAt: null });
+          const charge = chargeFor(price, completionUsage(result.body, promptTokens(s)), cap);
+          if (result.body.usage) showCharge(result.body.usage, charge);
+          else result.body.usage = { ...charge.usage, cost: fromNano(charge.cost) };
+          await settle(ctx, r.id, { usage: charge.usage, cost: charge.cost, finishReason: result.body.choices[0]?.finish_reason ?? null, streamed: false, cancelled: false, status: 'completed', errorCode: null, firstContentAt: null }, charge);
         } else if (result?.kind === 'stream') {
-          let charged: number | null = null;
+          let charged: Charge | null = null;
           result.stream.observe({
             name: 'credit',
             onChunk(chunk) {
               if (chunk.choices.length === 0 && chunk.usage) {
-                charged = usageCost(price, chunk.usage);
-                chunk.usage.cost = fromNano(charged);
+                charged = chargeFor(price, chunk.usage, cap);
+                showCharge(chunk.usage, charged);
               }
             },
             onEnd: (end) => {
-              const usage = end.usage;
-              const cost = end.error === null && !end.cancelled && charged !== null ? charged : usage ? usageCost(price, usage) : 0;
+              const charge: Charge | null = end.error === null && !end.cancelled && charged !== null ? charged : end.usage ? chargeFor(price, end.usage, cap) : null;
               return settle(ctx, r.id, {
-                usage, cost, finishReason: end.finishReasons[0] ?? null, streamed: true, cancelled: end.cancelled,
+                usage: charge?.usage ?? null, cost: charge?.cost ?? 0, finishReason: end.finishReasons[0] ?? null, streamed: true, cancelled: end.cancelled,
                 status: end.error || end.cancelled ? 'incomplete' : 'completed', errorCode: end.error?.code ?? null, firstContentAt: end.firstContentAt,
-              });
+              }, charge);
             },
           });
         } else {
-          await settle(ctx, r.id, { usage: null, cost: 0, finishReason: null, streamed: false, cancelled: false, status: 'error', errorCode: 'no_result', firstContentAt: null });
+          await settle(ctx, r.id, { usage: null, cost: 0, finishReason: null, streamed: false, cancelled: false, status: 'error', errorCode: 'no_result', firstContentAt: null }, null);
         }
       },
       close() {

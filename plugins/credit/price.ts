@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../../src/config/types';
-import type { ChatRequest, Usage } from '../../src/types/openai';
+import type { Usage } from '../../src/types/openai';
 import { NANO } from '../../src/store/money';
 
 /** Per-token prices in nano-credits (integers), so every cost is an exact integer. */
@@ -22,15 +22,6 @@ export function effectivePrice(base: Price, options: Record<string, unknown>, cu
   const input = custom(options.input_cost_per_token, base.prompt);
   const output = custom(options.output_cost_per_token, base.completion);
   return customAllowed ? { ...base, prompt: input, completion: output } : { ...base, prompt: Math.max(input, base.prompt), completion: Math.max(output, base.completion) };
-}
-
-/** The most a request can cost: its prompt, plus every choice using its whole output allowance. */
-export function maxCost(price: Price, promptTokens: number, req: ChatRequest, model: ModelConfig): number {
-  const asked = req.max_completion_tokens ?? req.max_tokens;
-  const room = Math.max(0, model.context_length - promptTokens);
-  const out = typeof asked === 'number' && asked >= 0 ? Math.min(asked, room) : Math.min(model.max_output_tokens ?? room, room);
-  const n = typeof req.n === 'number' && req.n > 0 ? req.n : 1;
-  return price.request + promptTokens * price.prompt + out * n * price.completion;
 }
 
 export function usageCost(price: Price, u: Usage): number {

@@ -3,6 +3,7 @@ import { errors } from '../../src/errors';
 import { getAuthenticate } from '../../src/auth/contract';
 import type { Store } from '../../src/store/index';
 import { generationJson } from '../../src/store/generations';
+import { fromNano } from '../../src/store/money';
 
 const PERIODS: Record<string, number> = { day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 };
 
@@ -17,7 +18,9 @@ export function registerGenerationRoutes(router: Router, store: Store, shared: M
     const g = await store.generations.get(id);
     // Another account's record is as unknown as a missing one.
     if (!g || (!p.isAdmin && g.accountId !== p.accountId)) throw errors.notFound('generation_not_found', `No generation '${id}'`, 'id');
-    ctx.body = { data: generationJson(g) };
+    // Usage the upstream reported beyond the reservation (or malformed): what the operator carried, and why.
+    const overrun = await store.credit.overrun(g.id);
+    ctx.body = { data: { ...generationJson(g), overrun: overrun ? { credits: fromNano(overrun.amount), reason: overrun.reason } : null } };
   });
 
   // The caller's own generation records, newest first; ?user= and ?metadata.<key>=<value> filter them.

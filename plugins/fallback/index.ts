@@ -6,6 +6,7 @@ import type { ChatRequest } from '../../src/types/openai';
 import { DeploymentHealth, HEALTH, type HealthOptions } from '../../src/routing/health';
 import { orderDeployments } from '../../src/routing/strategies';
 import { OVERRIDE_FIELDS, overrideTargets } from './overrides';
+import { checkFallbackRequest, entryOverrides } from './entries';
 
 export interface FallbackConfig {
   /** Retries per model when neither the request (`num_retries`) nor the model says. */
@@ -103,10 +104,7 @@ export default definePlugin<FallbackConfig>({
         if (Array.isArray(o.fallbacks)) {
           (o.fallbacks as Array<string | Record<string, unknown>>).forEach((f, i) => {
             if (typeof f === 'string') fallbackSpecs.push({ id: f, overrides: {}, param: `fallbacks[${i}]` });
-            else {
-              const { model, ...rest } = f;
-              fallbackSpecs.push({ id: String(model), overrides: rest, param: `fallbacks[${i}].model` });
-            }
+            else fallbackSpecs.push({ id: String(f.model), overrides: entryOverrides(f, i), param: `fallbacks[${i}].model` });
           });
         } else if (Array.isArray(o.models)) {
           (o.models as string[]).forEach((id, i) => id !== s.model.id && fallbackSpecs.push({ id, overrides: {}, param: `models[${i}]` }));
@@ -128,9 +126,11 @@ export default definePlugin<FallbackConfig>({
         } else {
           attempts = group(s.model, s.request, retriesFor(s, s.model));
         }
-        for (const f of fallbackSpecs) {
+        for (const [i, f] of fallbackSpecs.entries()) {
           const m = resolve(f.id, f.param);
-          attempts.push(...group(m, { ...s.request, ...f.overrides, model: m.id } as ChatRequest, retriesFor(s, m)));
+          const request = { ...s.request, ...f.overrides, model: m.id } as ChatRequest;
+          checkFallbackRequest(request, f.overrides, i, m);
+          attempts.push(...group(m, request, retriesFor(s, m)));
         }
         s.plan = { attempts, backoff, ...(contextAttempts ? { contextFallback: contextAttempts } : {}) };
         await next();

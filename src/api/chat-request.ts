@@ -22,6 +22,14 @@ export interface SplitRequest {
   options: GatewayRequestOptions;
 }
 
+/** Keys that reach an object's prototype when assigned: never copied from a body into another object. */
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The body's own keys minus prototype keys: the one safe way to copy a parsed body field by field. */
+export function ownSafeKeys(v: Record<string, unknown>): string[] {
+  return Object.keys(v).filter((k) => !PROTOTYPE_KEYS.has(k));
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -43,11 +51,14 @@ export function splitChatRequest(body: unknown, limits: { defaultTimeoutS: numbe
   if (body.timeout !== undefined && (typeof body.timeout !== 'number' || !(body.timeout > 0))) {
     problems.push(errors.invalidRequest('timeout must be a positive number of seconds', 'timeout', 'invalid_timeout'));
   }
+  for (const key of Object.keys(body)) {
+    if (PROTOTYPE_KEYS.has(key)) problems.push(errors.invalidRequest(`A body field may not be named '${key}'`, key, 'invalid_field'));
+  }
   if (problems.length > 0) throw combine(problems);
 
   const request: Record<string, unknown> = {};
   const options: GatewayRequestOptions = { timeoutMs: 0 };
-  for (const key in body) {
+  for (const key of ownSafeKeys(body)) {
     if (GATEWAY_FIELD_SET.has(key)) options[key] = body[key];
     else request[key] = body[key];
   }

@@ -57,6 +57,17 @@ const model = {
         context_window_fallback: { type: 'string', minLength: 1 },
       },
     },
+    /** How the credit plugin bounds items it cannot count from text (plugins/credit/README.md); defaults per provider type. */
+    credit_bound: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        image_tokens: { type: 'object', additionalProperties: false, required: ['low', 'high'], properties: { low: { type: 'integer', minimum: 0 }, high: { type: 'integer', minimum: 0 } } },
+        audio_tokens: { type: 'integer', minimum: 0 },
+        file_tokens: { type: 'integer', minimum: 0 },
+        unbounded_items: { enum: ['refuse', 'context_length'] },
+      },
+    },
   },
 } as const;
 

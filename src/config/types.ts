@@ -53,6 +53,14 @@ export interface PricingConfig {
   request?: number;
 }
 
+export interface CreditBoundConfig {
+  image_tokens?: { low: number; high: number };
+  audio_tokens?: number;
+  file_tokens?: number;
+  /** An item with no known maximum: refuse it for keys with a credit limit, or reserve the context length. */
+  unbounded_items?: 'refuse' | 'context_length';
+}
+
 export interface ModelConfig {
   id: string;
   owned_by: string;
@@ -63,6 +71,8 @@ export interface ModelConfig {
   deployments: DeploymentConfig[];
   supported_params?: string[];
   unsupported_params?: 'drop' | 'reject';
+  /** Per-item token maxima the credit plugin reserves for (see plugins/credit/README.md). */
+  credit_bound?: CreditBoundConfig;
   routing?: { strategy: 'weighted' | 'latency' | 'least_busy' | 'cost' | 'priority'; num_retries?: number; fallbacks?: string[]; context_window_fallback?: string };
   [k: string]: unknown;
 }

@@ -108,7 +108,8 @@ export const gatewayOptionsSchema = {
     timeout: { type: 'number', exclusiveMinimum: 0 },
     headers: stringMap,
     extra_headers: stringMap,
-    metadata: { type: 'object' },
+    // OpenAI's rule: at most 16 keys of at most 64 characters, string values of at most 512 (plugins/credit/metadata.ts).
+    metadata: { type: 'object', maxProperties: 16, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 } },
     api_base: { type: 'string', minLength: 1 },
     api_version: { type: 'string', minLength: 1 },
     api_key: { type: 'string', minLength: 1 },

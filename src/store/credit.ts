@@ -4,6 +4,12 @@ import { windowStart } from './keys';
 import { GENERATION_INSERT, generationParams, type Generation } from './generations';
 import { num } from './money';
 
+/** Usage beyond what the request reserved: `amount` nano-credits the operator carries, and why. */
+export interface Overrun {
+  amount: number;
+  reason: string;
+}
+
 export type ReserveResult = { ok: true; id: string } | { ok: false; limit: 'account' | 'key'; available: number };
 
 /**
@@ -47,14 +53,20 @@ export class CreditRepo {
   }
 
   /**
-   * Release the reservation and charge `cost` (nano-credits), writing the ledger entry and
-   * the generation record in the same transaction. Settling twice charges once.
+   * Release the reservation and charge `charge` (nano-credits, at most the reservation; any
+   * excess is recorded as an overrun), writing the ledger entry and the generation record in
+   * the same transaction. Settling twice charges once.
    */
-  async settle(reservationId: string, cost: number, generation: Generation | null): Promise<boolean> {
+  async settle(reservationId: string, charge: number, generation: Generation | null, overrun: Overrun | null = null): Promise<boolean> {
     return this.db.tx(async (t) => {
       const r = await t.get<{ account_id: string; key_hash: string | null; amount: unknown }>('SELECT account_id, key_hash, amount FROM credit_reservations WHERE id = ?', [reservationId]);
       if (!r) return false;
       const reserved = num(r.amount);
+      // The last line of defence: nothing is charged beyond what was reserved (the rest is an overrun).
+      const valid = Number.isSafeInteger(charge) && charge >= 0;
+      const cost = valid ? Math.min(charge, reserved) : reserved;
+      const excess = (overrun?.amount ?? 0) + (valid ? charge - cost : 0);
+      const reason = overrun?.reason ?? (valid ? (excess > 0 ? 'usage_above_bound' : null) : 'malformed_usage');
       await t.run('DELETE FROM credit_reservations WHERE id = ?', [reservationId]);
       await t.run('UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? WHERE id = ?', [reserved, cost, Date.now(), r.account_id]);
       if (r.key_hash) await t.run('UPDATE api_keys SET reserved = reserved - ?, usage = usage + ?, window_usage = window_usage + ? WHERE hash = ?', [reserved, cost, cost, r.key_hash]);
@@ -63,9 +75,18 @@ export class CreditRepo {
           randomId('led_'), r.account_id, r.key_hash, generation?.id ?? null, 'charge', cost, Date.now(),
         ]);
       }
-      if (generation) await t.run(GENERATION_INSERT, generationParams(generation));
+      if (generation) {
+        await t.run(GENERATION_INSERT, generationParams({ ...generation, cost }));
+        if (reason !== null) await t.run('UPDATE generations SET overrun = ?, overrun_reason = ? WHERE id = ?', [Math.min(excess, Number.MAX_SAFE_INTEGER), reason, generation.id]);
+      }
       return true;
     });
+  }
+
+  /** The overrun recorded on a generation (nano-credits beyond its reservation, and why), if any. */
+  async overrun(generationId: string): Promise<Overrun | null> {
+    const r = await this.db.get<{ overrun: unknown; overrun_reason: string | null }>('SELECT overrun, overrun_reason FROM generations WHERE id = ?', [generationId]);
+    return r && r.overrun_reason ? { amount: num(r.overrun), reason: r.overrun_reason } : null;
   }
 
   /** Release reservations older than `olderThanMs` (left by a crashed process); returns how many. */

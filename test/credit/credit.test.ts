@@ -81,25 +81,26 @@ describe('credit', () => {
     }
   });
 
-  it('a key whose limit covers exactly N requests: of 200 concurrent ones exactly N succeed, the rest get 402, the ledger matches the records', async () => {
+  it('a key whose limit covers N reservations: of 200 concurrent requests at least N succeed, the rest get 402, usage never passes the limit, the ledger matches the records', async () => {
     const N = 37;
-    const { body, cost } = exactRequest();
-    const { key, accountId, hash } = await makeAccountKey(gw, { credits: 1000, limit: fromNano(N * cost) });
+    const { body, cost, reserve } = exactRequest();
+    const { key, accountId, hash } = await makeAccountKey(gw, { credits: 1000, limit: fromNano(N * reserve) });
     const results = await Promise.all(Array.from({ length: 200 }, () => postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }).then(async (r) => ({ status: r.status, body: await r.text() }))));
     const ok = results.filter((r) => r.status === 200);
-    expect(ok).to.have.length(N);
-    expect(results.filter((r) => r.status === 402)).to.have.length(200 - N);
+    // A settled request frees the part of its reservation it did not use, so more than N may get in; never past the limit.
+    expect(ok.length).to.be.within(N, Math.floor((N * reserve) / cost));
+    expect(results.filter((r) => r.status === 402)).to.have.length(200 - ok.length);
     for (const r of ok) expect((JSON.parse(r.body) as { usage: { cost: number } }).usage.cost).to.equal(fromNano(cost));
     await settled(gw, accountId);
     const k = await gw.services.store.keys.get(hash);
-    expect(k!.usage).to.equal(N * cost);
+    expect(k!.usage).to.equal(ok.length * cost);
     expect(k!.usage).to.be.at.most(k!.limit!);
     expect(k!.reserved).to.equal(0);
     const records = await gw.services.store.generations.list({ accountId, limit: 1000 });
     const recorded = records.reduce((s, g) => s + g.cost, 0);
     expect(await gw.services.store.credit.ledgerSum(accountId)).to.equal(recorded);
-    expect(recorded).to.equal(N * cost);
-    expect((await gw.services.store.accounts.get(accountId))!.usage).to.equal(N * cost);
+    expect(recorded).to.equal(ok.length * cost);
+    expect((await gw.services.store.accounts.get(accountId))!.usage).to.equal(ok.length * cost);
   });
 
   it('a stream the client cuts after a few chunks bills what was produced and leaves no reservation', async () => {

@@ -62,7 +62,7 @@ const CASES: Array<[string, Record<string, unknown>, Record<string, unknown>, st
   ['timeout', { timeout: 30 }, { timeout: -1 }, 'timeout', 'invalid_timeout'],
   ['headers', { headers: { 'x-trace': '1' } }, { headers: { 'x-trace': 1 } }, 'headers.x-trace', 'invalid_type'],
   ['extra_headers', { extra_headers: { 'x-a': 'b' } }, { extra_headers: 'x' }, 'extra_headers', 'invalid_type'],
-  ['metadata', { metadata: { run: 1 } }, { metadata: [1] }, 'metadata', 'invalid_type'],
+  ['metadata', { metadata: { run: '1' } }, { metadata: [1] }, 'metadata', 'invalid_type'],
   ['num_retries', { num_retries: 2 }, { num_retries: -1 }, 'num_retries', 'out_of_range'],
   ['fallbacks', { fallbacks: ['up/all'] }, { fallbacks: [3] }, 'fallbacks[0]', 'invalid_type'],
   ['context_window_fallback_dict', { context_window_fallback_dict: { 'up/all': 'up/all' } }, { context_window_fallback_dict: { a: 1 } }, 'context_window_fallback_dict.a', 'invalid_type'],
