@@ -63,7 +63,7 @@ export interface ModelConfig {
   deployments: DeploymentConfig[];
   supported_params?: string[];
   unsupported_params?: 'drop' | 'reject';
-  routing?: { strategy: 'weighted' | 'latency' | 'least_busy' | 'cost' | 'priority'; num_retries?: number; fallbacks?: string[]; context_window_fallback?: string };
+  routing?: { /** A built-in strategy or one a plugin registers. */ strategy: string; num_retries?: number; fallbacks?: string[]; context_window_fallback?: string };
   [k: string]: unknown;
 }
 
@@ -81,6 +81,8 @@ export interface GatewayConfig {
   providers: ProviderConfig[];
   models: ModelConfig[];
   plugins: PluginEntry[];
+  /** Where plugins' shared counters and values live (services.state): the store, or Redis across replicas. */
+  shared_state: { driver: 'store' | 'redis'; url?: string; key_prefix: string };
   /** Directory of the config file: relative paths (store, plugins) resolve against it. */
   baseDir: string;
 }
