@@ -112,6 +112,8 @@ export const errors = {
     new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true }),
   internal: () =>
     new GatewayError({ status: 500, type: 'server_error', code: 'internal_error', message: 'Internal gateway error' }),
+  noDeployment: (model: string) =>
+    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'no_deployment', param: 'model', message: `No deployment of the model '${truncate(model, 200)}' can serve this request` }),
   /** A limit of the gateway's own (not an upstream's): 429 with Retry-After in seconds. */
   rateLimited: (code: string, message: string, retryAfter?: number) =>
     new GatewayError({ status: 429, type: 'rate_limit_error', code, message, retryAfter }),

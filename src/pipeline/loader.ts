@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import Module from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import Ajv from 'ajv';
 import type { PluginEntry } from '../config/types';
@@ -10,6 +11,28 @@ import type { Plugin, PluginInstance, PluginServices } from './plugin';
 import { scopedState, type StateBackend } from './shared-state';
 
 const BUILTIN_DIR = resolve(__dirname, '../../plugins');
+
+/** The public modules, mapped to this running gateway's own copies for every plugin it loads. */
+const PUBLIC_MODULES: Record<string, string> = {
+  'model-gateway/plugin': resolve(__dirname, '../plugin'),
+  'model-gateway/testing': resolve(__dirname, '../testing/index'),
+};
+let aliased = false;
+
+/**
+ * One module identity for plugins: `require('model-gateway/plugin')` from any plugin, in a
+ * path or an installed package, resolves to the gateway that loads it (dist under
+ * `npm start`, src under tsx), never to a second copy with its own registries.
+ */
+function aliasPublicModules(): void {
+  if (aliased) return;
+  aliased = true;
+  const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+  const original = M._resolveFilename;
+  M._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
+    return original.call(this, PUBLIC_MODULES[request] ?? request, ...rest);
+  };
+}
 // Strict: a misspelt keyword in a plugin's configSchema is an error naming the plugin, not a silently ignored rule.
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
 
@@ -52,6 +75,7 @@ function isPlugin(v: unknown): v is Plugin<Record<string, unknown>> {
  * as one ConfigError, each with its JSON pointer (/plugins/<i>/...).
  */
 export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): LoadedPlugin[] {
+  aliasPublicModules();
   const problems: ConfigProblem[] = [];
   const loaded: LoadedPlugin[] = [];
   entries.forEach((entry, index) => {
