@@ -46,3 +46,6 @@ export type {
   ToolCall,
   Usage,
 } from './types/openai';
+/** Helpers the built-in adapters use to build OpenAI chunks, completions and usage: for adapter plugins. */
+export * as adapterKit from './providers/shared';
+export { upstreamStatusError } from './errors';
