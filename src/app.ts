@@ -10,7 +10,9 @@ import { ModelRegistry } from './models/registry';
 import { loadPlugins, setupPlugins } from './pipeline/loader';
 import { compose } from './pipeline/compose';
 import { HTTP_OBSERVER, PLUGIN_TIMER, type HttpObserver, type PluginTimer } from './pipeline/hooks';
-import type { GatewayContext, PluginServices } from './pipeline/plugin';
+import type { GatewayContext, GatewayMiddleware, PluginServices } from './pipeline/plugin';
+import { coreExtensions } from './pipeline/loader';
+import { redisBackend, scopedState, storeBackend } from './pipeline/shared-state';
 import { openStore, type Store } from './store/index';
 import { Transport } from './transport/http';
 import { Lifecycle } from './server/lifecycle';
@@ -43,6 +45,9 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const router = new Router();
+  const stateBackend = config.shared_state.driver === 'redis' && config.shared_state.url
+    ? redisBackend(config.shared_state.url, config.shared_state.key_prefix)
+    : storeBackend(store);
   const services: PluginServices = {
     config,
     store,
@@ -52,9 +57,11 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     metrics,
     router,
     shared: new Map(),
+    ...coreExtensions(),
+    state: scopedState(stateBackend, 'core'),
   };
   const lifecycle = new Lifecycle();
-  const instances = await setupPlugins(loaded, services);
+  const instances = await setupPlugins(loaded, services, stateBackend);
 
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -71,8 +78,9 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const guard = (services.shared.get(MODELS_GUARD) as RouteGuard | undefined) ?? (async () => undefined);
   registerModelRoutes(router, services.models, guard);
   const chain = compose(
-    instances.map((i) => ({ name: i.name, middleware: i.instance.middleware })),
+    instances.flatMap((i) => (i.instance.middleware ? [{ name: i.name, middleware: i.instance.middleware.bind(i.instance) as GatewayMiddleware }] : [])),
     services.shared.get(PLUGIN_TIMER) as PluginTimer | undefined,
+    (err) => logger.error({ plugin: err.details?.plugin, detail: err.details?.detail }, 'a plugin broke the middleware contract'),
   );
   const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain });
   router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
@@ -123,6 +131,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     async close() {
       for (const i of [...instances].reverse()) await i.instance.close?.();
       await services.transport.close();
+      await stateBackend.close();
       if (!opts.store) await store.close();
     },
   };

@@ -32,9 +32,19 @@ export interface GatewayErrorInit {
   retryAfter?: number;
   /** Extra details for problem+json and logs; never secrets. */
   details?: Record<string, unknown>;
+  /** What caused it (kept for logs; never serialized to clients). */
+  cause?: unknown;
 }
 
+/**
+ * The brand that marks a GatewayError. It is a registered symbol, so an error made by
+ * another copy of this module (a plugin that bundles its own, `npm run dev` beside a
+ * built plugin) is still recognised: `instanceof GatewayError` and `isGatewayError` test it.
+ */
+const BRAND: unique symbol = Symbol.for('model-gateway.GatewayError') as never;
+
 export class GatewayError extends Error {
+  readonly [BRAND] = true;
   readonly status: number;
   readonly type: ErrorType;
   readonly code: string;
@@ -44,7 +54,7 @@ export class GatewayError extends Error {
   readonly details: Record<string, unknown> | undefined;
 
   constructor(init: GatewayErrorInit) {
-    super(init.message);
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'GatewayError';
     this.status = init.status;
     this.type = init.type;
@@ -54,10 +64,16 @@ export class GatewayError extends Error {
     this.retryAfter = init.retryAfter;
     this.details = init.details;
   }
+
+  /** `x instanceof GatewayError` by brand, so that copies of this module agree; subclasses keep the prototype test. */
+  static override [Symbol.hasInstance](v: unknown): boolean {
+    if (this !== GatewayError) return Function.prototype[Symbol.hasInstance].call(this, v);
+    return typeof v === 'object' && v !== null && (v as { [BRAND]?: unknown })[BRAND] === true;
+  }
 }
 
 export function isGatewayError(e: unknown): e is GatewayError {
-  return e instanceof GatewayError;
+  return typeof e === 'object' && e !== null && (e as { [BRAND]?: unknown })[BRAND] === true;
 }
 
 /** The catalogue: one constructor per situation, so codes stay stable. */
@@ -96,6 +112,14 @@ export const errors = {
     new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true }),
   internal: () =>
     new GatewayError({ status: 500, type: 'server_error', code: 'internal_error', message: 'Internal gateway error' }),
+  noDeployment: (model: string) =>
+    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'no_deployment', param: 'model', message: `No deployment of the model '${truncate(model, 200)}' can serve this request` }),
+  /** A limit of the gateway's own (not an upstream's): 429 with Retry-After in seconds. */
+  rateLimited: (code: string, message: string, retryAfter?: number) =>
+    new GatewayError({ status: 429, type: 'rate_limit_error', code, message, retryAfter }),
+  /** A plugin broke the middleware contract (next() twice, not awaited): a 500 whose log line names the plugin. */
+  pluginContract: (plugin: string, detail: string) =>
+    new GatewayError({ status: 500, type: 'server_error', code: 'plugin_contract_violation', message: 'Internal gateway error', details: { plugin, detail } }),
 };
 
 /**

@@ -80,8 +80,10 @@ export default definePlugin<FallbackConfig>({
     };
 
     /** One model's attempts: its deployments in strategy order, cycled through for 1 + retries tries. */
-    const group = (model: ModelConfig, request: ChatRequest, retries: number): Attempt[] => {
-      const order = orderDeployments(model.deployments, model.routing?.strategy ?? 'weighted', health);
+    const group = (model: ModelConfig, request: ChatRequest, retries: number, s: GatewayState): Attempt[] => {
+      const input = { model, request, promptTokens: promptTokens(s) };
+      const order = orderDeployments(model.deployments, model.routing?.strategy ?? 'weighted', health, Math.random, input);
+      if (order.length === 0) return [];
       return Array.from({ length: 1 + retries }, (_, retry) => {
         const deployment = order[retry % order.length];
         return { model, deployment, provider: models.provider(deployment.provider), request, retry };
@@ -113,7 +115,7 @@ export default definePlugin<FallbackConfig>({
         const contextDict = (o.context_window_fallback_dict as Record<string, string> | undefined) ?? {};
         const contextId = contextDict[s.model.id] ?? s.model.routing?.context_window_fallback;
         const contextModel = contextId ? resolve(contextId, 'context_window_fallback_dict') : undefined;
-        const contextAttempts = contextModel ? group(contextModel, { ...s.request, model: contextModel.id }, retriesFor(s, contextModel)) : undefined;
+        const contextAttempts = contextModel ? group(contextModel, { ...s.request, model: contextModel.id }, retriesFor(s, contextModel), s) : undefined;
 
         let attempts: Attempt[];
         if (overriding) {
@@ -124,13 +126,13 @@ export default definePlugin<FallbackConfig>({
           // The gateway's own count already says the prompt does not fit: go to the larger model at once.
           attempts = contextAttempts;
         } else {
-          attempts = group(s.model, s.request, retriesFor(s, s.model));
+          attempts = group(s.model, s.request, retriesFor(s, s.model), s);
         }
         for (const [i, f] of fallbackSpecs.entries()) {
           const m = resolve(f.id, f.param);
           const request = { ...s.request, ...f.overrides, model: m.id } as ChatRequest;
           checkFallbackRequest(request, f.overrides, i, m);
-          attempts.push(...group(m, request, retriesFor(s, m)));
+          attempts.push(...group(m, request, retriesFor(s, m), s));
         }
         s.plan = { attempts, backoff, ...(contextAttempts ? { contextFallback: contextAttempts } : {}) };
         await next();

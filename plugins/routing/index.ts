@@ -124,7 +124,8 @@ export default definePlugin<RoutingConfig>({
             if (!last.retryable) throw last;
           }
         }
-        throw last ?? errors.internal();
+        // An empty plan: every deployment was left out (a strategy or an allowlist).
+        throw last ?? errors.noDeployment(s.model.id);
       },
     };
   },

@@ -83,13 +83,15 @@ export default definePlugin<StorageConfig>({
         await next();
         if (!wanted || !s.result) return;
         if (s.result.kind === 'completion') {
-          await save(ctx, partsOfCompletion(s.result.body), 'completed', s.result.body.usage ?? null);
+          const body = s.result.body;
+          (s.beforeAnswer ??= []).push(() => save(ctx, partsOfCompletion(body), 'completed', body.usage ?? null));
           return;
         }
         const assembler = new StreamAssembler();
         s.result.stream.observe({
           name: 'storage',
-          onChunk: (chunk) => assembler.push(chunk),
+          // What the client got, after every plugin outside this one had its say (a redactor's edits included).
+          onWritten: (chunk) => assembler.push(chunk),
           onEnd: (end) => save(ctx, assembler.choices, end.error || end.cancelled ? 'incomplete' : 'completed', end.usage),
         });
       },

@@ -49,6 +49,7 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
     const result = s.result;
     if (!result) throw errors.internal();
     if (result.kind === 'completion') {
+      if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
       ctx.set(s.responseHeaders);
       ctx.body = result.body;
       return;

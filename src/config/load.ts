@@ -6,6 +6,7 @@ import { configSchema } from './schema';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
 import { providerTypeNames } from '../providers/registry';
+import { strategyNames } from '../routing/strategies';
 
 export interface ConfigProblem {
   pointer: string;
@@ -99,10 +100,12 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const providerNames = new Set<string>();
   const known = providerTypeNames();
+  // A third-party plugin may register provider types and strategies: the plugin loader checks those names.
+  const extensible = config.plugins.some((p) => p.use !== undefined);
   config.providers.forEach((p, i) => {
     if (providerNames.has(p.name)) problems.push({ pointer: `/providers/${i}/name`, message: `duplicate provider name '${p.name}'` });
     providerNames.add(p.name);
-    if (!known.includes(p.type)) problems.push({ pointer: `/providers/${i}/type`, message: `unknown provider type '${p.type}'; known types: ${known.join(', ')}` });
+    if (!extensible && !known.includes(p.type)) problems.push({ pointer: `/providers/${i}/type`, message: `unknown provider type '${p.type}'; known types: ${known.join(', ')}` });
     // Azure has no default address: each resource has its own.
     if (p.type === 'azure' && !p.api_base) problems.push({ pointer: `/providers/${i}/api_base`, message: 'an azure provider needs its resource endpoint as api_base (https://<resource>.openai.azure.com)' });
   });
@@ -110,6 +113,10 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
   config.models.forEach((m, i) => {
     if (modelIds.has(m.id)) problems.push({ pointer: `/models/${i}/id`, message: `duplicate model id '${m.id}'` });
     modelIds.add(m.id);
+    const strategy = m.routing?.strategy;
+    if (!extensible && strategy !== undefined && !strategyNames().includes(strategy)) {
+      problems.push({ pointer: `/models/${i}/routing/strategy`, message: `unknown strategy '${strategy}'; known strategies: ${strategyNames().join(', ')}` });
+    }
     m.deployments.forEach((d, j) => {
       if (!providerNames.has(d.provider)) problems.push({ pointer: `/models/${i}/deployments/${j}/provider`, message: `no provider named '${d.provider}'` });
     });

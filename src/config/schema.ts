@@ -51,7 +51,7 @@ const model = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        strategy: { enum: ['weighted', 'latency', 'least_busy', 'cost', 'priority'], default: 'weighted' },
+        strategy: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'weighted' },
         num_retries: { type: 'integer', minimum: 0, maximum: 10 },
         fallbacks: { type: 'array', items: { type: 'string', minLength: 1 } },
         context_window_fallback: { type: 'string', minLength: 1 },
@@ -165,5 +165,17 @@ export const configSchema = {
     providers: { type: 'array', items: provider },
     models: { type: 'array', items: model },
     plugins: { type: 'array', items: pluginEntry, default: ['routing'] },
+    shared_state: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        driver: { enum: ['store', 'redis'], default: 'store' },
+        url: { type: 'string', pattern: '^rediss?://' },
+        key_prefix: { type: 'string', default: 'gw:' },
+      },
+      if: { required: ['driver'], properties: { driver: { const: 'redis' } } },
+      then: { required: ['url'] },
+    },
   },
 } as const;

@@ -73,7 +73,7 @@ export interface ModelConfig {
   unsupported_params?: 'drop' | 'reject';
   /** Per-item token maxima the credit plugin reserves for (see plugins/credit/README.md). */
   credit_bound?: CreditBoundConfig;
-  routing?: { strategy: 'weighted' | 'latency' | 'least_busy' | 'cost' | 'priority'; num_retries?: number; fallbacks?: string[]; context_window_fallback?: string };
+  routing?: { /** A built-in strategy or one a plugin registers. */ strategy: string; num_retries?: number; fallbacks?: string[]; context_window_fallback?: string };
   [k: string]: unknown;
 }
 
@@ -91,6 +91,8 @@ export interface GatewayConfig {
   providers: ProviderConfig[];
   models: ModelConfig[];
   plugins: PluginEntry[];
+  /** Where plugins' shared counters and values live (services.state): the store, or Redis across replicas. */
+  shared_state: { driver: 'store' | 'redis'; url?: string; key_prefix: string };
   /** Directory of the config file: relative paths (store, plugins) resolve against it. */
   baseDir: string;
 }

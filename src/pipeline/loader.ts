@@ -1,12 +1,42 @@
 import { existsSync, readdirSync } from 'node:fs';
+import Module from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import Ajv from 'ajv';
 import type { PluginEntry } from '../config/types';
 import { ConfigError, deepFreeze, formatAjvErrors, type ConfigProblem } from '../config/load';
+import type { GatewayConfig } from '../config/types';
+import { providerTypeNames, registerAdapter } from '../providers/registry';
+import { registerStrategy, strategyNames } from '../routing/strategies';
 import type { Plugin, PluginInstance, PluginServices } from './plugin';
+import { scopedState, type StateBackend } from './shared-state';
 
 const BUILTIN_DIR = resolve(__dirname, '../../plugins');
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+
+/** The public modules, mapped to this running gateway's own copies for every plugin it loads. */
+const PUBLIC_MODULES: Record<string, string> = {
+  'model-gateway/plugin': resolve(__dirname, '../plugin'),
+  'model-gateway/testing': resolve(__dirname, '../testing/index'),
+};
+let aliased = false;
+
+/**
+ * One module identity for plugins: `require('model-gateway/plugin')` from any plugin, in a
+ * path or an installed package, resolves to the gateway that loads it (dist under
+ * `npm start`, src under tsx), never to a second copy with its own registries.
+ */
+function aliasPublicModules(): void {
+  if (aliased) return;
+  aliased = true;
+  const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+  const original = M._resolveFilename;
+  M._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
+    return original.call(this, PUBLIC_MODULES[request] ?? request, ...rest);
+  };
+}
+// Strict: a misspelt keyword in a plugin's configSchema is an error naming the plugin, not a silently ignored rule.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
+
+const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 
 export interface LoadedPlugin {
   plugin: Plugin<Record<string, unknown>>;
@@ -45,6 +75,7 @@ function isPlugin(v: unknown): v is Plugin<Record<string, unknown>> {
  * as one ConfigError, each with its JSON pointer (/plugins/<i>/...).
  */
 export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): LoadedPlugin[] {
+  aliasPublicModules();
   const problems: ConfigProblem[] = [];
   const loaded: LoadedPlugin[] = [];
   entries.forEach((entry, index) => {
@@ -63,7 +94,14 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
       return;
     }
     const config = structuredClone(entry.config);
-    const validate = ajv.compile(plugin.configSchema);
+    let validate: ReturnType<typeof ajv.compile>;
+    try {
+      validate = compiled.get(plugin) ?? ajv.compile(plugin.configSchema);
+      compiled.set(plugin, validate);
+    } catch (e) {
+      problems.push({ pointer, message: `plugin '${plugin.name}': its configSchema is not valid JSON Schema: ${(e as Error).message}` });
+      return;
+    }
     if (!validate(config)) {
       problems.push(...formatAjvErrors(validate.errors ?? [], `${pointer}/${entry.use ? 'config' : escapeKey(entry.name)}`).map((p) => ({ ...p, message: `plugin '${plugin.name}': ${p.message}` })));
       return;
@@ -108,10 +146,68 @@ export function checkOrder(chain: readonly LoadedPlugin[]): ConfigProblem[] {
   return problems;
 }
 
-export async function setupPlugins(chain: readonly LoadedPlugin[], services: PluginServices): Promise<Array<{ name: string; instance: PluginInstance }>> {
+/**
+ * Set each plugin up with services of its own: its extension points accept only the
+ * provider types and strategies it declares, and its shared state is its own key space.
+ * After setup, every provider type and strategy the config names must exist.
+ */
+export async function setupPlugins(
+  chain: readonly LoadedPlugin[],
+  services: PluginServices,
+  state: StateBackend,
+): Promise<Array<{ name: string; instance: PluginInstance }>> {
   const out: Array<{ name: string; instance: PluginInstance }> = [];
   for (const p of chain) {
-    out.push({ name: p.plugin.name, instance: await p.plugin.setup(p.config, services) });
+    const own: PluginServices = { ...services, ...extensionsFor(p.plugin), state: scopedState(state, p.plugin.name) };
+    out.push({ name: p.plugin.name, instance: await p.plugin.setup(p.config, own) });
   }
+  const problems = checkExtensions(services.config);
+  if (problems.length > 0) throw new ConfigError(problems, 'plugins');
   return out;
+}
+
+function extensionsFor(plugin: Plugin<Record<string, unknown>>): Pick<PluginServices, 'providers' | 'strategies'> {
+  const undeclared = (what: string, name: string, list: string) =>
+    new Error(`plugin '${plugin.name}' registers ${what} '${name}' without declaring it in its '${list}'`);
+  return {
+    providers: {
+      register(adapter) {
+        if (!(plugin.providerTypes ?? []).includes(adapter.type)) throw undeclared('provider type', adapter.type, 'providerTypes');
+        registerAdapter(adapter);
+      },
+    },
+    strategies: {
+      register(name, strategy) {
+        if (!(plugin.strategies ?? []).includes(name)) throw undeclared('strategy', name, 'strategies');
+        registerStrategy(name, strategy);
+      },
+    },
+  };
+}
+
+/** Provider types and strategies the config names, against what is registered once plugins are set up. */
+function checkExtensions(config: GatewayConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const types = providerTypeNames();
+  const strategies = strategyNames();
+  config.providers.forEach((p, i) => {
+    if (!types.includes(p.type)) {
+      problems.push({ pointer: `/providers/${i}/type`, message: `unknown provider type '${p.type}'; known types: ${types.join(', ')}` });
+    }
+  });
+  config.models.forEach((m, i) => {
+    const s = m.routing?.strategy;
+    if (s !== undefined && !strategies.includes(s)) {
+      problems.push({ pointer: `/models/${i}/routing/strategy`, message: `unknown strategy '${s}'; known strategies: ${strategies.join(', ')}` });
+    }
+  });
+  return problems;
+}
+
+/** Extension points outside any plugin's setup (the core's own services object): unscoped. */
+export function coreExtensions(): Pick<PluginServices, 'providers' | 'strategies'> {
+  return {
+    providers: { register: registerAdapter },
+    strategies: { register: registerStrategy },
+  };
 }

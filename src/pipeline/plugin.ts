@@ -6,12 +6,36 @@ import type { GatewayConfig } from '../config/types';
 import type { ModelRegistry } from '../models/registry';
 import type { Store } from '../store/index';
 import type { Transport } from '../transport/http';
-import type { GatewayState } from './state';
+import type { AttemptPlan, GatewayState, Principal } from './state';
+import type { ProviderAdapter } from '../providers/types';
+import type { RoutingStrategy } from '../routing/strategies';
+import type { SharedState } from './shared-state';
 
-/** The Koa context every chat plugin sees. */
-export type GatewayContext = ParameterizedContext<{ gateway: GatewayState; requestId: string }>;
+/**
+ * Capability names plugins require and provide. The built-in ones narrow the state's type
+ * for a plugin that requires them: `principal` (auth), `plan` (fallback), `credit`.
+ */
+export type Capability = 'principal' | 'plan' | 'credit' | (string & {});
+
+/** The state as a plugin that requires R sees it: what an earlier plugin provides is no longer optional. */
+export type StateFor<R extends readonly Capability[]> = string extends R[number]
+  ? GatewayState
+  : GatewayState & ('principal' extends R[number] ? { principal: Principal } : unknown) & ('plan' extends R[number] ? { plan: AttemptPlan } : unknown);
+
+/** The Koa context every chat plugin sees (narrowed by what the plugin requires). */
+export type GatewayContext<R extends readonly Capability[] = readonly []> = ParameterizedContext<{ gateway: StateFor<R>; requestId: string }>;
 export type Next = () => Promise<void>;
-export type GatewayMiddleware = (ctx: GatewayContext, next: Next) => Promise<void>;
+export type GatewayMiddleware<R extends readonly Capability[] = readonly []> = (ctx: GatewayContext<R>, next: Next) => Promise<void>;
+
+/** Extension point: add a provider type (usable as `providers[].type`), declared in the plugin's `providerTypes`. */
+export interface ProviderExtension {
+  register(adapter: ProviderAdapter): void;
+}
+
+/** Extension point: add a routing strategy (usable as `models[].routing.strategy`), declared in `strategies`. */
+export interface StrategyExtension {
+  register(name: string, strategy: RoutingStrategy): void;
+}
 
 /** What the core hands every plugin at setup. */
 export interface PluginServices {
@@ -26,11 +50,21 @@ export interface PluginServices {
   router: Router;
   /** Values shared between plugins (e.g. the auth plugin's authenticate function), keyed by name. */
   shared: Map<string, unknown>;
+  /** Register provider adapter types this plugin declares in `providerTypes`. */
+  providers: ProviderExtension;
+  /** Register routing strategies this plugin declares in `strategies`. */
+  strategies: StrategyExtension;
+  /** Counters and values that hold across replicas (the store, or Redis when `shared_state.driver` is redis). */
+  state: SharedState;
 }
 
-export interface PluginInstance {
-  /** Onion middleware on the chat chain; calls next() exactly once. */
-  middleware: GatewayMiddleware;
+export interface PluginInstance<R extends readonly Capability[] = readonly Capability[]> {
+  /**
+   * Onion middleware on the chat chain; calls next() at most once and awaits it (the core
+   * refuses anything else with a named error). Leave it out for a plugin that only adds
+   * routes, provider types or strategies: it then costs nothing per request.
+   */
+  middleware?(ctx: GatewayContext<R>, next: Next): Promise<void>;
   close?(): Promise<void> | void;
 }
 
@@ -39,20 +73,31 @@ export interface PluginInstance {
  * frozen before setup), what it needs earlier in the chain and what it provides to
  * later ones, and a setup that does the expensive work once.
  */
-export interface Plugin<C = Record<string, unknown>> {
+export interface Plugin<C = Record<string, unknown>, R extends readonly Capability[] = readonly Capability[]> {
   name: string;
   description?: string;
+  /** JSON Schema of the plugin's YAML section: ajv strict mode, defaults applied, then frozen. */
   configSchema: Record<string, unknown>;
   /** Capabilities that a plugin earlier in the chain must provide (e.g. 'principal'). */
-  requires?: readonly string[];
+  requires?: R;
   /** Capabilities this plugin provides to plugins after it. */
-  provides?: readonly string[];
+  provides?: readonly Capability[];
   /** True for the one plugin that ends the chain (it produces the result). */
   terminal?: boolean;
-  setup(config: Readonly<C>, services: PluginServices): PluginInstance | Promise<PluginInstance>;
+  /** Provider types this plugin registers in setup, so the config may name them. */
+  providerTypes?: readonly string[];
+  /** Routing strategies this plugin registers in setup, so the config may name them. */
+  strategies?: readonly string[];
+  setup(config: Readonly<C>, services: PluginServices): PluginInstance<R> | Promise<PluginInstance<R>>;
 }
 
-/** Identity with types: `export default definePlugin<MyConfig>({...})`. */
-export function definePlugin<C>(plugin: Plugin<C>): Plugin<C> {
+/**
+ * Identity with types: `export default definePlugin({...})`. Written without type
+ * arguments, `requires: ['principal']` narrows `ctx.state.gateway.principal` to present;
+ * `definePlugin<Config, ['principal']>` says the same with an explicit config type.
+ */
+export function definePlugin<C = Record<string, unknown>, const R extends readonly Capability[] = readonly Capability[]>(
+  plugin: Plugin<C, R>,
+): Plugin<C, R> {
   return plugin;
 }

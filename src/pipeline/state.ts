@@ -85,6 +85,12 @@ export interface GatewayState {
   /** Headers the gateway itself adds to upstream requests (e.g. W3C traceparent). */
   upstreamHeaders?: Record<string, string>;
   attemptHooks?: AttemptHook[];
+  /**
+   * Run by the core once the whole chain has returned, in order, before a plain answer is
+   * written: they see the final body, after every plugin's after-next() edits (storage keeps
+   * exactly what the client gets). Streams use observers' onWritten / onEnd instead.
+   */
+  beforeAnswer?: Array<() => Promise<void> | void>;
   extensions: Record<string, unknown>;
 }
 

@@ -22,6 +22,17 @@ const adapters = new Map<string, ProviderAdapter>([
   [bedrockAdapter.type, bedrockAdapter],
 ]);
 
+/**
+ * Add a provider type from a plugin (services.providers.register). A type is registered
+ * once: the same adapter again is a no-op (several gateways in one process), another
+ * adapter under a taken name is refused.
+ */
+export function registerAdapter(adapter: ProviderAdapter): void {
+  const existing = adapters.get(adapter.type);
+  if (existing && existing !== adapter) throw new Error(`provider type '${adapter.type}' is already registered`);
+  adapters.set(adapter.type, adapter);
+}
+
 export function getAdapter(type: string): ProviderAdapter {
   const a = adapters.get(type);
   if (!a) throw new Error(`unknown provider type '${type}'`); // config validation refuses unknown types first

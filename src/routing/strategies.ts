@@ -1,7 +1,39 @@
-import type { DeploymentConfig } from '../config/types';
+import type { DeploymentConfig, ModelConfig } from '../config/types';
+import type { ChatRequest } from '../types/openai';
 import type { DeploymentHealth } from './health';
 
-export type Strategy = 'weighted' | 'latency' | 'least_busy' | 'cost' | 'priority';
+export const BUILTIN_STRATEGIES = ['weighted', 'latency', 'least_busy', 'cost', 'priority'] as const;
+export type Strategy = (typeof BUILTIN_STRATEGIES)[number];
+
+/** What a strategy may look at besides the deployments: the model, the request, the prompt's size. */
+export interface StrategyInput {
+  model: ModelConfig;
+  request: ChatRequest;
+  /** The gateway's own count of the prompt's tokens. */
+  promptTokens: number;
+  /** Health per deployment key (`provider/model`): in-flight count, latency, availability. */
+  health?: Pick<DeploymentHealth, 'latency' | 'inFlight' | 'available'>;
+}
+
+/**
+ * A routing strategy from a plugin: the deployments in the order to try them. It may
+ * leave some out (none left means the model cannot serve this request: 400 no_deployment).
+ */
+export type RoutingStrategy = (deployments: readonly DeploymentConfig[], input: StrategyInput) => DeploymentConfig[];
+
+const custom = new Map<string, RoutingStrategy>();
+
+/** Register a strategy under a name usable as `routing.strategy` (services.strategies.register). */
+export function registerStrategy(name: string, strategy: RoutingStrategy): void {
+  if ((BUILTIN_STRATEGIES as readonly string[]).includes(name)) throw new Error(`'${name}' is a built-in strategy`);
+  const existing = custom.get(name);
+  if (existing && existing !== strategy) throw new Error(`strategy '${name}' is already registered`);
+  custom.set(name, strategy);
+}
+
+export function strategyNames(): string[] {
+  return [...BUILTIN_STRATEGIES, ...custom.keys()];
+}
 
 export function deploymentKey(d: DeploymentConfig): string {
   return `${d.provider}/${d.model}`;
@@ -31,7 +63,15 @@ const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.i
  * A model's deployments in the order to try them. Healthy ones first (in strategy order),
  * then the ones cooling down (a request still has somewhere to go when all are down).
  */
-export function orderDeployments(deployments: readonly DeploymentConfig[], strategy: Strategy, health: DeploymentHealth | undefined, random: () => number = Math.random): DeploymentConfig[] {
+export function orderDeployments(
+  deployments: readonly DeploymentConfig[],
+  strategy: string,
+  health: DeploymentHealth | undefined,
+  random: () => number = Math.random,
+  input?: Omit<StrategyInput, 'health'>,
+): DeploymentConfig[] {
+  const plugged = custom.get(strategy);
+  if (plugged && input) return plugged(deployments, { ...input, ...(health ? { health } : {}) });
   let ordered: DeploymentConfig[];
   const stable = (score: (d: DeploymentConfig) => number) => deployments.map((d, i) => ({ d, i, s: score(d) })).sort((a, b) => a.s - b.s || a.i - b.i).map((x) => x.d);
   switch (strategy) {

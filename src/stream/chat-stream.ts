@@ -19,14 +19,26 @@ export interface StreamEnd {
 }
 
 /**
- * Plugins that must see a stream register observers instead of wrapping it: the one
- * writer loop calls onChunk (before the chunk is written, so an observer may add to it,
- * e.g. usage.cost) and onEnd exactly once. Observers must not throw; if one does, the
- * writer logs it and goes on.
+ * Plugins that must see a stream register observers instead of wrapping it; the one writer
+ * loop calls them. The contract (plugins/README.md, "Stream observers"):
+ * - Order: observers run in the order they were registered. A plugin registers after its
+ *   `await next()`, so the plugin nearest routing registers first: chunks travel outward
+ *   through the chain exactly as a plain answer does.
+ * - `onChunk` runs before the chunk is written. It may change the chunk in place, return
+ *   another chunk to write instead, or return `null` to withhold it: the client never gets
+ *   it and observers after this one never see it (a guard can redact without leaking).
+ * - `onWritten` runs after the chunk went to the client, with exactly what the client got
+ *   (storage records from it). The usage chunk reaches it only when the client asked for usage.
+ * - `onEnd` runs once, awaited in order, before `[DONE]` (so a client that sees `[DONE]` can
+ *   read its stored response and charge) or after the error event / the client leaving.
+ * - `stream.abort(err)` stops the upstream; the stream ends with `err` as its one error
+ *   event (or silently for `undefined`, used when the client is gone).
+ * Observers must not throw; if one does, the writer logs it with the observer's name and goes on.
  */
 export interface StreamObserver {
   name: string;
-  onChunk?(chunk: ChatCompletionChunk): void;
+  onChunk?(chunk: ChatCompletionChunk): ChatCompletionChunk | null | void;
+  onWritten?(chunk: ChatCompletionChunk): void;
   onEnd?(end: StreamEnd): void | Promise<void>;
 }
 

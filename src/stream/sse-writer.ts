@@ -62,17 +62,26 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
           if (c.finish_reason) finishReasons[c.index] = c.finish_reason;
         }
       }
-      for (let i = 0; i < observers.length; i++) {
+      let out: ChatCompletionChunk | null = chunk;
+      for (let i = 0; i < observers.length && out !== null; i++) {
         try {
-          observers[i].onChunk?.(chunk);
+          const r: ChatCompletionChunk | null | void = observers[i].onChunk?.(out);
+          if (r !== undefined) out = r;
         } catch (e) {
           opts.logger.error({ err: e, observer: observers[i].name }, 'stream observer failed');
         }
       }
       if (cancelled) break;
-      if (isUsageChunk && !opts.includeUsage) continue;
+      if (out === null || (isUsageChunk && !opts.includeUsage)) continue;
       chunks++;
-      if (!res.write(`data: ${JSON.stringify(chunk)}\n\n`)) await drained(res);
+      if (!res.write(`data: ${JSON.stringify(out)}\n\n`)) await drained(res);
+      for (let i = 0; i < observers.length; i++) {
+        try {
+          observers[i].onWritten?.(out);
+        } catch (e) {
+          opts.logger.error({ err: e, observer: observers[i].name }, 'stream observer failed');
+        }
+      }
     }
     if (!cancelled) {
       // A finished stream is settled and stored before [DONE]: a client that sees [DONE]

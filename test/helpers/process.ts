@@ -11,11 +11,17 @@ export interface GatewayProcess {
 }
 
 /** Start `gateway start` in a child process with this YAML (JSON is YAML); resolves once it listens. */
-export async function startGatewayProcess(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-proc-'));
+export async function startGatewayProcess(
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+  /** Another entry point (e.g. an installed package's dist/src/cli.js) and the directory to write the config in. */
+  opts: { cli?: string; dir?: string } = {},
+): Promise<GatewayProcess> {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'gw-proc-'));
   const file = join(dir, 'gateway.yaml');
   writeFileSync(file, JSON.stringify(config));
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const args = opts.cli ? [opts.cli] : ['--require', 'tsx/cjs', 'src/cli.ts'];
+  const child = spawn(process.execPath, [...args, 'start', '--config', file], { cwd: opts.dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {

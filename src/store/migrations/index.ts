@@ -5,6 +5,7 @@ import { creditMigrations } from './credit';
 import { responseMigrations } from './responses';
 import { oauthMigrations } from './oauth';
 import { creditOverrunMigrations } from './credit_overrun';
+import { kitMigrations } from './kit';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -18,4 +19,12 @@ export interface Migration {
   up: Sql;
 }
 
-export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations, ...creditMigrations, ...responseMigrations, ...oauthMigrations, ...creditOverrunMigrations];
+export const migrations: readonly Migration[] = [
+  ...coreMigrations,
+  ...accountMigrations,
+  ...creditMigrations,
+  ...responseMigrations,
+  ...oauthMigrations,
+  ...creditOverrunMigrations,
+  ...kitMigrations,
+];
