@@ -78,7 +78,7 @@ function bedrockUsage(u: unknown): Usage {
 
 function parseBedrockResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
   const msg = isRecord(body) && isRecord(body.output) && isRecord(body.output.message) ? body.output.message : undefined;
-  if (!msg || !Array.isArray(msg.content)) throw errors.upstreamProtocol('bedrock', 'no output message in the answer');
+  if (!msg || !Array.isArray(msg.content)) throw errors.upstreamProtocol(ctx.provider ?? 'bedrock', 'no output message in the answer');
   let text = '';
   const calls: ToolCall[] = [];
   for (const b of msg.content as Block[]) {
@@ -106,11 +106,11 @@ function createBedrockTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const d = (ev.data ? parseEventJson(ev, 'bedrock') : {}) as Block;
+      const d = (ev.data ? parseEventJson(ev, ctx.provider ?? 'bedrock') : {}) as Block;
       const name = ev.event ?? '';
       if (name.startsWith('exception:')) {
         const type = name.slice('exception:'.length);
-        throw bedrockError('bedrock', EXCEPTION_STATUS[type] ?? 500, d, type);
+        throw bedrockError(ctx.provider ?? 'bedrock', EXCEPTION_STATUS[type] ?? 500, d, type);
       }
       switch (name) {
         case 'messageStart':

@@ -54,8 +54,8 @@ function cohereUsage(u: unknown): Usage {
 }
 
 function parseCohereResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
-  if (!isRecord(body) || !isRecord(body.message)) throw errors.upstreamProtocol('cohere', 'no message in the answer');
-  if (body.finish_reason === 'ERROR') throw cohereError('cohere', 500, { message: 'the generation failed (finish_reason ERROR)' });
+  if (!isRecord(body) || !isRecord(body.message)) throw errors.upstreamProtocol(ctx.provider ?? 'cohere', 'no message in the answer');
+  if (body.finish_reason === 'ERROR') throw cohereError(ctx.provider ?? 'cohere', 500, { message: 'the generation failed (finish_reason ERROR)' });
   const m = body.message;
   const text = Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>).map((c) => (c.type === 'text' ? String(c.text ?? '') : '')).join('') : '';
   const calls = (Array.isArray(m.tool_calls) ? (m.tool_calls as ToolCall[]) : []).map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments ?? '{}' } }));
@@ -76,7 +76,7 @@ function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const d = parseEventJson(ev, 'cohere') as Record<string, unknown>;
+      const d = parseEventJson(ev, ctx.provider ?? 'cohere') as Record<string, unknown>;
       const delta = isRecord(d.delta) ? d.delta : {};
       const msg = isRecord(delta.message) ? delta.message : {};
       switch (ev.event ?? d.type) {
@@ -94,11 +94,11 @@ function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
         }
         case 'message-end':
           // finish_reason ERROR: the generation failed upstream after the stream began.
-          if (delta.finish_reason === 'ERROR') throw cohereError('cohere', 500, { message: typeof delta.error === 'string' ? delta.error : 'the generation failed (finish_reason ERROR)' });
+          if (delta.finish_reason === 'ERROR') throw cohereError(ctx.provider ?? 'cohere', 500, { message: typeof delta.error === 'string' ? delta.error : 'the generation failed (finish_reason ERROR)' });
           done = true;
           return [chunk(ctx, {}, FINISH[String(delta.finish_reason)] ?? 'stop'), usageChunk(ctx, cohereUsage(delta.usage))];
         default:
-          if (d.type === 'error' || ev.event === 'error') throw cohereError('cohere', 500, d);
+          if (d.type === 'error' || ev.event === 'error') throw cohereError(ctx.provider ?? 'cohere', 500, d);
           return [];
       }
     },

@@ -28,7 +28,7 @@ function callId(ctx: AdapterContext, candidate: number, i: number): string {
 }
 
 export function parseGeminiResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
-  if (!isRecord(body)) throw errors.upstreamProtocol('gemini', 'the answer was not an object');
+  if (!isRecord(body)) throw errors.upstreamProtocol(ctx.provider ?? 'gemini', 'the answer was not an object');
   const candidates = (body.candidates as Candidate[] | undefined) ?? [];
   const blocked = isRecord(body.promptFeedback) && body.promptFeedback.blockReason;
   const choices: CompletionChoice[] = candidates.map((c, ci) => {
@@ -67,8 +67,8 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const d = parseEventJson(ev, 'gemini');
-      if (isRecord(d) && isRecord(d.error)) throw geminiError('gemini', Number(d.error.code ?? 500), d);
+      const d = parseEventJson(ev, ctx.provider ?? 'gemini');
+      if (isRecord(d) && isRecord(d.error)) throw geminiError(ctx.provider ?? 'gemini', Number(d.error.code ?? 500), d);
       if (!isRecord(d)) return [];
       const out: ChatCompletionChunk[] = [];
       if (!started) {

@@ -79,7 +79,7 @@ function finishOf(d: Record<string, unknown>, calls: number): FinishReason {
 }
 
 function parseOllamaResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
-  if (!isRecord(body)) throw errors.upstreamProtocol('ollama', 'the answer was not an object');
+  if (!isRecord(body)) throw errors.upstreamProtocol(ctx.provider ?? 'ollama', 'the answer was not an object');
   const calls = toolCalls(ctx, body.message);
   const text = typeof body.response === 'string' ? body.response : isRecord(body.message) ? String(body.message.content ?? '') : '';
   return completion(ctx, calls.length && !text ? null : text, calls, finishOf(body, calls.length), usage(Number(body.prompt_eval_count ?? 0), Number(body.eval_count ?? 0)));
@@ -100,9 +100,9 @@ function createOllamaTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const d = parseEventJson(ev, 'ollama', 'a stream line');
+      const d = parseEventJson(ev, ctx.provider ?? 'ollama', 'a stream line');
       if (!isRecord(d)) return [];
-      if (typeof d.error === 'string') throw ollamaError('ollama', 500, d);
+      if (typeof d.error === 'string') throw ollamaError(ctx.provider ?? 'ollama', 500, d);
       const out: ChatCompletionChunk[] = [];
       if (!started) {
         started = true;
