@@ -64,6 +64,8 @@ export interface HttpProviderAdapter {
   supportedParams: readonly string[];
   /** Body fields no adapter knows reach the upstream as sent (OpenAI-compatible servers); otherwise the params plugin drops and names them. */
   forwardsUnknownParams?: boolean;
+  /** Parameters present with a value this provider cannot honour (e.g. Ollama's tool_choice "required"): dropped and named like unsupported ones. */
+  unsupportedValues?(req: ChatRequest): string[];
   streamFormat: StreamFormat;
   buildRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest;
   parseResponse(body: unknown, ctx: AdapterContext): ChatCompletion;

@@ -34,7 +34,8 @@ const toolCall = {
 
 export const messageSchema = {
   type: 'object',
-  required: ['role', 'content'],
+  // content is required except on an assistant message that carries calls (validate.ts says so by name).
+  required: ['role'],
   properties: {
     role: { enum: ['system', 'developer', 'user', 'assistant', 'function', 'tool'] },
     content: { anyOf: [{ type: 'string' }, { type: 'array', items: contentPart }, { type: 'null' }] },

@@ -22,6 +22,7 @@ export const azureAdapter: HttpProviderAdapter = {
   kind: 'http',
   type: 'azure',
   supportedParams: OPENAI_PARAMS,
+  forwardsUnknownParams: true,
   streamFormat: 'sse',
   buildRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
     // Azure has no default endpoint: every resource has its own (https://{resource}.openai.azure.com).

@@ -22,10 +22,26 @@ export function streamErrorOf(provider: string, body: Record<string, unknown>): 
   return upstreamStatusError(provider, status, message, e.code === 'context_length_exceeded' ? 'context_length_exceeded' : undefined);
 }
 
-/** DeepSeek / vLLM call it reasoning_content; the gateway answers OpenRouter's `reasoning`. */
+/** Text of Mistral-style content chunks: `{type: text, text}` and `{type: thinking, thinking: [chunks]}`. */
+function chunkText(parts: unknown[], type: 'text' | 'thinking'): string {
+  return parts
+    .filter(isRecord)
+    .map((p) => (p.type !== type ? '' : type === 'text' ? String(p.text ?? '') : Array.isArray(p.thinking) ? chunkText(p.thinking, 'text') : String(p.thinking ?? '')))
+    .join('');
+}
+
+/**
+ * DeepSeek / vLLM call it reasoning_content, Mistral's reasoning models answer content
+ * chunks with `thinking` parts: the gateway answers a string content and OpenRouter's `reasoning`.
+ */
 function normaliseReasoning(m: ChatMessage | ChunkChoice['delta'], exclude: boolean | undefined): void {
   if (typeof m.reasoning_content === 'string' && m.reasoning === undefined) m.reasoning = m.reasoning_content;
   delete m.reasoning_content;
+  if (Array.isArray(m.content) && m.content.some((p) => isRecord(p) && p.type === 'thinking')) {
+    const thinking = chunkText(m.content, 'thinking');
+    m.content = chunkText(m.content, 'text');
+    if (thinking) m.reasoning = `${typeof m.reasoning === 'string' ? m.reasoning : ''}${thinking}`;
+  }
   if (exclude) {
     delete m.reasoning;
     delete m.reasoning_details;
