@@ -41,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const logger = createLogger(config.server.log_level);
+    for (const w of configWarnings(config)) logger.warn(w);
     const gw = await startGateway(config, { logger });
     handleSignals(gw, logger);
     logger.info({ url: gw.url, store: config.store.driver, chain: config.plugins.map((p) => p.name) }, 'gateway listening');
