@@ -83,6 +83,8 @@ export const chatRequestSchema = {
       then: { required: ['json_schema'] },
     },
     structured_outputs: { type: 'boolean' },
+    reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
+    reasoning: { type: 'object', properties: { effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] }, max_tokens: { type: 'integer', minimum: 0 }, exclude: { type: 'boolean' }, enabled: { type: 'boolean' } } },
     tools: { type: 'array', items: { type: 'object', required: ['type', 'function'], properties: { type: { const: 'function' }, function: functionDef } } },
     tool_choice: {
       anyOf: [

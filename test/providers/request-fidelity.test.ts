@@ -80,4 +80,13 @@ describe('request fidelity through the params plugin (calls without content, dro
     res = await post({ model: 'x/mistral', reasoning: { effort: 'low' }, messages: [{ role: 'user', content: 'x' }] });
     expect(res.headers.get('x-gateway-dropped-params')).to.equal('reasoning');
   });
+
+  it('reasoning_effort and reasoning are validated (400 naming the field)', async () => {
+    let res = await post({ model: 'x/claude', reasoning_effort: 'extreme', messages: [{ role: 'user', content: 'x' }] });
+    expect(res.status).to.equal(400);
+    expect(((await res.json()) as { error: { param: string } }).error.param).to.equal('reasoning_effort');
+    res = await post({ model: 'x/claude', reasoning: { max_tokens: -1 }, messages: [{ role: 'user', content: 'x' }] });
+    expect(res.status).to.equal(400);
+    expect(((await res.json()) as { error: { param: string } }).error.param).to.equal('reasoning.max_tokens');
+  });
 });
