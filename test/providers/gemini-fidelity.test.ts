@@ -93,4 +93,13 @@ describe('provider: gemini (thinking, thought signatures, cached tokens)', () =>
       ],
     });
   });
+
+  it('a thoughtSignature on a text part comes back without a call id and returns on the first part of that turn', async () => {
+    rig.up.enqueue((_r, res) => sendJson(res, 200, resp([{ text: 'Paris is sunny.', thoughtSignature: SIG }])));
+    const m = (await chat(rig, { reasoning_effort: 'low', messages: [{ role: 'user', content: 'weather?' }] })).json.choices[0].message;
+    expect(m.reasoning_details).to.deep.equal([{ type: 'reasoning.encrypted', data: SIG, id: null, format: 'google-gemini-v1', index: 0 }]);
+    rig.up.enqueue((_r, res) => sendJson(res, 200, resp([{ text: 'ok' }])));
+    await chat(rig, { messages: [{ role: 'user', content: 'weather?' }, m, { role: 'user', content: 'and tomorrow?' }] });
+    expect((lastSent(rig).contents as unknown[])[1]).to.deep.equal({ role: 'model', parts: [{ text: 'Paris is sunny.', thoughtSignature: SIG }] });
+  });
 });
