@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, resolveConfigPath } from './config/load';
+import { configWarnings } from './config/warnings';
 import { loadPlugins } from './pipeline/loader';
 import { createLogger } from './logger';
 import { startGateway, handleSignals } from './server/start';
@@ -35,10 +36,12 @@ async function main(argv: string[]): Promise<number> {
       throw e;
     }
     if (command === 'check') {
+      for (const w of configWarnings(config)) process.stderr.write(`warning: ${w}\n`);
       process.stdout.write(`${path}: OK (${config.models.length} models, ${config.providers.length} providers, chain: ${config.plugins.map((p) => p.name).join(' -> ')})\n`);
       return 0;
     }
     const logger = createLogger(config.server.log_level);
+    for (const w of configWarnings(config)) logger.warn(w);
     const gw = await startGateway(config, { logger });
     handleSignals(gw, logger);
     logger.info({ url: gw.url, store: config.store.driver, chain: config.plugins.map((p) => p.name) }, 'gateway listening');

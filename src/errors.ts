@@ -108,6 +108,10 @@ export const errors = {
     new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_bad_response', message: `Upstream provider '${provider}' sent an answer the gateway could not read: ${truncate(detail, 200)}`, retryable: true }),
   streamInterrupted: (provider: string, detail: string) =>
     new GatewayError({ status: 502, type: 'upstream_error', code: 'stream_interrupted', message: `The stream from '${provider}' broke before it finished: ${truncate(detail, 200)}`, retryable: true }),
+  upstreamStreamError: (provider: string, detail: string) =>
+    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_stream_error', message: `Upstream provider '${provider}' reported an error in its stream: ${truncate(detail || 'no message', 500)}`, retryable: true }),
+  upstreamClosed: (provider: string) =>
+    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_closed', message: `Upstream provider '${provider}' closed the connection before answering`, retryable: true }),
   shuttingDown: () =>
     new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true }),
   internal: () =>

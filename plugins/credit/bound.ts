@@ -1,5 +1,6 @@
 import type { CreditBoundConfig, ModelConfig } from '../../src/config/types';
 import type { ChatMessage, ChatRequest, ContentPart } from '../../src/types/openai';
+import { maxPromptPrice, type Price } from './price';
 
 /**
  * An upper bound of what one upstream attempt can count, under each provider's documented
@@ -156,7 +157,12 @@ export function maxRequestTokens(request: ChatRequest, model: ModelConfig, provi
   return worstCase(requestTokenBound(request, model, providerType, options), 1, 1);
 }
 
-/** The most one attempt can cost at `price` (nano-credits): the request fee plus the worst prompt/output split. */
-export function costBound(price: { prompt: number; completion: number; request: number }, b: TokenBound): number {
-  return Math.min(Number.MAX_SAFE_INTEGER, price.request + worstCase(b, price.prompt, price.completion));
+/**
+ * The most one attempt can cost at `price` (nano-credits): the request fee plus the worst
+ * prompt/output split, each token at the dearest price it can be billed at (a prompt token
+ * may be a cache write, an output token a reasoning token).
+ */
+export function costBound(price: Price, b: TokenBound): number {
+  const output = Math.max(price.completion, price.reasoning ?? 0);
+  return Math.min(Number.MAX_SAFE_INTEGER, price.request + worstCase(b, maxPromptPrice(price), output));
 }

@@ -7,10 +7,22 @@ export interface Price {
   prompt: number;
   completion: number;
   request: number;
+  /** Per prompt token read from the provider's cache; undefined: the prompt price. */
+  cacheRead?: number;
+  /** Per prompt token written to the provider's cache; undefined: the prompt price. */
+  cacheWrite?: number;
+  /** Per reasoning token; undefined: the completion price. */
+  reasoning?: number;
 }
 
 export function modelPrice(m: ModelConfig): Price {
-  return { prompt: Math.round(m.pricing.prompt * NANO), completion: Math.round(m.pricing.completion * NANO), request: Math.round((m.pricing.request ?? 0) * NANO) };
+  const p = m.pricing;
+  const nano = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * NANO));
+  const price: Price = { prompt: Math.round(p.prompt * NANO), completion: Math.round(p.completion * NANO), request: Math.round((p.request ?? 0) * NANO) };
+  if (p.cache_read !== undefined) price.cacheRead = nano(p.cache_read);
+  if (p.cache_write !== undefined) price.cacheWrite = nano(p.cache_write);
+  if (p.reasoning !== undefined) price.reasoning = nano(p.reasoning);
+  return price;
 }
 
 /**
@@ -24,6 +36,29 @@ export function effectivePrice(base: Price, options: Record<string, unknown>, cu
   return customAllowed ? { ...base, prompt: input, completion: output } : { ...base, prompt: Math.max(input, base.prompt), completion: Math.max(output, base.completion) };
 }
 
+/** The most a prompt token can cost (a cache write may cost more than a plain prompt token). */
+export function maxPromptPrice(price: Price): number {
+  return Math.max(price.prompt, price.cacheWrite ?? 0);
+}
+
+/**
+ * The cost of what was used: prompt tokens at the prompt price except those read from
+ * the cache (cache_read) and written to it (cache_write); completion tokens at the
+ * completion price except reasoning tokens (reasoning). Each defaults to its base price.
+ */
 export function usageCost(price: Price, u: Usage): number {
-  return price.request + u.prompt_tokens * price.prompt + u.completion_tokens * price.completion;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
+  const prompt = count(u.prompt_tokens);
+  const completion = count(u.completion_tokens);
+  const read = Math.min(prompt, count(u.prompt_tokens_details?.cached_tokens));
+  const written = Math.min(prompt - read, count(u.prompt_tokens_details?.cache_write_tokens));
+  const reasoning = Math.min(completion, count(u.completion_tokens_details?.reasoning_tokens));
+  return (
+    price.request +
+    (prompt - read - written) * price.prompt +
+    read * (price.cacheRead ?? price.prompt) +
+    written * (price.cacheWrite ?? price.prompt) +
+    (completion - reasoning) * price.completion +
+    reasoning * (price.reasoning ?? price.completion)
+  );
 }

@@ -26,6 +26,7 @@ export function buildGeneration(
     promptTokens: out.usage?.prompt_tokens ?? 0,
     completionTokens: out.usage?.completion_tokens ?? 0,
     cachedTokens: out.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: out.usage?.prompt_tokens_details?.cache_write_tokens ?? 0,
     reasoningTokens: out.usage?.completion_tokens_details?.reasoning_tokens ?? 0,
     cost: out.cost,
     latencyMs: Number(now - s.startedAt) / 1e6,

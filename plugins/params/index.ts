@@ -3,7 +3,7 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { combine } from '../../src/api/chat-request';
 import { errors } from '../../src/errors';
 import { validateChatRequest } from '../../src/request/validate';
-import { knownParams, modelParams } from '../../src/request/supported';
+import { forwardsUnknown, knownParams, modelParams, unsupportedFields, valueChecks } from '../../src/request/supported';
 import { chunkToFunctionCall, functionsToTools, toolCallsToFunctionCall } from '../../src/request/legacy-functions';
 
 export interface ParamsConfig {
@@ -27,7 +27,7 @@ export default definePlugin<ParamsConfig>({
   setup(config, services) {
     const known = knownParams();
     const typeOf = (name: string) => services.models.provider(name).type;
-    const supported = new Map(services.models.all().map((m) => [m.id, modelParams(m, typeOf)]));
+    const supported = new Map(services.models.all().map((m) => [m.id, { accepted: modelParams(m, typeOf), forwards: forwardsUnknown(m, typeOf), checks: valueChecks(m, typeOf) }]));
     return {
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
@@ -36,8 +36,8 @@ export default definePlugin<ParamsConfig>({
         if (problems.length > 0) throw combine(problems);
 
         const legacy = functionsToTools(r);
-        const accepted = supported.get(s.model.id) as Set<string>;
-        const unsupported = Object.keys(r).filter((k) => known.has(k) && !accepted.has(k) && r[k] !== undefined);
+        const m = supported.get(s.model.id) as { accepted: Set<string>; forwards: boolean; checks: Array<(req: typeof r) => string[]> };
+        const unsupported = unsupportedFields(r, known, m.accepted, m.forwards, m.checks);
         if (unsupported.length > 0) {
           const provider = s.options.provider as { require_parameters?: boolean } | undefined;
           const mode = provider?.require_parameters === true ? 'reject' : s.model.unsupported_params ?? config.unsupported;

@@ -3,6 +3,7 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, GatewayError, toGatewayError } from '../../src/errors';
 import { promptTokens, type Attempt, type AttemptRecord, type GatewayState } from '../../src/pipeline/state';
 import type { AdapterContext } from '../../src/providers/types';
+import { reasoningAsk } from '../../src/providers/reasoning';
 import { attemptSignal } from './attempt-signal';
 import { defaultPlan } from './plan';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -98,6 +99,7 @@ export default definePlugin<RoutingConfig>({
           created: Math.floor(Date.now() / 1000),
           model: s.model.id,
           includeUsage: s.request.stream_options?.include_usage === true,
+          excludeReasoning: reasoningAsk(s.request)?.exclude === true,
         };
         s.extensions.completionId = actx.id;
         const clientHeaders = clientUpstreamHeaders(s.options.headers as Record<string, unknown> | undefined, s.options.extra_headers as Record<string, unknown> | undefined);
@@ -108,6 +110,7 @@ export default definePlugin<RoutingConfig>({
           if (s.signal.aborted) throw toGatewayError(s.signal.reason);
           if (a.retry && plan.backoff) await sleep(backoffMs(a.retry, last, plan.backoff), undefined, { signal: s.signal }).catch(() => undefined);
           actx.model = a.model.id;
+          actx.provider = a.provider.name;
           try {
             const rec = await attemptOnce(s, a, actx, clientHeaders, health);
             s.responseHeaders['X-Gateway-Attempts'] = String(s.attempts.length);

@@ -38,6 +38,14 @@ const model = {
         prompt: { type: 'number', minimum: 0, default: 0 },
         completion: { type: 'number', minimum: 0, default: 0 },
         request: { type: 'number', minimum: 0 },
+        /** Per prompt token read from the provider's cache (default: prompt). */
+        cache_read: { type: 'number', minimum: 0 },
+        /** Per prompt token written to the provider's cache (default: prompt). */
+        cache_write: { type: 'number', minimum: 0 },
+        /** Per reasoning token, where a provider prices them apart (default: completion). */
+        reasoning: { type: 'number', minimum: 0 },
+        /** The model costs nothing on purpose: `gateway check` does not warn about its missing prices. */
+        free: { type: 'boolean' },
       },
       default: {},
     },

@@ -51,6 +51,10 @@ export interface PricingConfig {
   prompt: number;
   completion: number;
   request?: number;
+  cache_read?: number;
+  cache_write?: number;
+  reasoning?: number;
+  free?: boolean;
 }
 
 export interface CreditBoundConfig {

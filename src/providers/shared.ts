@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatCompletionChunk, ChunkChoice, ContentPart, FinishReason, ToolCall, Usage } from '../types/openai';
+import type { ChatCompletion, ChatCompletionChunk, ChunkChoice, ContentPart, FinishReason, ReasoningDetail, ToolCall, Usage } from '../types/openai';
 import { errors } from '../errors';
 import type { AdapterContext, UpstreamEvent } from './types';
 
@@ -16,22 +16,36 @@ export function usageChunk(ctx: AdapterContext, usage: Usage): ChatCompletionChu
   return { id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model, choices: [], usage };
 }
 
-export function usage(prompt: number, completion: number, cached?: number, reasoning?: number): Usage {
+/** OpenAI usage; `prompt` counts every input token (cache reads and writes included). */
+export function usage(prompt: number, completion: number, cached?: number, reasoning?: number, cacheWrite?: number): Usage {
   const u: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  if (cached) u.prompt_tokens_details = { cached_tokens: cached };
+  if (cached || cacheWrite) u.prompt_tokens_details = { cached_tokens: cached ?? 0, ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}) };
   if (reasoning) u.completion_tokens_details = { reasoning_tokens: reasoning };
   return u;
 }
 
-export function completion(ctx: AdapterContext, text: string | null, toolCalls: ToolCall[], finish: FinishReason | null, u: Usage | undefined): ChatCompletion {
+/** A message's reasoning as the gateway returns it: `reasoning` text and the `reasoning_details` a next turn needs. */
+export interface Reasoning {
+  text: string;
+  details: ReasoningDetail[];
+}
+
+export function completion(ctx: AdapterContext, text: string | null, toolCalls: ToolCall[], finish: FinishReason | null, u: Usage | undefined, r?: Reasoning): ChatCompletion {
+  const reasoning = r && !ctx.excludeReasoning && (r.text || r.details.length) ? { reasoning: r.text || null, ...(r.details.length ? { reasoning_details: r.details } : {}) } : {};
   return {
     id: ctx.id,
     object: 'chat.completion',
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, finish_reason: finish, logprobs: null }],
+    choices: [{ index: 0, message: { role: 'assistant', content: text, ...reasoning, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, finish_reason: finish, logprobs: null }],
     ...(u ? { usage: u } : {}),
   };
+}
+
+/** A streamed piece of reasoning (text and/or details), or nothing when the client excluded it. */
+export function reasoningChunk(ctx: AdapterContext, text: string, details: ReasoningDetail[] = [], index = 0): ChatCompletionChunk[] {
+  if (ctx.excludeReasoning || (!text && details.length === 0)) return [];
+  return [chunk(ctx, { ...(text ? { reasoning: text } : {}), ...(details.length ? { reasoning_details: details } : {}) }, null, index)];
 }
 
 /** The text of a message's content (string, or the text parts of a list). */

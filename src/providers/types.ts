@@ -50,6 +50,10 @@ export interface AdapterContext {
   model: string;
   /** Whether the client asked for usage in the stream. */
   includeUsage: boolean;
+  /** The configured name of the provider this attempt goes to (error messages name it). */
+  provider?: string;
+  /** The client asked for reasoning without its text (`reasoning.exclude`): adapters drop it. */
+  excludeReasoning?: boolean;
 }
 
 /** Pure translation between the OpenAI wire format and one provider's: no Koa, no I/O. */
@@ -58,6 +62,10 @@ export interface HttpProviderAdapter {
   type: string;
   /** Body fields this provider type accepts (beyond model and messages). */
   supportedParams: readonly string[];
+  /** Body fields no adapter knows reach the upstream as sent (OpenAI-compatible servers); otherwise the params plugin drops and names them. */
+  forwardsUnknownParams?: boolean;
+  /** Parameters present with a value this provider cannot honour (e.g. Ollama's tool_choice "required"): dropped and named like unsupported ones. */
+  unsupportedValues?(req: ChatRequest): string[];
   streamFormat: StreamFormat;
   buildRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest;
   parseResponse(body: unknown, ctx: AdapterContext): ChatCompletion;

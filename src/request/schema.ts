@@ -34,7 +34,8 @@ const toolCall = {
 
 export const messageSchema = {
   type: 'object',
-  required: ['role', 'content'],
+  // content is required except on an assistant message that carries calls (validate.ts says so by name).
+  required: ['role'],
   properties: {
     role: { enum: ['system', 'developer', 'user', 'assistant', 'function', 'tool'] },
     content: { anyOf: [{ type: 'string' }, { type: 'array', items: contentPart }, { type: 'null' }] },
@@ -82,6 +83,8 @@ export const chatRequestSchema = {
       then: { required: ['json_schema'] },
     },
     structured_outputs: { type: 'boolean' },
+    reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
+    reasoning: { type: 'object', properties: { effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] }, max_tokens: { type: 'integer', minimum: 0 }, exclude: { type: 'boolean' }, enabled: { type: 'boolean' } } },
     tools: { type: 'array', items: { type: 'object', required: ['type', 'function'], properties: { type: { const: 'function' }, function: functionDef } } },
     tool_choice: {
       anyOf: [

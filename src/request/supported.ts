@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../config/types';
 import { getAdapter, providerTypeNames } from '../providers/registry';
 import { chatRequestSchema } from './schema';
+import type { ChatRequest } from '../types/openai';
 
 /** Fields every request may carry whatever the provider: they are not parameters. */
 const ALWAYS = new Set(['model', 'messages', 'stream', 'stream_options']);
@@ -27,4 +28,40 @@ export function modelParams(m: ModelConfig, providerType: (provider: string) => 
     out = prev === undefined ? accepted : new Set([...prev].filter((p) => accepted.has(p)));
   }
   return out ?? new Set<string>();
+}
+
+/** Whether every deployment of a model sends body fields no adapter knows on as they are (OpenAI-compatible upstreams). */
+export function forwardsUnknown(m: ModelConfig, providerType: (provider: string) => string): boolean {
+  return m.deployments.every((d) => {
+    const a = getAdapter(providerType(d.provider));
+    return a.kind === 'http' && a.forwardsUnknownParams === true;
+  });
+}
+
+/**
+ * The fields of a request a model cannot take: parameters it does not accept, values one of
+ * its providers cannot honour (Ollama's tool_choice "required"), and fields no adapter knows
+ * when one of its providers would silently leave them out. Named, in the body's order.
+ */
+export function unsupportedFields(
+  r: ChatRequest,
+  known: Set<string>,
+  accepted: Set<string>,
+  forwards: boolean,
+  valueChecks: Array<(req: ChatRequest) => string[]>,
+): string[] {
+  const byValue = new Set(valueChecks.flatMap((check) => check(r)));
+  return Object.keys(r).filter((k) => {
+    if (r[k] === undefined || ALWAYS.has(k)) return false;
+    if (known.has(k)) return !accepted.has(k) || byValue.has(k);
+    return !forwards;
+  });
+}
+
+/** Value checks of the adapters serving a model. */
+export function valueChecks(m: ModelConfig, providerType: (provider: string) => string): Array<(req: ChatRequest) => string[]> {
+  return m.deployments.flatMap((d) => {
+    const a = getAdapter(providerType(d.provider));
+    return a.kind === 'http' && a.unsupportedValues ? [a.unsupportedValues] : [];
+  });
 }

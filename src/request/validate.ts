@@ -83,6 +83,8 @@ function relations(r: ChatRequest, maxPromptRoom: number | null): GatewayError[]
     if (!m || typeof m !== 'object') return;
     if (m.role === 'function' && typeof m.name !== 'string') out.push(errors.invalidRequest(`messages[${i}].name is required for role 'function' (the function's name, ${'^[a-zA-Z0-9_]{1,64}$'})`, `messages[${i}].name`, 'missing_field'));
     if (m.role === 'tool' && typeof m.tool_call_id !== 'string') out.push(errors.invalidRequest(`messages[${i}].tool_call_id is required for role 'tool'`, `messages[${i}].tool_call_id`, 'missing_field'));
+    const calls = m.role === 'assistant' && ((Array.isArray(m.tool_calls) && m.tool_calls.length > 0) || m.function_call !== undefined);
+    if (m.content === undefined && !calls) out.push(errors.invalidRequest(`messages[${i}].content is required`, `messages[${i}].content`, 'missing_field'));
     if (m.content === null && m.role !== 'assistant') out.push(errors.invalidRequest(`messages[${i}].content may be null only for assistant messages`, `messages[${i}].content`, 'invalid_type'));
   });
   if (r.top_logprobs !== undefined && r.logprobs !== true) out.push(errors.invalidRequest('top_logprobs requires logprobs: true', 'top_logprobs', 'invalid_combination'));

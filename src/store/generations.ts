@@ -12,6 +12,8 @@ export interface Generation {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
+  /** Prompt tokens written to the provider's cache (usage.prompt_tokens_details.cache_write_tokens). */
+  cacheWriteTokens: number;
   reasoningTokens: number;
   /** nano-credits */
   cost: number;
@@ -30,12 +32,13 @@ export interface Generation {
 }
 
 export const GENERATION_INSERT =
-  'INSERT INTO generations (id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cost, latency_ms, ttft_ms, finish_reason, streamed, cancelled, status, error_code, app_referer, app_title, end_user, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO generations (id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cost, latency_ms, ttft_ms, finish_reason, streamed, cancelled, status, error_code, app_referer, app_title, end_user, metadata, created_at, cache_write_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 export function generationParams(g: Generation): Param[] {
   return [
     g.id, g.accountId, g.keyHash, g.model, g.provider, g.deployment, g.promptTokens, g.completionTokens, g.cachedTokens, g.reasoningTokens, g.cost,
     g.latencyMs, g.ttftMs, g.finishReason, g.streamed ? 1 : 0, g.cancelled ? 1 : 0, g.status, g.errorCode, g.appReferer, g.appTitle, g.user, g.metadata ? JSON.stringify(g.metadata) : null, g.createdAt,
+    g.cacheWriteTokens,
   ];
 }
 
@@ -52,6 +55,7 @@ function toGeneration(r: Row): Generation {
     promptTokens: num(r.prompt_tokens),
     completionTokens: num(r.completion_tokens),
     cachedTokens: num(r.cached_tokens),
+    cacheWriteTokens: num(r.cache_write_tokens),
     reasoningTokens: num(r.reasoning_tokens),
     cost: num(r.cost),
     latencyMs: numOrNull(r.latency_ms),
@@ -73,7 +77,7 @@ function toGeneration(r: Row): Generation {
 export function generationJson(g: Generation) {
   return {
     id: g.id, model: g.model, provider: g.provider, deployment: g.deployment,
-    tokens_prompt: g.promptTokens, tokens_completion: g.completionTokens, tokens_cached: g.cachedTokens, tokens_reasoning: g.reasoningTokens,
+    tokens_prompt: g.promptTokens, tokens_completion: g.completionTokens, tokens_cached: g.cachedTokens, tokens_cache_write: g.cacheWriteTokens, tokens_reasoning: g.reasoningTokens,
     total_cost: fromNano(g.cost), latency_ms: g.latencyMs, time_to_first_token_ms: g.ttftMs, finish_reason: g.finishReason,
     streamed: g.streamed, cancelled: g.cancelled, status: g.status, error_code: g.errorCode,
     app: { referer: g.appReferer, title: g.appTitle }, user: g.user, metadata: g.metadata, created_at: new Date(g.createdAt).toISOString(),

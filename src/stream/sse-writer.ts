@@ -124,7 +124,7 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
 }
 
 export function hasContent(delta: ChatCompletionChunk['choices'][number]['delta']): boolean {
-  return Boolean(delta.content || delta.tool_calls?.length || delta.function_call || delta.refusal);
+  return Boolean(delta.content || delta.tool_calls?.length || delta.function_call || delta.refusal || delta.reasoning || delta.reasoning_details?.length);
 }
 
 function drained(res: ServerResponse): Promise<void> {

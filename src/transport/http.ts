@@ -94,6 +94,8 @@ export function mapTransportError(e: unknown, provider: string, signal?: AbortSi
     return errors.upstreamTimeout(provider);
   }
   const code = (e as { code?: string }).code;
+  // Reached, then hung up before the status line: not "unreachable".
+  if (code === 'UND_ERR_SOCKET') return errors.upstreamClosed(provider);
   return errors.upstreamUnavailable(provider, code ?? (e as Error).message ?? 'unknown error');
 }
 

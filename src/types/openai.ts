@@ -26,7 +26,37 @@ export interface ChatMessage {
   tool_call_id?: string;
   function_call?: { name: string; arguments: string };
   refusal?: string | null;
+  /** Reasoning text the model produced (OpenRouter's shape). */
+  reasoning?: string | null;
+  /** What a provider needs back on the next turn (thinking signatures, encrypted reasoning). */
+  reasoning_details?: ReasoningDetail[];
   [k: string]: unknown;
+}
+
+/**
+ * One piece of a model's reasoning, as OpenRouter carries it: readable text (with the
+ * provider's signature), or an opaque encrypted blob. `id` ties a Gemini thoughtSignature
+ * to the tool call it came with; `format` says which provider made it; `index` orders
+ * the pieces (stream deltas with the same index belong together).
+ */
+export interface ReasoningDetail {
+  type: 'reasoning.text' | 'reasoning.encrypted' | 'reasoning.summary';
+  text?: string;
+  signature?: string | null;
+  data?: string;
+  summary?: string;
+  id?: string | null;
+  format?: string;
+  index?: number;
+  [k: string]: unknown;
+}
+
+/** OpenRouter's `reasoning` request object. */
+export interface ReasoningRequest {
+  effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+  max_tokens?: number;
+  exclude?: boolean;
+  enabled?: boolean;
 }
 
 export interface FunctionTool {
@@ -67,6 +97,8 @@ export interface ChatRequest {
   logprobs?: boolean;
   top_logprobs?: number;
   user?: string;
+  reasoning_effort?: ReasoningRequest['effort'];
+  reasoning?: ReasoningRequest;
   [k: string]: unknown;
 }
 
@@ -74,7 +106,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown };
+  /** cached_tokens: read from the prompt cache; cache_write_tokens: written to it (OpenRouter's names). Both are part of prompt_tokens. */
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; [k: string]: unknown };
   completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
   /** Credits charged for the request (added by the credit plugin). */
   cost?: number;
@@ -114,6 +147,8 @@ export interface ChunkChoice {
     role?: 'assistant';
     content?: string | null;
     refusal?: string | null;
+    reasoning?: string | null;
+    reasoning_details?: ReasoningDetail[];
     tool_calls?: ToolCallDelta[];
     function_call?: { name?: string; arguments?: string };
     [k: string]: unknown;

@@ -6,7 +6,7 @@ import { createAnthropicTranslator, mapAnthropicError, parseAnthropicResponse } 
 export const anthropicAdapter: HttpProviderAdapter = {
   kind: 'http',
   type: 'anthropic',
-  supportedParams: ['temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'user', 'stream', 'stream_options'],
+  supportedParams: ['temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'user', 'reasoning_effort', 'reasoning', 'stream', 'stream_options'],
   streamFormat: 'sse',
   buildRequest: buildAnthropicRequest,
   parseResponse: parseAnthropicResponse,

@@ -22,6 +22,7 @@ export const azureAdapter: HttpProviderAdapter = {
   kind: 'http',
   type: 'azure',
   supportedParams: OPENAI_PARAMS,
+  forwardsUnknownParams: true,
   streamFormat: 'sse',
   buildRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
     // Azure has no default endpoint: every resource has its own (https://{resource}.openai.azure.com).
@@ -30,6 +31,10 @@ export const azureAdapter: HttpProviderAdapter = {
     const version = encodeURIComponent(String(o.api_version ?? AZURE_DEFAULT_API_VERSION));
     const body = buildOpenAIBody(req, target, stream);
     delete body.model; // the deployment in the path decides
+    // Azure takes reasoning_effort, not OpenRouter's reasoning object.
+    const effort = isRecord(body.reasoning) ? body.reasoning.effort : undefined;
+    if (typeof effort === 'string' && body.reasoning_effort === undefined) body.reasoning_effort = effort;
+    delete body.reasoning;
     return {
       url: joinUrl(target.provider.api_base, `/openai/deployments/${encodeURIComponent(target.deployment.model)}/chat/completions?api-version=${version}`),
       method: 'POST',

@@ -2,7 +2,8 @@ import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, FinishReason, ToolCall, Usage } from '../../types/openai';
 import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
 import { retryAfterSeconds } from '../openai/errors';
-import { chunk, completion, isRecord, textOf, usage, usageChunk, parseEventJson } from '../shared';
+import { chunk, completion, isRecord, textOf, usage, usageChunk, parseEventJson, reasoningChunk } from '../shared';
+import { reasoningAsk } from '../reasoning';
 import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';
 
 const FINISH: Record<string, FinishReason> = { COMPLETE: 'stop', STOP_SEQUENCE: 'stop', MAX_TOKENS: 'length', TOOL_CALL: 'tool_calls', ERROR: 'stop', TIMEOUT: 'stop' };
@@ -42,24 +43,30 @@ function buildCohereRequest(req: ChatRequest, target: UpstreamTarget, stream: bo
   if (req.tools?.length) body.tools = forced ? req.tools.filter((t) => t.function.name === forced) : req.tools;
   if (req.tool_choice === 'required' || forced) body.tool_choice = 'REQUIRED';
   if (req.tool_choice === 'none') body.tool_choice = 'NONE';
+  const ask = reasoningAsk(req);
+  if (ask) body.thinking = ask.enabled ? { type: 'enabled', ...(ask.maxTokens ? { token_budget: ask.maxTokens } : {}) } : { type: 'disabled' };
   const rf = req.response_format;
   if (rf?.type === 'json_object') body.response_format = { type: 'json_object' };
   if (rf?.type === 'json_schema') body.response_format = { type: 'json_object', json_schema: (rf.json_schema as { schema?: unknown } | undefined)?.schema };
   return { url: joinUrl(target.provider.api_base ?? 'https://api.cohere.com', '/v2/chat'), method: 'POST', headers: upstreamHeaders(target, bearer(target.provider.api_key)), body: JSON.stringify(body) };
 }
 
+/** What Cohere bills (billed_units, else tokens), and its prompt-cache hits (cached_tokens). */
 function cohereUsage(u: unknown): Usage {
-  const t = isRecord(u) && isRecord(u.tokens) ? u.tokens : isRecord(u) && isRecord(u.billed_units) ? u.billed_units : {};
-  return usage(Number((t as Record<string, unknown>).input_tokens ?? 0), Number((t as Record<string, unknown>).output_tokens ?? 0));
+  const t = isRecord(u) && isRecord(u.billed_units) ? u.billed_units : isRecord(u) && isRecord(u.tokens) ? u.tokens : {};
+  const cached = isRecord(u) && typeof u.cached_tokens === 'number' ? u.cached_tokens : 0;
+  return usage(Number(t.input_tokens ?? 0), Number(t.output_tokens ?? 0), cached);
 }
 
 function parseCohereResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
-  if (!isRecord(body) || !isRecord(body.message)) throw errors.upstreamProtocol('cohere', 'no message in the answer');
-  if (body.finish_reason === 'ERROR') throw cohereError('cohere', 500, { message: 'the generation failed (finish_reason ERROR)' });
+  if (!isRecord(body) || !isRecord(body.message)) throw errors.upstreamProtocol(ctx.provider ?? 'cohere', 'no message in the answer');
+  if (body.finish_reason === 'ERROR') throw cohereError(ctx.provider ?? 'cohere', 500, { message: 'the generation failed (finish_reason ERROR)' });
   const m = body.message;
-  const text = Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>).map((c) => (c.type === 'text' ? String(c.text ?? '') : '')).join('') : '';
+  const parts = Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : [];
+  const text = parts.map((c) => (c.type === 'text' ? String(c.text ?? '') : '')).join('');
+  const thinking = parts.map((c) => (c.type === 'thinking' ? String(c.thinking ?? '') : '')).join('');
   const calls = (Array.isArray(m.tool_calls) ? (m.tool_calls as ToolCall[]) : []).map((t) => ({ id: t.id, type: 'function' as const, function: { name: t.function.name, arguments: t.function.arguments ?? '{}' } }));
-  return completion(ctx, calls.length && !text ? null : text, calls, FINISH[String(body.finish_reason)] ?? 'stop', cohereUsage(body.usage));
+  return completion(ctx, calls.length && !text ? null : text, calls, FINISH[String(body.finish_reason)] ?? 'stop', cohereUsage(body.usage), { text: thinking, details: [] });
 }
 
 function cohereError(provider: string, status: number, body: unknown, retryAfter?: number): GatewayError {
@@ -76,14 +83,17 @@ function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const d = parseEventJson(ev, 'cohere') as Record<string, unknown>;
+      const d = parseEventJson(ev, ctx.provider ?? 'cohere') as Record<string, unknown>;
       const delta = isRecord(d.delta) ? d.delta : {};
       const msg = isRecord(delta.message) ? delta.message : {};
       switch (ev.event ?? d.type) {
         case 'message-start':
           return [chunk(ctx, { role: 'assistant', content: '' })];
-        case 'content-delta':
-          return [chunk(ctx, { content: String((msg.content as Record<string, unknown> | undefined)?.text ?? '') })];
+        case 'content-delta': {
+          const c = isRecord(msg.content) ? msg.content : {};
+          if (typeof c.thinking === 'string') return reasoningChunk(ctx, c.thinking);
+          return [chunk(ctx, { content: String(c.text ?? '') })];
+        }
         case 'tool-call-start': {
           const t = msg.tool_calls as { id: string; function: { name: string; arguments?: string } };
           return [chunk(ctx, { tool_calls: [{ index: calls++, id: t.id, type: 'function', function: { name: t.function.name, arguments: t.function.arguments ?? '' } }] })];
@@ -94,11 +104,11 @@ function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
         }
         case 'message-end':
           // finish_reason ERROR: the generation failed upstream after the stream began.
-          if (delta.finish_reason === 'ERROR') throw cohereError('cohere', 500, { message: typeof delta.error === 'string' ? delta.error : 'the generation failed (finish_reason ERROR)' });
+          if (delta.finish_reason === 'ERROR') throw cohereError(ctx.provider ?? 'cohere', 500, { message: typeof delta.error === 'string' ? delta.error : 'the generation failed (finish_reason ERROR)' });
           done = true;
           return [chunk(ctx, {}, FINISH[String(delta.finish_reason)] ?? 'stop'), usageChunk(ctx, cohereUsage(delta.usage))];
         default:
-          if (d.type === 'error' || ev.event === 'error') throw cohereError('cohere', 500, d);
+          if (d.type === 'error' || ev.event === 'error') throw cohereError(ctx.provider ?? 'cohere', 500, d);
           return [];
       }
     },
@@ -110,7 +120,7 @@ function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
 export const cohereAdapter: HttpProviderAdapter = {
   kind: 'http',
   type: 'cohere',
-  supportedParams: ['temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'seed', 'frequency_penalty', 'presence_penalty', 'stop', 'tools', 'tool_choice', 'response_format', 'stream', 'stream_options'],
+  supportedParams: ['temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'seed', 'frequency_penalty', 'presence_penalty', 'stop', 'tools', 'tool_choice', 'response_format', 'reasoning_effort', 'reasoning', 'stream', 'stream_options'],
   streamFormat: 'sse',
   buildRequest: buildCohereRequest,
   parseResponse: parseCohereResponse,

@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart } from '../../types/openai';
 import { joinUrl, upstreamHeaders } from '../openai/request';
 import { dataUrl, mergeConsecutive, parseArgs, textOf } from '../shared';
+import { detailsOf, reasoningAsk, thinkingBudget } from '../reasoning';
 import type { UpstreamRequest, UpstreamTarget } from '../types';
 import { cleanSchema } from './schema';
 
@@ -20,21 +21,50 @@ function parts(content: string | ContentPart[] | null): Part[] {
   });
 }
 
+/** The format name OpenRouter gives Gemini's thought signatures in reasoning_details. */
+export const GEMINI_FORMAT = 'google-gemini-v1';
+
+/**
+ * An earlier model turn, with its thought signatures put back where Gemini gave them: on
+ * the function call with the same tool-call id, or (no id) on the turn's first other part.
+ */
+function modelParts(m: ChatMessage, names: Map<string, string>): Part[] {
+  const sigs = new Map<string | null, string>();
+  for (const d of detailsOf(m)) {
+    if (d.type === 'reasoning.encrypted' && typeof d.data === 'string' && (d.format === undefined || d.format.startsWith('google'))) sigs.set(d.id ?? null, d.data);
+  }
+  const out: Part[] = parts(m.content);
+  const loose = sigs.get(null);
+  if (loose && out.length > 0) out[0] = { ...out[0], thoughtSignature: loose };
+  for (const t of m.tool_calls ?? []) {
+    names.set(t.id, t.function.name);
+    const sig = sigs.get(t.id);
+    out.push({ functionCall: { name: t.function.name, args: parseArgs(t.function.arguments) }, ...(sig ? { thoughtSignature: sig } : {}) });
+  }
+  return out;
+}
+
+/** reasoning_effort / reasoning -> thinkingConfig: thinkingLevel on Gemini 3, thinkingBudget before it. */
+function thinkingConfig(req: ChatRequest, model: string, maxOutput: number | undefined): Record<string, unknown> | undefined {
+  const ask = reasoningAsk(req);
+  if (!ask) return undefined;
+  const includeThoughts = ask.enabled && !ask.exclude;
+  if (/gemini-3/.test(model)) {
+    const level = !ask.enabled || ask.effort === 'low' || ask.effort === 'minimal' ? 'low' : 'high';
+    return { thinkingLevel: level, includeThoughts };
+  }
+  return { thinkingBudget: ask.enabled ? thinkingBudget(ask, maxOutput ?? 8192) : 0, includeThoughts };
+}
+
 /** OpenAI chat request -> Gemini generateContent request. */
-export function geminiBody(req: ChatRequest): Record<string, unknown> {
+export function geminiBody(req: ChatRequest, model = ''): Record<string, unknown> {
   const names = new Map<string, string>(); // tool_call_id -> function name (functionResponse needs the name)
   const system = req.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).join('\n\n');
   const contents = mergeConsecutive(
     req.messages
       .filter((m) => m.role !== 'system' && m.role !== 'developer')
       .map((m: ChatMessage) => {
-        if (m.role === 'assistant') {
-          const calls = (m.tool_calls ?? []).map((t) => {
-            names.set(t.id, t.function.name);
-            return { functionCall: { name: t.function.name, args: parseArgs(t.function.arguments) } };
-          });
-          return { role: 'model', content: [...parts(m.content), ...calls] };
-        }
+        if (m.role === 'assistant') return { role: 'model', content: modelParts(m, names) };
         if (m.role === 'tool' || m.role === 'function') {
           const name = m.name ?? names.get(m.tool_call_id ?? '') ?? 'tool';
           return { role: 'user', content: [{ functionResponse: { name, response: { content: textOf(m.content) } } }] };
@@ -58,6 +88,8 @@ export function geminiBody(req: ChatRequest): Record<string, unknown> {
     g.responseLogprobs = true;
     if (req.top_logprobs !== undefined) g.logprobs = req.top_logprobs;
   }
+  const thinking = thinkingConfig(req, model, max);
+  if (thinking) g.thinkingConfig = thinking;
   const rf = req.response_format;
   if (rf?.type === 'json_object') g.responseMimeType = 'application/json';
   if (rf?.type === 'json_schema') {
@@ -84,6 +116,6 @@ export function buildGeminiRequest(req: ChatRequest, target: UpstreamTarget, str
     url: joinUrl(base, stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`),
     method: 'POST',
     headers: upstreamHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
-    body: JSON.stringify(geminiBody(req)),
+    body: JSON.stringify(geminiBody(req, target.deployment.model)),
   };
 }

@@ -1,6 +1,7 @@
 import { errors, upstreamStatusError, type GatewayError } from '../../errors';
-import type { ChatCompletion, ChatCompletionChunk, CompletionChoice, FinishReason, ToolCall, Usage } from '../../types/openai';
-import { chunk, isRecord, usage, usageChunk, parseEventJson } from '../shared';
+import type { ChatCompletion, ChatCompletionChunk, CompletionChoice, FinishReason, ReasoningDetail, ToolCall, Usage } from '../../types/openai';
+import { chunk, isRecord, usage, usageChunk, parseEventJson, reasoningChunk } from '../shared';
+import { GEMINI_FORMAT } from './request';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
 import { retryAfterSeconds } from '../openai/errors';
 
@@ -22,23 +23,37 @@ function finishOf(c: Candidate, hasCalls: boolean): FinishReason | null {
   return hasCalls && c.finishReason === 'STOP' ? 'tool_calls' : FINISH[c.finishReason] ?? 'stop';
 }
 
+/** A part's thought signature as a reasoning detail, tied to its tool call when it came on one. */
+function signatureDetail(p: Record<string, unknown>, callId: string | null, index: number): ReasoningDetail[] {
+  return typeof p.thoughtSignature === 'string' ? [{ type: 'reasoning.encrypted', data: p.thoughtSignature, id: callId, format: GEMINI_FORMAT, index }] : [];
+}
+
 /** Gemini gives function calls no ids: the gateway names them by candidate and position. */
 function callId(ctx: AdapterContext, candidate: number, i: number): string {
   return `call_${ctx.id.slice(-10)}_${candidate}_${i}`;
 }
 
 export function parseGeminiResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
-  if (!isRecord(body)) throw errors.upstreamProtocol('gemini', 'the answer was not an object');
+  if (!isRecord(body)) throw errors.upstreamProtocol(ctx.provider ?? 'gemini', 'the answer was not an object');
   const candidates = (body.candidates as Candidate[] | undefined) ?? [];
   const blocked = isRecord(body.promptFeedback) && body.promptFeedback.blockReason;
   const choices: CompletionChoice[] = candidates.map((c, ci) => {
     let text = '';
+    let thoughts = '';
+    const details: ReasoningDetail[] = [];
     const calls: ToolCall[] = [];
     for (const p of c.content?.parts ?? []) {
-      if (typeof p.text === 'string' && !p.thought) text += p.text;
-      if (isRecord(p.functionCall)) calls.push({ id: callId(ctx, ci, calls.length), type: 'function', function: { name: String(p.functionCall.name), arguments: JSON.stringify(p.functionCall.args ?? {}) } });
+      if (typeof p.text === 'string' && p.thought) thoughts += p.text;
+      else if (typeof p.text === 'string') text += p.text;
+      let id: string | null = null;
+      if (isRecord(p.functionCall)) {
+        id = callId(ctx, ci, calls.length);
+        calls.push({ id, type: 'function', function: { name: String(p.functionCall.name), arguments: JSON.stringify(p.functionCall.args ?? {}) } });
+      }
+      details.push(...signatureDetail(p, id, details.length));
     }
-    return { index: c.index ?? ci, message: { role: 'assistant', content: calls.length && !text ? null : text, ...(calls.length ? { tool_calls: calls } : {}) }, finish_reason: finishOf(c, calls.length > 0), logprobs: null };
+    const reasoning = ctx.excludeReasoning ? {} : { ...(thoughts ? { reasoning: thoughts } : {}), ...(details.length ? { reasoning_details: details } : {}) };
+    return { index: c.index ?? ci, message: { role: 'assistant', content: calls.length && !text ? null : text, ...reasoning, ...(calls.length ? { tool_calls: calls } : {}) }, finish_reason: finishOf(c, calls.length > 0), logprobs: null };
   });
   if (choices.length === 0) choices.push({ index: 0, message: { role: 'assistant', content: '' }, finish_reason: blocked ? 'content_filter' : 'stop', logprobs: null });
   const u = geminiUsage(body.usageMetadata);
@@ -61,14 +76,15 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
   let done = false;
   let started = false;
   const callCount: number[] = [];
+  const detailCount: number[] = [];
   let last: Usage | undefined;
   return {
     get done() {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const d = parseEventJson(ev, 'gemini');
-      if (isRecord(d) && isRecord(d.error)) throw geminiError('gemini', Number(d.error.code ?? 500), d);
+      const d = parseEventJson(ev, ctx.provider ?? 'gemini');
+      if (isRecord(d) && isRecord(d.error)) throw geminiError(ctx.provider ?? 'gemini', Number(d.error.code ?? 500), d);
       if (!isRecord(d)) return [];
       const out: ChatCompletionChunk[] = [];
       if (!started) {
@@ -84,12 +100,18 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
       candidates.forEach((c, ci) => {
         const index = c.index ?? ci;
         for (const p of c.content?.parts ?? []) {
-          if (typeof p.text === 'string' && p.text && !p.thought) out.push(chunk(ctx, { content: p.text }, null, index));
+          if (typeof p.text === 'string' && p.text && p.thought) out.push(...reasoningChunk(ctx, p.text, [], index));
+          else if (typeof p.text === 'string' && p.text) out.push(chunk(ctx, { content: p.text }, null, index));
+          let id: string | null = null;
           if (isRecord(p.functionCall)) {
             const i = callCount[index] ?? 0;
             callCount[index] = i + 1;
-            out.push(chunk(ctx, { tool_calls: [{ index: i, id: callId(ctx, index, i), type: 'function', function: { name: String(p.functionCall.name), arguments: JSON.stringify(p.functionCall.args ?? {}) } }] }, null, index));
+            id = callId(ctx, index, i);
+            out.push(chunk(ctx, { tool_calls: [{ index: i, id, type: 'function', function: { name: String(p.functionCall.name), arguments: JSON.stringify(p.functionCall.args ?? {}) } }] }, null, index));
           }
+          const sig = signatureDetail(p, id, detailCount[index] ?? 0);
+          if (sig.length) detailCount[index] = (detailCount[index] ?? 0) + 1;
+          out.push(...reasoningChunk(ctx, '', sig, index));
         }
         const f = finishOf(c, (callCount[index] ?? 0) > 0);
         if (f) {

@@ -19,12 +19,28 @@ export function mistralToolId(id: string): string {
   return createHash('sha256').update(id).digest('base64').replace(/[^a-zA-Z0-9]/g, '').slice(0, 9).padEnd(9, '0');
 }
 
-function mistralMessages(messages: ChatMessage[]): ChatMessage[] {
-  return messages.map((m) => {
-    if (m.tool_calls?.length) return { ...m, tool_calls: m.tool_calls.map((t) => ({ ...t, id: mistralToolId(t.id) })) };
-    if (m.role === 'tool' && typeof m.tool_call_id === 'string') return { ...m, tool_call_id: mistralToolId(m.tool_call_id) };
-    return m;
-  });
+/**
+ * Mistral refuses any message field it does not define: only role, content, tool_calls
+ * (assistant), tool_call_id and name (tool) and prefix (assistant) go; OpenAI's `name` on
+ * user messages and the SDK's `refusal` / `parsed` / reasoning fields are left out.
+ */
+function mistralMessage(m: ChatMessage): Record<string, unknown> {
+  const role = m.role === 'developer' ? 'system' : m.role === 'function' ? 'tool' : m.role;
+  const out: Record<string, unknown> = { role, content: m.content ?? null };
+  if (role === 'assistant') {
+    if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((t) => ({ id: mistralToolId(t.id), type: 'function', function: { name: t.function.name, arguments: t.function.arguments } }));
+    if (typeof m.prefix === 'boolean') out.prefix = m.prefix;
+  }
+  if (role === 'tool') {
+    const id = m.tool_call_id ?? m.name;
+    if (typeof id === 'string') out.tool_call_id = mistralToolId(id);
+    if (typeof m.name === 'string') out.name = m.name;
+  }
+  return out;
+}
+
+function mistralMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
+  return messages.map(mistralMessage);
 }
 
 /** Mistral's errors: `{message: string | {detail: [...]}, type, code}` (422 validation), or OpenAI's `{error:{...}}`. */
@@ -38,9 +54,18 @@ function mapMistralError(status: number, body: unknown, headers: Record<string, 
 }
 import { createCompatibleTranslator } from '../openai/compatible';
 
+const MISTRAL_PARAMS = [
+  'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stop', 'n', 'seed', 'random_seed', 'presence_penalty',
+  'frequency_penalty', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'safe_prompt', 'prediction',
+  'prompt_mode',
+];
+
 /** OpenAI's body with Mistral's own names: random_seed, tool_choice "any", safe_prompt passed on. */
 export function mistralBody(req: ChatRequest, target: UpstreamTarget, stream: boolean): Record<string, unknown> {
-  const body = buildOpenAIBody(req, target, stream);
+  const all = buildOpenAIBody(req, target, stream);
+  // Mistral refuses fields it does not define (422 extra_forbidden): only the ones it takes go.
+  const body: Record<string, unknown> = { model: all.model };
+  for (const k of [...MISTRAL_PARAMS, 'stream']) if (all[k] !== undefined) body[k] = all[k];
   body.messages = mistralMessages(req.messages);
   if (body.seed !== undefined) {
     body.random_seed = body.seed;
@@ -58,7 +83,7 @@ export function mistralBody(req: ChatRequest, target: UpstreamTarget, stream: bo
 export const mistralAdapter: HttpProviderAdapter = {
   kind: 'http',
   type: 'mistral',
-  supportedParams: ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stop', 'n', 'seed', 'random_seed', 'presence_penalty', 'frequency_penalty', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'safe_prompt', 'prediction', 'stream', 'stream_options'],
+  supportedParams: [...MISTRAL_PARAMS, 'stream_options'],
   streamFormat: 'sse',
   buildRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
     return {

@@ -1,5 +1,6 @@
 import type { ChatRequest, FunctionTool, ToolCall, Usage } from '../../types/openai';
 import { countPromptTokens, countTextTokens, messageText, splitTokens } from '../../tokens/count';
+import { sampleSchema, structuredText } from './structured';
 
 /** What the mock model "decides" to answer: text, or tool calls. Pure and deterministic. */
 export interface MockAnswer {
@@ -18,29 +19,6 @@ function lastUserText(req: ChatRequest): string {
   return '';
 }
 
-/** A value that satisfies a (simple) JSON Schema, for mock tool arguments. */
-function sample(schema: unknown, name: string): unknown {
-  const s = (schema ?? {}) as { type?: unknown; properties?: Record<string, unknown>; required?: string[]; enum?: unknown[]; items?: unknown };
-  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  switch (s.type) {
-    case 'object': {
-      const out: Record<string, unknown> = {};
-      const props = s.properties ?? {};
-      for (const key of s.required ?? Object.keys(props)) out[key] = sample(props[key], key);
-      return out;
-    }
-    case 'array':
-      return [sample(s.items, name)];
-    case 'integer':
-    case 'number':
-      return 1;
-    case 'boolean':
-      return true;
-    default:
-      return `mock ${name}`;
-  }
-}
-
 function chooseTools(req: ChatRequest, prompt: string): FunctionTool[] {
   const tools = (req.tools ?? []).filter((t) => t.type === 'function');
   const choice = req.tool_choice;
@@ -55,7 +33,8 @@ function chooseTools(req: ChatRequest, prompt: string): FunctionTool[] {
 }
 
 /**
- * The mock model: it answers "Mock answer: <the last user message>", cut at max_tokens,
+ * The mock model: it answers "Mock answer: <the last user message>" (as JSON under
+ * response_format: {"answer": ...} for json_object, a value of the schema for json_schema), cut at max_tokens,
  * or calls the tools the user names (all of them unless parallel_tool_calls is false;
  * `required` or a forced tool always calls one). Usage is counted with the gateway's tokenizer.
  */
@@ -67,13 +46,14 @@ export function mockAnswer(req: ChatRequest, idPrefix: string): MockAnswer {
     const toolCalls: ToolCall[] = tools.map((t, i) => ({
       id: `call_${idPrefix.slice(-8)}_${i}`,
       type: 'function',
-      function: { name: t.function.name, arguments: JSON.stringify(sample(t.function.parameters ?? { type: 'object' }, t.function.name)) },
+      function: { name: t.function.name, arguments: JSON.stringify(sampleSchema(t.function.parameters ?? { type: 'object' }, t.function.name)) },
     }));
     const completion = toolCalls.reduce((n, c) => n + countTextTokens(c.function.name) + countTextTokens(c.function.arguments), 0);
     return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', usage: usage(promptTokens, completion) };
   }
   const limit = req.max_completion_tokens ?? req.max_tokens;
-  const all = splitTokens(`Mock answer: ${prompt || '(empty prompt)'}`);
+  const plain = `Mock answer: ${prompt || '(empty prompt)'}`;
+  const all = splitTokens(structuredText(req, plain) ?? plain);
   const pieces = limit !== undefined && limit < all.length ? all.slice(0, limit) : all;
   const finishReason = pieces.length < all.length ? 'length' : 'stop';
   return { text: pieces.join(''), pieces, toolCalls: [], finishReason, usage: usage(promptTokens, pieces.length) };

@@ -3,6 +3,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatRequest, CompletionChoice
 import type { AdapterContext, LocalProvider, UpstreamTarget } from '../types';
 import { OPENAI_PARAMS } from '../openai';
 import { mockAnswer } from './answer';
+import { tokenLogprobs } from './structured';
 
 interface MockOptions {
   /** Tokens per streamed chunk. */
@@ -20,6 +21,11 @@ function options(target: UpstreamTarget): MockOptions {
 
 function choices(req: ChatRequest): number {
   return Number.isInteger(req.n) && (req.n as number) > 0 ? (req.n as number) : 1;
+}
+
+/** Logprobs of these tokens when the request asked for them (OpenAI's `{content, refusal}` shape), else null. */
+function logprobsOf(req: ChatRequest, pieces: string[], offset = 0): { content: ReturnType<typeof tokenLogprobs>; refusal: null } | null {
+  return req.logprobs === true ? { content: tokenLogprobs(pieces, req.top_logprobs ?? 0, offset), refusal: null } : null;
 }
 
 function scaled(u: Usage, n: number): Usage {
@@ -42,7 +48,7 @@ export const mockProvider: LocalProvider = {
         index,
         message: a.toolCalls.length > 0 ? { role: 'assistant', content: null, tool_calls: a.toolCalls } : { role: 'assistant', content: a.text, refusal: null },
         finish_reason: a.finishReason,
-        logprobs: null,
+        logprobs: a.toolCalls.length > 0 ? null : logprobsOf(req, a.pieces),
       });
     }
     return { id: ctx.id, object: 'chat.completion', created: ctx.created, model: ctx.model, choices: list, usage: scaled(a.usage, n), system_fingerprint: 'mock' };
@@ -52,9 +58,9 @@ export const mockProvider: LocalProvider = {
     const a = mockAnswer(req, ctx.id);
     const o = options(target);
     const n = choices(req);
-    const chunk = (index: number, delta: ChatCompletionChunk['choices'][number]['delta'], finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null): ChatCompletionChunk => ({
+    const chunk = (index: number, delta: ChatCompletionChunk['choices'][number]['delta'], finish: ChatCompletionChunk['choices'][number]['finish_reason'] = null, logprobs: unknown = null): ChatCompletionChunk => ({
       id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model, system_fingerprint: 'mock',
-      choices: [{ index, delta, finish_reason: finish, logprobs: null }],
+      choices: [{ index, delta, finish_reason: finish, logprobs }],
     });
     const pause = async () => {
       if (o.chunk_delay_ms > 0) await sleep(o.chunk_delay_ms, undefined, { signal });
@@ -76,7 +82,8 @@ export const mockProvider: LocalProvider = {
       } else {
         for (let i = 0; i < a.pieces.length; i += o.chunk_size) {
           await pause();
-          yield chunk(index, { content: a.pieces.slice(i, i + o.chunk_size).join('') });
+          const piece = a.pieces.slice(i, i + o.chunk_size);
+          yield chunk(index, { content: piece.join('') }, null, logprobsOf(req, piece, i));
         }
       }
       yield chunk(index, {}, a.finishReason);

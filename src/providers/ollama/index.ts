@@ -2,7 +2,8 @@ import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, FinishReason, ToolCall } from '../../types/openai';
 import { buildPrompt } from '../../prompt/index';
 import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
-import { chunk, completion, dataUrl, isRecord, parseArgs, textOf, usage, usageChunk, parseEventJson } from '../shared';
+import { chunk, completion, dataUrl, isRecord, parseArgs, textOf, usage, usageChunk, parseEventJson, reasoningChunk } from '../shared';
+import { reasoningAsk } from '../reasoning';
 import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';
 
 function rawMode(target: UpstreamTarget): boolean {
@@ -56,11 +57,27 @@ function ollamaOptions(req: ChatRequest): Record<string, unknown> {
   return o;
 }
 
+/** reasoning_effort / reasoning -> `think`: a level for gpt-oss (which takes low/medium/high), a boolean for the rest. */
+function thinkOf(req: ChatRequest, model: string): boolean | string | undefined {
+  const ask = reasoningAsk(req);
+  if (!ask) return undefined;
+  if (!ask.enabled) return false;
+  if (/gpt-oss/.test(model)) return ask.effort === 'minimal' ? 'low' : ask.effort === 'xhigh' ? 'high' : ask.effort ?? 'medium';
+  return true;
+}
+
+/** Tool choices Ollama cannot honour ("required", a forced function): the params plugin drops and names them. */
+export function ollamaUnsupported(req: ChatRequest): string[] {
+  const tc = req.tool_choice;
+  return tc === 'required' || (typeof tc === 'object' && tc !== null) ? ['tool_choice'] : [];
+}
+
 function buildOllamaRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
   const base = target.provider.api_base ?? 'http://127.0.0.1:11434';
   const options = ollamaOptions(req);
   const format = req.response_format?.type === 'json_schema' ? (req.response_format.json_schema as { schema?: unknown } | undefined)?.schema ?? 'json' : req.response_format?.type === 'json_object' ? 'json' : undefined;
-  const common = { model: target.deployment.model, stream, ...(Object.keys(options).length ? { options } : {}), ...(format ? { format } : {}) };
+  const think = thinkOf(req, target.deployment.model);
+  const common = { model: target.deployment.model, stream, ...(Object.keys(options).length ? { options } : {}), ...(format ? { format } : {}), ...(think !== undefined ? { think } : {}) };
   const body = rawMode(target)
     ? { ...common, prompt: buildPrompt(req.messages, target.promptOptions), raw: true }
     : { ...common, messages: ollamaMessages(req.messages), ...(req.tools?.length && req.tool_choice !== 'none' ? { tools: req.tools } : {}) };
@@ -79,10 +96,17 @@ function finishOf(d: Record<string, unknown>, calls: number): FinishReason {
 }
 
 function parseOllamaResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
-  if (!isRecord(body)) throw errors.upstreamProtocol('ollama', 'the answer was not an object');
+  if (!isRecord(body)) throw errors.upstreamProtocol(ctx.provider ?? 'ollama', 'the answer was not an object');
   const calls = toolCalls(ctx, body.message);
   const text = typeof body.response === 'string' ? body.response : isRecord(body.message) ? String(body.message.content ?? '') : '';
-  return completion(ctx, calls.length && !text ? null : text, calls, finishOf(body, calls.length), usage(Number(body.prompt_eval_count ?? 0), Number(body.eval_count ?? 0)));
+  const thinking = thinkingOf(body);
+  return completion(ctx, calls.length && !text ? null : text, calls, finishOf(body, calls.length), usage(Number(body.prompt_eval_count ?? 0), Number(body.eval_count ?? 0)), { text: thinking, details: [] });
+}
+
+/** Ollama's thinking text: message.thinking (/api/chat) or thinking (/api/generate). */
+function thinkingOf(d: Record<string, unknown>): string {
+  if (isRecord(d.message) && typeof d.message.thinking === 'string') return d.message.thinking;
+  return typeof d.thinking === 'string' ? d.thinking : '';
 }
 
 function ollamaError(provider: string, status: number, body: unknown): GatewayError {
@@ -100,15 +124,16 @@ function createOllamaTranslator(ctx: AdapterContext): StreamTranslator {
       return done;
     },
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const d = parseEventJson(ev, 'ollama', 'a stream line');
+      const d = parseEventJson(ev, ctx.provider ?? 'ollama', 'a stream line');
       if (!isRecord(d)) return [];
-      if (typeof d.error === 'string') throw ollamaError('ollama', 500, d);
+      if (typeof d.error === 'string') throw ollamaError(ctx.provider ?? 'ollama', 500, d);
       const out: ChatCompletionChunk[] = [];
       if (!started) {
         started = true;
         out.push(chunk(ctx, { role: 'assistant', content: '' }));
       }
       const text = typeof d.response === 'string' ? d.response : isRecord(d.message) ? String(d.message.content ?? '') : '';
+      out.push(...reasoningChunk(ctx, thinkingOf(d)));
       if (text) out.push(chunk(ctx, { content: text }));
       for (const t of toolCalls(ctx, d.message, calls)) out.push(chunk(ctx, { tool_calls: [{ index: calls++, id: t.id, type: 'function', function: t.function }] }));
       if (d.done === true) {
@@ -125,7 +150,8 @@ function createOllamaTranslator(ctx: AdapterContext): StreamTranslator {
 export const ollamaAdapter: HttpProviderAdapter = {
   kind: 'http',
   type: 'ollama',
-  supportedParams: ['temperature', 'top_p', 'top_k', 'min_p', 'seed', 'repetition_penalty', 'presence_penalty', 'frequency_penalty', 'max_tokens', 'max_completion_tokens', 'stop', 'response_format', 'tools', 'tool_choice', 'stream', 'stream_options'],
+  supportedParams: ['temperature', 'top_p', 'top_k', 'min_p', 'seed', 'repetition_penalty', 'presence_penalty', 'frequency_penalty', 'max_tokens', 'max_completion_tokens', 'stop', 'response_format', 'tools', 'tool_choice', 'reasoning_effort', 'reasoning', 'stream', 'stream_options'],
+  unsupportedValues: ollamaUnsupported,
   streamFormat: 'ndjson',
   buildRequest: buildOllamaRequest,
   parseResponse: parseOllamaResponse,

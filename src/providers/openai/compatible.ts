@@ -45,7 +45,7 @@ export function createCompatibleTranslator(ctx: AdapterContext, provider: string
       return out;
     },
     finish(): ChatCompletionChunk[] {
-      if (!inner.done && !finished) throw errors.streamInterrupted(provider, 'the upstream closed the stream without finishing it');
+      if (!inner.done && !finished) throw errors.streamInterrupted(ctx.provider ?? provider, 'the upstream closed the stream without finishing it');
       return [];
     },
   };

@@ -8,7 +8,7 @@ export const OPENAI_PARAMS = [
   'temperature', 'top_p', 'seed', 'frequency_penalty', 'presence_penalty', 'max_tokens', 'max_completion_tokens',
   'stop', 'n', 'verbosity', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'logit_bias',
   'logprobs', 'top_logprobs', 'user', 'stream', 'stream_options', 'reasoning_effort', 'modalities', 'audio',
-  'prediction', 'service_tier',
+  'prediction', 'service_tier', 'reasoning',
 ] as const;
 
 /** Any OpenAI-compatible upstream: OpenAI, vLLM, Groq, Together, DeepSeek, OpenRouter, LM Studio... */
@@ -16,6 +16,7 @@ export const openaiAdapter: HttpProviderAdapter = {
   kind: 'http',
   type: 'openai',
   supportedParams: OPENAI_PARAMS,
+  forwardsUnknownParams: true,
   streamFormat: 'sse',
   buildRequest: buildOpenAIRequest,
   parseResponse: (body, ctx) => parseOpenAIResponse(body, ctx),

@@ -6,6 +6,7 @@ import { responseMigrations } from './responses';
 import { oauthMigrations } from './oauth';
 import { creditOverrunMigrations } from './credit_overrun';
 import { kitMigrations } from './kit';
+import { providersCacheMigrations } from './providers_cache';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   ...oauthMigrations,
   ...creditOverrunMigrations,
   ...kitMigrations,
+  ...providersCacheMigrations,
 ];
