@@ -62,6 +62,8 @@ export interface ModelConfig {
   pricing: PricingConfig;
   deployments: DeploymentConfig[];
   supported_params?: string[];
+  /** Endpoints the model serves (default [chat]; chat also serves /v1/responses). */
+  endpoints?: Array<'chat' | 'embeddings'>;
   unsupported_params?: 'drop' | 'reject';
   routing?: { strategy: 'weighted' | 'latency' | 'least_busy' | 'cost' | 'priority'; num_retries?: number; fallbacks?: string[]; context_window_fallback?: string };
   [k: string]: unknown;
