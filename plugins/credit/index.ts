@@ -7,6 +7,7 @@ import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { newCompletionId } from '../routing/index';
 import { effectivePrice, maxCost, modelPrice, usageCost, type Price } from './price';
 import { buildGeneration } from './record';
+import { embeddingsCharge, embeddingsMaxCost } from './embeddings';
 import { registerGenerationRoutes } from './routes';
 
 export interface CreditConfig {
@@ -72,10 +73,11 @@ export default definePlugin<CreditConfig>({
         const customAllowed = wantsCustom ? Boolean((await store.accounts.get(principal.accountId))?.customPricing) : false;
         let price = wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
         const promptCount = promptTokens(s);
-        const r = await store.credit.reserve(principal.accountId, principal.keyHash, maxCost(price, promptCount, s.request, s.model));
+        const bound = s.operation === 'embeddings' ? embeddingsMaxCost(price, s) : maxCost(price, promptCount, s.request, s.model);
+        const r = await store.credit.reserve(principal.accountId, principal.keyHash, bound);
         if (!r.ok) {
           throw r.limit === 'account'
-            ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${fromNano(maxCost(price, promptCount, s.request, s.model))} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
+            ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${fromNano(bound)} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
             : errors.insufficientCredits('key_limit_exceeded', `This key's credit limit does not cover this request (${fromNano(r.available)} credits left in its limit). Raise the limit or lower max_tokens.`);
         }
         try {
@@ -89,7 +91,8 @@ export default definePlugin<CreditConfig>({
         const served = s.attempts[s.attempts.length - 1]?.model;
         if (served && served !== s.model.id && !wantsCustom) price = prices.get(served) ?? price;
         const result = s.result;
-        if (result?.kind === 'completion') {
+        if (result?.kind === 'embeddings') await settle(ctx, r.id, embeddingsCharge(result.body, price, bound));
+        else if (result?.kind === 'completion') {
           const usage = completionUsage(result.body, promptCount);
           const cost = usageCost(price, usage);
           result.body.usage = { ...usage, cost: fromNano(cost) };
