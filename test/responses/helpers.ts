@@ -1,0 +1,12 @@
+import { testConfig } from '../helpers/gateway';
+import { ADMIN_KEY } from '../helpers/accounts';
+
+export const CHAT_MODEL = 'mock/gpt-4o-mini';
+export const EMBED_MODEL = 'mock/embed';
+
+/** The whole metered chain on the mock provider: a chat model and an embeddings-only model. */
+export function operationsConfig(extra: Record<string, unknown> = {}) {
+  const base = testConfig({}, {});
+  const embed = { id: EMBED_MODEL, endpoints: ['embeddings'], pricing: { prompt: 0.000001, completion: 0 }, deployments: [{ provider: 'mock', model: 'embed-small' }] };
+  return testConfig({ models: [...base.models, embed], plugins: ['auth', 'params', 'credit', 'storage', 'routing'], ...extra }, { GATEWAY_ADMIN_KEY: ADMIN_KEY });
+}
