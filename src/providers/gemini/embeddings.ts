@@ -13,7 +13,7 @@ function content(text: string): Record<string, unknown> {
 /**
  * Gemini: one input -> models/{m}:embedContent {content, outputDimensionality?} answering
  * {embedding:{values}}; several -> models/{m}:batchEmbedContents {requests:[...]} answering
- * {embeddings:[{values}]}. Gemini reports no token count (the gateway counts).
+ * {embeddings:[{values}]}. Without usageMetadata.promptTokenCount the gateway counts the tokens.
  */
 export const geminiEmbeddings: HttpEmbeddings = {
   kind: 'http',
@@ -37,7 +37,9 @@ export const geminiEmbeddings: HttpEmbeddings = {
     const body = answers[0]?.body;
     const list = isRecord(body) && Array.isArray(body.embeddings) ? body.embeddings : isRecord(body) && body.embedding !== undefined ? [body.embedding] : null;
     if (!list) throw errors.upstreamProtocol(provider, 'no embeddings in the answer');
+    const meta = isRecord(body) && isRecord(body.usageMetadata) ? body.usageMetadata.promptTokenCount : undefined;
     return {
+      ...(typeof meta === 'number' ? { promptTokens: meta } : {}),
       vectors: list.map((e: unknown) => {
         const v = isRecord(e) ? numberList(e.values) : null;
         if (!v) throw errors.upstreamProtocol(provider, 'an embedding had no values');

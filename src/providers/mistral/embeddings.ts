@@ -9,7 +9,7 @@ import { textInputs } from '../embeddings-input';
 export const mistralEmbeddings: HttpEmbeddings = {
   kind: 'http',
   buildRequests(req: EmbeddingsRequest, target: UpstreamTarget) {
-    const body: Record<string, unknown> = { model: target.deployment.model, input: textInputs(req, target.provider.name), output_dtype: 'float' };
+    const body: Record<string, unknown> = { model: target.deployment.model, input: textInputs(req, target.provider.name) };
     if (req.dimensions !== undefined) body.output_dimension = req.dimensions;
     return [{
       url: joinUrl(target.provider.api_base ?? 'https://api.mistral.ai', '/v1/embeddings'),
