@@ -43,7 +43,7 @@ function withRig(type: string, model: string, provider: Record<string, unknown>,
 
 withRig('openai', 'text-embedding-3-small', {}, (get) => {
   it('POST {api_base}/embeddings with the OpenAI body; usage from the upstream', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 200, { object: 'list', data: [{ object: 'embedding', index: 1, embedding: V2 }, { object: 'embedding', index: 0, embedding: V1 }], model: 'text-embedding-3-small', usage: { prompt_tokens: 7, total_tokens: 7 } });
+    get().up.enqueue((_r, res) => sendJson(res, 200, { object: 'list', data: [{ object: 'embedding', index: 1, embedding: V2 }, { object: 'embedding', index: 0, embedding: V1 }], model: 'text-embedding-3-small', usage: { prompt_tokens: 7, total_tokens: 7 } }));
     const r = await embed(get(), ['a', 'b'], { dimensions: 4 });
     const req = get().up.requests[0];
     expect(req.path).to.equal('/embeddings');
@@ -54,7 +54,7 @@ withRig('openai', 'text-embedding-3-small', {}, (get) => {
   });
 
   it('maps an upstream error to the OpenAI error object', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 400, { error: { message: 'This model does not support specifying dimensions.', type: 'invalid_request_error', param: null, code: null } });
+    get().up.enqueue((_r, res) => sendJson(res, 400, { error: { message: 'This model does not support specifying dimensions.', type: 'invalid_request_error', param: null, code: null } }));
     const err = await embed(get(), 'x', { dimensions: 3 }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).to.include('does not support specifying dimensions');
@@ -63,7 +63,7 @@ withRig('openai', 'text-embedding-3-small', {}, (get) => {
 
 withRig('azure', 'my-embedding-deployment', { options: { api_version: '2024-10-21' } }, (get) => {
   it('POST /openai/deployments/{deployment}/embeddings?api-version=..., api-key header, no model in the body', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 200, { object: 'list', data: [{ object: 'embedding', index: 0, embedding: V1 }], model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } });
+    get().up.enqueue((_r, res) => sendJson(res, 200, { object: 'list', data: [{ object: 'embedding', index: 0, embedding: V1 }], model: 'text-embedding-3-small', usage: { prompt_tokens: 2, total_tokens: 2 } }));
     const r = await embed(get(), 'hello');
     const req = get().up.requests[0];
     expect(req.path).to.equal('/openai/deployments/my-embedding-deployment/embeddings?api-version=2024-10-21');
@@ -75,7 +75,7 @@ withRig('azure', 'my-embedding-deployment', { options: { api_version: '2024-10-2
 
 withRig('gemini', 'gemini-embedding-001', {}, (get) => {
   it('one input: models/{m}:embedContent; the gateway counts the tokens', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 200, { embedding: { values: V1 } });
+    get().up.enqueue((_r, res) => sendJson(res, 200, { embedding: { values: V1 } }));
     const r = await embed(get(), 'hello world', { dimensions: 4 });
     const req = get().up.requests[0];
     expect(req.path).to.equal('/v1beta/models/gemini-embedding-001:embedContent');
@@ -86,7 +86,7 @@ withRig('gemini', 'gemini-embedding-001', {}, (get) => {
   });
 
   it('several inputs: models/{m}:batchEmbedContents, one request per input', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 200, { embeddings: [{ values: V1 }, { values: V2 }] });
+    get().up.enqueue((_r, res) => sendJson(res, 200, { embeddings: [{ values: V1 }, { values: V2 }] }));
     const r = await embed(get(), ['a', 'b']);
     const req = get().up.requests[1];
     expect(req.path).to.equal('/v1beta/models/gemini-embedding-001:batchEmbedContents');
@@ -104,7 +104,7 @@ withRig('gemini', 'gemini-embedding-001', {}, (get) => {
 
 withRig('mistral', 'mistral-embed', {}, (get) => {
   it('POST /v1/embeddings {model, input}; output_dimension for dimensions; OpenAI-shaped answer', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 200, { id: 'emb-1', object: 'list', data: [{ object: 'embedding', embedding: V1, index: 0 }, { object: 'embedding', embedding: V2, index: 1 }], model: 'mistral-embed', usage: { prompt_tokens: 6, total_tokens: 6, completion_tokens: 0 } });
+    get().up.enqueue((_r, res) => sendJson(res, 200, { id: 'emb-1', object: 'list', data: [{ object: 'embedding', embedding: V1, index: 0 }, { object: 'embedding', embedding: V2, index: 1 }], model: 'mistral-embed', usage: { prompt_tokens: 6, total_tokens: 6, completion_tokens: 0 } }));
     const r = await embed(get(), ['x', 'y'], { dimensions: 4 });
     const req = get().up.requests[0];
     expect(req.path).to.equal('/v1/embeddings');
@@ -117,7 +117,7 @@ withRig('mistral', 'mistral-embed', {}, (get) => {
 
 withRig('cohere', 'embed-v4.0', { options: { input_type: 'search_query' } }, (get) => {
   it('POST /v2/embed {texts, input_type, embedding_types}; billed input tokens', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 200, { id: 'e1', embeddings: { float: [V1, V2] }, texts: ['x', 'y'], meta: { api_version: { version: '2' }, billed_units: { input_tokens: 3 } }, response_type: 'embeddings_by_type' });
+    get().up.enqueue((_r, res) => sendJson(res, 200, { id: 'e1', embeddings: { float: [V1, V2] }, texts: ['x', 'y'], meta: { api_version: { version: '2' }, billed_units: { input_tokens: 3 } }, response_type: 'embeddings_by_type' }));
     const r = await embed(get(), ['x', 'y'], { dimensions: 4 });
     const req = get().up.requests[0];
     expect(req.path).to.equal('/v2/embed');
@@ -130,7 +130,7 @@ withRig('cohere', 'embed-v4.0', { options: { input_type: 'search_query' } }, (ge
 
 withRig('ollama', 'nomic-embed-text', {}, (get) => {
   it('POST /api/embed {model, input}; prompt_eval_count as usage', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 200, { model: 'nomic-embed-text', embeddings: [V1, V2], total_duration: 14143917, load_duration: 1019500, prompt_eval_count: 8 });
+    get().up.enqueue((_r, res) => sendJson(res, 200, { model: 'nomic-embed-text', embeddings: [V1, V2], total_duration: 14143917, load_duration: 1019500, prompt_eval_count: 8 }));
     const r = await embed(get(), ['why is the sky blue?', 'why is the grass green?']);
     const req = get().up.requests[0];
     expect(req.path).to.equal('/api/embed');
@@ -163,7 +163,7 @@ withRig('bedrock', 'amazon.titan-embed-text-v2:0', { api_key: 'AKIDEXAMPLE:secre
 
 withRig('bedrock', 'cohere.embed-english-v3', { api_key: 'AKIDEXAMPLE:secret' }, (get) => {
   it('Cohere on Bedrock: one InvokeModel for the batch; tokens from X-Amzn-Bedrock-Input-Token-Count', async () => {
-    get().up.enqueue((_r, res) => sendJson(res, 200, { id: 'b1', embeddings: { float: [V1, V2] }, texts: ['a', 'b'], response_type: 'embeddings_by_type' }, { 'X-Amzn-Bedrock-Input-Token-Count': '5' });
+    get().up.enqueue((_r, res) => sendJson(res, 200, { id: 'b1', embeddings: { float: [V1, V2] }, texts: ['a', 'b'], response_type: 'embeddings_by_type' }, { 'X-Amzn-Bedrock-Input-Token-Count': '5' }));
     const r = await embed(get(), ['a', 'b']);
     const req = get().up.requests[0];
     expect(req.path).to.equal('/model/cohere.embed-english-v3/invoke');
