@@ -75,6 +75,9 @@ describe('/v1/responses mapped onto an OpenAI-compatible upstream', () => {
     const range = await client.responses.create({ model: 'up/m', input: 'x', temperature: 3 }).catch((e: unknown) => e);
     expect(range).to.be.instanceOf(OpenAI.BadRequestError);
     expect((range as InstanceType<typeof OpenAI.BadRequestError>).param).to.equal('temperature');
+    const tooLong = await client.responses.create({ model: 'up/m', input: 'x', max_output_tokens: 9000 }).catch((e: unknown) => e);
+    expect((tooLong as InstanceType<typeof OpenAI.BadRequestError>).param).to.equal('max_output_tokens');
+    expect((tooLong as Error).message).to.include('max_output_tokens must be at most').and.not.include('max_tokens');
     const unknown = await client.responses.create({ model: 'nope/m', input: 'x' }).catch((e: unknown) => e);
     expect(unknown).to.be.instanceOf(OpenAI.NotFoundError);
     const noKey = await postJson(`${gw.url}/v1/responses`, { model: 'up/m', input: 'x' });

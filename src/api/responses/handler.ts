@@ -13,7 +13,7 @@ import { parseSize, readJson } from '../read-json';
 import { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from './contract';
 import { ResponsesEvents } from './events';
 import { echoOf, fromCompletion, type ResponseMeta } from './output';
-import { inputItems, outputAsInput, toChatBody } from './request';
+import { inResponsesTerms, inputItems, outputAsInput, toChatBody } from './request';
 
 export interface ResponsesDeps extends ChatDeps {
   store: Store;
@@ -63,7 +63,9 @@ export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => 
     ctx.state.gateway = createState(ctx, { startedAt, operation: 'responses', request, options, model });
     const s = ctx.state.gateway;
     s.extensions.completionId = meta.id;
-    await deps.chain(ctx);
+    await deps.chain(ctx).catch((e: unknown) => {
+      throw inResponsesTerms(e);
+    });
     const saver = s.extensions[RESPONSE_SAVER] as ResponseSaver | undefined;
     const result = s.result;
     if (!result || result.kind === 'embeddings') throw errors.internal();

@@ -1,4 +1,4 @@
-import { errors, type GatewayError } from '../../errors';
+import { errors, GatewayError } from '../../errors';
 import { randomId } from '../../ids';
 import type { ChatMessage, ContentPart, FunctionTool, ToolChoice } from '../../types/openai';
 import type { FunctionToolDef, InputContent, InputItem, OutputItem, ResponsesToolChoice, TextFormat } from '../../types/responses';
@@ -12,7 +12,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 const MAPPED = new Set<string>([
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'top_p',
   'max_output_tokens', 'text', 'reasoning', 'metadata', 'user', 'store', 'previous_response_id', 'stream',
-  'top_logprobs', 'service_tier', 'include', 'truncation', 'background', 'safety_identifier', 'prompt_cache_key',
+  'top_logprobs', 'service_tier', 'include', 'truncation', 'background', 'safety_identifier', 'prompt_cache_key', 'stream_options',
   ...GATEWAY_FIELDS,
 ]);
 
@@ -141,4 +141,20 @@ export function toChatBody(body: Record<string, unknown>, items: InputItem[]): R
   const effort = isRecord(body.reasoning) ? body.reasoning.effort : undefined;
   if (effort !== undefined && effort !== null) chat.reasoning_effort = effort;
   return chat;
+}
+
+/** Chat field names in errors from the chain, as the Responses request calls them. */
+const RESPONSES_NAMES: ReadonlyArray<[RegExp, string]> = [
+  [/^max_tokens/, 'max_output_tokens'], [/^response_format/, 'text.format'], [/^reasoning_effort/, 'reasoning.effort'],
+  [/^verbosity/, 'text.verbosity'], [/^messages/, 'input'],
+];
+
+/** An error about a chat field, renamed to the Responses field the client sent. */
+export function inResponsesTerms(e: unknown): unknown {
+  if (!(e instanceof GatewayError) || !e.param) return e;
+  const hit = RESPONSES_NAMES.find(([re]) => re.test(e.param as string));
+  if (!hit) return e;
+  const chatName = (e.param.match(hit[0]) as RegExpMatchArray)[0];
+  const param = hit[1] + e.param.slice(chatName.length);
+  return new GatewayError({ status: e.status, type: e.type, code: e.code, param, message: e.message.split(chatName).join(hit[1]), retryable: e.retryable, retryAfter: e.retryAfter, details: e.details });
 }
