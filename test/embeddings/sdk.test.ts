@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { startTestGateway, postJson, type TestGateway } from '../helpers/gateway';
+import { MockUpstream } from '../helpers/mock-upstream';
 import { adminCall, makeAccountKey } from '../helpers/accounts';
 import { fromNano } from '../../src/store/money';
 import { mockVector } from '../../src/providers/mock/embeddings';
@@ -97,5 +98,22 @@ describe('POST /v1/embeddings with the openai SDK', () => {
     expect(((await adminCall(gw, 'GET', '/v1/credits', undefined, poor.key)).body.data as { total_usage: number }).total_usage).to.equal(0);
     const ok = await c.embeddings.create({ model: EMBED_MODEL, input: 'short', encoding_format: 'float' });
     expect(ok.data).to.have.length(1);
+  });
+
+  it('402 before anything is sent to a real upstream', async () => {
+    const up = await new MockUpstream().start();
+    const g2 = await startTestGateway(operationsConfig({
+      providers: [{ name: 'up', type: 'openai', api_base: up.url }],
+      models: [{ id: 'up/e', endpoints: ['embeddings'], pricing: { prompt: 0.001, completion: 0 }, deployments: [{ provider: 'up', model: 'e' }] }],
+    }));
+    try {
+      const c = new OpenAI({ baseURL: `${g2.url}/v1`, apiKey: (await makeAccountKey(g2, { credits: 0.01 })).key, maxRetries: 0 });
+      const err = await c.embeddings.create({ model: 'up/e', input: ['a long enough input to cost more than a cent'] }).catch((e: unknown) => e);
+      expect((err as InstanceType<typeof OpenAI.APIError>).status).to.equal(402);
+      expect(up.requests).to.have.length(0);
+    } finally {
+      await g2.stop();
+      await up.stop();
+    }
   });
 });

@@ -43,6 +43,25 @@ describe('/v1/responses mapped onto an OpenAI-compatible upstream', () => {
     expect(r.usage).to.include({ input_tokens: 19, output_tokens: 10, total_tokens: 29 });
   });
 
+  it("an upstream's reasoning_content becomes a reasoning item, plain and streamed", async () => {
+    up.enqueue((_req, res) => sendJson(res, 200, { ...openaiFixtures.completion('42'), choices: [{ index: 0, message: { role: 'assistant', content: '42', reasoning_content: 'Six times seven.' }, finish_reason: 'stop' }] }));
+    const r = await client.responses.create({ model: 'up/m', input: 'answer?' });
+    expect(r.output.map((o) => o.type)).to.deep.equal(['reasoning', 'message']);
+    expect((r.output[0] as unknown as { content: Array<{ text: string }> }).content[0].text).to.equal('Six times seven.');
+    up.enqueue((_req, res) => writeSse(res, [
+      openaiFixtures.chunk({ role: 'assistant', reasoning_content: 'Six ' }), openaiFixtures.chunk({ reasoning_content: 'times seven.' }),
+      openaiFixtures.chunk({ content: '4' }), openaiFixtures.chunk({ content: '2' }), openaiFixtures.chunk({}, 'stop'), openaiFixtures.usageChunk(5, 4),
+    ]));
+    const s = client.responses.stream({ model: 'up/m', input: 'answer?' });
+    const types: string[] = [];
+    s.on('event', (ev) => types.push(ev.type));
+    const final = await s.finalResponse();
+    expect(final.output_text).to.equal('42');
+    expect((final.output[0] as unknown as { content: Array<{ text: string }> }).content[0].text).to.equal('Six times seven.');
+    expect(types).to.include.members(['response.reasoning_text.delta', 'response.reasoning_text.done']);
+    expect(types.indexOf('response.reasoning_text.done')).to.be.lessThan(types.indexOf('response.output_text.delta'));
+  });
+
   it('a finish at the token limit is an incomplete response', async () => {
     up.enqueue((_req, res) => sendJson(res, 200, { ...openaiFixtures.completion('cut'), choices: [{ index: 0, message: { role: 'assistant', content: 'cut' }, finish_reason: 'length' }] }));
     const r = await client.responses.create({ model: 'up/m', input: 'long', max_output_tokens: 1 });

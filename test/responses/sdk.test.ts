@@ -107,6 +107,19 @@ describe('POST /v1/responses with the openai SDK', () => {
     expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).to.equal('response_not_found');
   });
 
+  it('answers a tool call on a stored response with only the function_call_output and previous_response_id', async () => {
+    const first = await client.responses.create({ model: CHAT_MODEL, input: 'Use get_weather for Oslo', tools: [weather] });
+    const call = first.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+    const next = await client.responses.create({
+      model: CHAT_MODEL, tools: [weather], previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temp": 3}' }],
+    });
+    // The mock answers in text once the conversation ends with the tool's result.
+    expect(next.output_text).to.equal('Mock answer: Use get_weather for Oslo');
+    const items = await client.responses.inputItems.list(next.id);
+    expect(items.data.map((i) => i.type)).to.deep.equal(['message', 'function_call', 'function_call_output']);
+  });
+
   it('store: false keeps nothing', async () => {
     const r = await client.responses.create({ model: CHAT_MODEL, input: 'forget me', store: false });
     expect((r as unknown as { store: boolean }).store).to.equal(false);
