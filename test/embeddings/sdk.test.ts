@@ -42,6 +42,8 @@ describe('POST /v1/embeddings with the openai SDK', () => {
     const [g] = await gw.services.store.generations.list({ accountId, limit: 5 });
     expect(g).to.include({ model: EMBED_MODEL, provider: 'mock', promptTokens: 2, completionTokens: 0, status: 'completed', streamed: false });
     expect(fromNano(g.cost)).to.equal(u.cost);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).to.match(/gateway_tokens_total\{model="mock\/embed",type="prompt"\} [1-9]/);
   });
 
   it('embeds a batch; base64 (the SDK default) decodes to the same floats; dimensions honoured', async () => {

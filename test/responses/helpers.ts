@@ -8,5 +8,5 @@ export const EMBED_MODEL = 'mock/embed';
 export function operationsConfig(extra: Record<string, unknown> = {}) {
   const base = testConfig({}, {});
   const embed = { id: EMBED_MODEL, endpoints: ['embeddings'], pricing: { prompt: 0.000001, completion: 0 }, deployments: [{ provider: 'mock', model: 'embed-small' }] };
-  return testConfig({ models: [...base.models, embed], plugins: ['auth', 'params', 'credit', 'storage', 'routing'], ...extra }, { GATEWAY_ADMIN_KEY: ADMIN_KEY });
+  return testConfig({ models: [...base.models, embed], plugins: ['metrics', 'auth', 'params', 'credit', 'fallback', 'storage', 'routing'], ...extra }, { GATEWAY_ADMIN_KEY: ADMIN_KEY });
 }
