@@ -6,6 +6,7 @@ import { configSchema } from './schema';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
 import { providerTypeNames } from '../providers/registry';
+import { embeddingsProblems } from './endpoints-check';
 
 export interface ConfigProblem {
   pointer: string;
@@ -112,6 +113,7 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
     modelIds.add(m.id);
     m.deployments.forEach((d, j) => {
       if (!providerNames.has(d.provider)) problems.push({ pointer: `/models/${i}/deployments/${j}/provider`, message: `no provider named '${d.provider}'` });
+      problems.push(...embeddingsProblems(m, d.provider, config.providers, `/models/${i}/deployments/${j}/provider`));
     });
   });
   const pluginNames = new Set<string>();

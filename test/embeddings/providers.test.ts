@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, sendJson, type RecordedRequest } from '../helpers/mock-upstream';
+import { ConfigError } from '../../src/config/load';
 
 interface Rig {
   up: MockUpstream;
@@ -174,19 +175,17 @@ withRig('bedrock', 'cohere.embed-english-v3', { api_key: 'AKIDEXAMPLE:secret' },
 });
 
 describe('embeddings provider: anthropic', () => {
-  it('a provider without an embeddings API answers 400 naming it', async () => {
-    const gw = await startTestGateway(testConfig({
-      providers: [{ name: 'claude', type: 'anthropic', api_base: 'http://127.0.0.1:9', api_key: 'k' }],
-      models: [{ id: 'c/e', endpoints: ['embeddings'], deployments: [{ provider: 'claude', model: 'claude-x' }] }],
-    }));
+  it('the config refuses an embeddings model on a provider type without an embeddings API, naming both', () => {
+    let problems: Array<{ pointer: string; message: string }> = [];
     try {
-      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
-      const err = await client.embeddings.create({ model: 'c/e', input: 'x' }).catch((e: unknown) => e);
-      expect(err).to.be.instanceOf(OpenAI.BadRequestError);
-      expect((err as InstanceType<typeof OpenAI.BadRequestError>).code).to.equal('embeddings_unsupported');
-      expect((err as Error).message).to.include("'claude'");
-    } finally {
-      await gw.stop();
+      testConfig({
+        providers: [{ name: 'claude', type: 'anthropic', api_key: 'k' }],
+        models: [{ id: 'c/e', endpoints: ['embeddings'], deployments: [{ provider: 'claude', model: 'claude-x' }] }],
+      });
+    } catch (e) {
+      expect(e).to.be.instanceOf(ConfigError);
+      problems = (e as ConfigError).problems;
     }
+    expect(problems).to.deep.equal([{ pointer: '/models/0/deployments/0/provider', message: "model 'c/e' serves embeddings, but provider 'claude' (type anthropic) has no embeddings endpoint" }]);
   });
 });
