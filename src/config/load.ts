@@ -6,7 +6,7 @@ import { configSchema } from './schema';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
 import { providerTypeNames } from '../providers/registry';
-import { embeddingsProblems } from './endpoints-check';
+import { embeddingsProblems, fallbackProblems } from './endpoints-check';
 
 export interface ConfigProblem {
   pointer: string;
@@ -111,6 +111,7 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
   config.models.forEach((m, i) => {
     if (modelIds.has(m.id)) problems.push({ pointer: `/models/${i}/id`, message: `duplicate model id '${m.id}'` });
     modelIds.add(m.id);
+    problems.push(...fallbackProblems(m, config.models, `/models/${i}/routing/fallbacks`));
     m.deployments.forEach((d, j) => {
       if (!providerNames.has(d.provider)) problems.push({ pointer: `/models/${i}/deployments/${j}/provider`, message: `no provider named '${d.provider}'` });
       problems.push(...embeddingsProblems(m, d.provider, config.providers, `/models/${i}/deployments/${j}/provider`));

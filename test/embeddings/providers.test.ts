@@ -188,4 +188,19 @@ describe('embeddings provider: anthropic', () => {
     }
     expect(problems).to.deep.equal([{ pointer: '/models/0/deployments/0/provider', message: "model 'c/e' serves embeddings, but provider 'claude' (type anthropic) has no embeddings endpoint" }]);
   });
+
+  it("the config refuses an embeddings model whose fallback serves only chat", () => {
+    let problems: Array<{ pointer: string; message: string }> = [];
+    try {
+      testConfig({
+        models: [
+          { id: 'm/e', endpoints: ['embeddings'], routing: { fallbacks: ['m/chat'] }, deployments: [{ provider: 'mock', model: 'e' }] },
+          { id: 'm/chat', deployments: [{ provider: 'mock', model: 'c' }] },
+        ],
+      });
+    } catch (e) {
+      problems = (e as ConfigError).problems;
+    }
+    expect(problems).to.deep.equal([{ pointer: '/models/0/routing/fallbacks', message: "model 'm/e' serves embeddings, but its fallback 'm/chat' does not" }]);
+  });
 });
