@@ -79,7 +79,8 @@ export function outputAsInput(output: OutputItem[]): InputItem[] {
 export function inputItems(input: unknown): InputItem[] {
   if (typeof input === 'string') return [{ type: 'message', id: randomId('msg_'), role: 'user', content: input }];
   if (!Array.isArray(input)) throw errors.invalidRequest('input must be a string or a list of input items', 'input', 'invalid_type');
-  return input.map((item: unknown) => (isRecord(item) ? ({ id: randomId(item.type === 'function_call_output' ? 'fco_' : 'msg_'), ...item } as InputItem) : (item as InputItem)));
+  const prefix: Record<string, string> = { function_call: 'fc_', function_call_output: 'fco_', reasoning: 'rs_' };
+  return input.map((item: unknown) => (isRecord(item) ? ({ id: randomId(prefix[String(item.type)] ?? 'msg_'), ...item } as InputItem) : (item as InputItem)));
 }
 
 function tool(t: FunctionToolDef, i: number): FunctionTool {
