@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { adminCall, makeAccountKey } from '../helpers/accounts';
 import { fromNano } from '../../src/store/money';
-import { CHAT_MODEL, operationsConfig } from './helpers';
+import { CHAT_MODEL, SLOW_MODEL, operationsConfig } from './helpers';
 
 type Usage = { input_tokens: number; output_tokens: number; total_tokens: number; cost: number };
 const weather = { type: 'function' as const, name: 'get_weather', description: 'Weather for a city', strict: false, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
@@ -118,6 +118,27 @@ describe('POST /v1/responses with the openai SDK', () => {
     expect(next.output_text).to.equal('Mock answer: Use get_weather for Oslo');
     const items = await client.responses.inputItems.list(next.id);
     expect(items.data.map((i) => i.type)).to.deep.equal(['message', 'function_call', 'function_call_output']);
+  });
+
+  it('a stream the client leaves is stored as incomplete with what was sent', async () => {
+    const words = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
+    const stream = await client.responses.create({ model: SLOW_MODEL, input: words, stream: true });
+    let id = '';
+    let text = '';
+    for await (const ev of stream) {
+      if (ev.type === 'response.created') id = ev.response.id;
+      if (ev.type === 'response.output_text.delta') text += ev.delta;
+      if (text.length > 10) break; // the SDK aborts the request
+    }
+    let got: OpenAI.Responses.Response | undefined;
+    for (let i = 0; i < 100 && !got; i++) {
+      got = await client.responses.retrieve(id).catch(() => undefined);
+      if (!got) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(got!.status).to.equal('incomplete');
+    expect(got!.incomplete_details).to.deep.equal({ reason: 'client_disconnected' });
+    expect(got!.output_text.startsWith(text)).to.equal(true);
+    expect(got!.output_text.length).to.be.lessThan(words.length);
   });
 
   it('store: false keeps nothing', async () => {

@@ -72,6 +72,12 @@ export class ResponsesEvents implements StreamFramer {
     return out;
   }
 
+  /** The client went away mid-stream: what it was sent so far is kept as an incomplete response. */
+  async cancelled(end: StreamEnd): Promise<void> {
+    this.closeAll('incomplete');
+    await this.save(responseObject(this.meta, this.output, 'incomplete', responseUsage(this.usage ?? end.usage), { incomplete: { reason: 'client_disconnected' } }));
+  }
+
   private async save(r: ResponseObject): Promise<void> {
     await this.saver?.({ ...r, [INPUT_ITEMS]: this.items }, r.status);
   }

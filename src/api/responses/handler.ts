@@ -76,6 +76,8 @@ export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => 
       ctx.body = r;
       return;
     }
+    const framer = new ResponsesEvents(meta, items, saver);
+    result.stream.observe({ name: 'responses', onEnd: (end) => (end.cancelled ? framer.cancelled(end) : undefined) });
     ctx.respond = false;
     await deps.lifecycle.track(
       writeStream(ctx.res, result.stream, {
@@ -83,7 +85,7 @@ export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => 
         headers: { ...s.responseHeaders, 'X-Request-Id': s.requestId },
         logger: deps.logger,
         stop: deps.lifecycle.stopSignal,
-        framer: new ResponsesEvents(meta, items, saver),
+        framer,
       }),
     );
   };
