@@ -11,8 +11,21 @@ export function embeddingsMaxCost(price: Price, s: GatewayState): number {
 
 /** Settle an embeddings answer to the provider's count, capped at the reservation; its usage gets `cost`. */
 export function embeddingsCharge(body: EmbeddingsResponse, price: Price, reserved: number) {
-  const usage = { prompt_tokens: body.usage.prompt_tokens, completion_tokens: 0, total_tokens: body.usage.total_tokens };
+  const usage = {
+    prompt_tokens: body.usage.prompt_tokens,
+    completion_tokens: 0,
+    total_tokens: body.usage.total_tokens,
+  };
   const cost = Math.min(usageCost(price, usage), reserved);
   body.usage.cost = fromNano(cost);
-  return { usage, cost, finishReason: null, streamed: false, cancelled: false, status: 'completed' as const, errorCode: null, firstContentAt: null };
+  return {
+    usage,
+    cost,
+    finishReason: null,
+    streamed: false,
+    cancelled: false,
+    status: 'completed' as const,
+    errorCode: null,
+    firstContentAt: null,
+  };
 }

@@ -11,9 +11,19 @@ import { mapReadError, readBody, target, type CallOptions } from './upstream';
 const PARALLEL = 8;
 
 /** One embeddings attempt: the provider's mapping, its upstream call(s), the OpenAI answer. */
-export async function callEmbeddings(a: Attempt, transport: Transport, req: EmbeddingsRequest, opts: CallOptions): Promise<EmbeddingsResponse> {
+export async function callEmbeddings(
+  a: Attempt,
+  transport: Transport,
+  req: EmbeddingsRequest,
+  opts: CallOptions,
+): Promise<EmbeddingsResponse> {
   const mapping = getEmbeddingsMapping(a.provider.type);
-  if (!mapping) throw errors.invalidRequest(`Provider '${a.provider.name}' (${a.provider.type}) has no embeddings endpoint`, 'model', 'embeddings_unsupported');
+  if (!mapping)
+    throw errors.invalidRequest(
+      `Provider '${a.provider.name}' (${a.provider.type}) has no embeddings endpoint`,
+      'model',
+      'embeddings_unsupported',
+    );
   const t = target(a, opts);
   if (mapping.kind === 'local') return toEmbeddingsResponse(mapping.embed(req, t), req, a.model.id, a.provider.name);
   const adapter = getAdapter(a.provider.type);
@@ -21,18 +31,26 @@ export async function callEmbeddings(a: Attempt, transport: Transport, req: Embe
   const requests = mapping.buildRequests(req, t);
   const answers: UpstreamAnswer[] = [];
   for (let i = 0; i < requests.length; i += PARALLEL) {
-    answers.push(...(await Promise.all(requests.slice(i, i + PARALLEL).map(async (r) => {
-      const res = await transport.send(r, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
-      let body: unknown;
-      try {
-        body = await readBody(res.body);
-      } catch (e) {
-        throw mapReadError(e, a.provider.name, opts.signal);
-      }
-      if (res.status >= 400) throw adapter.mapError(res.status, body, res.headers, a.provider.name);
-      if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
-      return { body, headers: res.headers };
-    }))));
+    answers.push(
+      ...(await Promise.all(
+        requests.slice(i, i + PARALLEL).map(async (r) => {
+          const res = await transport.send(r, a.provider, {
+            signal: opts.signal,
+            headersTimeoutMs: opts.headersTimeoutMs,
+            bodyTimeoutMs: opts.idleTimeoutMs,
+          });
+          let body: unknown;
+          try {
+            body = await readBody(res.body);
+          } catch (e) {
+            throw mapReadError(e, a.provider.name, opts.signal);
+          }
+          if (res.status >= 400) throw adapter.mapError(res.status, body, res.headers, a.provider.name);
+          if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
+          return { body, headers: res.headers };
+        }),
+      )),
+    );
   }
   return toEmbeddingsResponse(mapping.parseAnswers(answers, req, a.provider.name), req, a.model.id, a.provider.name);
 }

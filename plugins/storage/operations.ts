@@ -8,9 +8,16 @@ import type { StoredResponse } from '../../src/store/responses';
  * Storage for the operations other than chat: a responses request gets a saver (the
  * endpoint stores the object it answered with); embeddings are never stored.
  */
-export async function storeOperation(s: GatewayState, keep: boolean, noContent: boolean, put: ResponseSaver, next: () => Promise<void>): Promise<void> {
+export async function storeOperation(
+  s: GatewayState,
+  keep: boolean,
+  noContent: boolean,
+  put: ResponseSaver,
+  next: () => Promise<void>,
+): Promise<void> {
   if (keep) {
-    const saver: ResponseSaver = (body, status) => put(noContent ? { ...body, output: [], [INPUT_ITEMS]: [], content_stored: false } : body, status);
+    const saver: ResponseSaver = (body, status) =>
+      put(noContent ? { ...body, output: [], [INPUT_ITEMS]: [], content_stored: false } : body, status);
     s.extensions[RESPONSE_SAVER] = saver;
   }
   await next();
@@ -27,6 +34,12 @@ export function publicBody(body: Record<string, unknown>): Record<string, unknow
 export function registerInputItemsRoute(router: Router, find: (ctx: Koa.Context) => Promise<StoredResponse>): void {
   router.get(['/responses/:id/input_items', '/v1/responses/:id/input_items'], async (ctx) => {
     const items = ((await find(ctx)).body[INPUT_ITEMS] ?? []) as Array<{ id?: string }>;
-    ctx.body = { object: 'list', data: items, first_id: items[0]?.id ?? null, last_id: items[items.length - 1]?.id ?? null, has_more: false };
+    ctx.body = {
+      object: 'list',
+      data: items,
+      first_id: items[0]?.id ?? null,
+      last_id: items[items.length - 1]?.id ?? null,
+      has_more: false,
+    };
   });
 }

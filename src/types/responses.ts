@@ -51,7 +51,13 @@ export interface FunctionToolDef {
 export type TextFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean | null };
+  | {
+      type: 'json_schema';
+      name: string;
+      schema: Record<string, unknown>;
+      description?: string;
+      strict?: boolean | null;
+    };
 
 export type ResponsesToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; name: string };
 
@@ -75,7 +81,9 @@ export interface ResponsesRequest {
   stream?: boolean;
 }
 
-export type OutputContent = { type: 'output_text'; text: string; annotations: unknown[]; logprobs: unknown[] } | { type: 'refusal'; refusal: string };
+export type OutputContent =
+  | { type: 'output_text'; text: string; annotations: unknown[]; logprobs: unknown[] }
+  | { type: 'refusal'; refusal: string };
 
 export interface OutputMessage {
   type: 'message';

@@ -6,7 +6,13 @@ import { fromNano } from '../../src/store/money';
 import { CHAT_MODEL, SLOW_MODEL, operationsConfig } from './helpers';
 
 type Usage = { input_tokens: number; output_tokens: number; total_tokens: number; cost: number };
-const weather = { type: 'function' as const, name: 'get_weather', description: 'Weather for a city', strict: false, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const weather = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'Weather for a city',
+  strict: false,
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 describe('POST /v1/responses with the openai SDK', () => {
   let gw: TestGateway;
@@ -20,7 +26,11 @@ describe('POST /v1/responses with the openai SDK', () => {
   after(() => gw.stop());
 
   it('answers a plain request with a response object, usage and cost', async () => {
-    const r = await client.responses.create({ model: CHAT_MODEL, input: 'Hello there, gateway!', instructions: 'Be brief.' });
+    const r = await client.responses.create({
+      model: CHAT_MODEL,
+      input: 'Hello there, gateway!',
+      instructions: 'Be brief.',
+    });
     expect(r.id).to.match(/^resp_/);
     expect(r.object).to.equal('response');
     expect(r.status).to.equal('completed');
@@ -32,7 +42,12 @@ describe('POST /v1/responses with the openai SDK', () => {
     expect(u.cost).to.equal(fromNano(u.input_tokens * 1000 + u.output_tokens * 2000));
     const g = await adminCall(gw, 'GET', `/v1/generation?id=${r.id}`, undefined, key);
     expect(g.status).to.equal(200);
-    expect(g.body.data).to.deep.include({ id: r.id, tokens_prompt: u.input_tokens, tokens_completion: u.output_tokens, total_cost: u.cost });
+    expect(g.body.data).to.deep.include({
+      id: r.id,
+      tokens_prompt: u.input_tokens,
+      tokens_completion: u.output_tokens,
+      total_cost: u.cost,
+    });
   });
 
   it('streams the Responses events; the final text equals the plain answer', async () => {
@@ -50,8 +65,18 @@ describe('POST /v1/responses with the openai SDK', () => {
       if (ev.type === 'response.completed') final = ev.response;
     }
     expect(text).to.equal(plain.output_text);
-    expect(types.slice(0, 4)).to.deep.equal(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
-    expect(types.slice(-4)).to.deep.equal(['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
+    expect(types.slice(0, 4)).to.deep.equal([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
+    expect(types.slice(-4)).to.deep.equal([
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
     expect(types.filter((t) => t === 'response.output_text.delta').length).to.be.greaterThan(1);
     expect(seqs).to.deep.equal(seqs.map((_, i) => i));
     expect(final!.status).to.equal('completed');
@@ -69,17 +94,31 @@ describe('POST /v1/responses with the openai SDK', () => {
   });
 
   it('calls function tools and continues from a function_call_output, plain and streamed', async () => {
-    const first = await client.responses.create({ model: CHAT_MODEL, input: 'What does get_weather say for Paris?', tools: [weather] });
+    const first = await client.responses.create({
+      model: CHAT_MODEL,
+      input: 'What does get_weather say for Paris?',
+      tools: [weather],
+    });
     const call = first.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
     expect(call).to.include({ type: 'function_call', name: 'get_weather', status: 'completed' });
     expect(JSON.parse(call.arguments)).to.deep.equal({ city: 'mock city' });
     const second = await client.responses.create({
-      model: CHAT_MODEL, tools: [weather],
-      input: [{ role: 'user', content: 'What does get_weather say for Paris?' }, call, { type: 'function_call_output', call_id: call.call_id, output: '{"temp": 21}' }],
+      model: CHAT_MODEL,
+      tools: [weather],
+      input: [
+        { role: 'user', content: 'What does get_weather say for Paris?' },
+        call,
+        { type: 'function_call_output', call_id: call.call_id, output: '{"temp": 21}' },
+      ],
     });
     expect(second.output_text).to.equal('Mock answer: What does get_weather say for Paris?');
 
-    const stream = await client.responses.create({ model: CHAT_MODEL, input: 'call get_weather please', tools: [weather], stream: true });
+    const stream = await client.responses.create({
+      model: CHAT_MODEL,
+      input: 'call get_weather please',
+      tools: [weather],
+      stream: true,
+    });
     let args = '';
     const types: string[] = [];
     for await (const ev of stream) {
@@ -87,12 +126,20 @@ describe('POST /v1/responses with the openai SDK', () => {
       if (ev.type === 'response.function_call_arguments.delta') args += ev.delta;
     }
     expect(JSON.parse(args)).to.deep.equal({ city: 'mock city' });
-    expect(types).to.include.members(['response.function_call_arguments.done', 'response.output_item.done', 'response.completed']);
+    expect(types).to.include.members([
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
   });
 
   it('continues a stored conversation with previous_response_id, for the same account only', async () => {
     const first = await client.responses.create({ model: CHAT_MODEL, input: 'My name is Ada.' });
-    const second = await client.responses.create({ model: CHAT_MODEL, input: 'What is my name?', previous_response_id: first.id });
+    const second = await client.responses.create({
+      model: CHAT_MODEL,
+      input: 'What is my name?',
+      previous_response_id: first.id,
+    });
     expect(second.previous_response_id).to.equal(first.id);
     expect(second.output_text).to.equal('Mock answer: What is my name?');
     // The history went into the prompt: more input tokens than the same question alone.
@@ -102,16 +149,24 @@ describe('POST /v1/responses with the openai SDK', () => {
     expect(items.data.map((i) => (i as { role?: string }).role)).to.deep.equal(['user', 'assistant', 'user']);
 
     const other = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: (await makeAccountKey(gw)).key, maxRetries: 0 });
-    const err = await other.responses.create({ model: CHAT_MODEL, input: 'hi', previous_response_id: first.id }).catch((e: unknown) => e);
+    const err = await other.responses
+      .create({ model: CHAT_MODEL, input: 'hi', previous_response_id: first.id })
+      .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(OpenAI.NotFoundError);
     expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).to.equal('response_not_found');
   });
 
   it('answers a tool call on a stored response with only the function_call_output and previous_response_id', async () => {
-    const first = await client.responses.create({ model: CHAT_MODEL, input: 'Use get_weather for Oslo', tools: [weather] });
+    const first = await client.responses.create({
+      model: CHAT_MODEL,
+      input: 'Use get_weather for Oslo',
+      tools: [weather],
+    });
     const call = first.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
     const next = await client.responses.create({
-      model: CHAT_MODEL, tools: [weather], previous_response_id: first.id,
+      model: CHAT_MODEL,
+      tools: [weather],
+      previous_response_id: first.id,
       input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temp": 3}' }],
     });
     // The mock answers in text once the conversation ends with the tool's result.
@@ -146,7 +201,9 @@ describe('POST /v1/responses with the openai SDK', () => {
     expect((r as unknown as { store: boolean }).store).to.equal(false);
     const err = await client.responses.retrieve(r.id).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(OpenAI.NotFoundError);
-    const cont = await client.responses.create({ model: CHAT_MODEL, input: 'x', previous_response_id: r.id }).catch((e: unknown) => e);
+    const cont = await client.responses
+      .create({ model: CHAT_MODEL, input: 'x', previous_response_id: r.id })
+      .catch((e: unknown) => e);
     expect(cont).to.be.instanceOf(OpenAI.NotFoundError);
   });
 

@@ -32,7 +32,12 @@ export function inputTokenBound(req: EmbeddingsRequest): number {
 }
 
 /** The OpenAI answer from a provider's vectors: one per input, in order, encoded as the client asked. */
-export function toEmbeddingsResponse(result: EmbeddingsResult, req: EmbeddingsRequest, model: string, provider: string): EmbeddingsResponse {
+export function toEmbeddingsResponse(
+  result: EmbeddingsResult,
+  req: EmbeddingsRequest,
+  model: string,
+  provider: string,
+): EmbeddingsResponse {
   if (result.vectors.length !== req.input.length || result.vectors.some((v) => !Array.isArray(v))) {
     throw errors.upstreamProtocol(provider, `${result.vectors.length} embeddings for ${req.input.length} inputs`);
   }

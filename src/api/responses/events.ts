@@ -2,7 +2,14 @@ import type { GatewayError } from '../../errors';
 import type { StreamEnd } from '../../stream/chat-stream';
 import type { StreamFramer } from '../../stream/sse-writer';
 import type { ChatCompletionChunk, Usage } from '../../types/openai';
-import type { FunctionCallItem, InputItem, OutputItem, OutputMessage, ReasoningItem, ResponseObject } from '../../types/responses';
+import type {
+  FunctionCallItem,
+  InputItem,
+  OutputItem,
+  OutputMessage,
+  ReasoningItem,
+  ResponseObject,
+} from '../../types/responses';
 import { INPUT_ITEMS, type ResponseSaver } from './contract';
 import { itemId, reasoningText, responseObject, responseUsage, statusOf, type ResponseMeta } from './output';
 
@@ -75,7 +82,11 @@ export class ResponsesEvents implements StreamFramer {
   /** The client went away mid-stream: what it was sent so far is kept as an incomplete response. */
   async cancelled(end: StreamEnd): Promise<void> {
     this.closeAll('incomplete');
-    await this.save(responseObject(this.meta, this.output, 'incomplete', responseUsage(this.usage ?? end.usage), { incomplete: { reason: 'client_disconnected' } }));
+    await this.save(
+      responseObject(this.meta, this.output, 'incomplete', responseUsage(this.usage ?? end.usage), {
+        incomplete: { reason: 'client_disconnected' },
+      }),
+    );
   }
 
   private async save(r: ResponseObject): Promise<void> {
@@ -105,18 +116,32 @@ export class ResponsesEvents implements StreamFramer {
       this.reasoning = { item, index: a.index };
       out += a.text;
       item.content?.push({ type: 'reasoning_text', text: '' });
-      out += this.ev('response.content_part.added', { item_id: item.id, output_index: a.index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+      out += this.ev('response.content_part.added', {
+        item_id: item.id,
+        output_index: a.index,
+        content_index: 0,
+        part: { type: 'reasoning_text', text: '' },
+      });
     }
     const r = this.reasoning;
     const part = r.item.content?.[0];
     if (part) part.text += delta;
-    return out + this.ev('response.reasoning_text.delta', { item_id: r.item.id, output_index: r.index, content_index: 0, delta });
+    return (
+      out +
+      this.ev('response.reasoning_text.delta', { item_id: r.item.id, output_index: r.index, content_index: 0, delta })
+    );
   }
 
   private openMessage(): string {
     if (this.message) return '';
     const out = this.closeReasoning();
-    const item: OutputMessage = { type: 'message', id: itemId('msg', this.meta.id), status: 'in_progress', role: 'assistant', content: [] };
+    const item: OutputMessage = {
+      type: 'message',
+      id: itemId('msg', this.meta.id),
+      status: 'in_progress',
+      role: 'assistant',
+      content: [],
+    };
     const a = this.add(item);
     this.message = { item, index: a.index };
     return out + a.text;
@@ -129,10 +154,24 @@ export class ResponsesEvents implements StreamFramer {
     if (k < 0) {
       m.item.content.push({ type: 'output_text', text: '', annotations: [], logprobs: [] });
       k = m.item.content.length - 1;
-      out += this.ev('response.content_part.added', { item_id: m.item.id, output_index: m.index, content_index: k, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+      out += this.ev('response.content_part.added', {
+        item_id: m.item.id,
+        output_index: m.index,
+        content_index: k,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      });
     }
     (m.item.content[k] as { text: string }).text += delta;
-    return out + this.ev('response.output_text.delta', { item_id: m.item.id, output_index: m.index, content_index: k, delta, logprobs: [] });
+    return (
+      out +
+      this.ev('response.output_text.delta', {
+        item_id: m.item.id,
+        output_index: m.index,
+        content_index: k,
+        delta,
+        logprobs: [],
+      })
+    );
   }
 
   private refusalDelta(delta: string): string {
@@ -142,10 +181,17 @@ export class ResponsesEvents implements StreamFramer {
     if (k < 0) {
       m.item.content.push({ type: 'refusal', refusal: '' });
       k = m.item.content.length - 1;
-      out += this.ev('response.content_part.added', { item_id: m.item.id, output_index: m.index, content_index: k, part: { type: 'refusal', refusal: '' } });
+      out += this.ev('response.content_part.added', {
+        item_id: m.item.id,
+        output_index: m.index,
+        content_index: k,
+        part: { type: 'refusal', refusal: '' },
+      });
     }
     (m.item.content[k] as { refusal: string }).refusal += delta;
-    return out + this.ev('response.refusal.delta', { item_id: m.item.id, output_index: m.index, content_index: k, delta });
+    return (
+      out + this.ev('response.refusal.delta', { item_id: m.item.id, output_index: m.index, content_index: k, delta })
+    );
   }
 
   private callDelta(n: number, callId: string | undefined, name: string | undefined, args: string | undefined): string {
@@ -154,7 +200,14 @@ export class ResponsesEvents implements StreamFramer {
     if (!call) {
       out += this.closeMessage('completed') + this.closeReasoning();
       for (const other of this.calls.values()) out += this.closeCall(other, 'completed');
-      const item: CallItem = { type: 'function_call', id: itemId('fc', this.meta.id, n), call_id: callId ?? '', name: name ?? '', arguments: '', status: 'in_progress' };
+      const item: CallItem = {
+        type: 'function_call',
+        id: itemId('fc', this.meta.id, n),
+        call_id: callId ?? '',
+        name: name ?? '',
+        arguments: '',
+        status: 'in_progress',
+      };
       const a = this.add(item);
       call = { item, index: a.index, open: true };
       this.calls.set(n, call);
@@ -164,15 +217,28 @@ export class ResponsesEvents implements StreamFramer {
     if (!args) return out;
     call.item.arguments += args;
     if (!call.open) return out;
-    return out + this.ev('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta: args });
+    return (
+      out +
+      this.ev('response.function_call_arguments.delta', {
+        item_id: call.item.id,
+        output_index: call.index,
+        delta: args,
+      })
+    );
   }
 
   private closeCall(call: { item: CallItem; index: number; open: boolean }, status: string): string {
     if (!call.open) return '';
     call.open = false;
     call.item.status = status;
-    return this.ev('response.function_call_arguments.done', { item_id: call.item.id, output_index: call.index, name: call.item.name, arguments: call.item.arguments })
-      + this.ev('response.output_item.done', { output_index: call.index, item: structuredClone(call.item) });
+    return (
+      this.ev('response.function_call_arguments.done', {
+        item_id: call.item.id,
+        output_index: call.index,
+        name: call.item.name,
+        arguments: call.item.arguments,
+      }) + this.ev('response.output_item.done', { output_index: call.index, item: structuredClone(call.item) })
+    );
   }
 
   private closeMessage(status: OutputMessage['status']): string {
@@ -182,7 +248,10 @@ export class ResponsesEvents implements StreamFramer {
     let out = '';
     m.item.content.forEach((p, k) => {
       const base = { item_id: m.item.id, output_index: m.index, content_index: k };
-      out += p.type === 'output_text' ? this.ev('response.output_text.done', { ...base, text: p.text, logprobs: [] }) : this.ev('response.refusal.done', { ...base, refusal: p.refusal });
+      out +=
+        p.type === 'output_text'
+          ? this.ev('response.output_text.done', { ...base, text: p.text, logprobs: [] })
+          : this.ev('response.refusal.done', { ...base, refusal: p.refusal });
       out += this.ev('response.content_part.done', { ...base, part: structuredClone(p) });
     });
     m.item.status = status;
@@ -195,9 +264,11 @@ export class ResponsesEvents implements StreamFramer {
     this.reasoning = null;
     const part = r.item.content?.[0] ?? { type: 'reasoning_text' as const, text: '' };
     const base = { item_id: r.item.id, output_index: r.index, content_index: 0 };
-    return this.ev('response.reasoning_text.done', { ...base, text: part.text })
-      + this.ev('response.content_part.done', { ...base, part: structuredClone(part) })
-      + this.ev('response.output_item.done', { output_index: r.index, item: structuredClone(r.item) });
+    return (
+      this.ev('response.reasoning_text.done', { ...base, text: part.text }) +
+      this.ev('response.content_part.done', { ...base, part: structuredClone(part) }) +
+      this.ev('response.output_item.done', { output_index: r.index, item: structuredClone(r.item) })
+    );
   }
 
   private closeAll(status: 'completed' | 'incomplete'): string {

@@ -29,11 +29,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** The stored conversation a previous_response_id continues: its input items, then its output. 404 when not the caller's. */
 async function previousItems(ctx: GatewayContext, deps: ResponsesDeps, id: unknown): Promise<InputItem[]> {
-  if (typeof id !== 'string' || id.length === 0) throw errors.invalidRequest('previous_response_id must be a response id', 'previous_response_id', 'invalid_type');
+  if (typeof id !== 'string' || id.length === 0)
+    throw errors.invalidRequest('previous_response_id must be a response id', 'previous_response_id', 'invalid_type');
   const auth = getAuthenticate(deps.shared);
   const caller = auth ? (await auth(ctx)).accountId : ANONYMOUS;
   const r = await deps.store.responses.get(id);
-  if (!r || r.accountId !== caller) throw errors.notFound('response_not_found', `No response '${id.slice(0, 128)}'`, 'previous_response_id');
+  if (!r || r.accountId !== caller)
+    throw errors.notFound('response_not_found', `No response '${id.slice(0, 128)}'`, 'previous_response_id');
   const items = Array.isArray(r.body[INPUT_ITEMS]) ? (r.body[INPUT_ITEMS] as InputItem[]) : [];
   return [...items, ...outputAsInput(Array.isArray(r.body.output) ? (r.body.output as OutputItem[]) : [])];
 }
@@ -46,12 +48,16 @@ async function previousItems(ctx: GatewayContext, deps: ResponsesDeps, id: unkno
  */
 export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => Promise<void> {
   const limit = parseSize(deps.config.server.body_limit);
-  const limits = { defaultTimeoutS: deps.config.server.default_request_timeout_s, maxTimeoutS: deps.config.server.max_request_timeout_s };
+  const limits = {
+    defaultTimeoutS: deps.config.server.default_request_timeout_s,
+    maxTimeoutS: deps.config.server.max_request_timeout_s,
+  };
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
     const body = await readJson(ctx.req, limit, deps.config.server.body_limit);
     if (!isRecord(body)) throw errors.invalidRequest('The request body must be a JSON object', null, 'invalid_body');
-    if (body.input === undefined || body.input === null) throw errors.invalidRequest('input is required', 'input', 'missing_field');
+    if (body.input === undefined || body.input === null)
+      throw errors.invalidRequest('input is required', 'input', 'missing_field');
     const previous = body.previous_response_id ?? null;
     const items = [...(previous === null ? [] : await previousItems(ctx, deps, previous)), ...inputItems(body.input)];
     const { request, options } = splitChatRequest(toChatBody(body, items), limits);
@@ -59,7 +65,12 @@ export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => 
     if (!model) throw errors.modelNotFound(request.model);
     if (!servesEndpoint(model, 'chat')) throw errors.wrongEndpoint(model.id, 'responses');
 
-    const meta: ResponseMeta = { id: randomId('resp_'), model: model.id, createdAt: Math.floor(Date.now() / 1000), echo: echoOf(body, previous as string | null) };
+    const meta: ResponseMeta = {
+      id: randomId('resp_'),
+      model: model.id,
+      createdAt: Math.floor(Date.now() / 1000),
+      echo: echoOf(body, previous as string | null),
+    };
     ctx.state.gateway = createState(ctx, { startedAt, operation: 'responses', request, options, model });
     const s = ctx.state.gateway;
     s.extensions.completionId = meta.id;

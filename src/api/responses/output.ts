@@ -47,13 +47,22 @@ export function responseUsage(u: Usage | null | undefined): ResponseUsage | null
 }
 
 /** A chat finish reason as the response's status and why it is incomplete. */
-export function statusOf(finish: string | null | undefined): { status: ResponseStatus; incomplete: { reason: string } | null } {
+export function statusOf(finish: string | null | undefined): {
+  status: ResponseStatus;
+  incomplete: { reason: string } | null;
+} {
   if (finish === 'length') return { status: 'incomplete', incomplete: { reason: 'max_output_tokens' } };
   if (finish === 'content_filter') return { status: 'incomplete', incomplete: { reason: 'content_filter' } };
   return { status: 'completed', incomplete: null };
 }
 
-export function responseObject(meta: ResponseMeta, output: OutputItem[], status: ResponseStatus, usage: ResponseUsage | null, extra: { incomplete?: { reason: string } | null; error?: GatewayError | null } = {}): ResponseObject {
+export function responseObject(
+  meta: ResponseMeta,
+  output: OutputItem[],
+  status: ResponseStatus,
+  usage: ResponseUsage | null,
+  extra: { incomplete?: { reason: string } | null; error?: GatewayError | null } = {},
+): ResponseObject {
   return {
     id: meta.id,
     object: 'response',
@@ -89,16 +98,36 @@ export function fromCompletion(c: ChatCompletion, meta: ResponseMeta): ResponseO
   const itemStatus = status === 'completed' ? 'completed' : 'incomplete';
   if (m) {
     const reasoning = reasoningText(m);
-    if (reasoning) output.push({ type: 'reasoning', id: itemId('rs', meta.id), summary: [], content: [{ type: 'reasoning_text', text: reasoning }] });
+    if (reasoning)
+      output.push({
+        type: 'reasoning',
+        id: itemId('rs', meta.id),
+        summary: [],
+        content: [{ type: 'reasoning_text', text: reasoning }],
+      });
     const text = typeof m.content === 'string' ? m.content : '';
     const refusal = typeof m.refusal === 'string' ? m.refusal : '';
     if (text || refusal || !m.tool_calls?.length) {
       output.push({
-        type: 'message', id: itemId('msg', meta.id), status: itemStatus, role: 'assistant',
-        content: refusal ? [{ type: 'refusal', refusal }] : [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+        type: 'message',
+        id: itemId('msg', meta.id),
+        status: itemStatus,
+        role: 'assistant',
+        content: refusal
+          ? [{ type: 'refusal', refusal }]
+          : [{ type: 'output_text', text, annotations: [], logprobs: [] }],
       });
     }
-    m.tool_calls?.forEach((t, n) => output.push({ type: 'function_call', id: itemId('fc', meta.id, n), call_id: t.id, name: t.function.name, arguments: t.function.arguments, status: 'completed' }));
+    m.tool_calls?.forEach((t, n) =>
+      output.push({
+        type: 'function_call',
+        id: itemId('fc', meta.id, n),
+        call_id: t.id,
+        name: t.function.name,
+        arguments: t.function.arguments,
+        status: 'completed',
+      }),
+    );
   }
   return responseObject(meta, output, status, responseUsage(c.usage), { incomplete });
 }

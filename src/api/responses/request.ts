@@ -1,7 +1,14 @@
 import { errors, GatewayError } from '../../errors';
 import { randomId } from '../../ids';
 import type { ChatMessage, ContentPart, FunctionTool, ToolChoice } from '../../types/openai';
-import type { FunctionToolDef, InputContent, InputItem, OutputItem, ResponsesToolChoice, TextFormat } from '../../types/responses';
+import type {
+  FunctionToolDef,
+  InputContent,
+  InputItem,
+  OutputItem,
+  ResponsesToolChoice,
+  TextFormat,
+} from '../../types/responses';
 import { combine, GATEWAY_FIELDS } from '../chat-request';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -10,9 +17,30 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** Fields of a Responses request that map onto the chat request (or are the gateway's own). */
 const MAPPED = new Set<string>([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'temperature', 'top_p',
-  'max_output_tokens', 'text', 'reasoning', 'metadata', 'user', 'store', 'previous_response_id', 'stream',
-  'top_logprobs', 'service_tier', 'include', 'truncation', 'background', 'safety_identifier', 'prompt_cache_key', 'stream_options',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'temperature',
+  'top_p',
+  'max_output_tokens',
+  'text',
+  'reasoning',
+  'metadata',
+  'user',
+  'store',
+  'previous_response_id',
+  'stream',
+  'top_logprobs',
+  'service_tier',
+  'include',
+  'truncation',
+  'background',
+  'safety_identifier',
+  'prompt_cache_key',
+  'stream_options',
   ...GATEWAY_FIELDS,
 ]);
 
@@ -20,16 +48,23 @@ const MAPPED = new Set<string>([
 function part(p: InputContent, at: string): ContentPart {
   if (p.type === 'input_text' || p.type === 'output_text') return { type: 'text', text: p.text };
   if (p.type === 'refusal') return { type: 'text', text: p.refusal };
-  if (p.type === 'input_image' && typeof p.image_url === 'string') return { type: 'image_url', image_url: { url: p.image_url, ...(p.detail ? { detail: p.detail } : {}) } };
-  throw errors.invalidRequest(`${at}: content parts of type '${String((p as { type?: unknown }).type)}' are not supported here (input_text, input_image with image_url, output_text)`, at, 'unsupported_content');
+  if (p.type === 'input_image' && typeof p.image_url === 'string')
+    return { type: 'image_url', image_url: { url: p.image_url, ...(p.detail ? { detail: p.detail } : {}) } };
+  throw errors.invalidRequest(
+    `${at}: content parts of type '${String((p as { type?: unknown }).type)}' are not supported here (input_text, input_image with image_url, output_text)`,
+    at,
+    'unsupported_content',
+  );
 }
 
 function textOf(content: string | InputContent[], at: string): string {
   if (typeof content === 'string') return content;
-  return content.map((p, k) => {
-    const c = part(p, `${at}[${k}]`);
-    return c.type === 'text' ? String(c.text) : '';
-  }).join('');
+  return content
+    .map((p, k) => {
+      const c = part(p, `${at}[${k}]`);
+      return c.type === 'text' ? String(c.text) : '';
+    })
+    .join('');
 }
 
 /** The conversation's items as chat messages: consecutive function calls become one assistant message's tool calls. */
@@ -41,9 +76,22 @@ export function itemsToMessages(items: InputItem[]): ChatMessage[] {
     const type = item.type ?? 'message';
     if (type === 'message') {
       const m = item as Extract<InputItem, { role: string }>;
-      if (!['user', 'system', 'developer', 'assistant'].includes(m.role)) throw errors.invalidRequest(`${at}.role must be user, system, developer or assistant`, `${at}.role`, 'invalid_value');
-      if (typeof m.content !== 'string' && !Array.isArray(m.content)) throw errors.invalidRequest(`${at}.content must be a string or a list of parts`, `${at}.content`, 'invalid_type');
-      const content = m.role === 'user' && Array.isArray(m.content) ? m.content.map((p, k) => part(p, `${at}.content[${k}]`)) : textOf(m.content, `${at}.content`);
+      if (!['user', 'system', 'developer', 'assistant'].includes(m.role))
+        throw errors.invalidRequest(
+          `${at}.role must be user, system, developer or assistant`,
+          `${at}.role`,
+          'invalid_value',
+        );
+      if (typeof m.content !== 'string' && !Array.isArray(m.content))
+        throw errors.invalidRequest(
+          `${at}.content must be a string or a list of parts`,
+          `${at}.content`,
+          'invalid_type',
+        );
+      const content =
+        m.role === 'user' && Array.isArray(m.content)
+          ? m.content.map((p, k) => part(p, `${at}.content[${k}]`))
+          : textOf(m.content, `${at}.content`);
       out.push({ role: m.role, content });
     } else if (type === 'function_call') {
       const f = item as Extract<InputItem, { type: 'function_call' }>;
@@ -56,11 +104,17 @@ export function itemsToMessages(items: InputItem[]): ChatMessage[] {
       else out.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if (type === 'function_call_output') {
       const o = item as Extract<InputItem, { type: 'function_call_output' }>;
-      if (typeof o.call_id !== 'string') throw errors.invalidRequest(`${at}.call_id is required`, `${at}.call_id`, 'missing_field');
-      if (typeof o.output !== 'string' && !Array.isArray(o.output)) throw errors.invalidRequest(`${at}.output must be a string or a list of parts`, `${at}.output`, 'invalid_type');
+      if (typeof o.call_id !== 'string')
+        throw errors.invalidRequest(`${at}.call_id is required`, `${at}.call_id`, 'missing_field');
+      if (typeof o.output !== 'string' && !Array.isArray(o.output))
+        throw errors.invalidRequest(`${at}.output must be a string or a list of parts`, `${at}.output`, 'invalid_type');
       out.push({ role: 'tool', tool_call_id: o.call_id, content: textOf(o.output, `${at}.output`) });
     } else if (type !== 'reasoning') {
-      throw errors.invalidRequest(`${at}: items of type '${String(type)}' are not supported (message, function_call, function_call_output, reasoning)`, `${at}.type`, 'unsupported_item');
+      throw errors.invalidRequest(
+        `${at}: items of type '${String(type)}' are not supported (message, function_call, function_call_output, reasoning)`,
+        `${at}.type`,
+        'unsupported_item',
+      );
     }
   });
   return out;
@@ -69,8 +123,17 @@ export function itemsToMessages(items: InputItem[]): ChatMessage[] {
 /** A response's output items as input items of the next turn. */
 export function outputAsInput(output: OutputItem[]): InputItem[] {
   return output.flatMap((o): InputItem[] => {
-    if (o.type === 'message') return [{ type: 'message', id: o.id, role: 'assistant', content: o.content.map((c) => (c.type === 'output_text' ? { type: 'output_text', text: c.text } : c)) }];
-    if (o.type === 'function_call') return [{ type: 'function_call', id: o.id, call_id: o.call_id, name: o.name, arguments: o.arguments }];
+    if (o.type === 'message')
+      return [
+        {
+          type: 'message',
+          id: o.id,
+          role: 'assistant',
+          content: o.content.map((c) => (c.type === 'output_text' ? { type: 'output_text', text: c.text } : c)),
+        },
+      ];
+    if (o.type === 'function_call')
+      return [{ type: 'function_call', id: o.id, call_id: o.call_id, name: o.name, arguments: o.arguments }];
     return [];
   });
 }
@@ -78,14 +141,23 @@ export function outputAsInput(output: OutputItem[]): InputItem[] {
 /** `input` as items, each with an id (so GET .../input_items can list them). */
 export function inputItems(input: unknown): InputItem[] {
   if (typeof input === 'string') return [{ type: 'message', id: randomId('msg_'), role: 'user', content: input }];
-  if (!Array.isArray(input)) throw errors.invalidRequest('input must be a string or a list of input items', 'input', 'invalid_type');
+  if (!Array.isArray(input))
+    throw errors.invalidRequest('input must be a string or a list of input items', 'input', 'invalid_type');
   const prefix: Record<string, string> = { function_call: 'fc_', function_call_output: 'fco_', reasoning: 'rs_' };
-  return input.map((item: unknown) => (isRecord(item) ? ({ id: randomId(prefix[String(item.type)] ?? 'msg_'), ...item } as InputItem) : (item as InputItem)));
+  return input.map((item: unknown) =>
+    isRecord(item)
+      ? ({ id: randomId(prefix[String(item.type)] ?? 'msg_'), ...item } as InputItem)
+      : (item as InputItem),
+  );
 }
 
 function tool(t: FunctionToolDef, i: number): FunctionTool {
   if (!isRecord(t) || t.type !== 'function' || typeof t.name !== 'string') {
-    throw errors.invalidRequest(`tools[${i}]: only function tools ({type: function, name, parameters}) are supported`, `tools[${i}]`, 'unsupported_tool');
+    throw errors.invalidRequest(
+      `tools[${i}]: only function tools ({type: function, name, parameters}) are supported`,
+      `tools[${i}]`,
+      'unsupported_tool',
+    );
   }
   const fn: FunctionTool['function'] = { name: t.name };
   if (typeof t.description === 'string') fn.description = t.description;
@@ -96,17 +168,34 @@ function tool(t: FunctionToolDef, i: number): FunctionTool {
 
 function toolChoice(c: ResponsesToolChoice): ToolChoice {
   if (typeof c === 'string') return c;
-  if (isRecord(c) && c.type === 'function' && typeof c.name === 'string') return { type: 'function', function: { name: c.name } };
-  throw errors.invalidRequest('tool_choice must be none, auto, required or {type: function, name}', 'tool_choice', 'invalid_value');
+  if (isRecord(c) && c.type === 'function' && typeof c.name === 'string')
+    return { type: 'function', function: { name: c.name } };
+  throw errors.invalidRequest(
+    'tool_choice must be none, auto, required or {type: function, name}',
+    'tool_choice',
+    'invalid_value',
+  );
 }
 
 function responseFormat(f: TextFormat): Record<string, unknown> | undefined {
   if (!isRecord(f) || f.type === 'text') return undefined;
   if (f.type === 'json_object') return { type: 'json_object' };
   if (f.type === 'json_schema' && typeof f.name === 'string' && isRecord(f.schema)) {
-    return { type: 'json_schema', json_schema: { name: f.name, schema: f.schema, ...(f.description ? { description: f.description } : {}), ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}) } };
+    return {
+      type: 'json_schema',
+      json_schema: {
+        name: f.name,
+        schema: f.schema,
+        ...(f.description ? { description: f.description } : {}),
+        ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}),
+      },
+    };
   }
-  throw errors.invalidRequest('text.format must be {type: text}, {type: json_object} or {type: json_schema, name, schema}', 'text.format', 'invalid_value');
+  throw errors.invalidRequest(
+    'text.format must be {type: text}, {type: json_object} or {type: json_schema, name, schema}',
+    'text.format',
+    'invalid_value',
+  );
 }
 
 /**
@@ -117,16 +206,25 @@ function responseFormat(f: TextFormat): Record<string, unknown> | undefined {
  */
 export function toChatBody(body: Record<string, unknown>, items: InputItem[]): Record<string, unknown> {
   const problems: GatewayError[] = [];
-  for (const k of Object.keys(body)) if (!MAPPED.has(k)) problems.push(errors.invalidRequest(`${k} is not supported by /v1/responses`, k, 'unsupported_parameter'));
-  if (body.background === true) problems.push(errors.invalidRequest('background responses are not supported', 'background', 'unsupported_parameter'));
-  if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string') problems.push(errors.invalidRequest('instructions must be a string', 'instructions', 'invalid_type'));
-  if (body.tools !== undefined && !Array.isArray(body.tools)) problems.push(errors.invalidRequest('tools must be a list', 'tools', 'invalid_type'));
+  for (const k of Object.keys(body))
+    if (!MAPPED.has(k))
+      problems.push(errors.invalidRequest(`${k} is not supported by /v1/responses`, k, 'unsupported_parameter'));
+  if (body.background === true)
+    problems.push(
+      errors.invalidRequest('background responses are not supported', 'background', 'unsupported_parameter'),
+    );
+  if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string')
+    problems.push(errors.invalidRequest('instructions must be a string', 'instructions', 'invalid_type'));
+  if (body.tools !== undefined && !Array.isArray(body.tools))
+    problems.push(errors.invalidRequest('tools must be a list', 'tools', 'invalid_type'));
   if (problems.length > 0) throw combine(problems);
 
-  const messages: ChatMessage[] = typeof body.instructions === 'string' ? [{ role: 'system', content: body.instructions }] : [];
+  const messages: ChatMessage[] =
+    typeof body.instructions === 'string' ? [{ role: 'system', content: body.instructions }] : [];
   messages.push(...itemsToMessages(items));
   const chat: Record<string, unknown> = { model: body.model, messages };
-  for (const k of ['temperature', 'top_p', 'user', 'stream', 'service_tier', ...GATEWAY_FIELDS]) if (body[k] !== undefined) chat[k] = body[k];
+  for (const k of ['temperature', 'top_p', 'user', 'stream', 'service_tier', ...GATEWAY_FIELDS])
+    if (body[k] !== undefined) chat[k] = body[k];
   // Responses accepts tool_choice and parallel_tool_calls without tools; chat does not.
   if (Array.isArray(body.tools) && body.tools.length > 0) {
     chat.tools = (body.tools as FunctionToolDef[]).map(tool);
@@ -146,8 +244,11 @@ export function toChatBody(body: Record<string, unknown>, items: InputItem[]): R
 
 /** Chat field names in errors from the chain, as the Responses request calls them. */
 const RESPONSES_NAMES: ReadonlyArray<[RegExp, string]> = [
-  [/^max_tokens/, 'max_output_tokens'], [/^response_format/, 'text.format'], [/^reasoning_effort/, 'reasoning.effort'],
-  [/^verbosity/, 'text.verbosity'], [/^messages/, 'input'],
+  [/^max_tokens/, 'max_output_tokens'],
+  [/^response_format/, 'text.format'],
+  [/^reasoning_effort/, 'reasoning.effort'],
+  [/^verbosity/, 'text.verbosity'],
+  [/^messages/, 'input'],
 ];
 
 /** An error about a chat field, renamed to the Responses field the client sent. */
@@ -157,5 +258,14 @@ export function inResponsesTerms(e: unknown): unknown {
   if (!hit) return e;
   const chatName = (e.param.match(hit[0]) as RegExpMatchArray)[0];
   const param = hit[1] + e.param.slice(chatName.length);
-  return new GatewayError({ status: e.status, type: e.type, code: e.code, param, message: e.message.split(chatName).join(hit[1]), retryable: e.retryable, retryAfter: e.retryAfter, details: e.details });
+  return new GatewayError({
+    status: e.status,
+    type: e.type,
+    code: e.code,
+    param,
+    message: e.message.split(chatName).join(hit[1]),
+    retryable: e.retryable,
+    retryAfter: e.retryAfter,
+    details: e.details,
+  });
 }

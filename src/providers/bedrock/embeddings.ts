@@ -17,8 +17,18 @@ function invoke(target: UpstreamTarget, body: Record<string, unknown>): Upstream
   const url = joinUrl(base, `/model/${encodeURIComponent(target.deployment.model)}/invoke`);
   const text = JSON.stringify(body);
   const headers = signV4({
-    method: 'POST', url, body: text, region, service: 'bedrock', credentials: credentials(target),
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...target.provider.headers, ...target.extraHeaders },
+    method: 'POST',
+    url,
+    body: text,
+    region,
+    service: 'bedrock',
+    credentials: credentials(target),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...target.provider.headers,
+      ...target.extraHeaders,
+    },
   });
   return { url, method: 'POST', headers, body: text };
 }
@@ -40,7 +50,10 @@ export const bedrockEmbeddings: HttpEmbeddings = {
   buildRequests(req: EmbeddingsRequest, target: UpstreamTarget) {
     const texts = textInputs(req, target.provider.name);
     const dims = req.dimensions === undefined ? {} : { dimensions: req.dimensions };
-    if (isTitan(target.deployment.model)) return texts.map((inputText) => invoke(target, { inputText, ...dims, ...(req.dimensions === undefined ? {} : { normalize: true }) }));
+    if (isTitan(target.deployment.model))
+      return texts.map((inputText) =>
+        invoke(target, { inputText, ...dims, ...(req.dimensions === undefined ? {} : { normalize: true }) }),
+      );
     const out = req.dimensions === undefined ? {} : { output_dimension: req.dimensions };
     return [invoke(target, { texts, input_type: cohereInputType(target), embedding_types: ['float'], ...out })];
   },
@@ -53,7 +66,10 @@ export const bedrockEmbeddings: HttpEmbeddings = {
         const v = numberList(b.embedding);
         if (!v) throw errors.upstreamProtocol(provider, 'an embedding was not a list of numbers');
         vectors.push(v);
-        tokens = typeof b.inputTextTokenCount === 'number' && tokens !== undefined ? tokens + b.inputTextTokenCount : undefined;
+        tokens =
+          typeof b.inputTextTokenCount === 'number' && tokens !== undefined
+            ? tokens + b.inputTextTokenCount
+            : undefined;
       } else {
         vectors.push(...cohereVectors(b, provider));
         const n = tokenHeader(a);

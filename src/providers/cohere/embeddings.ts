@@ -28,13 +28,28 @@ export function cohereVectors(body: unknown, provider: string): number[][] {
 export const cohereEmbeddings: HttpEmbeddings = {
   kind: 'http',
   buildRequests(req: EmbeddingsRequest, target: UpstreamTarget) {
-    const body: Record<string, unknown> = { model: target.deployment.model, texts: textInputs(req, target.provider.name), input_type: cohereInputType(target), embedding_types: ['float'] };
+    const body: Record<string, unknown> = {
+      model: target.deployment.model,
+      texts: textInputs(req, target.provider.name),
+      input_type: cohereInputType(target),
+      embedding_types: ['float'],
+    };
     if (req.dimensions !== undefined) body.output_dimension = req.dimensions;
-    return [{ url: joinUrl(target.provider.api_base ?? 'https://api.cohere.com', '/v2/embed'), method: 'POST', headers: upstreamHeaders(target, bearer(target.provider.api_key)), body: JSON.stringify(body) }];
+    return [
+      {
+        url: joinUrl(target.provider.api_base ?? 'https://api.cohere.com', '/v2/embed'),
+        method: 'POST',
+        headers: upstreamHeaders(target, bearer(target.provider.api_key)),
+        body: JSON.stringify(body),
+      },
+    ];
   },
   parseAnswers(answers, _req, provider) {
     const body = answers[0]?.body;
-    const billed = isRecord(body) && isRecord(body.meta) && isRecord(body.meta.billed_units) ? body.meta.billed_units.input_tokens : undefined;
+    const billed =
+      isRecord(body) && isRecord(body.meta) && isRecord(body.meta.billed_units)
+        ? body.meta.billed_units.input_tokens
+        : undefined;
     return { vectors: cohereVectors(body, provider), ...(typeof billed === 'number' ? { promptTokens: billed } : {}) };
   },
 };

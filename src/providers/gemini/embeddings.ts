@@ -26,16 +26,26 @@ export const geminiEmbeddings: HttpEmbeddings = {
     const body = single
       ? { content: content(texts[0]), ...dims }
       : { requests: texts.map((t) => ({ model: `models/${model}`, content: content(t), ...dims })) };
-    return [{
-      url: joinUrl(base, `/v1beta/models/${encodeURIComponent(model)}:${single ? 'embedContent' : 'batchEmbedContents'}`),
-      method: 'POST',
-      headers: upstreamHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
-      body: JSON.stringify(body),
-    }];
+    return [
+      {
+        url: joinUrl(
+          base,
+          `/v1beta/models/${encodeURIComponent(model)}:${single ? 'embedContent' : 'batchEmbedContents'}`,
+        ),
+        method: 'POST',
+        headers: upstreamHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
+        body: JSON.stringify(body),
+      },
+    ];
   },
   parseAnswers(answers, _req, provider) {
     const body = answers[0]?.body;
-    const list = isRecord(body) && Array.isArray(body.embeddings) ? body.embeddings : isRecord(body) && body.embedding !== undefined ? [body.embedding] : null;
+    const list =
+      isRecord(body) && Array.isArray(body.embeddings)
+        ? body.embeddings
+        : isRecord(body) && body.embedding !== undefined
+          ? [body.embedding]
+          : null;
     if (!list) throw errors.upstreamProtocol(provider, 'no embeddings in the answer');
     const meta = isRecord(body) && isRecord(body.usageMetadata) ? body.usageMetadata.promptTokenCount : undefined;
     return {

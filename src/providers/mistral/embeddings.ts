@@ -9,14 +9,19 @@ import { textInputs } from '../embeddings-input';
 export const mistralEmbeddings: HttpEmbeddings = {
   kind: 'http',
   buildRequests(req: EmbeddingsRequest, target: UpstreamTarget) {
-    const body: Record<string, unknown> = { model: target.deployment.model, input: textInputs(req, target.provider.name) };
+    const body: Record<string, unknown> = {
+      model: target.deployment.model,
+      input: textInputs(req, target.provider.name),
+    };
     if (req.dimensions !== undefined) body.output_dimension = req.dimensions;
-    return [{
-      url: joinUrl(target.provider.api_base ?? 'https://api.mistral.ai', '/v1/embeddings'),
-      method: 'POST',
-      headers: upstreamHeaders(target, bearer(target.provider.api_key)),
-      body: JSON.stringify(body),
-    }];
+    return [
+      {
+        url: joinUrl(target.provider.api_base ?? 'https://api.mistral.ai', '/v1/embeddings'),
+        method: 'POST',
+        headers: upstreamHeaders(target, bearer(target.provider.api_key)),
+        body: JSON.stringify(body),
+      },
+    ];
   },
   parseAnswers: (answers, _req, provider) => parseOpenAIEmbeddings(answers, provider),
 };

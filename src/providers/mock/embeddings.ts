@@ -23,7 +23,8 @@ export const mockEmbeddings: LocalEmbeddings = {
   kind: 'local',
   embed(req: EmbeddingsRequest, target: UpstreamTarget) {
     const o = { ...target.provider.options, ...target.deployment.options };
-    const native = Number.isInteger(o.dimensions) && (o.dimensions as number) > 0 ? (o.dimensions as number) : DEFAULT_DIMENSIONS;
+    const native =
+      Number.isInteger(o.dimensions) && (o.dimensions as number) > 0 ? (o.dimensions as number) : DEFAULT_DIMENSIONS;
     const dims = req.dimensions ?? native;
     let tokens = 0;
     for (const x of req.input) tokens += typeof x === 'string' ? countTextTokens(x) : x.length;

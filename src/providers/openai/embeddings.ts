@@ -19,10 +19,12 @@ export function openaiEmbeddingsBody(req: EmbeddingsRequest, model: string | und
 /** `{data:[{index, embedding}], usage:{prompt_tokens}}` (OpenAI, Azure, Mistral and compatible servers). */
 export function parseOpenAIEmbeddings(answers: UpstreamAnswer[], provider: string): EmbeddingsResult {
   const body = answers[0]?.body;
-  if (!isRecord(body) || !Array.isArray(body.data)) throw errors.upstreamProtocol(provider, 'no data in the embeddings answer');
+  if (!isRecord(body) || !Array.isArray(body.data))
+    throw errors.upstreamProtocol(provider, 'no data in the embeddings answer');
   const vectors: number[][] = [];
   for (const [k, d] of (body.data as unknown[]).entries()) {
-    if (!isRecord(d) || !Array.isArray(d.embedding)) throw errors.upstreamProtocol(provider, 'an embedding was not a list of numbers');
+    if (!isRecord(d) || !Array.isArray(d.embedding))
+      throw errors.upstreamProtocol(provider, 'an embedding was not a list of numbers');
     vectors[typeof d.index === 'number' ? d.index : k] = d.embedding as number[];
   }
   const u = isRecord(body.usage) ? body.usage.prompt_tokens : undefined;
@@ -31,11 +33,13 @@ export function parseOpenAIEmbeddings(answers: UpstreamAnswer[], provider: strin
 
 export const openaiEmbeddings: HttpEmbeddings = {
   kind: 'http',
-  buildRequests: (req: EmbeddingsRequest, target: UpstreamTarget) => [{
-    url: joinUrl(target.provider.api_base ?? 'https://api.openai.com/v1', '/embeddings'),
-    method: 'POST',
-    headers: upstreamHeaders(target, bearer(target.provider.api_key)),
-    body: JSON.stringify(openaiEmbeddingsBody(req, target.deployment.model)),
-  }],
+  buildRequests: (req: EmbeddingsRequest, target: UpstreamTarget) => [
+    {
+      url: joinUrl(target.provider.api_base ?? 'https://api.openai.com/v1', '/embeddings'),
+      method: 'POST',
+      headers: upstreamHeaders(target, bearer(target.provider.api_key)),
+      body: JSON.stringify(openaiEmbeddingsBody(req, target.deployment.model)),
+    },
+  ],
   parseAnswers: (answers, _req, provider) => parseOpenAIEmbeddings(answers, provider),
 };
