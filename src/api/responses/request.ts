@@ -248,7 +248,7 @@ const RESPONSES_NAMES: ReadonlyArray<[RegExp, string]> = [
   [/^response_format/, 'text.format'],
   [/^reasoning_effort/, 'reasoning.effort'],
   [/^verbosity/, 'text.verbosity'],
-  [/^messages/, 'input'],
+  // messages[i] stays as is: its index counts the instructions' system message, not the client's input items.
 ];
 
 /** An error about a chat field, renamed to the Responses field the client sent. */
