@@ -17,6 +17,7 @@ import { openStore, type Store } from './store/index';
 import { Transport } from './transport/http';
 import { Lifecycle } from './server/lifecycle';
 import { chatHandler } from './api/chat';
+import { registerOperationRoutes } from './api/operations';
 import { registerModelRoutes } from './api/models';
 import { MODELS_GUARD, type RouteGuard } from './auth/contract';
 
@@ -84,6 +85,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   );
   const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain });
   router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
+  registerOperationRoutes(router, { config, models: services.models, logger, lifecycle, chain, shared: services.shared, store });
 
   const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
   const app = new Koa();

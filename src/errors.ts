@@ -88,6 +88,8 @@ export const errors = {
     new GatewayError({ status: 415, type: 'invalid_request_error', code: 'unsupported_media_type', message: 'Content-Type must be application/json' }),
   modelNotFound: (model: string) =>
     new GatewayError({ status: 404, type: 'not_found_error', code: 'model_not_found', param: 'model', message: `The model '${truncate(model, 200)}' does not exist` }),
+  wrongEndpoint: (model: string, endpoint: string) =>
+    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'model_endpoint_mismatch', param: 'model', message: `The model '${truncate(model, 200)}' does not serve ${endpoint}` }),
   routeNotFound: (method: string, path: string) =>
     new GatewayError({ status: 404, type: 'not_found_error', code: 'not_found', message: `No route for ${method} ${truncate(path, 200)}` }),
   methodNotAllowed: (method: string, path: string) =>

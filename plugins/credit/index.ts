@@ -12,6 +12,7 @@ import { newCompletionId } from '../routing/index';
 import { defaultPlan } from '../routing/plan';
 import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration } from './record';
+import { embeddingsCharge, embeddingsReservation } from './embeddings';
 import { registerGenerationRoutes } from './routes';
 import { metadataProblem } from './metadata';
 import { planReservation } from './reservation';
@@ -125,7 +126,7 @@ export default definePlugin<CreditConfig>({
         // Without a fallback plugin, routing would make this same plan: make it here and hand it on, fixed.
         const plan: AttemptPlan = s.plan ?? defaultPlan(s, s.model, models, services.shared.get(HEALTH) as DeploymentHealth | undefined);
         Object.defineProperty(s, 'plan', { value: plan, writable: false, enumerable: true, configurable: false });
-        const planned = planReservation(plan, s.options, priceOf);
+        const planned = s.operation === 'embeddings' ? embeddingsReservation(plan, s, priceOf) : planReservation(plan, s.options, priceOf);
         if (planned.unbounded && planned.unbounded.model.credit_bound?.unbounded_items === 'refuse') {
           const key = await store.keys.get(principal.keyHash);
           if (key?.limit !== null && key?.limit !== undefined) {
@@ -152,7 +153,8 @@ export default definePlugin<CreditConfig>({
         const price = priceOf(servedModel);
         const cap = planned.caps.get(servedModel.id) ?? planned.amount;
         const result = s.result;
-        if (result?.kind === 'completion') {
+        if (result?.kind === 'embeddings') await settle(ctx, r.id, embeddingsCharge(result.body, price, cap), null);
+        else if (result?.kind === 'completion') {
           const charge = chargeFor(price, completionUsage(result.body, promptTokens(s)), cap);
           if (result.body.usage) showCharge(result.body.usage, charge);
           else result.body.usage = { ...charge.usage, cost: fromNano(charge.cost) };

@@ -105,7 +105,7 @@ export default definePlugin<MetricsConfig>({
           m.inFlight.dec();
           m.requests.inc(labels(200));
           m.duration.observe({ model, streamed }, ready);
-          const u = result?.body.usage;
+          const u = result?.kind === 'embeddings' ? { ...result.body.usage, completion_tokens: 0 } : result?.body.usage;
           if (u) {
             countTokens(model, u);
             if (typeof u.cost === 'number') m.credits.inc({ model }, u.cost);

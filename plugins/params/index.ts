@@ -4,6 +4,7 @@ import { combine } from '../../src/api/chat-request';
 import { errors } from '../../src/errors';
 import { validateChatRequest } from '../../src/request/validate';
 import { forwardsUnknown, knownParams, modelParams, unsupportedFields, valueChecks } from '../../src/request/supported';
+import { checkEmbeddings } from './embeddings';
 import { chunkToFunctionCall, functionsToTools, toolCallsToFunctionCall } from '../../src/request/legacy-functions';
 
 export interface ParamsConfig {
@@ -31,6 +32,7 @@ export default definePlugin<ParamsConfig>({
     return {
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
+        if (s.embeddings) return checkEmbeddings(s.embeddings, next);
         const r = s.request;
         const problems = validateChatRequest(r, s.options, () => s.model.context_length - promptTokens(s));
         if (problems.length > 0) throw combine(problems);

@@ -23,6 +23,7 @@ function promptOptionsOf(o: Record<string, unknown>): PromptOptions | undefined 
 }
 import { callPlain, callStream } from './upstream';
 import { openStream } from './stream-result';
+import { callEmbeddings } from './embeddings';
 
 export interface RoutingConfig {
   /** Longest silence between two chunks of an upstream stream. */
@@ -63,7 +64,13 @@ export default definePlugin<RoutingConfig>({
       const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders, promptOptions: promptOptionsOf(s.options) };
       const record: AttemptRecord = { provider: a.provider.name, deployment: `${a.provider.name}/${a.deployment.model}`, model: a.model.id, status: 'ok', latencyMs: 0 };
       try {
-        if (s.request.stream === true) {
+        if (s.embeddings) {
+          try {
+            s.result = { kind: 'embeddings', body: await callEmbeddings(a, transport, s.embeddings, opts) };
+          } finally {
+            sig.dispose();
+          }
+        } else if (s.request.stream === true) {
           const stream = await openStream(callStream(a, transport, ctx, opts), sig, promptTokens(s));
           s.result = { kind: 'stream', stream };
         } else {

@@ -18,14 +18,14 @@ export interface CallOptions {
   promptOptions?: PromptOptions;
 }
 
-function target(a: Attempt, opts: CallOptions): UpstreamTarget {
+export function target(a: Attempt, opts: CallOptions): UpstreamTarget {
   const t: UpstreamTarget = { provider: a.provider, deployment: a.deployment };
   if (opts.extraHeaders) t.extraHeaders = opts.extraHeaders;
   if (opts.promptOptions) t.promptOptions = opts.promptOptions;
   return t;
 }
 
-async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string> }): Promise<unknown> {
+export async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string> }): Promise<unknown> {
   const text = await body.text();
   try {
     return JSON.parse(text);
@@ -91,7 +91,7 @@ async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unkn
   if (!translator.done) throw errors.streamInterrupted(provider, 'the upstream closed the stream without finishing it');
 }
 
-function mapReadError(e: unknown, provider: string, signal: AbortSignal): GatewayError {
+export function mapReadError(e: unknown, provider: string, signal: AbortSignal): GatewayError {
   if (e instanceof GatewayError) return e;
   if (signal.aborted && signal.reason instanceof GatewayError) return signal.reason;
   const name = (e as { name?: string; code?: string }).code ?? (e as Error).name;

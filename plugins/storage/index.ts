@@ -4,6 +4,7 @@ import type { Usage } from '../../src/types/openai';
 import { newCompletionId } from '../routing/index';
 import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS, registerResponseRoutes } from './routes';
+import { storeOperation } from './operations';
 
 export interface StorageConfig {
   /** Time to live of a stored response; 0 keeps them until deleted. */
@@ -58,6 +59,12 @@ export default definePlugin<StorageConfig>({
     async function save(ctx: GatewayContext, parts: ChoiceParts[], status: 'completed' | 'incomplete', usage: Usage | null): Promise<void> {
       const s = ctx.state.gateway;
       const id = s.extensions.completionId as string;
+      await put(ctx, toResponse(parts, { id, model: s.model.id, createdAt: Date.now(), status, usage, withContent: !noContent.has(s.model.id) }), status);
+    }
+
+    async function put(ctx: GatewayContext, body: Record<string, unknown>, status: string): Promise<void> {
+      const s = ctx.state.gateway;
+      const id = s.extensions.completionId as string;
       const now = Date.now();
       try {
         await store.responses.put({
@@ -65,7 +72,7 @@ export default definePlugin<StorageConfig>({
           accountId: s.principal?.accountId ?? ANONYMOUS,
           model: s.model.id,
           status,
-          body: toResponse(parts, { id, model: s.model.id, createdAt: now, status, usage, withContent: !noContent.has(s.model.id) }),
+          body,
           createdAt: now,
           expiresAt: config.ttl_seconds === 0 ? null : now + config.ttl_seconds * 1000,
         });
@@ -80,8 +87,9 @@ export default definePlugin<StorageConfig>({
         const s = ctx.state.gateway;
         const wanted = s.options.store !== false && !disabled.has(s.model.id);
         if (wanted) s.extensions.completionId ??= newCompletionId();
+        if (s.operation !== 'chat') return storeOperation(s, wanted && s.operation === 'responses', noContent.has(s.model.id), (body, status) => put(ctx, body, status), next);
         await next();
-        if (!wanted || !s.result) return;
+        if (!wanted || !s.result || s.result.kind === 'embeddings') return;
         if (s.result.kind === 'completion') {
           const body = s.result.body;
           (s.beforeAnswer ??= []).push(() => save(ctx, partsOfCompletion(body), 'completed', body.usage ?? null));

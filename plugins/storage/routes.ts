@@ -4,8 +4,9 @@ import { errors } from '../../src/errors';
 import { getAuthenticate } from '../../src/auth/contract';
 import type { Principal } from '../../src/pipeline/state';
 import type { Store } from '../../src/store/index';
+import { publicBody, registerInputItemsRoute } from './operations';
 
-const ID = /^chatcmpl-[A-Za-z0-9_-]{1,128}$/;
+const ID = /^(chatcmpl-|resp_)[A-Za-z0-9_-]{1,128}$/;
 export const ANONYMOUS = 'anonymous';
 
 /**
@@ -21,16 +22,17 @@ export function registerResponseRoutes(router: Router, store: Store, shared: Map
   const find = async (ctx: Koa.Context) => {
     const id = ctx.params.id as string;
     const p = await caller(ctx);
-    if (!ID.test(id)) throw errors.invalidRequest(`'${id.slice(0, 64)}' is not a response id (chatcmpl-...)`, 'id', 'invalid_response_id');
+    if (!ID.test(id)) throw errors.invalidRequest(`'${id.slice(0, 64)}' is not a response id (resp_... or chatcmpl-...)`, 'id', 'invalid_response_id');
     const r = await store.responses.get(id);
     // Another account's response is as unknown as a missing one.
     if (!r || (!p.isAdmin && r.accountId !== p.accountId)) throw errors.notFound('response_not_found', `No response '${id}'`, 'id');
     return r;
   };
-  router.get('/responses/:id', async (ctx) => {
-    ctx.body = (await find(ctx)).body;
+  router.get(['/responses/:id', '/v1/responses/:id'], async (ctx) => {
+    ctx.body = publicBody((await find(ctx)).body);
   });
-  router.delete('/responses/:id', async (ctx) => {
+  registerInputItemsRoute(router, find);
+  router.delete(['/responses/:id', '/v1/responses/:id'], async (ctx) => {
     const r = await find(ctx);
     await store.responses.delete(r.id);
     ctx.body = { id: r.id, object: 'response.deleted', deleted: true };

@@ -62,7 +62,7 @@ export default definePlugin<TracingConfig>({
           (attempt) => {
             const child = tracer.startSpan(`chat ${attempt.deployment.model}`, {
               kind: api.SpanKind.CLIENT,
-              attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': attempt.provider.type, 'gen_ai.request.model': attempt.deployment.model, 'gateway.provider': attempt.provider.name },
+              attributes: { 'gen_ai.operation.name': s.operation === 'embeddings' ? 'embeddings' : 'chat', 'gen_ai.provider.name': attempt.provider.type, 'gen_ai.request.model': attempt.deployment.model, 'gateway.provider': attempt.provider.name },
             }, spanCtx);
             s.upstreamHeaders = { ...s.upstreamHeaders, ...t.inject(api.trace.setSpan(spanCtx, child)) };
             return (record) => {
@@ -106,7 +106,8 @@ export default definePlugin<TracingConfig>({
             onChunk: config.capture_content ? (chunk) => void (text += chunk.choices[0]?.delta.content ?? '') : undefined,
             onEnd: (end) => finish(end.usage, end.finishReasons, end.error?.code ?? (end.cancelled ? 'client_closed_request' : null), config.capture_content ? JSON.stringify([{ role: 'assistant', content: text }]) : undefined),
           });
-        } else finish(null, [], 'no_result');
+        } else if (result?.kind === 'embeddings') finish({ ...result.body.usage, completion_tokens: 0 }, [], null);
+        else finish(null, [], 'no_result');
       },
       close: () => t.shutdown(),
     };

@@ -7,6 +7,7 @@ import { writeStream } from '../stream/sse-writer';
 import type { Lifecycle } from '../server/lifecycle';
 import { readJson, parseSize } from './read-json';
 import { splitChatRequest } from './chat-request';
+import { servesEndpoint } from './endpoints';
 
 export interface ChatDeps {
   config: GatewayConfig;
@@ -26,6 +27,7 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
     const { request, options } = splitChatRequest(body, limits);
     const model = deps.models.get(request.model);
     if (!model) throw errors.modelNotFound(request.model);
+    if (!servesEndpoint(model, 'chat')) throw errors.wrongEndpoint(model.id, 'chat');
 
     const ac = new AbortController();
     const onClose = () => {
@@ -35,6 +37,7 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
     ctx.state.gateway = {
       requestId: ctx.state.requestId,
       startedAt,
+      operation: 'chat',
       request,
       options,
       model,
@@ -48,7 +51,7 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
     const s = ctx.state.gateway;
     const result = s.result;
     if (!result) throw errors.internal();
-    if (result.kind === 'completion') {
+    if (result.kind !== 'stream') {
       if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
       ctx.set(s.responseHeaders);
       ctx.body = result.body;

@@ -7,6 +7,7 @@ import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
 import { providerTypeNames } from '../providers/registry';
 import { strategyNames } from '../routing/strategies';
+import { embeddingsProblems, fallbackProblems } from './endpoints-check';
 
 export interface ConfigProblem {
   pointer: string;
@@ -117,8 +118,10 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
     if (!extensible && strategy !== undefined && !strategyNames().includes(strategy)) {
       problems.push({ pointer: `/models/${i}/routing/strategy`, message: `unknown strategy '${strategy}'; known strategies: ${strategyNames().join(', ')}` });
     }
+    problems.push(...fallbackProblems(m, config.models, `/models/${i}/routing/fallbacks`));
     m.deployments.forEach((d, j) => {
       if (!providerNames.has(d.provider)) problems.push({ pointer: `/models/${i}/deployments/${j}/provider`, message: `no provider named '${d.provider}'` });
+      problems.push(...embeddingsProblems(m, d.provider, config.providers, `/models/${i}/deployments/${j}/provider`));
     });
   });
   const pluginNames = new Set<string>();

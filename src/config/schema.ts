@@ -50,6 +50,8 @@ const model = {
       default: {},
     },
     deployments: { type: 'array', minItems: 1, items: deployment },
+    /** Which endpoints the model serves: chat (also /v1/responses), embeddings. */
+    endpoints: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'embeddings'] }, default: ['chat'] },
     /** Parameters this model accepts (default: what its providers' adapters declare). */
     supported_params: { type: 'array', items: { type: 'string' } },
     /** What to do with a parameter it does not accept: drop it (default: the params plugin's setting) or answer 400. */

@@ -74,6 +74,8 @@ export interface ModelConfig {
   pricing: PricingConfig;
   deployments: DeploymentConfig[];
   supported_params?: string[];
+  /** Endpoints the model serves (default [chat]; chat also serves /v1/responses). */
+  endpoints?: Array<'chat' | 'embeddings'>;
   unsupported_params?: 'drop' | 'reject';
   /** Per-item token maxima the credit plugin reserves for (see plugins/credit/README.md). */
   credit_bound?: CreditBoundConfig;

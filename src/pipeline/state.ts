@@ -2,6 +2,7 @@ import type { ChatCompletion, ChatRequest } from '../types/openai';
 import type { DeploymentConfig, ModelConfig, ProviderConfig } from '../config/types';
 import type { ChatStream } from '../stream/chat-stream';
 import { countPromptTokens } from '../tokens/count';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../types/embeddings';
 
 /** What the client sent alongside the chat fields, that the gateway consumes itself (spec 4.1, advanced configuration). */
 export interface GatewayRequestOptions {
@@ -31,7 +32,13 @@ export interface AttemptPlan {
   backoff?: { baseMs: number; maxMs: number; retryAfterMaxMs: number };
 }
 
-export type ChatResult = { kind: 'completion'; body: ChatCompletion } | { kind: 'stream'; stream: ChatStream };
+export type ChatResult =
+  | { kind: 'completion'; body: ChatCompletion }
+  | { kind: 'stream'; stream: ChatStream }
+  | { kind: 'embeddings'; body: EmbeddingsResponse };
+
+/** Which endpoint the request came in on; the chain is the same for all three. */
+export type Operation = 'chat' | 'responses' | 'embeddings';
 
 /** The authenticated caller, set by the auth plugin. */
 export interface Principal {
@@ -66,7 +73,11 @@ export interface GatewayState {
   requestId: string;
   /** process.hrtime.bigint() when the request arrived. */
   startedAt: bigint;
+  /** chat: /v1/chat/completions; responses: /v1/responses mapped onto `request`; embeddings: `embeddings` holds the request. */
+  operation: Operation;
   request: ChatRequest;
+  /** The embeddings request (operation 'embeddings'); `request` then carries only model and user. */
+  embeddings?: EmbeddingsRequest;
   options: GatewayRequestOptions;
   /** The model the client asked for, resolved from config. */
   model: ModelConfig;

@@ -54,7 +54,7 @@ function describe(e: ErrorObject): string {
 }
 
 /** ajv errors as GatewayErrors, one per field: the most specific error of each path wins. */
-function fromAjv(errs: readonly ErrorObject[], root: unknown): GatewayError[] {
+export function fromAjv(errs: readonly ErrorObject[], root: unknown): GatewayError[] {
   const byPath = new Map<string, ErrorObject[]>();
   for (const e of errs) {
     if (e.keyword === 'if' || e.keyword === 'propertyNames' && e.instancePath === '') continue;

@@ -11,6 +11,16 @@ export interface WriteStreamOptions {
   logger: Logger;
   /** Aborted by the gateway itself (shutdown deadline): the stream ends with this error. */
   stop?: AbortSignal;
+  /** Another wire format for the same chunks (the Responses event stream); default chat chunks and [DONE]. */
+  framer?: StreamFramer;
+}
+
+/** Frames a chat stream in another wire format: `end` runs after every observer's onEnd, `error` instead of the error frame. */
+export interface StreamFramer {
+  start(): string;
+  chunk(chunk: ChatCompletionChunk): string;
+  end(end: StreamEnd): Promise<string>;
+  error(e: GatewayError): Promise<string>;
 }
 
 const DONE = 'data: [DONE]\n\n';
@@ -28,6 +38,7 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
   res.setHeader('X-Accel-Buffering', 'no');
   for (const [k, v] of Object.entries(opts.headers)) res.setHeader(k, v);
   res.flushHeaders();
+  if (opts.framer) res.write(opts.framer.start());
 
   let cancelled = false;
   let error: GatewayError | null = null;
@@ -72,9 +83,13 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
         }
       }
       if (cancelled) break;
-      if (out === null || (isUsageChunk && !opts.includeUsage)) continue;
+      if (out === null || (isUsageChunk && !opts.includeUsage && !opts.framer)) continue;
+      const frame = opts.framer ? opts.framer.chunk(out) : `data: ${JSON.stringify(out)}
+
+`;
+      if (!frame) continue;
       chunks++;
-      if (!res.write(`data: ${JSON.stringify(out)}\n\n`)) await drained(res);
+      if (!res.write(frame)) await drained(res);
       for (let i = 0; i < observers.length; i++) {
         try {
           observers[i].onWritten?.(out);
@@ -86,13 +101,14 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
     if (!cancelled) {
       // A finished stream is settled and stored before [DONE]: a client that sees [DONE]
       // can read its stored response and its charge at once.
-      await notifyEnd(finish());
-      res.write(DONE);
+      const end = await notifyEnd(finish());
+      res.write(opts.framer ? await opts.framer.end(end) : DONE);
     }
   } catch (e) {
     if (!cancelled) {
       error = toGatewayError(e);
-      if (!res.writableEnded && !res.destroyed) res.write(toSseErrorFrame(error));
+      const frame = opts.framer ? await opts.framer.error(error) : toSseErrorFrame(error);
+      if (!res.writableEnded && !res.destroyed) res.write(frame);
     }
   } finally {
     res.off('close', onClose);

@@ -101,7 +101,7 @@ export function converseBody(req: ChatRequest, model = ''): Record<string, unkno
 }
 
 /** Credentials from provider options (access_key_id, secret_access_key, session_token) or api_key "ACCESS_KEY_ID:SECRET_ACCESS_KEY". */
-function credentials(target: UpstreamTarget): AwsCredentials {
+export function credentials(target: UpstreamTarget): AwsCredentials {
   const o = { ...target.provider.options };
   if (typeof o.access_key_id === 'string' && typeof o.secret_access_key === 'string') {
     return { accessKeyId: o.access_key_id, secretAccessKey: o.secret_access_key, ...(typeof o.session_token === 'string' ? { sessionToken: o.session_token } : {}) };

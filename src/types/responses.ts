@@ -1,0 +1,122 @@
+/** OpenAI Responses API wire types, as far as the gateway serves them. */
+
+export type InputContent =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url?: string; file_id?: string; detail?: 'auto' | 'low' | 'high' }
+  | { type: 'output_text'; text: string; annotations?: unknown[] }
+  | { type: 'refusal'; refusal: string };
+
+export interface MessageItem {
+  type?: 'message';
+  id?: string;
+  role: 'user' | 'system' | 'developer' | 'assistant';
+  content: string | InputContent[];
+  status?: string;
+}
+
+export interface FunctionCallItem {
+  type: 'function_call';
+  id?: string;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status?: string;
+}
+
+export interface FunctionCallOutputItem {
+  type: 'function_call_output';
+  id?: string;
+  call_id: string;
+  output: string | InputContent[];
+  status?: string;
+}
+
+export interface ReasoningItem {
+  type: 'reasoning';
+  id: string;
+  summary: Array<{ type: 'summary_text'; text: string }>;
+  content?: Array<{ type: 'reasoning_text'; text: string }>;
+}
+
+export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem;
+
+export interface FunctionToolDef {
+  type: 'function';
+  name: string;
+  description?: string | null;
+  parameters?: Record<string, unknown> | null;
+  strict?: boolean | null;
+}
+
+export type TextFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | {
+      type: 'json_schema';
+      name: string;
+      schema: Record<string, unknown>;
+      description?: string;
+      strict?: boolean | null;
+    };
+
+export type ResponsesToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; name: string };
+
+/** The request body of POST /v1/responses. */
+export interface ResponsesRequest {
+  model: string;
+  input: string | InputItem[];
+  instructions?: string | null;
+  tools?: FunctionToolDef[];
+  tool_choice?: ResponsesToolChoice;
+  parallel_tool_calls?: boolean;
+  temperature?: number;
+  top_p?: number;
+  max_output_tokens?: number;
+  text?: { format?: TextFormat; verbosity?: 'low' | 'medium' | 'high' };
+  reasoning?: { effort?: string | null; summary?: string | null };
+  metadata?: Record<string, string>;
+  user?: string;
+  store?: boolean;
+  previous_response_id?: string | null;
+  stream?: boolean;
+}
+
+export type OutputContent =
+  | { type: 'output_text'; text: string; annotations: unknown[]; logprobs: unknown[] }
+  | { type: 'refusal'; refusal: string };
+
+export interface OutputMessage {
+  type: 'message';
+  id: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+  role: 'assistant';
+  content: OutputContent[];
+}
+
+export type OutputItem = OutputMessage | (FunctionCallItem & { id: string; status: string }) | ReasoningItem;
+
+export interface ResponseUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+  /** Credits charged for the request. */
+  cost?: number;
+}
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+/** The `response` object: what POST answers and GET /responses/{id} returns. */
+export interface ResponseObject {
+  id: string;
+  object: 'response';
+  created_at: number;
+  status: ResponseStatus;
+  error: { code: string; message: string } | null;
+  incomplete_details: { reason: string } | null;
+  model: string;
+  output: OutputItem[];
+  usage: ResponseUsage | null;
+  [k: string]: unknown;
+}
