@@ -22,7 +22,7 @@ export function operationsConfig(extra: Record<string, unknown> = {}) {
   return testConfig(
     {
       models: [...base.models, embed, slow],
-      plugins: ['metrics', 'auth', 'params', 'credit', 'fallback', 'storage', 'routing'],
+      plugins: ['metrics', 'auth', 'params', 'fallback', 'credit', 'storage', 'routing'],
       ...extra,
     },
     { GATEWAY_ADMIN_KEY: ADMIN_KEY },
