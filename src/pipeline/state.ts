@@ -85,6 +85,8 @@ export interface GatewayState {
   /** Headers the gateway itself adds to upstream requests (e.g. W3C traceparent). */
   upstreamHeaders?: Record<string, string>;
   attemptHooks?: AttemptHook[];
+  /** Set by the limits plugin: whether the caller may use a model (fallbacks and plans skip the others). */
+  allowModel?: (modelId: string) => boolean;
   extensions: Record<string, unknown>;
 }
 
