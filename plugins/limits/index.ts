@@ -150,6 +150,7 @@ export default definePlugin<LimitsConfig>({
       },
       async close() {
         throttle?.close();
+        governance.close();
         await alerts.close();
         await counters.close();
       },

@@ -1,4 +1,4 @@
-import type { LimitSettings, LimitSettingsRepo, RateLimitSettings, RateLimitValues } from '../../src/store/limit-settings';
+import { LimitSettingsRepo, type LimitSettings, type RateLimitSettings, type RateLimitValues } from '../../src/store/limit-settings';
 import type { ScopeLimits } from './counter-store';
 import type { LimitsConfig } from './config';
 import { bothAllow, compileAllowlist, matchFirst, type ModelPredicate } from './model-match';
@@ -49,6 +49,11 @@ export class Governance {
   constructor(private readonly repo: LimitSettingsRepo, private readonly cfg: LimitsConfig) {
     this.models = table(cfg.models);
     this.keyModels = table(cfg.key_models);
+    LimitSettingsRepo.listeners.add(this.forget);
+  }
+
+  close(): void {
+    LimitSettingsRepo.listeners.delete(this.forget);
   }
 
   private async settings(kind: 'key' | 'account', id: string): Promise<Cached> {
@@ -64,9 +69,9 @@ export class Governance {
   }
 
   /** Forget a key's or account's settings on this replica (after the admin API changed them). */
-  forget(kind: 'key' | 'account', id: string): void {
+  readonly forget = (kind: 'key' | 'account', id: string): void => {
     this.cache.delete(`${kind}:${id}`);
-  }
+  };
 
   async allowlist(keyHash: string, accountId: string): Promise<ModelPredicate> {
     const [k, a] = await Promise.all([this.settings('key', keyHash), this.settings('account', accountId)]);

@@ -37,6 +37,9 @@ function parse<T>(text: unknown): T | null {
 
 /** Model allowlists and rate limits of keys and accounts (columns of the limits migration). */
 export class LimitSettingsRepo {
+  /** Told of every change made in this process (caches forget the entry at once; other replicas wait out their TTL). */
+  static readonly listeners = new Set<(subject: LimitSubject, id: string) => void>();
+
   constructor(private readonly db: Db) {}
 
   /** undefined when the key or account does not exist. */
@@ -55,7 +58,9 @@ export class LimitSettingsRepo {
     if (patch.rateLimits !== undefined) (sets.push('rate_limits = ?'), params.push(patch.rateLimits === null ? null : JSON.stringify(patch.rateLimits)));
     sets.push('updated_at = ?');
     params.push(Date.now(), id);
-    return (await this.db.run(`UPDATE ${t.table} SET ${sets.join(', ')} WHERE ${t.id} = ?`, params)).changes === 1;
+    const changed = (await this.db.run(`UPDATE ${t.table} SET ${sets.join(', ')} WHERE ${t.id} = ?`, params)).changes === 1;
+    for (const l of LimitSettingsRepo.listeners) l(subject, id);
+    return changed;
   }
 
   /** Record a budget notice; true only for the first caller (any replica) per subject, threshold and window. */
