@@ -71,7 +71,7 @@ export const configSchema = {
       properties: {
         url: { type: 'string', default: 'redis://127.0.0.1:6379' },
         prefix: { type: 'string', default: 'gw:limits:' },
-        timeout_ms: { type: 'integer', minimum: 10, default: 250 },
+        timeout_ms: { type: 'integer', minimum: 10, default: 5000 },
       },
     },
     fail_mode: { enum: ['open', 'closed'], default: 'open' },

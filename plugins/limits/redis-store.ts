@@ -8,7 +8,7 @@ export interface RedisStoreOptions {
   prefix: string;
   windowMs: number;
   leaseMs: number;
-  /** A command slower than this counts as Redis being unreachable. */
+  /** A command not answered in this long, on a live connection, counts as Redis being unreachable (a lost connection counts at once). */
   timeoutMs: number;
 }
 
