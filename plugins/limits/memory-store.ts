@@ -27,7 +27,12 @@ class ScopeWindow {
       this.log = this.log.slice(this.head);
       this.head = 0;
     }
-    if (this.running.size > 0) for (const [id, until] of this.running) if (until <= now) this.running.delete(id);
+  }
+
+  /** Running requests, after dropping leases that ran out (only looked at when the limit is near). */
+  runningAt(now: number, limit: number): number {
+    if (this.running.size + 1 > limit) for (const [id, until] of this.running) if (until <= now) this.running.delete(id);
+    return this.running.size;
   }
 
   get count(): number {
@@ -83,7 +88,7 @@ export class MemoryCounterStore implements CounterStore {
       if (s.tpm > 0 && w.tokens + req.tokens > s.tpm) {
         return { ok: false, scope: i, dimension: 'tokens', retryAfterMs: tokensRetryMs(w.entries(), w.tokens, req.tokens, s.tpm, now, this.windowMs), usage };
       }
-      if (s.concurrency > 0 && w.running.size + 1 > s.concurrency) return { ok: false, scope: i, dimension: 'concurrency', retryAfterMs: 1000, usage };
+      if (s.concurrency > 0 && w.runningAt(now, s.concurrency) + 1 > s.concurrency) return { ok: false, scope: i, dimension: 'concurrency', retryAfterMs: 1000, usage };
     }
     for (let i = 0; i < windows.length; i++) {
       const w = windows[i];
@@ -117,6 +122,7 @@ export class MemoryCounterStore implements CounterStore {
     const now = this.now();
     for (const [id, w] of this.scopes) {
       w.evict(now, this.windowMs);
+      w.runningAt(now, 0);
       if (w.count === 0 && w.running.size === 0) this.scopes.delete(id);
     }
   }

@@ -33,6 +33,7 @@ export class RedisCounterStore implements CounterStore {
   readonly client: Redis;
   private readonly scripted: ScriptedRedis;
   up = false;
+  private closing = false;
   onChange?: (up: boolean) => void;
 
   constructor(private readonly opts: RedisStoreOptions, private readonly logger: Logger) {
@@ -58,7 +59,7 @@ export class RedisCounterStore implements CounterStore {
   }
 
   private mark(up: boolean): void {
-    if (up === this.up) return;
+    if (up === this.up || this.closing) return;
     this.up = up;
     if (up) this.logger.info('limits: Redis reachable, shared counters in use');
     else this.logger.warn('limits: Redis unreachable, applying the fail mode until it is back');
@@ -108,6 +109,7 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.client.disconnect();
   }
 }

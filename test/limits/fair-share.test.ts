@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { resolve } from 'node:path';
-import { Agent } from 'undici';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
 import { loadConfigFile } from '../../src/config/load';
@@ -46,12 +46,12 @@ describe('fair share of the upstream pool (per-key concurrency from gateway.yaml
   });
 
   const ask = (key: string, content: string, stream: boolean) =>
-    fetch(`${gw.url}/v1/chat/completions`, {
+    undiciFetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ model: 'up/model', messages: [{ role: 'user', content }], stream }),
       dispatcher: client,
-    } as RequestInit);
+    });
 
   it('one key holding 1,000 streams: it gets its share (the rest 429), another key is answered in under 100 ms', async () => {
     const greedy = await makeAccountKey(gw, { name: 'greedy' });
