@@ -9,7 +9,8 @@ export function tokenBound(s: GatewayState): number {
   const prompt = promptTokens(s);
   const r = s.request;
   const asked = r.max_completion_tokens ?? r.max_tokens;
-  const completion = typeof asked === 'number' ? asked : Math.max(0, s.model.context_length - prompt);
+  const room = Math.max(0, s.model.context_length - prompt);
+  const completion = typeof asked === 'number' && asked >= 0 ? Math.min(asked, room) : Math.min(s.model.max_output_tokens ?? room, room);
   const n = typeof r.n === 'number' && r.n > 0 ? r.n : 1;
   return prompt + completion * n;
 }
