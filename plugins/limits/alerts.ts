@@ -7,6 +7,8 @@ import { fromNano, toNano } from '../../src/store/money';
 import type { LimitsConfig, SmtpSettings } from './config';
 import { deliverWebhook } from './webhook';
 
+const RECHECK_MS = 250;
+
 interface Notice {
   subject: string;
   threshold: string;
@@ -22,7 +24,7 @@ interface Notice {
  * window) and its account's balance are compared with the configured thresholds; each
  * threshold crossed sends one notice per window (claimed in the store, so one replica
  * sends it), by e-mail to the account and by signed webhook. Never on a request's path:
- * `poke` schedules a check and returns; checks of one key run one at a time.
+ * `poke` schedules a check and returns; checks of one key run one at a time, at most every RECHECK_MS.
  */
 export class BudgetAlerts {
   private readonly mailer: Transporter | undefined;
@@ -57,10 +59,13 @@ export class BudgetAlerts {
     const run = (async () => {
       // Let the request's settlement (credit) land first.
       await new Promise((r) => setTimeout(r, 20));
-      do {
+      for (;;) {
         state.again = false;
         await this.check(keyHash).catch((e: unknown) => this.logger.error({ err: e }, 'limits: budget check failed'));
-      } while (state.again);
+        if (!state.again) break;
+        // A busy key is checked at most every RECHECK_MS, not once per request.
+        await new Promise((r) => setTimeout(r, RECHECK_MS));
+      }
       this.pending.delete(keyHash);
     })();
     this.inflight.add(run);
