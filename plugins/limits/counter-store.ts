@@ -51,7 +51,9 @@ export interface CounterStore {
 export function tokensRetryMs(entries: Iterable<[number, number]>, used: number, tokens: number, limit: number, now: number, windowMs: number): number {
   if (tokens > limit) return windowMs;
   let over = used + tokens - limit;
+  let seen = 0;
   for (const [ts, amount] of entries) {
+    if (++seen > 1000) break; // as the Redis script: a bounded walk, past it the whole window
     over -= amount;
     if (over <= 0) return Math.max(1, ts + windowMs - now);
   }

@@ -6,7 +6,8 @@
  * request id -> tokens), `tot` (tokens in the window), `run` (sorted set: running request
  * id by lease end). ARGV: id, tokens, window ms, lease ms, then rpm, tpm, concurrency per scope.
  * Returns {admitted 1|0, scope index, dimension 1 requests|2 tokens|3 concurrency, retry ms,
- * {requests, tokens, reset ms} per scope checked}.
+ * {requests, tokens, reset ms} per scope checked}. A tokens refusal's retry looks at the
+ * oldest 1,000 entries at most (past them it says the whole window).
  */
 export const ADMIT_LUA = `
 local t = redis.call('TIME')
@@ -47,7 +48,7 @@ for i = 0, n - 1 do
     local retry = window
     if tokens <= tpm then
       local over = used + tokens - tpm
-      local entries = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
+      local entries = redis.call('ZRANGE', log, 0, 999, 'WITHSCORES')
       for j = 1, #entries, 2 do
         over = over - tonumber(redis.call('HGET', amt, entries[j]) or '0')
         if over <= 0 then

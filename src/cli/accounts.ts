@@ -9,7 +9,8 @@ export const accountsCommand: CliCommand = {
   usage: 'accounts create|list|limits',
   summary: 'accounts create --name N [--email E] [--credits C]; accounts list; accounts limits ID [--models ...] [--rpm N] [--tpm N] [--concurrency N] [--plan P]  (--json, --config)',
   run: (args) =>
-    args[0] === 'limits' ? runLimits('account', args.slice(1)) : withStore(args, { name: { type: 'string' }, email: { type: 'string' }, credits: { type: 'string' } }, async (store, v, [sub]) => {
+    args[0] === 'limits' ? runLimits('account', args.slice(1)) :
+    withStore(args, { name: { type: 'string' }, email: { type: 'string' }, credits: { type: 'string' } }, async (store, v, [sub]) => {
       const json = v.json === true;
       if (sub === 'create') {
         if (typeof v.name !== 'string' || !v.name) return fail('accounts create needs --name');

@@ -14,7 +14,8 @@ export const keysCommand: CliCommand = {
   usage: 'keys create|list|disable|delete|scan|limits',
   summary: 'keys create --account ID --name N [--limit C] [--reset daily|weekly|monthly]; keys list [--account ID]; keys disable|delete HASH; keys scan PATH; keys limits HASH [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
   run: async (args) =>
-    args[0] === 'scan' ? runScan(args.slice(1)) : args[0] === 'limits' ? runLimits('key', args.slice(1)) : withStore(args, { account: { type: 'string' }, name: { type: 'string' }, limit: { type: 'string' }, reset: { type: 'string' } }, async (store, v, [sub, hash]) => {
+    args[0] === 'limits' ? runLimits('key', args.slice(1)) :
+    args[0] === 'scan' ? runScan(args.slice(1)) : withStore(args, { account: { type: 'string' }, name: { type: 'string' }, limit: { type: 'string' }, reset: { type: 'string' } }, async (store, v, [sub, hash]) => {
       const json = v.json === true;
       if (sub === 'create') {
         if (typeof v.account !== 'string' || typeof v.name !== 'string') return fail('keys create needs --account and --name');
