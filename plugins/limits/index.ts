@@ -59,7 +59,7 @@ export default definePlugin<LimitsConfig>({
     const registers = [services.metrics];
     const storeUp = new Gauge({ name: 'gateway_limits_store_up', help: 'Whether the limits counter store answers (1) or the fail mode applies (0)', registers });
     const refusals = new Counter({ name: 'gateway_limits_refusals_total', help: 'Requests refused by a limit, by scope kind and dimension', labelNames: ['scope', 'dimension'], registers });
-    const unlimited = new Counter({ name: 'gateway_limits_fail_mode_total', help: 'Requests decided by the fail mode while the counter store was unreachable', labelNames: ['mode'], registers });
+    const failModeUsed = new Counter({ name: 'gateway_limits_fail_mode_total', help: 'Requests decided by the fail mode while the counter store was unreachable', labelNames: ['mode'], registers });
 
     let counters: CounterStore;
     let redis: RedisCounterStore | undefined;
@@ -92,14 +92,17 @@ export default definePlugin<LimitsConfig>({
 
     const alerts = new BudgetAlerts(services.store, repo, config.alerts, config.alerts.smtp ?? oauthSmtp(services), logger);
 
-    async function admit(id: string, tokens: number, scopes: ScopeLimits[]): Promise<Admission | undefined> {
+    // Fail-open with Redis away: this replica's own counters, so each replica still holds the limits by itself.
+    const local = redis && config.fail_mode === 'open' ? new MemoryCounterStore(config.window_ms, leaseMs) : undefined;
+
+    async function admit(id: string, tokens: number, scopes: ScopeLimits[]): Promise<{ admission: Admission; by: CounterStore }> {
       try {
-        return await counters.admit({ id, tokens, scopes });
+        return { admission: await counters.admit({ id, tokens, scopes }), by: counters };
       } catch (e) {
         if (!(e instanceof CounterStoreDown)) throw e;
-        unlimited.inc({ mode: config.fail_mode });
-        if (config.fail_mode === 'closed') throw errors.rateLimited('limits_unavailable', 'Rate limits cannot be checked right now; retry shortly', 2);
-        return undefined;
+        failModeUsed.inc({ mode: config.fail_mode });
+        if (!local) throw errors.rateLimited('limits_unavailable', 'Rate limits cannot be checked right now; retry shortly', 2);
+        return { admission: local.admitSync({ id, tokens, scopes }), by: local };
       }
     }
 
@@ -122,19 +125,19 @@ export default definePlugin<LimitsConfig>({
         }
         const id = randomId('lim_');
         const tokens = tokenBound(s);
-        const admission = await admit(id, tokens, scopes);
-        if (admission && !admission.ok) {
+        const { admission, by } = await admit(id, tokens, scopes);
+        if (!admission.ok) {
           const scope = scopes[admission.scope];
           refusals.inc({ scope: SCOPE_KIND[kindOf(scope)], dimension: admission.dimension });
           ctx.set(rateLimitHeaders(scopes, admission.usage));
           throw refusal(admission, scope, tokens);
         }
-        if (admission) Object.assign(s.responseHeaders, rateLimitHeaders(scopes, admission.usage));
+        Object.assign(s.responseHeaders, rateLimitHeaders(scopes, admission.usage));
         let done = false;
         const finish = (used: number) => {
           if (done) return;
           done = true;
-          if (admission) void counters.finish(id, scopes, used);
+          void by.finish(id, scopes, used);
           alerts.poke(p.keyHash);
         };
         try {
@@ -153,6 +156,7 @@ export default definePlugin<LimitsConfig>({
         governance.close();
         await alerts.close();
         await counters.close();
+        await local?.close();
       },
     };
   },
