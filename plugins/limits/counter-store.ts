@@ -37,6 +37,8 @@ export interface AdmitRequest {
   /** Tokens to reserve (the request's bound). */
   tokens: number;
   scopes: readonly ScopeLimits[];
+  /** A window other than the store's own (the failed-authentication count uses its own). */
+  windowMs?: number;
 }
 
 export interface CounterStore {

@@ -81,6 +81,15 @@ export default definePlugin<LimitsConfig>({
 
     const throttle = config.auth_failures.max > 0 ? new FailedAuthThrottle(config.auth_failures.max, config.auth_failures.window_ms) : undefined;
     if (throttle) services.shared.set(AUTH_THROTTLE, throttle);
+    if (throttle && redis) {
+      const shared = redis;
+      const max = config.auth_failures.max;
+      const windowMs = config.auth_failures.window_ms;
+      throttle.shared = async (address) => {
+        const a = await shared.admit({ id: randomId('fail_'), tokens: 0, windowMs, scopes: [{ id: `f:${address}`, rpm: max, tpm: 0, concurrency: 0 }] });
+        return a.ok ? undefined : a.retryAfterMs;
+      };
+    }
 
     const filter: ModelsFilter = async (ctx) => {
       const authenticate = getAuthenticate(services.shared);

@@ -73,7 +73,7 @@ export class RedisCounterStore implements CounterStore {
   async admit(req: AdmitRequest): Promise<Admission> {
     if (!this.up) throw new CounterStoreDown('redis is not connected');
     const keys: string[] = [];
-    const args: Array<string | number> = [req.id, req.tokens, this.opts.windowMs, this.opts.leaseMs];
+    const args: Array<string | number> = [req.id, req.tokens, req.windowMs ?? this.opts.windowMs, this.opts.leaseMs];
     for (const s of req.scopes) {
       keys.push(...this.keys(s, ['log', 'amt', 'tot', 'run']));
       args.push(s.rpm, s.tpm, s.concurrency);
@@ -91,7 +91,7 @@ export class RedisCounterStore implements CounterStore {
       for (const u of usage) {
         u.requests += 1;
         u.tokens += req.tokens;
-        if (u.requests === 1) u.requestsResetMs = u.tokensResetMs = this.opts.windowMs;
+        if (u.requests === 1) u.requestsResetMs = u.tokensResetMs = req.windowMs ?? this.opts.windowMs;
       }
       return { ok: true, usage };
     }

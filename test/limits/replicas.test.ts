@@ -5,6 +5,7 @@ import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/process';
 import { MockUpstream } from '../helpers/mock-upstream';
+import { generateKey } from '../../src/auth/key-format';
 import { gate, heldStream, OpenCounter, RATE_HEADERS, TOKEN_HEADERS, upstreamModel, upstreamProvider } from './helpers';
 
 const REDIS_URL = process.env.GATEWAY_TEST_REDIS_URL || undefined;
@@ -31,7 +32,7 @@ describe('limits across two gateway processes (PostgreSQL + Redis)', function ()
       store: { driver: 'postgres', url: await freshPostgresUrl(), pool_size: 10 },
       providers: [{ name: 'mock', type: 'mock' }, upstreamProvider('up', upstream)],
       models: [{ id: 'mock/gpt-4o-mini', pricing: { prompt: 0, completion: 0 }, deployments: [{ provider: 'mock', model: 'm' }] }, upstreamModel('up/slow', 'up')],
-      plugins: ['auth', { limits: { store: 'redis', redis: { url: REDIS_URL, prefix: `gw-test-${randomBytes(6).toString('hex')}:` } } }, 'routing'],
+      plugins: ['auth', { limits: { store: 'redis', redis: { url: REDIS_URL, prefix: `gw-test-${randomBytes(6).toString('hex')}:` }, auth_failures: { max: 6, window_ms: 60000 } } }, 'routing'],
     };
     procs.push(await startGatewayProcess(cfg, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
     procs.push(await startGatewayProcess(cfg, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
@@ -110,5 +111,24 @@ describe('limits across two gateway processes (PostgreSQL + Redis)', function ()
     expect(again.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
     await Promise.all(again.map((r) => r.text()));
     expect(counter.max).to.be.at.most(5);
+  });
+
+  // Last: it blocks this test's address (the admin calls included) for a minute.
+  it('failed authentications count across replicas: spread over both, the address is blocked on both', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await postJson(`${procs[i % 2].url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [] }, { authorization: `Bearer ${generateKey()}` });
+      statuses.push(r.status);
+      await r.body?.cancel();
+    }
+    // 5 per replica never reaches a replica's own limit of 6: only the shared count blocks.
+    expect(statuses.slice(0, 6)).to.deep.equal(Array(6).fill(401));
+    await new Promise((r) => setTimeout(r, 200));
+    for (const p of procs) {
+      const r = await postJson(`${p.url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [] }, { authorization: `Bearer ${generateKey()}` });
+      expect(r.status).to.equal(429);
+      expect(Number(r.headers.get('retry-after'))).to.be.within(1, 60);
+      await r.body?.cancel();
+    }
   });
 });
