@@ -135,3 +135,45 @@ describe('limits plugin (one process, memory counters)', function () {
     expect((await adminCall(gw, 'GET', '/v1/accounts')).status).to.equal(429);
   });
 });
+
+describe('limits from config: per model across keys, per key x model, plans', function () {
+  this.timeout(20000);
+  let gw: TestGateway;
+  before(async () => {
+    const base = testConfig();
+    gw = await startTestGateway(
+      testConfig(
+        {
+          models: [...base.models, { ...base.models[0], id: 'mock/capped' }, { ...base.models[0], id: 'mock/per-key' }],
+          plugins: ['auth', { limits: { key: { rpm: 50 }, models: { 'mock/cap*': { rpm: 3 } }, key_models: { 'mock/per-key': { rpm: 2 } }, plans: { tiny: { key: { rpm: 1 } } } } }, 'routing'],
+        },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
+    );
+  });
+  after(() => gw.stop());
+
+  const statuses = async (key: string, model: string, n: number) => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push((await chat(gw, key, { model })).status);
+    return out;
+  };
+
+  it('a model limit is shared by all keys; a key x model limit is per key; a plan replaces the key default', async () => {
+    const a = await makeAccountKey(gw);
+    const b = await makeAccountKey(gw);
+    expect([...(await statuses(a.key, 'mock/capped', 2)), ...(await statuses(b.key, 'mock/capped', 2))]).to.deep.equal([200, 200, 200, 429]);
+    expect(await statuses(a.key, 'mock/per-key', 3)).to.deep.equal([200, 200, 429]);
+    expect(await statuses(b.key, 'mock/per-key', 3)).to.deep.equal([200, 200, 429]);
+    // The key default (50/min) applies elsewhere; its own setting wins over everything.
+    const r = await chat(gw, a.key);
+    expect(r.headers.get('x-ratelimit-limit-requests')).to.equal('50');
+    const c = await makeAccountKey(gw);
+    await adminCall(gw, 'PUT', `/v1/accounts/${c.accountId}/limits`, { rate_limits: { plan: 'tiny' } });
+    expect(await statuses(c.key, 'mock/gpt-4o-mini', 2)).to.deep.equal([200, 429]);
+    await adminCall(gw, 'PUT', `/v1/keys/${c.hash}/limits`, { rate_limits: { rpm: 0 } });
+    const free = await chat(gw, c.key);
+    expect(free.status).to.equal(200);
+    expect(free.headers.get('x-ratelimit-limit-requests')).to.equal(null);
+  });
+});
