@@ -102,6 +102,8 @@ export const errors = {
     new GatewayError({ status: 404, type: 'not_found_error', code, message, param }),
   insufficientCredits: (code: string, message: string) =>
     new GatewayError({ status: 402, type: 'insufficient_credits', code, message }),
+  modelNotAllowed: (model: string, param = 'model') =>
+    new GatewayError({ status: 403, type: 'permission_error', code: 'model_not_allowed', param, message: `This key may not use the model '${truncate(model, 200)}'` }),
   upstreamTimeout: (provider: string) =>
     new GatewayError({ status: 504, type: 'timeout_error', code: 'upstream_timeout', message: `Upstream provider '${provider}' timed out`, retryable: true }),
   upstreamUnavailable: (provider: string, detail: string) =>

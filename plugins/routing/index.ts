@@ -115,6 +115,7 @@ export default definePlugin<RoutingConfig>({
         for (let i = 0; i < queue.length; i++) {
           const a = queue[i];
           if (s.signal.aborted) throw toGatewayError(s.signal.reason);
+          if (s.allowModel?.(a.model.id) === false) continue; // the limits plugin's allowlist: never called
           if (a.retry && plan.backoff) await sleep(backoffMs(a.retry, last, plan.backoff), undefined, { signal: s.signal }).catch(() => undefined);
           actx.model = a.model.id;
           actx.provider = a.provider.name;

@@ -9,6 +9,7 @@ import type { Account } from '../store/accounts';
 import { limitRemaining, type ApiKey, type LimitReset } from '../store/keys';
 import { fromNano, toNano } from '../store/money';
 import { bodyReader, paging } from './body';
+import { registerLimitRoutes } from './admin-limits';
 
 export function accountJson(a: Account) {
   return { id: a.id, name: a.name, email: a.email, credits: fromNano(a.credits), usage: fromNano(a.usage), custom_pricing: a.customPricing, created_at: new Date(a.createdAt).toISOString() };
@@ -58,6 +59,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     if (!p.isAdmin) throw errors.forbidden('admin_key_required', 'This endpoint needs the admin key');
     return p;
   };
+  registerLimitRoutes(router, store, admin);
   const account = async (id: string) => {
     const a = await store.accounts.get(id);
     if (!a) throw errors.notFound('account_not_found', `No account '${id.slice(0, 64)}'`);

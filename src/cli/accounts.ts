@@ -2,12 +2,14 @@ import { accountJson } from '../api/admin';
 import { toNano } from '../store/money';
 import type { CliCommand } from './commands';
 import { fail, print, withStore } from './store-cli';
+import { runLimits } from './limits';
 
 export const accountsCommand: CliCommand = {
   name: 'accounts',
-  usage: 'accounts create|list',
-  summary: 'accounts create --name N [--email E] [--credits C]; accounts list  (--json, --config)',
+  usage: 'accounts create|list|limits',
+  summary: 'accounts create --name N [--email E] [--credits C]; accounts list; accounts limits ID [--models ...] [--rpm N] [--tpm N] [--concurrency N] [--plan P]  (--json, --config)',
   run: (args) =>
+    args[0] === 'limits' ? runLimits('account', args.slice(1)) :
     withStore(args, { name: { type: 'string' }, email: { type: 'string' }, credits: { type: 'string' } }, async (store, v, [sub]) => {
       const json = v.json === true;
       if (sub === 'create') {

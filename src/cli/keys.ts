@@ -5,14 +5,16 @@ import { toNano } from '../store/money';
 import type { CliCommand } from './commands';
 import { fail, print, withStore } from './store-cli';
 import { runScan } from './scan';
+import { runLimits } from './limits';
 
 const RESETS = ['daily', 'weekly', 'monthly'];
 
 export const keysCommand: CliCommand = {
   name: 'keys',
-  usage: 'keys create|list|disable|delete|scan',
-  summary: 'keys create --account ID --name N [--limit C] [--reset daily|weekly|monthly]; keys list [--account ID]; keys disable|delete HASH; keys scan PATH',
+  usage: 'keys create|list|disable|delete|scan|limits',
+  summary: 'keys create --account ID --name N [--limit C] [--reset daily|weekly|monthly]; keys list [--account ID]; keys disable|delete HASH; keys scan PATH; keys limits HASH [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
   run: async (args) =>
+    args[0] === 'limits' ? runLimits('key', args.slice(1)) :
     args[0] === 'scan' ? runScan(args.slice(1)) : withStore(args, { account: { type: 'string' }, name: { type: 'string' }, limit: { type: 'string' }, reset: { type: 'string' } }, async (store, v, [sub, hash]) => {
       const json = v.json === true;
       if (sub === 'create') {

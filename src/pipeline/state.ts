@@ -102,6 +102,8 @@ export interface GatewayState {
    * exactly what the client gets). Streams use observers' onWritten / onEnd instead.
    */
   beforeAnswer?: Array<() => Promise<void> | void>;
+  /** Set by the limits plugin: whether the caller may use a model (fallbacks and plans skip the others). */
+  allowModel?: (modelId: string) => boolean;
   extensions: Record<string, unknown>;
 }
 
