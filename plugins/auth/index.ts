@@ -1,6 +1,6 @@
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
-import { AUTHENTICATE, AUTHENTICATE_KEY, MODELS_GUARD, type RouteGuard } from '../../src/auth/contract';
+import { AUTHENTICATE, AUTHENTICATE_KEY, FORGET_KEY, MODELS_GUARD, type RouteGuard } from '../../src/auth/contract';
 import { Authenticator } from '../../src/auth/authenticator';
 import { adminKeyHash, bootstrapAccount } from '../../src/auth/admin-key';
 import { registerAdminRoutes } from '../../src/api/admin';
@@ -43,6 +43,7 @@ export default definePlugin<AuthConfig>({
     const auth = new Authenticator(services.store, { cacheTtlMs: config.cache_ttl_ms, cacheMax: config.cache_max_entries, adminHash });
     services.shared.set(AUTHENTICATE, auth.authenticate);
     services.shared.set(AUTHENTICATE_KEY, (key: string) => auth.fromKey(key));
+    services.shared.set(FORGET_KEY, (hash: string) => auth.forget(hash));
     if (config.protect_models) {
       const guard: RouteGuard = async (ctx) => void (await auth.authenticate(ctx));
       services.shared.set(MODELS_GUARD, guard);

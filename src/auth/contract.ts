@@ -22,3 +22,7 @@ export function getAuthenticate(shared: Map<string, unknown>): Authenticate | un
 /** A guard for GET /v1/models (set by the auth plugin when `protect_models` is on). */
 export type RouteGuard = (ctx: Koa.Context) => Promise<void>;
 export const MODELS_GUARD = 'models.guard';
+
+/** Drop a key from the auth cache at once (after disabling it from elsewhere, e.g. the console). */
+export type ForgetKey = (hash: string) => void;
+export const FORGET_KEY = 'auth.forgetKey';
