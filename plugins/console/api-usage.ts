@@ -32,7 +32,12 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
       bucket_seconds: span / 60 / 1000,
       truncated: live.truncated,
       series: live.buckets.map((b) => ({ ...b, t: new Date(b.t).toISOString(), cost: fromNano(b.cost) })),
-      daily: daily.map((d) => ({ date: dayString(d.day as number), requests: d.requests, errors: d.errors, tokens: d.promptTokens + d.completionTokens, usage: fromNano(d.cost) })).reverse(),
+      // Every one of the 30 days, oldest first, zero where nothing happened.
+      daily: Array.from({ length: 30 }, (_, i) => {
+        const day = today - 29 + i;
+        const d = daily.find((r) => r.day === day);
+        return { date: dayString(day), requests: d?.requests ?? 0, errors: d?.errors ?? 0, tokens: d ? d.promptTokens + d.completionTokens : 0, usage: fromNano(d?.cost ?? 0) };
+      }),
     };
   });
 
