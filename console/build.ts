@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -23,4 +23,21 @@ export async function bundleConsole(dir: string): Promise<Record<'index.html' | 
     'app.js': r.outputFiles[0].text,
     'app.css': readFileSync(join(dir, 'app.css'), 'utf8'),
   };
+}
+
+/** `node dist/console/build.js` (npm run build): write the bundle to dist/console. */
+if (require.main === module) {
+  const root = join(__dirname, '..', '..');
+  const out = join(root, 'dist', 'console');
+  bundleConsole(join(root, 'console')).then(
+    (files) => {
+      mkdirSync(out, { recursive: true });
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(out, name), text);
+      process.stdout.write(`console: ${Object.keys(files).join(', ')} -> ${out}\n`);
+    },
+    (e: unknown) => {
+      process.stderr.write(`console build failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

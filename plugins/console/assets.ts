@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { bundleConsole } from '../../console/build';
 
 export interface Asset {
   type: string;
@@ -25,7 +26,6 @@ export async function loadAssets(root = repoRoot(), compiled = __dirname.include
     for (const [f, type] of Object.entries(FILES)) out.set(f, { type, body: readFileSync(join(built, f)) });
     return out;
   }
-  const { bundleConsole } = await import('../../console/build');
   for (const [f, text] of Object.entries(await bundleConsole(join(root, 'console')))) out.set(f, { type: FILES[f], body: Buffer.from(text) });
   return out;
 }
