@@ -27,7 +27,7 @@ function niceMax(v: number): number {
 function fmt(v: number): string {
   if (v >= 1e6) return `${(v / 1e6).toFixed(1)}M`;
   if (v >= 1e3) return `${(v / 1e3).toFixed(1)}k`;
-  if (v > 0 && v < 0.01) return v.toExponential(0);
+  if (v > 0 && v < 0.01) return String(Number(v.toPrecision(2)));
   return Number.isInteger(v) ? String(v) : v.toFixed(2);
 }
 

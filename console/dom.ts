@@ -28,8 +28,7 @@ export function clear(el: Element, ...children: Child[]): void {
 
 export function credits(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
-  if (n === 0) return '0';
-  return Math.abs(n) < 0.01 ? n.toPrecision(3) : n.toFixed(Math.abs(n) < 10 ? 4 : 2);
+  return String(Math.abs(n) < 0.01 ? Number(n.toPrecision(3)) : Number(n.toFixed(Math.abs(n) < 100 ? 6 : 2)));
 }
 
 export function int(n: number | null | undefined): string {

@@ -60,7 +60,7 @@ async function render(me: Me): Promise<void> {
     h('span', { class: 'brand' }, 'model-gateway'),
     ...PAGES.map((p) => h('a', { href: `#/${p.id}`, class: p.id === current.id ? 'active' : null, id: `nav-${p.id}` }, p.title)),
     h('span', { class: 'spacer' }),
-    h('span', { class: 'who', id: 'who' }, me.is_admin ? 'admin' : `account ${me.account?.name ?? ''}`, h('small', {}, ` ${me.key_label}`)),
+    h('span', { class: 'who', id: 'who' }, me.is_admin ? 'signed in as admin' : `account ${me.account?.name ?? ''}`, me.is_admin ? null : h('small', {}, ` ${me.key_label}`)),
     h(
       'button',
       {

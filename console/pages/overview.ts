@@ -29,7 +29,7 @@ export async function overviewPage(main: HTMLElement, me: Me): Promise<void> {
     const p99s = s.map((b) => b.p99).filter((v): v is number => v !== null);
     const tiles: Array<[string, string, string]> = [
       ['requests', 'Requests', int(total)],
-      ['rps', 'Requests/s', (total / (s.length * o.bucket_seconds)).toFixed(3)],
+      ['rps', 'Requests/s', String(Number((total / (s.length * o.bucket_seconds)).toPrecision(2)))],
       ['error-rate', 'Error rate', total ? `${((errs / total) * 100).toFixed(1)}%` : '—'],
       ['p50', 'p50 latency', ms(pct(p50s, 0.5))],
       ['p99', 'p99 latency', ms(p99s.length ? Math.max(...p99s) : null)],

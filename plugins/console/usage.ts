@@ -9,7 +9,7 @@ const ROLLUP_LOCK = 7_270_020;
 /** The dimensions a daily aggregate can be grouped by, and their columns. */
 export const DIMENSIONS = { date: 'day', account: 'account_id', key: 'key_hash', model: 'model', provider: 'provider', deployment: 'deployment', app: 'app' } as const;
 export type Dimension = keyof typeof DIMENSIONS;
-export const DEFAULT_GROUP: readonly Dimension[] = ['date', 'key', 'model', 'provider', 'deployment', 'app'];
+export const DEFAULT_GROUP: readonly Dimension[] = ['date', 'account', 'key', 'model', 'provider', 'deployment', 'app'];
 
 export interface UsageQuery {
   /** UTC day numbers (days since 1970-01-01), both inclusive. */
