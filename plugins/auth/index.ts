@@ -5,6 +5,12 @@ import { Authenticator } from '../../src/auth/authenticator';
 import { adminKeyHash, bootstrapAccount } from '../../src/auth/admin-key';
 import { registerAdminRoutes } from '../../src/api/admin';
 
+/**
+ * First-start keys go to the terminal (stderr), set apart by blank lines, never into the
+ * JSON log stream on stdout that log collectors read.
+ */
+const printSecret = (line: string) => void process.stderr.write(`\n${line}\n`);
+
 export interface AuthConfig {
   /** Require a key on GET /v1/models too (public by default). */
   protect_models: boolean;
@@ -39,7 +45,7 @@ export default definePlugin<AuthConfig>({
     },
   },
   async setup(config, services) {
-    const adminHash = await adminKeyHash(services.store, services.config.server.admin_key, (line) => process.stdout.write(line));
+    const adminHash = await adminKeyHash(services.store, services.config.server.admin_key, printSecret);
     const auth = new Authenticator(services.store, { cacheTtlMs: config.cache_ttl_ms, cacheMax: config.cache_max_entries, adminHash });
     services.shared.set(AUTHENTICATE, auth.authenticate);
     services.shared.set(AUTHENTICATE_KEY, (key: string) => auth.fromKey(key));
@@ -49,7 +55,7 @@ export default definePlugin<AuthConfig>({
       services.shared.set(MODELS_GUARD, guard);
     }
     registerAdminRoutes(services.router, services.store, auth);
-    if (config.bootstrap) await bootstrapAccount(services.store, config.bootstrap, (line) => process.stdout.write(line));
+    if (config.bootstrap) await bootstrapAccount(services.store, config.bootstrap, printSecret);
     return {
       async middleware(ctx, next) {
         const principal = await auth.fromHeader(ctx.get('authorization') || undefined);

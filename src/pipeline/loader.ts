@@ -6,7 +6,7 @@ import { ConfigError, deepFreeze, formatAjvErrors, type ConfigProblem } from '..
 import type { Plugin, PluginInstance, PluginServices } from './plugin';
 
 const BUILTIN_DIR = resolve(__dirname, '../../plugins');
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true });
 
 export interface LoadedPlugin {
   plugin: Plugin<Record<string, unknown>>;
@@ -47,6 +47,8 @@ function isPlugin(v: unknown): v is Plugin<Record<string, unknown>> {
 export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): LoadedPlugin[] {
   const problems: ConfigProblem[] = [];
   const loaded: LoadedPlugin[] = [];
+  // Plugins found but misconfigured still count for the order check (no false "requires" error).
+  const found: LoadedPlugin[] = [];
   entries.forEach((entry, index) => {
     const pointer = `/plugins/${index}`;
     let mod: unknown;
@@ -66,11 +68,13 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
     const validate = ajv.compile(plugin.configSchema);
     if (!validate(config)) {
       problems.push(...formatAjvErrors(validate.errors ?? [], `${pointer}/${entry.use ? 'config' : escapeKey(entry.name)}`).map((p) => ({ ...p, message: `plugin '${plugin.name}': ${p.message}` })));
+      found.push({ plugin, config, entry, index });
       return;
     }
     loaded.push({ plugin, config: deepFreeze(config), entry, index });
+    found.push(loaded[loaded.length - 1]);
   });
-  problems.push(...checkOrder(loaded));
+  problems.push(...checkOrder(found));
   if (problems.length > 0) throw new ConfigError(problems, 'plugins');
   return loaded;
 }
