@@ -25,7 +25,7 @@ const validate = ajv.compile(configSchema);
 
 /** The config file path: --config, else GATEWAY_CONFIG, else ./gateway.yaml. */
 export function resolveConfigPath(argPath: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(argPath ?? env.GATEWAY_CONFIG ?? 'gateway.yaml');
+  return resolve(argPath ?? (env.GATEWAY_CONFIG || 'gateway.yaml'));
 }
 
 export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
