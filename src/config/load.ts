@@ -148,12 +148,11 @@ export function formatAjvErrors(errs: ErrorObject[], prefix = ''): ConfigProblem
   return out;
 }
 
-/** "; did you mean 'x'?" for the known key nearest to a mistyped one (edit distance), plus the known keys. */
+/** "; did you mean 'x'?" when a known key is near the mistyped one (edit distance), else nothing. */
 export function suggest(key: string, known: readonly string[]): string {
   if (known.length === 0) return '';
   const near = known.map((k) => ({ k, d: editDistance(key.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d)[0];
-  const list = known.length <= 12 ? ` (known keys: ${known.join(', ')})` : '';
-  return near.d <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean '${near.k}'?${list}` : list;
+  return near.d <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean '${near.k}'?` : '';
 }
 
 function editDistance(a: string, b: string): number {
