@@ -1,31 +1,13 @@
 import type Router from '@koa/router';
 import { errors } from '../../src/errors';
-import { accountJson, keyJson } from '../../src/api/admin';
-import { bodyReader } from '../../src/api/body';
+import { accountJson, keyJson, readAccount, readAmount, readKeyPatch, readNewKey } from '../../src/api/admin';
 import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
 import type { Store } from '../../src/store/index';
-import type { LimitReset } from '../../src/store/keys';
 import { num, toNano } from '../../src/store/money';
 import { limitParam, qs } from './params';
 import type { ConsoleSession } from './session';
 
 type Require = (ctx: Parameters<Router.Middleware>[0]) => Promise<ConsoleSession>;
-
-const credits = { type: 'number', minimum: 0, maximum: 9_000_000 };
-const readAccount = bodyReader<{ name: string; credits?: number; email?: string }>({
-  type: 'object', additionalProperties: false, required: ['name'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, credits, email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 } },
-});
-const readAmount = bodyReader<{ amount: number }>({ type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } } });
-const reset = { enum: ['daily', 'weekly', 'monthly', null] };
-const readNewKey = bodyReader<{ name: string; account_id: string; limit?: number | null; limit_reset?: LimitReset | null }>({
-  type: 'object', additionalProperties: false, required: ['name', 'account_id'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, account_id: { type: 'string', minLength: 1, maxLength: 64 }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset },
-});
-const readKeyPatch = bodyReader<{ name?: string; disabled?: boolean; limit?: number | null; limit_reset?: LimitReset | null }>({
-  type: 'object', additionalProperties: false, minProperties: 1,
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, disabled: { type: 'boolean' }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset },
-});
 
 function cursorOut(t: unknown, id: unknown): string {
   return Buffer.from(JSON.stringify([num(t), String(id)])).toString('base64url');
@@ -70,7 +52,7 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     adminOnly(await need(ctx));
     const b = await readAccount(ctx);
     ctx.status = 201;
-    ctx.body = { data: accountJson(await store.accounts.create({ name: b.name, email: b.email ?? null, credits: toNano(b.credits ?? 0) })) };
+    ctx.body = { data: accountJson(await store.accounts.create({ name: b.name, email: b.email ?? null, credits: toNano(b.credits ?? 0), customPricing: b.custom_pricing ?? false })) };
   });
 
   router.post('/console/api/accounts/:id/credits', async (ctx) => {
@@ -104,8 +86,10 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     adminOnly(await need(ctx));
     const b = await readNewKey(ctx);
     if (!(await store.accounts.get(b.account_id))) throw errors.notFound('account_not_found', `No account '${b.account_id}'`);
+    const expiresAt = b.expires_at ? Date.parse(b.expires_at) : null;
+    if (Number.isNaN(expiresAt)) throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
     const raw = generateKey();
-    const k = await store.keys.create({ hash: hashKey(raw), accountId: b.account_id, name: b.name, label: keyLabel(raw), limit: b.limit == null ? null : toNano(b.limit), limitReset: b.limit_reset ?? null });
+    const k = await store.keys.create({ hash: hashKey(raw), accountId: b.account_id, name: b.name, label: keyLabel(raw), limit: b.limit == null ? null : toNano(b.limit), limitReset: b.limit_reset ?? null, expiresAt });
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { key: raw, data: keyJson(k) };
