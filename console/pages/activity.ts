@@ -39,6 +39,7 @@ export async function activityPage(main: HTMLElement, _me: Me): Promise<void> {
       h('h3', {}, 'Stored response'),
       response ? h('pre', { id: 'record-response' }, JSON.stringify(response, null, 2)) : h('p', { class: 'muted' }, 'No stored response (the storage plugin is off, the request asked store: false, or it expired).'),
     );
+    detail.scrollIntoView({ block: 'start' });
   }
 
   async function loadRecords(cursor?: string): Promise<void> {
