@@ -54,8 +54,14 @@ export default definePlugin<ConsoleConfig>({
   async setup(config, services) {
     const { store, router, logger, shared } = services;
     const usage = new UsageRepo(store.db, { lagMs: config.rollup_lag_ms, maxSpanMs: 6 * 3_600_000 });
-    const rollUp = () => usage.rollUp().catch((e: unknown) => logger.error({ err: e }, 'usage roll-up failed'));
-    await rollUp();
+    // In the background, one at a time: a first roll-up over a large history must not hold up the start.
+    let rolling: Promise<unknown> | undefined;
+    const rollUp = () =>
+      (rolling ??= usage
+        .rollUp()
+        .catch((e: unknown) => logger.error({ err: e }, 'usage roll-up failed'))
+        .finally(() => (rolling = undefined)));
+    void rollUp();
     const timer = setInterval(() => void rollUp(), config.rollup_interval_ms);
     timer.unref();
 
@@ -69,7 +75,7 @@ export default definePlugin<ConsoleConfig>({
     const on = config.enabled === 'auto' ? LOOPBACK.test(services.config.server.host) : config.enabled;
     if (!on) {
       logger.info({ host: services.config.server.host }, 'console off: the gateway does not listen on loopback only (set console.enabled: true to serve it)');
-      return { middleware: (_ctx, next) => next(), close: () => clearInterval(timer) };
+      return { middleware: (_ctx, next) => next(), close: async () => void (clearInterval(timer), await rolling) };
     }
 
     const sessions = await Sessions.open(store, config.session_ttl_hours * 3_600_000);
@@ -119,6 +125,6 @@ export default definePlugin<ConsoleConfig>({
     router.get('/console/', (ctx) => serve(ctx, 'index.html'));
     router.get('/console/app.js', (ctx) => serve(ctx, 'app.js'));
     router.get('/console/app.css', (ctx) => serve(ctx, 'app.css'));
-    return { middleware: (_ctx, next) => next(), close: () => clearInterval(timer) };
+    return { middleware: (_ctx, next) => next(), close: async () => void (clearInterval(timer), await rolling) };
   },
 });
