@@ -94,12 +94,14 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
 
   function keyActions(k: Key): HTMLElement {
     const limit = h('input', { type: 'number', step: 'any', min: '0', placeholder: 'limit', class: 'small', value: k.limit ?? '', 'aria-label': `limit of ${k.name}` });
+    const reset = h('select', { 'aria-label': `limit reset of ${k.name}` }, ...[['', 'never resets'], ['daily', 'daily'], ['weekly', 'weekly'], ['monthly', 'monthly']].map(([v, t]) => h('option', { value: v, selected: (k.limit_reset ?? '') === v }, t)));
     return h(
       'div',
       { class: 'inline' },
       h('button', { 'data-toggle-key': k.label, onclick: () => void act(() => api('PATCH', `keys/${k.hash}`, { disabled: !k.disabled }), `${k.name} ${k.disabled ? 'enabled' : 'disabled'}`) }, k.disabled ? 'Enable' : 'Disable'),
       limit,
-      h('button', { onclick: () => void act(() => api('PATCH', `keys/${k.hash}`, { limit: limit.value === '' ? null : Number(limit.value) }), `Limit of ${k.name} saved`) }, 'Set limit'),
+      reset,
+      h('button', { onclick: () => void act(() => api('PATCH', `keys/${k.hash}`, { limit: limit.value === '' ? null : Number(limit.value), limit_reset: reset.value || null }), `Limit of ${k.name} saved`) }, 'Set limit'),
     );
   }
 
