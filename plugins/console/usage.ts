@@ -93,6 +93,14 @@ export class UsageRepo {
           if (!row) await setWatermark(t, from);
           return { rows: 0, more: false };
         }
+        await t.run(
+          `INSERT INTO usage_daily_accounts (day, account_id, ${SUMS.join(', ')})
+           SELECT day, account_id, ${SUMS.map((s) => `SUM(${s})`).join(', ')}
+           FROM (SELECT ${FROM_GENERATIONS} FROM generations WHERE created_at > ? AND created_at <= ?) g
+           WHERE true GROUP BY day, account_id
+           ON CONFLICT (day, account_id) DO UPDATE SET ${SUMS.map((s) => `${s} = usage_daily_accounts.${s} + excluded.${s}`).join(', ')}`,
+          [from, to],
+        );
         const r = await t.run(
           `INSERT INTO usage_daily (day, account_id, key_hash, model, provider, deployment, app, ${SUMS.join(', ')})
            SELECT day, account_id, key_hash, model, provider, deployment, app, ${SUMS.map((s) => `SUM(${s})`).join(', ')}
@@ -122,6 +130,11 @@ export class UsageRepo {
     filter('app', q.app);
     const cond = where.length ? ` AND ${where.join(' AND ')}` : '';
     const cols = q.groupBy.map((d) => DIMENSIONS[d]);
+    // Daily or per-account totals without other filters read the (much smaller) per-account table.
+    const totalsOnly = q.groupBy.every((d) => d === 'date' || d === 'account') && q.keyHash === undefined && q.model === undefined && q.app === undefined;
+    const rolled = totalsOnly
+      ? `'' AS key_hash, '' AS model, '' AS provider, '' AS deployment, '' AS app, ${SUMS.join(', ')} FROM usage_daily_accounts`
+      : `key_hash, model, provider, deployment, app, ${SUMS.join(', ')} FROM usage_daily`;
     const all: Param[] = [q.fromDay, q.toDay, ...params, WATERMARK, q.fromDay * DAY_MS, (q.toDay + 1) * DAY_MS, ...params];
     let page = '';
     if (q.after && q.after.length === cols.length && cols.length > 0) {
@@ -142,7 +155,7 @@ export class UsageRepo {
     all.push(q.limit);
     const rows = await this.db.all<Record<string, unknown>>(
       `SELECT ${cols.length ? `${cols.join(', ')}, ` : ''}${SUMS.map((s) => `SUM(${s}) AS ${s}`).join(', ')} FROM (
-         SELECT day, account_id, key_hash, model, provider, deployment, app, ${SUMS.join(', ')} FROM usage_daily WHERE day >= ? AND day <= ?${cond}
+         SELECT day, account_id, ${rolled} WHERE day >= ? AND day <= ?${cond}
          UNION ALL
          SELECT * FROM (SELECT ${FROM_GENERATIONS} FROM generations
            WHERE created_at > COALESCE((SELECT CAST(value AS BIGINT) FROM gateway_meta WHERE key = ?), -1)

@@ -87,6 +87,11 @@ function contract(name: string, open: () => Promise<Store>) {
         }
         expect(pages).to.be.greaterThan(2);
         expect(got).to.deep.equal(expected);
+        // Daily totals come from the per-account table (plus the same tail): the same sums per day.
+        const perDay = new Map<string, number>();
+        for (const [k, v] of expected) perDay.set(k.split('|')[0], (perDay.get(k.split('|')[0]) ?? 0) + v.cost);
+        const totals = await usage.query({ fromDay, toDay, accountId, groupBy: ['date'], limit: 31 });
+        expect(new Map(totals.map((r) => [dayString(r.day as number), r.cost]))).to.deep.equal(perDay);
       }
       // Rolling up again later moves the tail in without counting anything twice.
       await usage.rollUp(now + 120_000);
@@ -152,6 +157,7 @@ describe('GET /v1/activity', function () {
     await insertRecords(store, makeRecords(6000, now, 25, 3).map((g) => ({ ...g, keyHash: `${g.keyHash ?? 'x'}-${g.id.slice(-3)}` })));
     // Back-dated records arrive behind the watermark: recompute the aggregates from scratch, as after an import.
     await store.db.run('DELETE FROM usage_daily');
+    await store.db.run('DELETE FROM usage_daily_accounts');
     await store.db.run("DELETE FROM gateway_meta WHERE key = 'usage_rollup_watermark'");
     await new UsageRepo(store.db, { lagMs: 0, maxSpanMs: 3 * DAY_MS }).rollUp();
     let reads = 0;
