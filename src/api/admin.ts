@@ -26,17 +26,17 @@ export function keyJson(k: ApiKey) {
 }
 
 const credits = { type: 'number', minimum: 0, maximum: 9_000_000 };
-const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>({
+export const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>({
   type: 'object', additionalProperties: false, required: ['name'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 }, credits, custom_pricing: { type: 'boolean' } },
 });
-const readAmount = bodyReader<{ amount: number }>({ type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } } });
+export const readAmount = bodyReader<{ amount: number }>({ type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } } });
 const reset = { enum: ['daily', 'weekly', 'monthly', null] };
-const readNewKey = bodyReader<{ name: string; account_id: string; limit?: number | null; limit_reset?: LimitReset | null; expires_at?: string | null }>({
+export const readNewKey = bodyReader<{ name: string; account_id: string; limit?: number | null; limit_reset?: LimitReset | null; expires_at?: string | null }>({
   type: 'object', additionalProperties: false, required: ['name', 'account_id'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, account_id: { type: 'string', minLength: 1 }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset, expires_at: { type: ['string', 'null'] } },
 });
-const readKeyPatch = bodyReader<{ name?: string; disabled?: boolean; limit?: number | null; limit_reset?: LimitReset | null }>({
+export const readKeyPatch = bodyReader<{ name?: string; disabled?: boolean; limit?: number | null; limit_reset?: LimitReset | null }>({
   type: 'object', additionalProperties: false, minProperties: 1,
   properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, disabled: { type: 'boolean' }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset },
 });

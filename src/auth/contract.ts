@@ -36,3 +36,7 @@ export interface AuthThrottle {
   failed(address: string): void;
 }
 export const AUTH_THROTTLE = 'auth.throttle';
+
+/** Drop a key from the auth cache at once (after disabling it from elsewhere, e.g. the console). */
+export type ForgetKey = (hash: string) => void;
+export const FORGET_KEY = 'auth.forgetKey';

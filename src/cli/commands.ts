@@ -9,6 +9,8 @@ export interface CliCommand {
   name: string;
   usage: string;
   summary: string;
+  /** Lines for `gateway help`: each sub-command with its flags. */
+  help?: string[];
   run(args: string[]): Promise<number>;
 }
 

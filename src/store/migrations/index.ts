@@ -8,6 +8,7 @@ import { creditOverrunMigrations } from './credit_overrun';
 import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
 import { limitsMigrations } from './limits';
+import { consoleMigrations } from './console';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   ...kitMigrations,
   ...providersCacheMigrations,
   ...limitsMigrations,
+  ...consoleMigrations,
 ];
