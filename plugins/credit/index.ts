@@ -8,7 +8,6 @@ import { fromNano } from '../../src/store/money';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
-import { newCompletionId } from '../routing/index';
 import { defaultPlan } from '../routing/plan';
 import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration } from './record';
@@ -116,7 +115,6 @@ export default definePlugin<CreditConfig>({
         if (!principal) throw errors.internal();
         const bad = metadataProblem(s.options.metadata);
         if (bad) throw bad;
-        s.extensions.completionId ??= newCompletionId();
         const wantsCustom = s.options.input_cost_per_token !== undefined || s.options.output_cost_per_token !== undefined;
         const customAllowed = wantsCustom ? Boolean((await store.accounts.get(principal.accountId))?.customPricing) : false;
         const priceOf = (m: ModelConfig): Price => {

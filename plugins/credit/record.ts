@@ -17,7 +17,7 @@ export function buildGeneration(
   const now = process.hrtime.bigint();
   const metadata = s.options.metadata;
   return {
-    id: s.extensions.completionId as string,
+    id: s.completionId,
     accountId: s.principal?.accountId ?? 'anonymous',
     keyHash: s.principal?.keyHash ?? null,
     model: s.model.id,

@@ -1,4 +1,3 @@
-import { randomId } from '../../src/ids';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, GatewayError, toGatewayError } from '../../src/errors';
 import { promptTokens, type Attempt, type AttemptRecord, type GatewayState } from '../../src/pipeline/state';
@@ -30,10 +29,6 @@ export interface RoutingConfig {
   stream_idle_timeout_ms: number;
 }
 
-/** A completion id in OpenAI's form: `chatcmpl-` and 24 base62-ish characters. */
-export function newCompletionId(): string {
-  return randomId('chatcmpl-');
-}
 
 /**
  * The terminal plugin: executes the attempt plan (written by `fallback`, or one of its
@@ -102,13 +97,12 @@ export default definePlugin<RoutingConfig>({
         const health = services.shared.get(HEALTH) as DeploymentHealth | undefined;
         const plan = s.plan ?? defaultPlan(s, s.model, models, health);
         const actx: AdapterContext = {
-          id: (s.extensions.completionId as string | undefined) ?? newCompletionId(),
+          id: s.completionId,
           created: Math.floor(Date.now() / 1000),
           model: s.model.id,
           includeUsage: s.request.stream_options?.include_usage === true,
           excludeReasoning: reasoningAsk(s.request)?.exclude === true,
         };
-        s.extensions.completionId = actx.id;
         const clientHeaders = clientUpstreamHeaders(s.options.headers as Record<string, unknown> | undefined, s.options.extra_headers as Record<string, unknown> | undefined);
         let queue = plan.attempts;
         let last: GatewayError | undefined;

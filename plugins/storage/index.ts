@@ -1,7 +1,6 @@
 import { Counter } from 'prom-client';
 import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
 import type { Usage } from '../../src/types/openai';
-import { newCompletionId } from '../routing/index';
 import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS, registerResponseRoutes } from './routes';
 import { storeOperation } from './operations';
@@ -58,13 +57,13 @@ export default definePlugin<StorageConfig>({
 
     async function save(ctx: GatewayContext, parts: ChoiceParts[], status: 'completed' | 'incomplete', usage: Usage | null): Promise<void> {
       const s = ctx.state.gateway;
-      const id = s.extensions.completionId as string;
+      const id = s.completionId;
       await put(ctx, toResponse(parts, { id, model: s.model.id, createdAt: Date.now(), status, usage, withContent: !noContent.has(s.model.id) }), status);
     }
 
     async function put(ctx: GatewayContext, body: Record<string, unknown>, status: string): Promise<void> {
       const s = ctx.state.gateway;
-      const id = s.extensions.completionId as string;
+      const id = s.completionId;
       const now = Date.now();
       try {
         await store.responses.put({
@@ -86,7 +85,6 @@ export default definePlugin<StorageConfig>({
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
         const wanted = s.options.store !== false && !disabled.has(s.model.id);
-        if (wanted) s.extensions.completionId ??= newCompletionId();
         if (s.operation !== 'chat') return storeOperation(s, wanted && s.operation === 'responses', noContent.has(s.model.id), (body, status) => put(ctx, body, status), next);
         await next();
         if (!wanted || !s.result || s.result.kind === 'embeddings') return;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { errors } from '../errors';
+import { newCompletionId } from '../ids';
 import type { GatewayConfig } from '../config/types';
 import type { ModelRegistry } from '../models/registry';
 import type { GatewayContext } from '../pipeline/plugin';
@@ -45,6 +46,7 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
       responseHeaders: {},
       signal: ac.signal,
       upstreamMs: 0,
+      completionId: newCompletionId(),
       extensions: {},
     };
     await deps.chain(ctx);

@@ -1,4 +1,5 @@
 import type { ModelConfig } from '../config/types';
+import { newCompletionId } from '../ids';
 import type { GatewayContext } from '../pipeline/plugin';
 import type { GatewayRequestOptions, GatewayState, Operation } from '../pipeline/state';
 import type { EmbeddingsRequest } from '../types/embeddings';
@@ -11,6 +12,8 @@ export interface StateInit {
   options: GatewayRequestOptions;
   model: ModelConfig;
   embeddings?: EmbeddingsRequest;
+  /** Default: a new `chatcmpl-` id. */
+  completionId?: string;
 }
 
 /** The per-request state for a chain run, its signal aborted when the client goes away before the answer is written. */
@@ -22,6 +25,7 @@ export function createState(ctx: GatewayContext, init: StateInit): GatewayState 
   return {
     requestId: ctx.state.requestId,
     ...init,
+    completionId: init.completionId ?? newCompletionId(),
     attempts: [],
     responseHeaders: {},
     signal: ac.signal,

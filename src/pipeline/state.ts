@@ -71,6 +71,12 @@ export type AttemptHook = (attempt: Attempt) => (record: AttemptRecord) => void;
  */
 export interface GatewayState {
   requestId: string;
+  /**
+   * The id of what this request produces (`chatcmpl-...`, or `resp_...` for /v1/responses),
+   * set once by the core: the answer's id, the generation record's and the stored response's,
+   * the same across retries and fallbacks.
+   */
+  readonly completionId: string;
   /** process.hrtime.bigint() when the request arrived. */
   startedAt: bigint;
   /** chat: /v1/chat/completions; responses: /v1/responses mapped onto `request`; embeddings: `embeddings` holds the request. */

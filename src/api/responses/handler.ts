@@ -71,9 +71,8 @@ export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => 
       createdAt: Math.floor(Date.now() / 1000),
       echo: echoOf(body, previous as string | null),
     };
-    ctx.state.gateway = createState(ctx, { startedAt, operation: 'responses', request, options, model });
+    ctx.state.gateway = createState(ctx, { startedAt, operation: 'responses', request, options, model, completionId: meta.id });
     const s = ctx.state.gateway;
-    s.extensions.completionId = meta.id;
     await deps.chain(ctx).catch((e: unknown) => {
       throw inResponsesTerms(e);
     });
