@@ -16,7 +16,7 @@ import { Transport } from './transport/http';
 import { Lifecycle } from './server/lifecycle';
 import { chatHandler } from './api/chat';
 import { registerModelRoutes } from './api/models';
-import { MODELS_GUARD, type RouteGuard } from './auth/contract';
+import { MODELS_GUARD, getAuthenticate, type RouteGuard } from './auth/contract';
 
 export interface Gateway {
   app: Koa;
@@ -74,7 +74,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     instances.map((i) => ({ name: i.name, middleware: i.instance.middleware })),
     services.shared.get(PLUGIN_TIMER) as PluginTimer | undefined,
   );
-  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain });
+  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain, authenticate: getAuthenticate(services.shared) });
   router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
 
   const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;

@@ -7,6 +7,8 @@ import { writeStream } from '../stream/sse-writer';
 import type { Lifecycle } from '../server/lifecycle';
 import { readJson, parseSize } from './read-json';
 import { splitChatRequest } from './chat-request';
+import type { Authenticate } from '../auth/contract';
+import { authenticateFirst } from '../server/early-auth';
 
 export interface ChatDeps {
   config: GatewayConfig;
@@ -14,6 +16,8 @@ export interface ChatDeps {
   logger: Logger;
   lifecycle: Lifecycle;
   chain: (ctx: GatewayContext) => Promise<void>;
+  /** When the auth plugin is in the chain: checked from the headers before the body is read. */
+  authenticate?: Authenticate;
 }
 
 /** POST /v1/chat/completions: parse, build the per-request state, run the chain, answer. */
@@ -22,7 +26,8 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
   const limits = { defaultTimeoutS: deps.config.server.default_request_timeout_s, maxTimeoutS: deps.config.server.max_request_timeout_s };
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
-    const body = await readJson(ctx.req, limit, deps.config.server.body_limit);
+    if (deps.authenticate) await authenticateFirst(ctx, deps.authenticate);
+    const body = await readJson(ctx.req, limit, deps.config.server.body_limit, deps.config.server.max_json_depth);
     const { request, options } = splitChatRequest(body, limits);
     const model = deps.models.get(request.model);
     if (!model) throw errors.modelNotFound(request.model);

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { flushLogger } from '../logger';
 import type { GatewayConfig } from '../config/types';
 import { createApp, type CreateOptions, type Gateway } from '../app';
+import { capConnectionsPerAddress } from './connection-cap';
+import { applyServerTimeouts, checkingIntervalMs } from './timeouts';
 
 export interface RunningGateway extends Gateway {
   server: Server;
@@ -14,11 +16,9 @@ export interface RunningGateway extends Gateway {
 
 export async function startGateway(config: GatewayConfig, opts: CreateOptions & { port?: number } = {}): Promise<RunningGateway> {
   const gw = await createApp(config, opts);
-  const server = createServer(gw.app.callback());
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  // Long streams are normal: no whole-request timeout on the client side.
-  server.requestTimeout = 0;
+  const server = createServer({ connectionsCheckingInterval: checkingIntervalMs(config.server) }, gw.app.callback());
+  applyServerTimeouts(server, config.server);
+  capConnectionsPerAddress(server, config.server.max_connections_per_ip);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? config.server.port, config.server.host, () => resolve());
