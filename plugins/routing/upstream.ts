@@ -1,6 +1,10 @@
 import { errors, GatewayError } from '../../src/errors';
 import type { Attempt } from '../../src/pipeline/state';
-import type { Transport } from '../../src/transport/http';
+import type { Transport, UpstreamResponse } from '../../src/transport/http';
+import { SizeLimitError } from '../../src/transport/limits';
+import { providerSecrets, redactSecrets } from '../../src/security/redact';
+import { sanitizeError } from '../../src/security/upstream-error';
+import type { ProviderConfig } from '../../src/config/types';
 import { getAdapter } from '../../src/providers/registry';
 import type { AdapterContext, HttpProviderAdapter, UpstreamEvent, UpstreamTarget } from '../../src/providers/types';
 import { NdjsonParser, SseParser, type EventParser } from '../../src/transport/sse';
@@ -16,6 +20,14 @@ export interface CallOptions {
   idleTimeoutMs: number;
   extraHeaders?: Record<string, string>;
   promptOptions?: PromptOptions;
+  limits: UpstreamLimits;
+  /** Where an upstream's error body goes (already redacted), for the operator. */
+  logError?: (provider: string, status: number, text: string) => void;
+}
+
+export interface UpstreamLimits {
+  maxResponseBytes: number;
+  maxEventBytes: number;
 }
 
 function target(a: Attempt, opts: CallOptions): UpstreamTarget {
@@ -25,8 +37,27 @@ function target(a: Attempt, opts: CallOptions): UpstreamTarget {
   return t;
 }
 
-async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string> }): Promise<unknown> {
-  const text = await body.text();
+/**
+ * An upstream body, at most `limit` bytes (an announced Content-Length beyond it fails
+ * before reading; a body that grows past it is cut off there): JSON when it parses, else text.
+ */
+async function readBody(res: UpstreamResponse, limit: number): Promise<unknown> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    res.body.destroy();
+    throw new SizeLimitError('an answer', limit);
+  }
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      res.body.destroy();
+      throw new SizeLimitError('an answer', limit);
+    }
+    parts.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(parts).toString('utf8');
   try {
     return JSON.parse(text);
   } catch {
@@ -34,19 +65,35 @@ async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string>
   }
 }
 
+/** The adapter's error for an upstream's error answer, with credentials removed; the raw text is logged after the same redaction. */
+async function upstreamFailure(adapter: HttpProviderAdapter, a: Attempt, res: UpstreamResponse, opts: CallOptions): Promise<GatewayError> {
+  let body: unknown;
+  try {
+    body = await readBody(res, Math.min(opts.limits.maxResponseBytes, ERROR_BODY_LIMIT));
+  } catch (e) {
+    throw mapReadError(e, a.provider.name, opts.signal);
+  }
+  const secrets = providerSecrets(a.provider);
+  opts.logError?.(a.provider.name, res.status, redactSecrets((typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 2000), secrets));
+  return sanitizeError(adapter.mapError(res.status, body, res.headers, a.provider.name), secrets);
+}
+
+/** Error answers are short; a bigger one is not read further. */
+const ERROR_BODY_LIMIT = 1024 * 1024;
+
 /** One plain (non-streaming) upstream call. */
 export async function callPlain(a: Attempt, transport: Transport, ctx: AdapterContext, opts: CallOptions): Promise<ChatCompletion> {
   const adapter = getAdapter(a.provider.type);
   if (adapter.kind === 'local') return adapter.complete(a.request, target(a, opts), ctx, opts.signal);
   const req = adapter.buildRequest(a.request, target(a, opts), false);
   const res = await transport.send(req, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
+  if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
   let body: unknown;
   try {
-    body = await readBody(res.body);
+    body = await readBody(res, opts.limits.maxResponseBytes);
   } catch (e) {
     throw mapReadError(e, a.provider.name, opts.signal);
   }
-  if (res.status >= 400) throw adapter.mapError(res.status, body, res.headers, a.provider.name);
   if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
   return adapter.parseResponse(body, ctx);
 }
@@ -60,20 +107,15 @@ export async function* callStream(a: Attempt, transport: Transport, ctx: Adapter
   }
   const req = adapter.buildRequest(a.request, target(a, opts), true);
   const res = await transport.send(req, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
-  if (res.status >= 400) {
-    let body: unknown;
-    try {
-      body = await readBody(res.body);
-    } catch (e) {
-      throw mapReadError(e, a.provider.name, opts.signal);
-    }
-    throw adapter.mapError(res.status, body, res.headers, a.provider.name);
-  }
-  yield* translate(adapter, res.body, ctx, a.provider.name, opts.signal);
+  if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
+  yield* translate(adapter, res.body, ctx, a.provider, opts);
 }
 
-async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unknown>, ctx: AdapterContext, provider: string, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
-  const parser: EventParser = adapter.streamFormat === 'ndjson' ? new NdjsonParser() : adapter.streamFormat === 'aws-eventstream' ? new AwsEventStreamParser() : new SseParser();
+async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unknown>, ctx: AdapterContext, p: ProviderConfig, opts: CallOptions): AsyncGenerator<ChatCompletionChunk> {
+  const provider = p.name;
+  const signal = opts.signal;
+  const max = opts.limits.maxEventBytes;
+  const parser: EventParser = adapter.streamFormat === 'ndjson' ? new NdjsonParser(max) : adapter.streamFormat === 'aws-eventstream' ? new AwsEventStreamParser(max) : new SseParser(max);
   const translator = adapter.createStreamTranslator(ctx);
   const events: UpstreamEvent[] = [];
   try {
@@ -85,7 +127,8 @@ async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unkn
     parser.end(events);
     for (const ev of events) yield* translator.push(ev);
   } catch (e) {
-    throw mapReadError(e, provider, signal);
+    // A provider's mid-stream error event may quote the key too.
+    throw sanitizeError(mapReadError(e, provider, signal), providerSecrets(p));
   }
   yield* translator.finish();
   if (!translator.done) throw errors.streamInterrupted(provider, 'the upstream closed the stream without finishing it');
@@ -94,6 +137,7 @@ async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unkn
 function mapReadError(e: unknown, provider: string, signal: AbortSignal): GatewayError {
   if (e instanceof GatewayError) return e;
   if (signal.aborted && signal.reason instanceof GatewayError) return signal.reason;
+  if (e instanceof SizeLimitError) return errors.upstreamTooLarge(provider, e.what, e.limit);
   const name = (e as { name?: string; code?: string }).code ?? (e as Error).name;
   if (name === 'UND_ERR_BODY_TIMEOUT' || name === 'BodyTimeoutError') return errors.upstreamTimeout(provider);
   return errors.streamInterrupted(provider, name ?? 'read failed');

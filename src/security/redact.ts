@@ -1,0 +1,36 @@
+import type { ProviderConfig } from '../config/types';
+
+const REDACTED = '[redacted]';
+
+/** Credential-like text, whatever key it is: bearer tokens, `sk-` keys, `key=`/`token=` pairs, JSON key fields, cloud key shapes. */
+const PATTERNS: Array<[RegExp, string]> = [
+  [/\b(Bearer|Basic)\s+[^\s"',;}]+/gi, `$1 ${REDACTED}`],
+  [/\bsk-[A-Za-z0-9_*.-]{4,}/g, `sk-${REDACTED}`],
+  [/\b([A-Za-z0-9_-]*(?:key|token|secret|password|signature|sig|credential)s?)=([^&\s"',;}]+)/gi, `$1=${REDACTED}`],
+  [/("?(?:api[_-]?key|x-api-key|api-key|authorization|access[_-]?token|secret|password)"?\s*:\s*")([^"]+)"/gi, `$1${REDACTED}"`],
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
+  [/\bAIza[0-9A-Za-z_-]{30,}/g, REDACTED],
+];
+
+/**
+ * Text with anything credential-like removed: the patterns above, then each of `secrets`
+ * (the configured upstream key itself, however the upstream quoted it). The one function
+ * that upstream error text passes through before it reaches a client or a log line.
+ */
+export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join(REDACTED);
+  for (const [re, to] of PATTERNS) out = out.replace(re, to);
+  return out;
+}
+
+/** The secrets of a provider's config: its key, its header values, and option values named like credentials. */
+export function providerSecrets(p: ProviderConfig): string[] {
+  const out: string[] = [];
+  if (p.api_key) out.push(p.api_key);
+  if (p.headers) out.push(...Object.values(p.headers));
+  if (p.options) {
+    for (const [k, v] of Object.entries(p.options)) if (typeof v === 'string' && /key|secret|token|password|credential/i.test(k)) out.push(v);
+  }
+  return out;
+}
