@@ -49,6 +49,7 @@ async function readBody(res: UpstreamResponse, limit: number): Promise<unknown> 
   }
   const parts: Buffer[] = [];
   let size = 0;
+  let sinceYield = 0;
   for await (const chunk of res.body) {
     size += (chunk as Buffer).length;
     if (size > limit) {
@@ -56,6 +57,10 @@ async function readBody(res: UpstreamResponse, limit: number): Promise<unknown> 
       throw new SizeLimitError('an answer', limit);
     }
     parts.push(chunk as Buffer);
+    if ((sinceYield += (chunk as Buffer).length) >= YIELD_BYTES) {
+      sinceYield = 0;
+      await yieldToLoop();
+    }
   }
   const text = Buffer.concat(parts).toString('utf8');
   try {
@@ -77,6 +82,10 @@ async function upstreamFailure(adapter: HttpProviderAdapter, a: Attempt, res: Up
   opts.logError?.(a.provider.name, res.status, redactSecrets((typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 2000), secrets));
   return sanitizeError(adapter.mapError(res.status, body, res.headers, a.provider.name), secrets);
 }
+
+/** Bytes read from an upstream in one go before other work gets a turn. */
+const YIELD_BYTES = 1024 * 1024;
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 /** Error answers are short; a bigger one is not read further. */
 const ERROR_BODY_LIMIT = 1024 * 1024;
@@ -119,8 +128,14 @@ async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unkn
   const translator = adapter.createStreamTranslator(ctx);
   const events: UpstreamEvent[] = [];
   try {
+    let sinceYield = 0;
     for await (const bytes of body) {
       parser.push(bytes as Uint8Array, events);
+      // A fast upstream fills the buffer faster than it is read: let other requests in between.
+      if ((sinceYield += (bytes as Uint8Array).length) >= YIELD_BYTES) {
+        sinceYield = 0;
+        await yieldToLoop();
+      }
       for (let i = 0; i < events.length; i++) yield* translator.push(events[i]);
       events.length = 0;
     }

@@ -19,7 +19,7 @@ const PATTERNS: Array<[RegExp, string]> = [
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
   let out = text;
-  for (const s of secrets) if (s.length >= 4) out = out.split(s).join(REDACTED);
+  for (const s of secrets) if (s.length >= 4) out = withoutFragments(out, s);
   for (const [re, to] of PATTERNS) out = out.replace(re, to);
   return out;
 }
@@ -31,6 +31,28 @@ export function providerSecrets(p: ProviderConfig): string[] {
   if (p.headers) out.push(...Object.values(p.headers));
   if (p.options) {
     for (const [k, v] of Object.entries(p.options)) if (typeof v === 'string' && /key|secret|token|password|credential/i.test(k)) out.push(v);
+  }
+  return out;
+}
+
+/** Shortest piece of a configured secret that is removed wherever it appears (providers echo parts of keys). */
+const FRAGMENT = 10;
+
+/** `text` with the secret removed, and any piece of it at least FRAGMENT long (or the whole of a shorter secret). */
+function withoutFragments(text: string, secret: string): string {
+  const n = Math.min(FRAGMENT, secret.length);
+  let covered: Uint8Array | undefined;
+  for (let i = 0; i + n <= secret.length; i++) {
+    const piece = secret.slice(i, i + n);
+    for (let at = text.indexOf(piece); at !== -1; at = text.indexOf(piece, at + 1)) (covered ??= new Uint8Array(text.length)).fill(1, at, at + n);
+  }
+  if (!covered) return text;
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    if (covered[i]) {
+      while (i < text.length && covered[i]) i++;
+      out += REDACTED;
+    } else out += text[i++];
   }
   return out;
 }

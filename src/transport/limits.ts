@@ -41,17 +41,22 @@ export class LineSplitter {
       if (text.charCodeAt(0) === 10) start = 1;
       this.skipLf = false;
     }
-    for (let i = start; i < len; i++) {
-      const c = text.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
+    // Native searches for the next LF and CR, each redone only once passed: linear, and fast on long lines.
+    let lf = text.indexOf('\n', start);
+    let cr = text.indexOf('\r', start);
+    while (lf !== -1 || cr !== -1) {
+      const i = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       if (this.pending + (i - start) > this.maxBytes) throw new SizeLimitError(this.what, this.maxBytes);
       onLine(this.take(text.slice(start, i)));
-      if (c === 13) {
-        if (i + 1 < len) {
-          if (text.charCodeAt(i + 1) === 10) i++;
+      let next = i + 1;
+      if (i === cr) {
+        if (next < len) {
+          if (text.charCodeAt(next) === 10) next++;
         } else this.skipLf = true;
       }
-      start = i + 1;
+      start = next;
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
     }
     if (start < len) {
       this.pending += len - start;
