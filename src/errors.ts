@@ -94,7 +94,7 @@ export const errors = {
   streamInterrupted: (provider: string, detail: string) =>
     new GatewayError({ status: 502, type: 'upstream_error', code: 'stream_interrupted', message: `The stream from '${provider}' broke before it finished: ${truncate(detail, 200)}`, retryable: true }),
   shuttingDown: () =>
-    new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true }),
+    new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true, retryAfter: 1 }),
   clientClosed: () =>
     new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request' }),
   invalidHeaderValue: (name: string) =>

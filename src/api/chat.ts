@@ -37,6 +37,8 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
       if (!ctx.res.writableFinished) ac.abort();
     };
     ctx.res.once('close', onClose);
+    // Shutdown waits for this answer (and stops it with 503 shutting_down at the deadline).
+    ctx.res.once('close', deps.lifecycle.enter(ac));
     ctx.state.gateway = {
       requestId: ctx.state.requestId,
       startedAt,

@@ -28,9 +28,12 @@ export async function startGateway(config: GatewayConfig, opts: CreateOptions & 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      // While draining the listener stays open: what is already in the accept queue, and any request on a kept-alive
+      // connection, is answered 503 shutting_down (Retry-After, Connection: close) instead of being reset.
+      await gw.lifecycle.drain(config.server.shutdown_grace_ms);
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
-      await gw.lifecycle.drain(config.server.shutdown_grace_ms);
+      await settleConnections(server, 1000);
       server.closeAllConnections();
       await closed;
       await gw.close();
@@ -58,4 +61,15 @@ export function handleSignals(gw: RunningGateway, logger: Logger): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+}
+
+/** Give connections that are still mid-request (a 503 being written) a moment to finish, closing each as it goes idle. */
+async function settleConnections(server: Server, maxMs: number): Promise<void> {
+  const until = Date.now() + maxMs;
+  for (;;) {
+    const open = await new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
+    if (open === 0 || Date.now() >= until) return;
+    await new Promise((r) => setTimeout(r, 20));
+    server.closeIdleConnections();
+  }
 }
