@@ -101,6 +101,8 @@ export const errors = {
     new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_header', param: 'headers', message: `The value of header '${truncate(name, 64)}' cannot be sent over HTTP` }),
   upstreamTooLarge: (provider: string, what: string, limit: number) =>
     new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_response_too_large', message: `Upstream provider '${provider}' sent ${what} larger than the gateway's limit of ${limit} bytes`, retryable: true }),
+  reportReplayed: () =>
+    new GatewayError({ status: 409, type: 'invalid_request_error', code: 'report_replayed', message: 'This signed report was already handled; nothing changed' }),
   internal: () =>
     new GatewayError({ status: 500, type: 'server_error', code: 'internal_error', message: 'Internal gateway error' }),
 };

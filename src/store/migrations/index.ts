@@ -4,6 +4,7 @@ import { accountMigrations } from './accounts';
 import { creditMigrations } from './credit';
 import { responseMigrations } from './responses';
 import { oauthMigrations } from './oauth';
+import { hostileMigrations } from './hostile';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -17,4 +18,4 @@ export interface Migration {
   up: Sql;
 }
 
-export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations, ...creditMigrations, ...responseMigrations, ...oauthMigrations];
+export const migrations: readonly Migration[] = [...coreMigrations, ...accountMigrations, ...creditMigrations, ...responseMigrations, ...oauthMigrations, ...hostileMigrations];
