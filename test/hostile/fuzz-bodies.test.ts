@@ -48,7 +48,29 @@ const chatBody = fc
     if (typeof body.timeout === 'number' && body.timeout > 0 && body.timeout < 1) delete body.timeout;
     return withDeep(JSON.stringify(body));
   });
+/** A well-formed request with something valid-looking nested deep inside it, where the chain looks (tool schemas, tool calls). */
+const deepInside = fc
+  .record({
+    depth: fc.integer({ min: 40, max: 6000 }),
+    where: fc.constantFrom('tool_parameters', 'tool_call', 'response_format', 'unknown', 'message_content'),
+    stream: fc.boolean(),
+    model: fc.constantFrom('mock/gpt-4o-mini', 'up/m'),
+  })
+  .map(({ depth, where, stream, model }) => {
+    const deep = '"@@deep:' + depth + '@@"';
+    const user = '{"role":"user","content":"hi"}';
+    const head = `{"model":"${model}","stream":${stream},`;
+    const body = {
+      tool_parameters: `${head}"messages":[${user}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":${deep}}}}}]}`,
+      tool_call: `${head}"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"},"x":${deep}}]},${user}]}`,
+      response_format: `${head}"messages":[${user}],"response_format":{"type":"json_schema","json_schema":{"name":"s","schema":${deep}}}}`,
+      unknown: `${head}"messages":[${user}],"zz":${deep}}`,
+      message_content: `${head}"messages":[{"role":"user","content":[{"type":"text","text":"x","extra":${deep}}]}]}`,
+    }[where];
+    return withDeep(body);
+  });
 const bodies = fc.oneof(
+  { weight: 3, arbitrary: deepInside },
   { weight: 7, arbitrary: chatBody },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 5 }).map((v) => JSON.stringify(v)) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
