@@ -61,7 +61,8 @@ export function forwardableHeaders(sources: Array<Record<string, unknown> | unde
   return out;
 }
 
-/** The same check with the default caps. */
+
+/** The same check with the default caps (for callers without a routing config). */
 export function clientUpstreamHeaders(...sources: Array<Record<string, unknown> | undefined>): Record<string, string> | undefined {
   return forwardableHeaders(sources, DEFAULT_FORWARD_LIMITS);
 }

@@ -10,7 +10,10 @@ import { applyServerTimeouts, checkingIntervalMs } from './timeouts';
 export interface RunningGateway extends Gateway {
   server: Server;
   url: string;
-  /** Stop accepting, let streams finish up to the grace period, end the rest, close everything. */
+  /**
+   * Drain: requests and streams may finish up to the grace period (new requests meanwhile get 503 shutting_down),
+   * then the rest are stopped (503 or an error event), the listener closes, and everything else.
+   */
   stop(): Promise<void>;
 }
 
