@@ -3,14 +3,15 @@ import type { Authenticate } from '../auth/contract';
 
 /**
  * Authenticate from the headers before a byte of the body is read, so an unauthenticated
- * client cannot hold a socket by sending its body slowly. On failure the connection is
- * closed after the answer (its unread body is not waited for).
+ * client cannot hold a socket by sending its body slowly. On failure, when the body has not
+ * fully arrived yet, the connection is closed after the answer rather than waiting for it.
  */
 export async function authenticateFirst(ctx: Koa.Context, authenticate: Authenticate): Promise<void> {
   try {
     await authenticate(ctx);
   } catch (e) {
-    ctx.set('Connection', 'close');
+    // A body still on its way is not waited for: the connection closes after the answer.
+    if (!ctx.req.complete) ctx.set('Connection', 'close');
     throw e;
   }
 }
