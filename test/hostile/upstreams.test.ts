@@ -125,6 +125,19 @@ describe('hostile upstreams (issue 15, items 3, 4, 5, 9)', function () {
     });
   }
 
+  it('a mid-stream error event that quotes the key reaches the client redacted', async () => {
+    up.handler = (_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(openaiFixtures.chunk({ role: 'assistant', content: 'Hel' }))}\n\n`);
+      res.end(`data: ${JSON.stringify({ error: { message: `overloaded; credential ${KEY.slice(3)} (no pattern matches it bare: only the configured key does)`, type: 'server_error' } })}\n\n`);
+    };
+    const res = await postJson(`${gw.url}/v1/chat/completions`, chat('m/one', { stream: true }));
+    const text = await res.text();
+    const last = JSON.parse(sseData(text).pop() as string) as { error: Record<string, string> };
+    expect(last.error.message).to.include('overloaded');
+    expect(text).not.to.include(KEY.slice(3, 15));
+  });
+
   it("a client's header values outside Latin-1, and denied headers, are its own 400 and never cool the deployment", async () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ 'x-note': '日本語' }, 'invalid_header'],
