@@ -40,34 +40,38 @@ function target(a: Attempt, opts: CallOptions): UpstreamTarget {
 /**
  * An upstream body, at most `limit` bytes (an announced Content-Length beyond it fails
  * before reading; a body that grows past it is cut off there): JSON when it parses, else text.
+ * Read in flowing mode: each socket read is its own turn of the event loop and its chunk is
+ * kept as it came (no re-concatenation while reading).
  */
-async function readBody(res: UpstreamResponse, limit: number): Promise<unknown> {
+function readBody(res: UpstreamResponse, limit: number): Promise<unknown> {
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     res.body.destroy();
-    throw new SizeLimitError('an answer', limit);
+    return Promise.reject(new SizeLimitError('an answer', limit));
   }
-  const parts: Buffer[] = [];
-  let size = 0;
-  let sinceYield = 0;
-  for await (const chunk of res.body) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      res.body.destroy();
-      throw new SizeLimitError('an answer', limit);
-    }
-    parts.push(chunk as Buffer);
-    if ((sinceYield += (chunk as Buffer).length) >= YIELD_BYTES) {
-      sinceYield = 0;
-      await yieldToLoop();
-    }
-  }
-  const text = Buffer.concat(parts).toString('utf8');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    res.body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        parts.length = 0;
+        reject(new SizeLimitError('an answer', limit));
+        res.body.destroy();
+        return;
+      }
+      parts.push(chunk);
+    });
+    res.body.once('error', reject);
+    res.body.once('end', () => {
+      const text = Buffer.concat(parts).toString('utf8');
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        resolve(text);
+      }
+    });
+  });
 }
 
 /** The adapter's error for an upstream's error answer, with credentials removed; the raw text is logged after the same redaction. */
