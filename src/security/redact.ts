@@ -4,7 +4,8 @@ const REDACTED = '[redacted]';
 
 /** Credential-like text, whatever key it is: bearer tokens, `sk-` keys, `key=`/`token=` pairs, JSON key fields, cloud key shapes. */
 const PATTERNS: Array<[RegExp, string]> = [
-  [/\b(Bearer|Basic)\s+[^\s"',;}]+/gi, `$1 ${REDACTED}`],
+  [/\bBearer\s+[^\s"',;}]+/gi, `Bearer ${REDACTED}`],
+  [/\bBasic\s+[A-Za-z0-9+/]{8,}={0,2}/g, `Basic ${REDACTED}`],
   [/\bsk-[A-Za-z0-9_*.-]{4,}/g, `sk-${REDACTED}`],
   [/\b([A-Za-z0-9_-]*(?:key|token|secret|password|signature|sig|credential)s?)=([^&\s"',;}]+)/gi, `$1=${REDACTED}`],
   [/("?(?:api[_-]?key|x-api-key|api-key|authorization|access[_-]?token|secret|password)"?\s*:\s*")([^"]+)"/gi, `$1${REDACTED}"`],
