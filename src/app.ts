@@ -19,7 +19,7 @@ import { Lifecycle } from './server/lifecycle';
 import { chatHandler } from './api/chat';
 import { registerOperationRoutes } from './api/operations';
 import { registerModelRoutes } from './api/models';
-import { MODELS_FILTER, MODELS_GUARD, type ModelsFilter, type RouteGuard } from './auth/contract';
+import { MODELS_FILTER, MODELS_GUARD, getAuthenticate, type ModelsFilter, type RouteGuard } from './auth/contract';
 
 export interface Gateway {
   app: Koa;
@@ -85,9 +85,9 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     services.shared.get(PLUGIN_TIMER) as PluginTimer | undefined,
     (err) => logger.error({ plugin: err.details?.plugin, detail: err.details?.detail }, 'a plugin broke the middleware contract'),
   );
-  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain });
+  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain, authenticate: getAuthenticate(services.shared) });
   router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
-  registerOperationRoutes(router, { config, models: services.models, logger, lifecycle, chain, shared: services.shared, store });
+  registerOperationRoutes(router, { config, models: services.models, logger, lifecycle, chain, shared: services.shared, store, authenticate: getAuthenticate(services.shared) });
 
   const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
   const app = new Koa();

@@ -25,7 +25,7 @@ export function keyJson(k: ApiKey) {
   };
 }
 
-const credits = { type: 'number', minimum: 0, maximum: 9_000_000 };
+export const credits = { type: 'number', minimum: 0, maximum: 9_000_000 } as const;
 export const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>({
   type: 'object', additionalProperties: false, required: ['name'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 }, credits, custom_pricing: { type: 'boolean' } },

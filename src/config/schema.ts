@@ -138,6 +138,11 @@ export const configSchema = {
         default_request_timeout_s: { type: 'integer', minimum: 1, default: 600 },
         admin_key: { type: 'string', minLength: 16 },
         log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+        max_json_depth: { type: 'integer', minimum: 1, maximum: 1000, default: 64 },
+        headers_timeout_ms: { type: 'integer', minimum: 100, default: 10000 },
+        body_timeout_ms: { type: 'integer', minimum: 100, default: 30000 },
+        keep_alive_timeout_ms: { type: 'integer', minimum: 100, default: 65000 },
+        max_connections_per_ip: { type: 'integer', minimum: 0, default: 1024 },
       },
     },
     store: {

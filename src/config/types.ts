@@ -13,6 +13,16 @@ export interface ServerConfig {
   default_request_timeout_s: number;
   admin_key?: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Deepest nesting of objects/arrays accepted in a JSON body (400 json_too_deep beyond). */
+  max_json_depth: number;
+  /** Time a client has to send the request headers. */
+  headers_timeout_ms: number;
+  /** Time a client has to send the whole request (headers and body); streams answering it are not limited. */
+  body_timeout_ms: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keep_alive_timeout_ms: number;
+  /** Concurrent connections one client address may hold (0 = no cap). */
+  max_connections_per_ip: number;
 }
 
 export type StoreConfig =

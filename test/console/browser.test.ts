@@ -19,7 +19,7 @@ describe('operator console (browser)', function () {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium is needed at ${CHROMIUM} (npm test installs Debian's chromium when run as root)`);
     mkdirSync(SHOTS, { recursive: true });
     gw = await startTestGateway(
-      testConfig({ plugins: ['auth', { console: { rollup_interval_ms: 200, rollup_lag_ms: 0 } }, 'params', 'credit', 'fallback', 'storage', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }),
+      testConfig({ plugins: ['auth', { console: { rollup_interval_ms: 200, rollup_lag_ms: 0 } }, 'params', 'fallback', 'credit', 'storage', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }),
     );
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   });

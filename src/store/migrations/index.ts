@@ -9,6 +9,7 @@ import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
 import { limitsMigrations } from './limits';
 import { consoleMigrations } from './console';
+import { hostileMigrations } from './hostile';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   ...providersCacheMigrations,
   ...limitsMigrations,
   ...consoleMigrations,
+  ...hostileMigrations,
 ];
