@@ -15,8 +15,8 @@ export async function settled(gw: TestGateway, accountId: string): Promise<void>
 
 /**
  * The three invariants of the credit promise: key usage within its limit, account balance
- * not below zero, ledger == generation records == the usage.cost returned to the client.
- * Returns the key's usage (nano-credits).
+ * not below zero, the account's ledger == its generation records == the usage.cost returned
+ * to the client (`returned`: every answer on the account), the key's usage == its records. Returns the key's usage (nano-credits).
  */
 export async function books(gw: TestGateway, k: Key, returned: number[]): Promise<number> {
   await settled(gw, k.accountId);
@@ -26,11 +26,12 @@ export async function books(gw: TestGateway, k: Key, returned: number[]): Promis
   if (key.limit !== null) expect(key.usage, 'key usage within its limit').to.be.at.most(key.limit);
   expect(account.credits - account.usage, 'account balance').to.be.at.least(0);
   expect(key.reserved).to.equal(0);
-  const records = (await store.generations.list({ accountId: k.accountId, limit: 1000 })).reduce((s, g) => s + g.cost, 0);
+  const list = await store.generations.list({ accountId: k.accountId, limit: 1000 });
+  const records = list.reduce((s, g) => s + g.cost, 0);
   const ledger = await store.credit.ledgerSum(k.accountId);
   expect(ledger, 'ledger == records').to.equal(records);
   expect(ledger, 'ledger == sum of usage.cost returned').to.equal(returned.reduce((s, c) => s + c, 0));
-  expect(key.usage).to.equal(ledger);
+  expect(key.usage, "key usage == its records").to.equal(list.filter((g) => g.keyHash === k.hash).reduce((s, g) => s + g.cost, 0));
   return key.usage;
 }
 
