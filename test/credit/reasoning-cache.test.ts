@@ -5,6 +5,7 @@ import { creditConfig } from '../helpers/credit';
 import type { MockUpstream } from '../helpers/mock-upstream';
 import { books, burst, noOverruns, served } from './books';
 import { honestClaude } from './honest-claude';
+import { honestGemini } from './honest-gemini';
 
 /**
  * Issues 13 + 17: a thinking budget raises what Claude may produce (the adapter raises
@@ -25,6 +26,8 @@ function models() {
     m('a/claude-cr', 'anthropic', 'claude-sonnet-cache-read'),
     m('b/claude', 'bedrock', 'anthropic.claude-sonnet'),
     m('b/claude-cw', 'bedrock', 'anthropic.claude-sonnet-cache-write'),
+    // A reasoning token dearer than a completion token; Gemini's default output allowance is the model's maximum.
+    { ...m('g/gemini', 'gemini', 'gemini-2.5-flash'), max_output_tokens: 8192, pricing: { ...PRICING, reasoning: 0.00006 } },
   ];
 }
 
@@ -39,14 +42,17 @@ const thinking = [
 describe('credit bound across reasoning budgets and cache pricing (issues 13, 17)', function () {
   this.timeout(60000);
   let up: MockUpstream;
+  let gemini: MockUpstream;
   let gw: TestGateway;
   before(async () => {
     up = await honestClaude().start();
+    gemini = await honestGemini().start();
     gw = await startTestGateway(
       creditConfig({
         providers: [
           { name: 'anthropic', type: 'anthropic', api_base: up.url, api_key: 'k' },
           { name: 'bedrock', type: 'bedrock', api_base: up.url, options: bedrockOptions },
+          { name: 'gemini', type: 'gemini', api_base: gemini.url, api_key: 'k' },
         ],
         models: models(),
         plugins: ['metrics', 'auth', 'params', 'fallback', 'credit', 'routing'],
@@ -56,6 +62,7 @@ describe('credit bound across reasoning budgets and cache pricing (issues 13, 17
   after(async () => {
     await gw.stop();
     await up.stop();
+    await gemini.stop();
   });
 
   const user = (text: string) => [{ role: 'user', content: text }];
@@ -76,6 +83,18 @@ describe('credit bound across reasoning budgets and cache pricing (issues 13, 17
       expect(await noOverruns(gw, k.accountId)).to.equal(served(statuses));
     });
   }
+
+  it('g/gemini: thoughts billed within maxOutputTokens at a dearer reasoning price, 40 concurrent: limit holds, no overrun', async () => {
+    const k = await limited(0.5);
+    const before = gemini.requests.length;
+    const { costs, statuses } = await burst(gw, '/v1/chat/completions', k, (i) => ({ model: 'g/gemini', messages: user(`think about ${i}`), ...thinking[i % thinking.length], ...(i % 2 === 1 ? { stream: true, stream_options: { include_usage: true } } : {}) }), 40);
+    expect(served(statuses)).to.be.within(1, 39);
+    expect(gemini.requests.length - before).to.equal(served(statuses));
+    await books(gw, k, costs);
+    expect(await noOverruns(gw, k.accountId)).to.equal(served(statuses));
+    const records = await gw.services.store.generations.list({ accountId: k.accountId, limit: 100 });
+    for (const g of records) expect(g.cost).to.equal(3000 * g.promptTokens + 15000 + 60000 * (g.completionTokens - 1));
+  });
 
   it('a key whose limit is below the raised allowance is refused before anything is sent', async () => {
     // 1,074 output tokens at 0.000015 are 0.0161 credits: a 0.015 limit cannot cover it, 50 tokens alone could.
