@@ -157,7 +157,8 @@ export function requestTokenBound(request: ChatRequest, model: ModelConfig, prov
   const ctx = model.context_length;
   const asked = [request.max_tokens, request.max_completion_tokens].filter((v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0);
   const sent = adapterOutput(request, providerType, target);
-  const output = Math.min(Math.max(asked.length > 0 ? Math.max(...asked) : model.max_output_tokens ?? ctx, sent ?? 0), ctx);
+  const adapterSends = sent !== undefined && Number.isFinite(sent) && sent > 0 ? sent : 0;
+  const output = Math.min(Math.max(asked.length > 0 ? Math.max(...asked) : model.max_output_tokens ?? ctx, adapterSends), ctx);
   // A lenient upstream may coerce "8" or 7.5 into a count: bound what it could make of it.
   const asN = typeof request.n === 'string' ? Number(request.n) : request.n;
   const n = typeof asN === 'number' && Number.isFinite(asN) && asN > 1 ? Math.ceil(asN) : 1;
