@@ -120,7 +120,8 @@ const CLAUDE_DEFAULT_MAX = 4096;
 /**
  * The output allowance the adapter itself sends where it differs from the request's: a
  * Claude request always carries max_tokens (its default when the request has none), raised
- * to fit a thinking budget; the model may produce all of it. Undefined: the request's own.
+ * to fit a thinking budget; the model may produce all of it. Cohere's thinking budget may come
+ * on top of max_tokens. Undefined: the request's own.
  */
 function adapterOutput(request: ChatRequest, providerType: string, target: BoundTarget | undefined): number | undefined {
   if (providerType === 'anthropic') {
@@ -130,6 +131,10 @@ function adapterOutput(request: ChatRequest, providerType: string, target: Bound
   // Bedrock raises maxTokens only for Claude models with thinking on (without a target: assume Claude).
   const claude = target === undefined || /anthropic|claude/.test(target.deployment.model);
   if (providerType === 'bedrock' && claude && reasoningAsk(request)?.enabled) return claudeOutputAllowance(request, CLAUDE_DEFAULT_MAX);
+  // Cohere's thinking token_budget is not documented to count within max_tokens: bound both.
+  const ask = reasoningAsk(request);
+  const max = request.max_completion_tokens ?? request.max_tokens;
+  if (providerType === 'cohere' && ask?.enabled && ask.maxTokens !== undefined && typeof max === 'number') return max + ask.maxTokens;
   return undefined;
 }
 

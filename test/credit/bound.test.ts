@@ -85,6 +85,8 @@ describe('credit bound: the output the adapter sends (reasoning included)', () =
     expect(requestTokenBound(request, model(100_000), 'anthropic').output).to.equal(1074);
     expect(requestTokenBound(request, model(1000), 'anthropic').output).to.equal(1000);
     expect(requestTokenBound(request, model(100_000), 'openai').output).to.equal(50);
+    // Cohere: an explicit thinking budget on top of max_tokens.
+    expect(requestTokenBound({ ...request, reasoning: { max_tokens: 2000 } }, model(100_000), 'cohere').output).to.equal(2050);
     const odd = { provider: { name: 'p', type: 'anthropic', options: {} }, deployment: { provider: 'p', model: 'c', options: { max_tokens: 'lots' } } } as unknown as UpstreamTarget;
     expect(requestTokenBound({ ...request, max_tokens: undefined, reasoning_effort: undefined }, { ...model(100_000), max_output_tokens: 500 }, 'anthropic', {}, odd).output).to.equal(500);
   });
