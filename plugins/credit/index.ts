@@ -155,8 +155,7 @@ export default definePlugin<CreditConfig>({
         if (result?.kind === 'embeddings') {
           const { charge, outcome } = embeddingsCharge(result.body, price, cap);
           await settle(ctx, r.id, outcome, charge);
-        }
-        else if (result?.kind === 'completion') {
+        } else if (result?.kind === 'completion') {
           const charge = chargeFor(price, completionUsage(result.body, promptTokens(s)), cap);
           if (result.body.usage) showCharge(result.body.usage, charge);
           else result.body.usage = { ...charge.usage, cost: fromNano(charge.cost) };
