@@ -10,7 +10,7 @@ import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
 import { defaultPlan } from '../routing/plan';
 import { effectivePrice, modelPrice, type Price } from './price';
-import { buildGeneration } from './record';
+import { buildGeneration, type Outcome } from './record';
 import { embeddingsCharge, embeddingsReservation } from './embeddings';
 import { registerGenerationRoutes } from './routes';
 import { metadataProblem } from './metadata';
@@ -84,7 +84,6 @@ export default definePlugin<CreditConfig>({
     const overruns = new Counter({ name: 'gateway_credit_overrun_total', help: 'Answers whose upstream usage exceeded the reservation or was malformed, by model and reason', labelNames: ['model', 'reason'], registers });
     const overrunCredits = new Counter({ name: 'gateway_credit_overrun_credits_total', help: 'Credits of upstream usage beyond the reservation, carried by the operator, by model', labelNames: ['model'], registers });
 
-    type Outcome = Parameters<typeof buildGeneration>[1];
     async function settle(ctx: GatewayContext, reservation: string, out: Outcome, charge: Charge | null): Promise<void> {
       const gen = buildGeneration(ctx, out);
       const overrun = charge?.reason ? { amount: charge.overrun, reason: charge.reason } : null;
@@ -151,8 +150,10 @@ export default definePlugin<CreditConfig>({
         const price = priceOf(servedModel);
         const cap = planned.caps.get(servedModel.id) ?? planned.amount;
         const result = s.result;
-        if (result?.kind === 'embeddings') await settle(ctx, r.id, embeddingsCharge(result.body, price, cap), null);
-        else if (result?.kind === 'completion') {
+        if (result?.kind === 'embeddings') {
+          const { charge, outcome } = embeddingsCharge(result.body, price, cap);
+          await settle(ctx, r.id, outcome, charge);
+        } else if (result?.kind === 'completion') {
           const charge = chargeFor(price, completionUsage(result.body, promptTokens(s)), cap);
           if (result.body.usage) showCharge(result.body.usage, charge);
           else result.body.usage = { ...charge.usage, cost: fromNano(charge.cost) };

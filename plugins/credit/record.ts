@@ -7,11 +7,20 @@ function header(ctx: GatewayContext, name: string): string | null {
   return v ? v.slice(0, 500) : null;
 }
 
+/** What a finished request produced and is charged, for its generation record. */
+export interface Outcome {
+  usage: Usage | null;
+  cost: number;
+  finishReason: string | null;
+  streamed: boolean;
+  cancelled: boolean;
+  status: Generation['status'];
+  errorCode: string | null;
+  firstContentAt: bigint | null;
+}
+
 /** The generation record of a finished request, from the request state and what it produced. */
-export function buildGeneration(
-  ctx: GatewayContext,
-  out: { usage: Usage | null; cost: number; finishReason: string | null; streamed: boolean; cancelled: boolean; status: Generation['status']; errorCode: string | null; firstContentAt: bigint | null },
-): Generation {
+export function buildGeneration(ctx: GatewayContext, out: Outcome): Generation {
   const s = ctx.state.gateway;
   const last = s.attempts[s.attempts.length - 1];
   const now = process.hrtime.bigint();

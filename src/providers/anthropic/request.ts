@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart } from '../../types/openai';
 import { joinUrl, upstreamHeaders } from '../openai/request';
 import { dataUrl, mergeConsecutive, parseArgs, textOf } from '../shared';
-import { cacheControlOf, detailsOf, reasoningAsk, thinkingBudget } from '../reasoning';
+import { cacheControlOf, detailsOf, reasoningAsk, thinkingBudget, thinkingMaxTokens } from '../reasoning';
 import type { UpstreamRequest, UpstreamTarget } from '../types';
 
 /** The tool that carries a JSON-schema answer (Anthropic has no response_format): its input becomes the text. */
@@ -72,7 +72,7 @@ function applyThinking(req: ChatRequest, body: Record<string, unknown>): void {
   }
   const max = Number(body.max_tokens);
   const budget = thinkingBudget(ask, max);
-  if (max <= budget) body.max_tokens = budget + max; // the budget is part of max_tokens and must stay below it
+  body.max_tokens = thinkingMaxTokens(max, budget); // the budget is part of max_tokens and must stay below it
   body.thinking = { type: 'enabled', budget_tokens: budget };
   delete body.temperature;
   delete body.top_k;

@@ -2,7 +2,7 @@ import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, ContentPart, FinishReason, ToolCall, Usage } from '../../types/openai';
 import { joinUrl } from '../openai/request';
 import { chunk, completion, dataUrl, isRecord, mergeConsecutive, parseArgs, parseEventJson, reasoningChunk, textOf, ToolIndexes, usage, usageChunk } from '../shared';
-import { cacheControlOf, detailsOf, reasoningAsk, thinkingBudget } from '../reasoning';
+import { cacheControlOf, detailsOf, reasoningAsk, thinkingBudget, thinkingMaxTokens } from '../reasoning';
 import type { ReasoningDetail } from '../../types/openai';
 import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';
 import { signV4, type AwsCredentials } from './sigv4';
@@ -63,7 +63,7 @@ function reasoningFields(req: ChatRequest, model: string, inf: Record<string, un
     if (!ask.enabled) return { thinking: { type: 'disabled' } };
     const max = typeof inf.maxTokens === 'number' ? inf.maxTokens : 4096;
     const budget = thinkingBudget(ask, max);
-    inf.maxTokens = max <= budget ? budget + max : max;
+    inf.maxTokens = thinkingMaxTokens(max, budget);
     delete inf.temperature;
     if (typeof inf.topP === 'number' && inf.topP < 0.95) delete inf.topP;
     return { thinking: { type: 'enabled', budget_tokens: budget } };
