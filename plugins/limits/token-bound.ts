@@ -12,5 +12,6 @@ import { maxRequestTokens } from '../credit/bound';
 export function tokenBound(s: GatewayState, models: ModelRegistry): number {
   if (s.operation === 'embeddings' && s.embeddings) return inputTokenBound(s.embeddings);
   const first = s.model.deployments[0];
-  return maxRequestTokens(s.request, s.model, models.provider(first.provider).type, s.options);
+  const provider = models.provider(first.provider);
+  return maxRequestTokens(s.request, s.model, provider.type, s.options, { provider, deployment: first });
 }
