@@ -1,5 +1,5 @@
 import { Pool, type PoolClient } from 'pg';
-import { observed, pick, type Db, type DbObserver, type Param, type RunResult, type Sql } from './db';
+import { callInTx, callNested, observed, pick, type Db, type Proc, type DbObserver, type Param, type RunResult, type Sql } from './db';
 
 /** `?` placeholders become `$1..$n` (outside quoted strings), converted once per statement text. */
 const converted = new Map<string, string>();
@@ -55,6 +55,9 @@ export class PostgresDb implements Db {
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     return observed(this, 'tx', () => this.transaction(fn));
   }
+  call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
+    return callInTx(this, proc, args);
+  }
 
   private async transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
@@ -95,6 +98,9 @@ class PostgresTx implements Db {
   }
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     return fn(this);
+  }
+  call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
+    return callNested(this, proc, args);
   }
   async close(): Promise<void> {
     throw new Error('close() inside a transaction');
