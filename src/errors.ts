@@ -94,6 +94,8 @@ export const errors = {
     new GatewayError({ status: 502, type: 'upstream_error', code: 'stream_interrupted', message: `The stream from '${provider}' broke before it finished: ${truncate(detail, 200)}`, retryable: true }),
   shuttingDown: () =>
     new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true }),
+  storeUnavailable: (retryAfter: number) =>
+    new GatewayError({ status: 503, type: 'server_error', code: 'store_unavailable', message: "The gateway's database is unavailable; retry shortly", retryAfter }),
   internal: () =>
     new GatewayError({ status: 500, type: 'server_error', code: 'internal_error', message: 'Internal gateway error' }),
 };

@@ -57,6 +57,7 @@ interface SettleArgs {
 /** Release a reservation, charge the cost (ledger row) and write the generation record; false when already settled. */
 export const settleProc: Proc<SettleArgs, boolean> = {
   name: 'credit.settle',
+  idempotent: true, // the reservation row is gone after the first
   *body({ reservationId, cost, generation, now }) {
     const r = yield* get<{ account_id: string; key_hash: string | null; amount: unknown }>('SELECT account_id, key_hash, amount FROM credit_reservations WHERE id = ?', [reservationId]);
     if (!r) return false;

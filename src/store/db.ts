@@ -51,6 +51,8 @@ export interface Proc<A, R> {
   /** Key in the registry (src/store/procedures.ts) by which the worker finds it. */
   name: string;
   body: ProcBody<A, R>;
+  /** Applying it twice changes nothing more than once (so a driver may repeat it when a COMMIT's outcome is unknown). */
+  idempotent?: boolean;
 }
 
 /** Throw from a procedure to roll it back and answer `value` (an expected refusal, not a failure). */
