@@ -55,6 +55,9 @@ export function isConnectionError(e: unknown): boolean {
 /** query_timeout per query is honoured by pg though its types do not list it. */
 const PING = { text: 'SELECT 1', query_timeout: 1000 } as QueryConfig;
 
+/** Times safe work is repeated on a fresh connection after its connection was lost, while the database still answers. */
+const RETRIES = 20;
+
 const BACKOFF_MIN_MS = 100;
 const BACKOFF_MAX_MS = 5000;
 
@@ -65,7 +68,7 @@ const BACKOFF_MAX_MS = 5000;
  * every call fails at once with `store_unavailable` (503, Retry-After) instead of hanging, and a
  * probe reconnects with backoff; the first probe that answers makes the store available again.
  * Work that is safe to repeat (reads, write(), procedures marked idempotent, transactions that
- * never reached COMMIT) is retried once on a fresh connection when its connection was lost.
+ * never reached COMMIT) is repeated (up to RETRIES times) on a fresh connection when its connection was lost.
  * No transaction is held open across an await on anything but the database: procedures
  * yield only statements.
  */
@@ -123,8 +126,8 @@ export class PostgresDb implements Db {
         const client = new Client({ ...this.config, query_timeout: Math.min(this.opts.connectTimeoutMs, 1000) });
         client.on('error', () => undefined);
         try {
+          // The server completing a handshake is the answer sought: the session may be terminated right after.
           await client.connect();
-          await client.query('SELECT 1');
           if (this.downSince !== null) this.onState?.(null);
           this.downSince = null;
           this.backoffMs = BACKOFF_MIN_MS;
@@ -151,7 +154,7 @@ export class PostgresDb implements Db {
 
   /**
    * Run `fn`, failing at once while the store is unavailable. When its connection is lost, the
-   * database is checked, and `fn` runs once more on a fresh connection if `safe` says repeating
+   * database is checked, and `fn` runs again on a fresh connection if `safe` says repeating
    * it cannot apply it twice.
    */
   private async attempt<T>(fn: (mark: () => void) => Promise<T>, safe: (committing: boolean) => boolean): Promise<T> {
@@ -163,7 +166,9 @@ export class PostgresDb implements Db {
       } catch (e) {
         if (!isConnectionError(e)) throw e;
         this.lost(e);
-        if (tries > 0 || !safe(committing)) throw this.unavailableError();
+        if (tries >= RETRIES || !safe(committing)) throw this.unavailableError();
+        // Terminated sessions (a failover, a restart) come back at once; a dead database is marked down by the probe and ends this loop.
+        await new Promise((r) => setTimeout(r, Math.min(100, 5 * (tries + 1))));
       }
     }
   }
