@@ -2,6 +2,7 @@ import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
 import { promptTokens } from '../../src/pipeline/state';
 import { errors, toGatewayError } from '../../src/errors';
 import { fromNano } from '../../src/store/money';
+import { openBatch, takeBatch } from '../../src/store/request-batch';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { newCompletionId } from '../routing/index';
@@ -54,7 +55,7 @@ export default definePlugin<CreditConfig>({
 
     async function settle(ctx: GatewayContext, reservation: string, out: Parameters<typeof buildGeneration>[1]): Promise<void> {
       try {
-        await store.credit.settle(reservation, out.cost, buildGeneration(ctx, out));
+        await store.credit.settle(reservation, out.cost, buildGeneration(ctx, out), takeBatch(ctx.state.gateway.extensions));
       } catch (e) {
         // The answer has gone out; the reservation stays and the sweep releases it.
         logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'credit settlement failed');
@@ -78,6 +79,7 @@ export default definePlugin<CreditConfig>({
             ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${fromNano(maxCost(price, promptCount, s.request, s.model))} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
             : errors.insufficientCredits('key_limit_exceeded', `This key's credit limit does not cover this request (${fromNano(r.available)} credits left in its limit). Raise the limit or lower max_tokens.`);
         }
+        openBatch(s.extensions); // writes of plugins inside (storage) commit with the settlement
         try {
           await next();
         } catch (e) {

@@ -4,6 +4,8 @@ import type { Usage } from '../../src/types/openai';
 import { newCompletionId } from '../routing/index';
 import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS, registerResponseRoutes } from './routes';
+import { deferWrite } from '../../src/store/request-batch';
+import { putStatement } from '../../src/store/responses';
 
 export interface StorageConfig {
   /** Time to live of a stored response; 0 keeps them until deleted. */
@@ -60,7 +62,7 @@ export default definePlugin<StorageConfig>({
       const id = s.extensions.completionId as string;
       const now = Date.now();
       try {
-        await store.responses.put({
+        const r = {
           id,
           accountId: s.principal?.accountId ?? ANONYMOUS,
           model: s.model.id,
@@ -68,7 +70,9 @@ export default definePlugin<StorageConfig>({
           body: toResponse(parts, { id, model: s.model.id, createdAt: now, status, usage, withContent: !noContent.has(s.model.id) }),
           createdAt: now,
           expiresAt: config.ttl_seconds === 0 ? null : now + config.ttl_seconds * 1000,
-        });
+        };
+        // Into the request's one transaction when credit settles it; else committed here.
+        if (!deferWrite(s.extensions, putStatement(r))) await store.responses.put(r);
       } catch (e) {
         writeErrors.inc();
         logger.error({ err: e, requestId: s.requestId }, 'storing the response failed');

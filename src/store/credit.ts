@@ -3,6 +3,7 @@ import { get, Rollback, run, type Db, type Proc } from './db';
 import { windowStart } from './keys';
 import { GENERATION_INSERT, generationParams, type Generation } from './generations';
 import { num } from './money';
+import type { PendingWrite } from './request-batch';
 
 export type ReserveResult = { ok: true; id: string } | { ok: false; limit: 'account' | 'key'; available: number };
 
@@ -52,13 +53,16 @@ interface SettleArgs {
   cost: number;
   generation: Generation | null;
   now: number;
+  /** Writes of the same request committed in this transaction (e.g. its stored response); idempotent upserts. */
+  writes: PendingWrite[];
 }
 
 /** Release a reservation, charge the cost (ledger row) and write the generation record; false when already settled. */
 export const settleProc: Proc<SettleArgs, boolean> = {
   name: 'credit.settle',
   idempotent: true, // the reservation row is gone after the first
-  *body({ reservationId, cost, generation, now }) {
+  *body({ reservationId, cost, generation, now, writes }) {
+    for (const w of writes) yield* run(w.sql, w.params);
     const r = yield* get<{ account_id: string; key_hash: string | null; amount: unknown }>('SELECT account_id, key_hash, amount FROM credit_reservations WHERE id = ?', [reservationId]);
     if (!r) return false;
     const reserved = num(r.amount);
@@ -86,8 +90,8 @@ export class CreditRepo {
    * Release the reservation and charge `cost` (nano-credits), writing the ledger entry and
    * the generation record in the same transaction. Settling twice charges once.
    */
-  settle(reservationId: string, cost: number, generation: Generation | null): Promise<boolean> {
-    return this.db.call(settleProc, { reservationId, cost, generation, now: Date.now() });
+  settle(reservationId: string, cost: number, generation: Generation | null, writes: PendingWrite[] = []): Promise<boolean> {
+    return this.db.call(settleProc, { reservationId, cost, generation, now: Date.now(), writes });
   }
 
   /** Release reservations older than `olderThanMs` (left by a crashed process); returns how many. */

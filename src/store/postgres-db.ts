@@ -55,8 +55,14 @@ export function isConnectionError(e: unknown): boolean {
 /** query_timeout per query is honoured by pg though its types do not list it. */
 const PING = { text: 'SELECT 1', query_timeout: 1000 } as QueryConfig;
 
-/** Times safe work is repeated on a fresh connection after its connection was lost, while the database still answers. */
-const RETRIES = 20;
+/** How long safe work is repeated on fresh connections after its connection was lost, while the database still answers. */
+const RETRY_WINDOW_MS = 10_000;
+
+/** An error the server itself sent (it carries a SQLSTATE), as opposed to silence or a refused socket. */
+function serverAnswered(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
+}
 
 const BACKOFF_MIN_MS = 100;
 const BACKOFF_MAX_MS = 5000;
@@ -68,7 +74,7 @@ const BACKOFF_MAX_MS = 5000;
  * every call fails at once with `store_unavailable` (503, Retry-After) instead of hanging, and a
  * probe reconnects with backoff; the first probe that answers makes the store available again.
  * Work that is safe to repeat (reads, write(), procedures marked idempotent, transactions that
- * never reached COMMIT) is repeated (up to RETRIES times) on a fresh connection when its connection was lost.
+ * never reached COMMIT) is repeated (for up to RETRY_WINDOW_MS) on a fresh connection when its connection was lost.
  * No transaction is held open across an await on anything but the database: procedures
  * yield only statements.
  */
@@ -133,6 +139,8 @@ export class PostgresDb implements Db {
           this.backoffMs = BACKOFF_MIN_MS;
           return;
         } catch (e) {
+          // The server said why it refused (e.g. this session terminated at once, too many clients): it answers.
+          if (serverAnswered(e)) return void (this.backoffMs = BACKOFF_MIN_MS);
           if (this.downSince === null) {
             this.downSince = Date.now();
             this.onState?.(e);
@@ -158,6 +166,7 @@ export class PostgresDb implements Db {
    * it cannot apply it twice.
    */
   private async attempt<T>(fn: (mark: () => void) => Promise<T>, safe: (committing: boolean) => boolean): Promise<T> {
+    const until = Date.now() + RETRY_WINDOW_MS;
     for (let tries = 0; ; tries++) {
       if (this.downSince !== null) throw this.unavailableError();
       let committing = false;
@@ -166,7 +175,7 @@ export class PostgresDb implements Db {
       } catch (e) {
         if (!isConnectionError(e)) throw e;
         this.lost(e);
-        if (tries >= RETRIES || !safe(committing)) throw this.unavailableError();
+        if (Date.now() >= until || !safe(committing)) throw this.unavailableError();
         // Terminated sessions (a failover, a restart) come back at once; a dead database is marked down by the probe and ends this loop.
         await new Promise((r) => setTimeout(r, Math.min(100, 5 * (tries + 1))));
       }

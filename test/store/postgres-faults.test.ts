@@ -60,12 +60,12 @@ describe('PostgreSQL store under database faults', function () {
       const { key } = await makeAccountKey(gw, { credits: 1000 });
       let stop = false;
       let terminated = 0;
-      // Every 60 ms, terminate every backend of this gateway (what a failover or a restart does to it).
+      // Every 150 ms, terminate every backend of this gateway (what a failover or a restart does to it).
       const killer = (async () => {
         while (!stop) {
           const r = await admin.query('SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE application_name = $1', [app]);
           terminated += r.rowCount ?? 0;
-          await new Promise((res) => setTimeout(res, 60));
+          await new Promise((res) => setTimeout(res, 150));
         }
       })();
       const results: Awaited<ReturnType<typeof chat>>[] = [];
