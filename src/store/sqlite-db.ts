@@ -47,7 +47,7 @@ class WorkerLink implements EngineLink {
     const file = join(__dirname, `sqlite-worker${extname(__filename)}`);
     const workerData = { path: this.path };
     const w = file.endsWith('.ts')
-      ? new Worker(`require('tsx/cjs'); require(${JSON.stringify(file)});`, { eval: true, workerData })
+      ? new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(file)});`, { eval: true, workerData })
       : new Worker(file, { workerData });
     w.on('message', (m: { id: number } & EngineReply) => {
       const p = this.pending.get(m.id);
