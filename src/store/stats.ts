@@ -35,13 +35,20 @@ export interface StoreStats {
   perThousand: { average: number | null; sinceLast: number | null; lastAt: string | null; requestsSinceLast: number | null };
 }
 
-const TABLES = ['accounts', 'api_keys', 'credit_reservations', 'credit_ledger', 'generations', 'responses', 'oauth_codes', 'gateway_meta', 'schema_migrations'];
+/** Every table of the store (other modules add theirs), by name. */
+async function tableNames(store: Store): Promise<string[]> {
+  const rows = await store.db.all<{ name: string }>({
+    sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    postgres: 'SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename',
+  });
+  return rows.map((r) => r.name);
+}
 const SNAPSHOT = 'db_stats_snapshot';
 
-async function tableBytes(store: Store): Promise<Map<string, number>> {
+async function tableBytes(store: Store, tables: string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (store.driver === 'postgres') {
-    for (const t of TABLES) {
+    for (const t of tables) {
       const r = await store.db.get<{ b: unknown }>('SELECT pg_total_relation_size(to_regclass(?)) AS b', [t]);
       out.set(t, num(r?.b));
     }
@@ -60,9 +67,10 @@ async function tableBytes(store: Store): Promise<Map<string, number>> {
  * gateway_meta) so that the next one can say what the requests in between cost.
  */
 export async function storeStats(store: Store, config: StoreConfig, now = Date.now()): Promise<StoreStats> {
-  const bytesBy = await tableBytes(store);
+  const names = await tableNames(store);
+  const bytesBy = await tableBytes(store, names);
   const tables: TableStats[] = [];
-  for (const t of TABLES) {
+  for (const t of names) {
     const r = await store.db.get<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${t}`);
     tables.push({ table: t, rows: num(r?.n), bytes: bytesBy.get(t) ?? 0 });
   }
