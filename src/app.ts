@@ -43,6 +43,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const logger = opts.logger ?? createLogger(config.server.log_level);
   const loaded = loadPlugins(config.plugins, config.baseDir);
   const store = opts.store ?? (await openStore(config.store));
+  if (!opts.store) store.maintain(config.store, logger);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const router = new Router();

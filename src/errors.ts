@@ -127,6 +127,8 @@ export const errors = {
     new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_response_too_large', message: `Upstream provider '${provider}' sent ${what} larger than the gateway's limit of ${limit} bytes`, retryable: true }),
   reportReplayed: () =>
     new GatewayError({ status: 409, type: 'invalid_request_error', code: 'report_replayed', message: 'This signed report was already handled; nothing changed' }),
+  storeUnavailable: (retryAfter: number) =>
+    new GatewayError({ status: 503, type: 'server_error', code: 'store_unavailable', message: "The gateway's database is unavailable; retry shortly", retryAfter }),
   internal: () =>
     new GatewayError({ status: 500, type: 'server_error', code: 'internal_error', message: 'Internal gateway error' }),
   noDeployment: (model: string) =>

@@ -5,6 +5,7 @@ import { errors, toGatewayError } from '../../src/errors';
 import { ConfigError } from '../../src/config/load';
 import type { ModelConfig } from '../../src/config/types';
 import { fromNano } from '../../src/store/money';
+import { openBatch, takeBatch } from '../../src/store/request-batch';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
@@ -87,13 +88,17 @@ export default definePlugin<CreditConfig>({
     async function settle(ctx: GatewayContext, reservation: string, out: Outcome, charge: Charge | null): Promise<void> {
       const gen = buildGeneration(ctx, out);
       const overrun = charge?.reason ? { amount: charge.overrun, reason: charge.reason } : null;
+      // The request's other writes (its stored response) commit in the same transaction.
+      const writes = takeBatch(ctx.state.gateway.extensions);
       try {
-        await store.credit.settle(reservation, out.cost, gen, overrun);
+        await store.credit.settle(reservation, out.cost, gen, overrun, writes);
       } catch (e) {
-        // Nothing the client sent may keep the charge from landing: once more without the client's free-form fields.
+        // Nothing the client sent may keep the charge from landing: once more without the client's
+        // free-form fields and without the other writes, which then follow on their own.
         logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'credit settlement failed; retrying without client fields');
         try {
           await store.credit.settle(reservation, out.cost, { ...gen, metadata: null, user: null, appReferer: null, appTitle: null }, overrun);
+          for (const w of writes) await store.db.write(w.sql, w.params).catch((e3: unknown) => logger.error({ err: e3, requestId: ctx.state.gateway.requestId }, 'a write of the request failed'));
         } catch (e2) {
           // The answer has gone out; the reservation stays and the sweep releases it.
           logger.error({ err: e2, requestId: ctx.state.gateway.requestId }, 'credit settlement failed');
@@ -137,6 +142,7 @@ export default definePlugin<CreditConfig>({
             ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${most} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
             : errors.insufficientCredits('key_limit_exceeded', `This key's credit limit does not cover this request (at most ${most} credits; ${fromNano(r.available)} left in its limit). Raise the limit or lower max_tokens.`);
         }
+        openBatch(s.extensions); // writes of plugins inside (storage) commit with the settlement
         try {
           await next();
         } catch (e) {

@@ -4,6 +4,8 @@ import type { Usage } from '../../src/types/openai';
 import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS, registerResponseRoutes } from './routes';
 import { storeOperation } from './operations';
+import { deferWrite } from '../../src/store/request-batch';
+import { putStatement } from '../../src/store/responses';
 
 export interface StorageConfig {
   /** Time to live of a stored response; 0 keeps them until deleted. */
@@ -66,7 +68,7 @@ export default definePlugin<StorageConfig>({
       const id = s.completionId;
       const now = Date.now();
       try {
-        await store.responses.put({
+        const r = {
           id,
           accountId: s.principal?.accountId ?? ANONYMOUS,
           model: s.model.id,
@@ -74,7 +76,9 @@ export default definePlugin<StorageConfig>({
           body,
           createdAt: now,
           expiresAt: config.ttl_seconds === 0 ? null : now + config.ttl_seconds * 1000,
-        });
+        };
+        // Into the request's one transaction when credit settles it; else committed here.
+        if (!deferWrite(s.extensions, putStatement(r))) await store.responses.put(r);
       } catch (e) {
         writeErrors.inc();
         logger.error({ err: e, requestId: s.requestId }, 'storing the response failed');

@@ -25,10 +25,27 @@ export interface ServerConfig {
   max_connections_per_ip: number;
 }
 
-export type StoreConfig =
-  | { driver: 'sqlite'; path: string }
-  | { driver: 'postgres'; url: string; pool_size: number }
-  | { driver: 'memory' };
+/** Retention of what the store keeps per request (the credit ledger is kept for ever). */
+export interface StoreRetention {
+  /** Days generation records are kept; 0 keeps them for ever. Default 90. */
+  generation_retention_days?: number;
+}
+
+export type StoreConfig = StoreRetention &
+  (
+    | { driver: 'sqlite'; path: string }
+    | {
+        driver: 'postgres';
+        url: string;
+        pool_size: number;
+        /** Session settings (ms); defaults 5000, 2000, 10000, 2000. */
+        statement_timeout_ms?: number;
+        lock_timeout_ms?: number;
+        idle_in_transaction_timeout_ms?: number;
+        connect_timeout_ms?: number;
+      }
+    | { driver: 'memory' }
+  );
 
 export interface ProviderConfig {
   name: string;
