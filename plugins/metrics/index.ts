@@ -5,6 +5,7 @@ import { constantTimeEqual } from '../../src/auth/key-format';
 import { HTTP_OBSERVER, addPluginTimer, type HttpObserver, type PluginTimer } from '../../src/pipeline/hooks';
 import type { Usage } from '../../src/types/openai';
 import { createInstruments, statusClass } from './instruments';
+import { LoopDelayHistogram } from './loop-delay';
 
 export interface MetricsConfig {
   /** Require `Authorization: Bearer <token>` on /metrics. */
@@ -13,6 +14,8 @@ export interface MetricsConfig {
   port?: number;
   /** Add a `key` label: the first 12 hex characters of the key's SHA-256. Off by default. */
   key_label: boolean;
+  /** How often (ms) the event-loop delay monitor's timer wants to run. */
+  loop_delay_resolution_ms: number;
 }
 
 /**
@@ -30,11 +33,13 @@ export default definePlugin<MetricsConfig>({
       token: { type: 'string', minLength: 8 },
       port: { type: 'integer', minimum: 1, maximum: 65535 },
       key_label: { type: 'boolean', default: false },
+      loop_delay_resolution_ms: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
     },
   },
   async setup(config, services) {
     const registry = services.metrics;
     const m = createInstruments(registry, config.key_label);
+    const loopDelay = new LoopDelayHistogram(config.loop_delay_resolution_ms).register(registry);
     const timer: PluginTimer = (plugin, seconds) => m.plugin.observe({ plugin }, seconds);
     addPluginTimer(services.shared, timer);
     const http: HttpObserver = (route, method, status) => m.http.inc({ route, method, status_class: statusClass(status) });
@@ -134,6 +139,7 @@ export default definePlugin<MetricsConfig>({
         });
       },
       async close() {
+        loopDelay.close();
         if (server) await new Promise<void>((r) => server!.close(() => r()));
       },
     };
