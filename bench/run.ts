@@ -31,6 +31,7 @@ const { values } = parseArgs({
 });
 const seconds = Number(values.seconds);
 const children: ChildProcess[] = [];
+const IDLE_WAIT_S = 16;
 
 function readJsonLine(child: ChildProcess, pattern: RegExp): Promise<string> {
   return new Promise((res, rej) => {
@@ -134,7 +135,10 @@ async function main(): Promise<void> {
     core,
     full,
   ];
-  await new Promise((r) => setTimeout(r, 2000));
+  // Idle = settled: V8 gives back the young generation it grew during startup once a GC
+  // runs at a low allocation rate (the gateway runs one when it has been idle for a while).
+  process.stderr.write(`bench: ${IDLE_WAIT_S}s for every process to settle idle\n`);
+  await new Promise((r) => setTimeout(r, IDLE_WAIT_S * 1000));
   const idle = targets.map((t) => rssMb(t.pid));
   const rows: Record<string, Row> = {};
   for (const [i, t] of targets.entries()) rows[t.name] = await measure(t, idle[i]);

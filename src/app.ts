@@ -14,6 +14,7 @@ import type { GatewayContext, PluginServices } from './pipeline/plugin';
 import { openStore, type Store } from './store/index';
 import { Transport } from './transport/http';
 import { Lifecycle } from './server/lifecycle';
+import { activity, startIdleGc } from './server/idle-gc';
 import { chatHandler } from './api/chat';
 import { registerModelRoutes } from './api/models';
 import { MODELS_GUARD, type RouteGuard } from './auth/contract';
@@ -80,7 +81,9 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
   const app = new Koa();
   app.proxy = false;
+  const idleGc = startIdleGc();
   app.use(async (ctx, next) => {
+    activity.requests++;
     const started = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomId('req_');
@@ -121,6 +124,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     services,
     lifecycle,
     async close() {
+      idleGc.stop();
       for (const i of [...instances].reverse()) await i.instance.close?.();
       await services.transport.close();
       if (!opts.store) await store.close();
