@@ -35,6 +35,7 @@ export interface CreateOptions {
 
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const CHAT_ROUTE = '/v1/chat/completions';
 
 /** Build the Koa app for a validated config: store, plugins, routes. No listen(). */
 export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
@@ -76,7 +77,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     services.shared.get(PLUGIN_TIMER) as PluginTimer | undefined,
   );
   const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain });
-  router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
+  router.post(CHAT_ROUTE, (ctx) => handler(ctx as unknown as GatewayContext));
 
   const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
   const app = new Koa();
@@ -114,6 +115,12 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
         'request',
       );
     }
+  });
+  // The hot route skips the router's matching (the router still has it, for other spellings and 405s).
+  app.use((ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path !== CHAT_ROUTE) return next();
+    (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
+    return handler(ctx as unknown as GatewayContext);
   });
   app.use(router.routes());
   app.use(router.allowedMethods());
