@@ -40,12 +40,12 @@ export default definePlugin<MetricsConfig>({
     const registry = services.metrics;
     const m = createInstruments(registry, config.key_label);
     const loopDelay = new LoopDelayHistogram(config.loop_delay_resolution_ms).register(registry);
-    const timer: PluginTimer = (plugin, seconds) => m.plugin.observe({ plugin }, seconds);
+    const timer: PluginTimer = (plugin, seconds) => m.plugin.with(plugin).observe(seconds);
     addPluginTimer(services.shared, timer);
     const http: HttpObserver = (route, method, status) => m.http.inc({ route, method, status_class: statusClass(status) });
     services.shared.set(HTTP_OBSERVER, http);
     services.store.db.observer = (op, seconds, failed) => {
-      m.store.observe({ op }, seconds);
+      m.store.with(op).observe(seconds);
       if (failed) m.storeErrors.inc({ op });
     };
 
@@ -86,7 +86,7 @@ export default definePlugin<MetricsConfig>({
         const attemptsMetrics = () => {
           for (const a of s.attempts) {
             m.attempts.inc({ provider: a.provider, outcome: a.status });
-            if (a.status === 'ok') m.upstream.observe({ provider: a.provider }, a.latencyMs / 1000);
+            if (a.status === 'ok') m.upstream.with(a.provider).observe(a.latencyMs / 1000);
             else if (a.error) m.upstreamErrors.inc({ provider: a.provider, code: a.error.code });
           }
           if (s.attempts.length > 1) m.retries.inc({ model }, s.attempts.length - 1);
@@ -103,13 +103,13 @@ export default definePlugin<MetricsConfig>({
           throw e;
         }
         const ready = Number(process.hrtime.bigint() - s.startedAt) / 1e9;
-        m.added.observe({ model }, Math.max(0, ready - s.upstreamMs / 1000));
+        m.added.with(model).observe(Math.max(0, ready - s.upstreamMs / 1000));
         attemptsMetrics();
         const result = s.result;
         if (result?.kind !== 'stream') {
           m.inFlight.dec();
           m.requests.inc(labels(200));
-          m.duration.observe({ model, streamed }, ready);
+          m.duration.with(model, streamed).observe(ready);
           const u = result?.body.usage;
           if (u) {
             countTokens(model, u);
@@ -123,7 +123,7 @@ export default definePlugin<MetricsConfig>({
           name: 'metrics',
           onChunk: (chunk) => {
             const now = performance.now();
-            if (last !== 0 && chunk.choices.length > 0) m.interToken.observe({ model }, (now - last) / 1000);
+            if (last !== 0 && chunk.choices.length > 0) m.interToken.with(model).observe((now - last) / 1000);
             last = now;
             const u = chunk.choices.length === 0 ? chunk.usage : null;
             if (u && typeof u.cost === 'number') m.credits.inc({ model }, u.cost);
@@ -132,8 +132,8 @@ export default definePlugin<MetricsConfig>({
             m.inFlight.dec();
             m.openStreams.dec();
             m.requests.inc(labels(end.error ? end.error.status : end.cancelled ? 499 : 200));
-            m.duration.observe({ model, streamed }, Number(end.endedAt - s.startedAt) / 1e9);
-            if (end.firstContentAt !== null) m.ttft.observe({ model }, Number(end.firstContentAt - s.startedAt) / 1e9);
+            m.duration.with(model, streamed).observe(Number(end.endedAt - s.startedAt) / 1e9);
+            if (end.firstContentAt !== null) m.ttft.with(model).observe(Number(end.firstContentAt - s.startedAt) / 1e9);
             if (end.usage) countTokens(model, end.usage);
           },
         });
