@@ -37,3 +37,4 @@ server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
 });
 process.on('SIGTERM', () => process.exit(0));
+process.on('SIGINT', () => process.exit(0));
