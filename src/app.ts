@@ -16,6 +16,7 @@ import { Transport } from './transport/http';
 import { Lifecycle } from './server/lifecycle';
 import { activity, startIdleGc } from './server/idle-gc';
 import { chatHandler } from './api/chat';
+import { getAdapter } from './providers/registry';
 import { registerModelRoutes } from './api/models';
 import { MODELS_GUARD, type RouteGuard } from './auth/contract';
 
@@ -41,6 +42,7 @@ const CHAT_ROUTE = '/v1/chat/completions';
 export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
   const logger = opts.logger ?? createLogger(config.server.log_level);
   const loaded = loadPlugins(config.plugins, config.baseDir);
+  for (const p of config.providers) getAdapter(p.type); // the configured adapters load now, the others never
   const store = opts.store ?? (await openStore(config.store));
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });

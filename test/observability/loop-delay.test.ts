@@ -37,18 +37,18 @@ describe('metrics: event-loop delay histogram', () => {
 
   it('records a blocked loop in the buckets above the block, and only the samples since the last scrape', async () => {
     const before = loopDelay(await scrape());
-    busy(120);
+    busy(400);
     await new Promise((r) => setTimeout(r, 30));
     const after = loopDelay(await scrape());
     const delta = (le: string) => after.buckets.get(le)! - before.buckets.get(le)!;
     expect(after.count).to.be.greaterThan(before.count);
-    // The 120 ms block: at least one sample above 100 ms, none above 2.5 s.
-    expect(delta('+Inf') - delta('0.1')).to.be.at.least(1);
+    // The 400 ms block: at least one sample above 250 ms, none above 2.5 s.
+    expect(delta('+Inf') - delta('0.25')).to.be.at.least(1);
     expect(delta('+Inf') - delta('2.5')).to.equal(0);
-    expect(after.sum - before.sum).to.be.at.least(0.1);
-    // A third scrape without a block adds no sample above 100 ms (the monitor was reset).
+    expect(after.sum - before.sum).to.be.at.least(0.35);
+    // A third scrape without a block adds no sample above 250 ms (the monitor was reset).
     await new Promise((r) => setTimeout(r, 50));
     const later = loopDelay(await scrape());
-    expect(later.buckets.get('+Inf')! - later.buckets.get('0.1')!).to.equal(after.buckets.get('+Inf')! - after.buckets.get('0.1')!);
+    expect(later.buckets.get('+Inf')! - later.buckets.get('0.25')!).to.equal(after.buckets.get('+Inf')! - after.buckets.get('0.25')!);
   });
 });
