@@ -88,10 +88,10 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   app.use(async (ctx, next) => {
     activity.requests++;
     const started = process.hrtime.bigint();
-    const incoming = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomId('req_');
+    const incoming = ctx.req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomId('req_');
     ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
+    ctx.res.setHeader('X-Request-Id', requestId);
     try {
       if (lifecycle.draining) {
         ctx.set('Connection', 'close');
