@@ -2,7 +2,7 @@ import { randomId } from './ids';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { GatewayConfig } from './config/types';
 import { errors, toGatewayError, toOpenAIBody, toProblem, type GatewayError } from './errors';
 import { createLogger } from './logger';
@@ -45,7 +45,6 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   for (const p of config.providers) getAdapter(p.type); // the configured adapters load now, the others never
   const store = opts.store ?? (await openStore(config.store));
   const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
   const router = new Router();
   const services: PluginServices = {
     config,
