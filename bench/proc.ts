@@ -28,3 +28,9 @@ export function dbBytes(db: string): number {
   };
   return size(db) + size(`${db}-wal`);
 }
+
+/** CPU time (user + system) a process has used so far, ms (from /proc, in clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

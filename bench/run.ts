@@ -18,7 +18,7 @@ import { parse } from 'yaml';
 import { runLoad, timeToFirstToken, type LoadResult } from './load';
 import { hotPath } from './hot-path';
 import { longRun } from './long';
-import { rssMb, type Target } from './proc';
+import { cpuMs, rssMb, type Target } from './proc';
 
 const root = resolve(__dirname, '../..');
 const { values } = parseArgs({
@@ -98,6 +98,8 @@ interface Row {
   idleRss: number;
   maxRss: number;
   ttft: number;
+  /** CPU the target used per request at c=32, us: steadier than req/s on a shared machine. */
+  cpuUs: number;
 }
 
 async function measure(t: Target, idleRss: number): Promise<Row> {
@@ -109,12 +111,14 @@ async function measure(t: Target, idleRss: number): Promise<Row> {
   step('concurrency 32');
   let maxRss = rssMb(t.pid);
   const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssMb(t.pid))), 100);
+  const cpuBefore = cpuMs(t.pid);
   const c32 = await runLoad(t.url, body, t.headers, 32, seconds);
+  const cpuUs = ((cpuMs(t.pid) - cpuBefore) * 1000) / c32.requests;
   clearInterval(sampler);
   step('time to first token');
   const ttft = await timeToFirstToken(t.url, streamBody, t.headers, 300);
   if (c1.errors + c32.errors > 0) throw new Error(`${t.name}: ${c1.errors + c32.errors} requests failed`);
-  return { c1, c32, idleRss, maxRss, ttft };
+  return { c1, c32, idleRss, maxRss, ttft, cpuUs };
 }
 
 async function main(): Promise<void> {
@@ -148,12 +152,12 @@ async function main(): Promise<void> {
   const lines = [
     `full chain: ${full.plugins!.join(' -> ')}; core chain: routing   (${seconds}s per run, node ${process.version})`,
     '',
-    '| target | c=1 p50 ms | c=1 p99 ms | c=32 req/s | c=32 p99 ms | idle / max RSS MB | TTFT ms | added TTFT ms |',
-    '|---|---|---|---|---|---|---|---|',
+    '| target | c=1 p50 ms | c=1 p99 ms | c=32 req/s | c=32 p99 ms | CPU us/req | idle / max RSS MB | TTFT ms | added TTFT ms |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...Object.entries(rows).map(([k, r]) =>
-      `| ${k} | ${f(r.c1.p50)} | ${f(r.c1.p99)} | ${f(r.c32.rps, 0)} | ${f(r.c32.p99)} | ${f(r.idleRss, 0)} / ${f(r.maxRss, 0)} | ${f(r.ttft, 3)} | ${k === 'direct' ? '-' : f(r.ttft - rows.direct.ttft, 3)} |`),
+      `| ${k} | ${f(r.c1.p50)} | ${f(r.c1.p99)} | ${f(r.c32.rps, 0)} | ${f(r.c32.p99)} | ${f(r.cpuUs, 0)} | ${f(r.idleRss, 0)} / ${f(r.maxRss, 0)} | ${f(r.ttft, 3)} | ${k === 'direct' ? '-' : f(r.ttft - rows.direct.ttft, 3)} |`),
     '',
-    `core / floor req/s at c=32: ${ratio(rows.core.c32.rps, rows.floor.c32.rps)} (goal >= 0.8x)`,
+    `core / floor req/s at c=32: ${ratio(rows.core.c32.rps, rows.floor.c32.rps)} (goal >= 0.8x); CPU per request core / floor: ${ratio(rows.core.cpuUs, rows.floor.cpuUs)}`,
     `full / core req/s at c=32: ${ratio(rows.full.c32.rps, rows.core.c32.rps)} (goal >= 0.8x)`,
     `full - core c=1 p99: ${f(rows.full.c1.p99 - rows.core.c1.p99)} ms (goal <= 1)`,
     `added TTFT over direct: floor ${f(rows.floor.ttft - rows.direct.ttft, 3)} ms, core ${f(rows.core.ttft - rows.direct.ttft, 3)} ms, full ${f(rows.full.ttft - rows.direct.ttft, 3)} ms (goal core <= 0.5)`,
