@@ -10,7 +10,7 @@
  * prints RSS and event-loop delay p99 over time and the SQLite DB+WAL bytes per 1,000 requests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +32,7 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const children: ChildProcess[] = [];
 const IDLE_WAIT_S = 16;
+const dirs: string[] = [];
 
 function readJsonLine(child: ChildProcess, pattern: RegExp): Promise<string> {
   return new Promise((res, rej) => {
@@ -66,6 +67,7 @@ const adminKey = 'bench-admin-key-0123456789abcdef';
 
 async function startGateway(name: string, upUrl: string, plugins: unknown[]): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
+  dirs.push(dir);
   const pluginNames = plugins.map((p) => (typeof p === 'string' ? p : Object.keys(p as object)[0]));
   const cfgPath = join(dir, 'gateway.yaml');
   const db = join(dir, 'bench.db');
@@ -176,6 +178,8 @@ main()
   })
   .finally(() => {
     for (const c of children) c.kill('SIGTERM');
+    // The databases (hundreds of MB after --long) go once the gateways have let go of them.
+    setTimeout(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })), 1000);
   });
 
 /** Mean own time per request of each plugin, from the gateway's /metrics (routing's includes the upstream wait). */
