@@ -1,22 +1,38 @@
 /**
- * `npm run bench`: the gateway's speed, measured in one run on this machine.
- * Three processes: an instant loopback upstream, the gateway (compiled, on SQLite, with
- * the chain from ./gateway.yaml unless --plugins is given), and this load generator.
- * Prints requests/s at concurrency 1 and 32 direct vs through the gateway, the added p50
- * and p99, the added time to first streamed token, and the gateway's RSS idle and under load.
+ * `npm run bench`: the gateway's speed, measured in one run on this machine, side by side:
+ *  - direct: the instant loopback upstream (bench/upstream.ts) itself;
+ *  - floor: 40 lines of node:http + undici (bench/floor.ts), the least a JSON proxy does;
+ *  - core: the gateway with the routing plugin only;
+ *  - full: the gateway with ./gateway.yaml's chain (or --plugins), SQLite, a real key.
+ * Each target runs alone under load (closed loop, c=1 then c=32, then 300 streamed
+ * requests for the time to first token) while the others sit idle. Every process is
+ * separate, on loopback. `--long` instead runs the full chain for 5 minutes at c=32 and
+ * prints RSS and event-loop delay p99 over time and the SQLite DB+WAL bytes per 1,000 requests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { runLoad, timeToFirstToken, type LoadResult } from './load';
 import { hotPath } from './hot-path';
+import { longRun } from './long';
+import { cpuMs, rssMb, type Target } from './proc';
 
 const root = resolve(__dirname, '../..');
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, plugins: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    plugins: { type: 'string' },
+    long: { type: 'boolean', default: false },
+    'long-seconds': { type: 'string', default: '300' },
+  },
+});
 const seconds = Number(values.seconds);
+const children: ChildProcess[] = [];
+const IDLE_WAIT_S = 16;
+const dirs: string[] = [];
 
 function readJsonLine(child: ChildProcess, pattern: RegExp): Promise<string> {
   return new Promise((res, rej) => {
@@ -35,103 +51,136 @@ function readJsonLine(child: ChildProcess, pattern: RegExp): Promise<string> {
   });
 }
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-
 async function api(url: string, path: string, adminKey: string, body: unknown): Promise<Record<string, unknown>> {
   const r = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return (await r.json()) as Record<string, unknown>;
 }
 
-async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
-  const upstream = spawn(process.execPath, [join(__dirname, 'upstream.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const upUrl = await readJsonLine(upstream, /"url":"([^"]+)"/);
+async function start(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; pid: number }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  children.push(child);
+  return { url: await readJsonLine(child, /"url":"([^"]+)"/), pid: child.pid! };
+}
 
-  const rootCfg = parse(readFileSync(join(root, 'gateway.yaml'), 'utf8')) as { plugins: unknown[] };
-  const plugins = values.plugins ? values.plugins.split(',') : rootCfg.plugins;
+const adminKey = 'bench-admin-key-0123456789abcdef';
+
+async function startGateway(name: string, upUrl: string, plugins: unknown[]): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
+  dirs.push(dir);
   const pluginNames = plugins.map((p) => (typeof p === 'string' ? p : Object.keys(p as object)[0]));
-  const adminKey = 'bench-admin-key-0123456789abcdef';
   const cfgPath = join(dir, 'gateway.yaml');
+  const db = join(dir, 'bench.db');
   writeFileSync(
     cfgPath,
     JSON.stringify({
       server: { host: '127.0.0.1', port: 0, log_level: 'info' },
-      store: { driver: 'sqlite', path: join(dir, 'bench.db') },
+      store: { driver: 'sqlite', path: db },
       providers: [{ name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' }],
       models: [{ id: 'bench/model', owned_by: 'bench', context_length: 128000, pricing: { prompt: 0.000001, completion: 0.000002 }, deployments: [{ provider: 'up', model: 'bench-model' }] }],
       plugins,
     }),
   );
-  const gateway = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, GATEWAY_ADMIN_KEY: adminKey },
-  });
-  const gwUrl = await readJsonLine(gateway, /"url":"([^"]+)"/);
-
+  const { url, pid } = await start([join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], { ...process.env, GATEWAY_ADMIN_KEY: adminKey });
   const headers: Record<string, string> = {};
   if (pluginNames.includes('auth')) {
-    const account = await api(gwUrl, '/v1/accounts', adminKey, { name: 'bench', credits: 1_000_000 });
-    const key = await api(gwUrl, '/v1/keys', adminKey, { name: 'bench', account_id: (account.data as { id: string }).id });
+    const account = await api(url, '/v1/accounts', adminKey, { name: 'bench', credits: 9_000_000 });
+    const key = await api(url, '/v1/keys', adminKey, { name: 'bench', account_id: (account.data as { id: string }).id });
     headers.authorization = `Bearer ${key.key as string}`;
   }
+  return { name, url: `${url}/v1/chat/completions`, pid, headers, db, plugins: pluginNames };
+}
 
-  const body = JSON.stringify({ model: 'bench/model', messages: [{ role: 'user', content: 'Hello, how are you?' }], max_tokens: 64 });
-  const directBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Hello, how are you?' }], max_tokens: 64 });
-  const streamBody = JSON.stringify({ model: 'bench/model', stream: true, messages: [{ role: 'user', content: 'Hello' }] });
-  const directStream = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'Hello' }] });
-  const direct = `${upUrl}/v1/chat/completions`;
-  const via = `${gwUrl}/v1/chat/completions`;
+const body = JSON.stringify({ model: 'bench/model', messages: [{ role: 'user', content: 'Hello, how are you?' }], max_tokens: 64 });
+const streamBody = JSON.stringify({ model: 'bench/model', stream: true, messages: [{ role: 'user', content: 'Hello' }] });
 
-  await new Promise((r) => setTimeout(r, 1000));
-  const idleRss = rssMb(gateway.pid!);
+interface Row {
+  c1: LoadResult;
+  c32: LoadResult;
+  idleRss: number;
+  maxRss: number;
+  ttft: number;
+  /** CPU the target used per request at c=32, us: steadier than req/s on a shared machine. */
+  cpuUs: number;
+}
 
-  // Warm-up (JIT, pools), then measure.
-  await runLoad(via, body, headers, 8, 1);
-  await runLoad(direct, directBody, {}, 8, 1);
-  const results: Record<string, LoadResult> = {};
-  const step = (m: string) => process.stderr.write(`bench: ${m}\n`);
+async function measure(t: Target, idleRss: number): Promise<Row> {
+  const step = (m: string) => process.stderr.write(`bench: ${t.name}: ${m}\n`);
+  step('warm-up');
+  await runLoad(t.url, body, t.headers, 8, 1);
   step('concurrency 1');
-  results.direct1 = await runLoad(direct, directBody, {}, 1, seconds);
-  results.gateway1 = await runLoad(via, body, headers, 1, seconds);
+  const c1 = await runLoad(t.url, body, t.headers, 1, seconds);
   step('concurrency 32');
-  results.direct32 = await runLoad(direct, directBody, {}, 32, seconds);
-  let loadRss = 0;
-  const sampler = setInterval(() => (loadRss = Math.max(loadRss, rssMb(gateway.pid!))), 200);
-  results.gateway32 = await runLoad(via, body, headers, 32, seconds);
+  let maxRss = rssMb(t.pid);
+  const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssMb(t.pid))), 100);
+  const cpuBefore = cpuMs(t.pid);
+  const c32 = await runLoad(t.url, body, t.headers, 32, seconds);
+  const cpuUs = ((cpuMs(t.pid) - cpuBefore) * 1000) / c32.requests;
   clearInterval(sampler);
   step('time to first token');
-  const ttftDirect = await timeToFirstToken(direct, directStream, {}, 300);
-  const ttftGateway = await timeToFirstToken(via, streamBody, headers, 300);
+  const ttft = await timeToFirstToken(t.url, streamBody, t.headers, 300);
+  if (c1.errors + c32.errors > 0) throw new Error(`${t.name}: ${c1.errors + c32.errors} requests failed`);
+  return { c1, c32, idleRss, maxRss, ttft, cpuUs };
+}
 
-  const f = (n: number, d = 3) => n.toFixed(d);
-  const lines = [
-    `chain: ${pluginNames.join(' -> ')}   (${seconds}s per run, node ${process.version})`,
-    '',
-    '| run | requests/s | p50 ms | p99 ms | errors |',
-    '|---|---|---|---|---|',
-    ...Object.entries(results).map(([k, r]) => `| ${k} | ${f(r.rps, 0)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} |`),
-    '',
-    `added p50 at concurrency 1: ${f(results.gateway1.p50 - results.direct1.p50)} ms (goal < 0.3)`,
-    `added p99 at concurrency 1: ${f(results.gateway1.p99 - results.direct1.p99)} ms`,
-    `gateway keeps ${f((100 * results.gateway32.rps) / results.direct32.rps, 1)}% of direct requests/s at concurrency 32 (goal >= 35%)`,
-    `time to first token: direct ${f(ttftDirect)} ms, gateway ${f(ttftGateway)} ms, added ${f(ttftGateway - ttftDirect)} ms (goal < 1)`,
-    `gateway RSS: idle ${f(idleRss, 1)} MB (goal < 60), under load ${f(loadRss, 1)} MB`,
+async function main(): Promise<void> {
+  const up = await start([join(__dirname, 'upstream.js')]);
+  const rootCfg = parse(readFileSync(join(root, 'gateway.yaml'), 'utf8')) as { plugins: unknown[] };
+  const fullPlugins = values.plugins ? values.plugins.split(',') : rootCfg.plugins;
+  const full = await startGateway('full', up.url, fullPlugins);
+  if (values.long) {
+    await new Promise((r) => setTimeout(r, 2000));
+    process.stdout.write(`${(await longRun(full, body, Number(values['long-seconds']))).join('\n')}\n`);
+    return;
+  }
+  const floor = await start([join(__dirname, 'floor.js'), up.url]);
+  const core = await startGateway('core', up.url, ['routing']);
+  const targets: Target[] = [
+    { name: 'direct', url: `${up.url}/v1/chat/completions`, pid: up.pid, headers: {} },
+    { name: 'floor', url: `${floor.url}/v1/chat/completions`, pid: floor.pid, headers: {} },
+    core,
+    full,
   ];
-  if (pluginNames.includes('metrics')) lines.push('', ...(await pluginCosts(gwUrl)));
-  gateway.kill('SIGTERM');
-  upstream.kill('SIGTERM');
+  // Idle = settled: V8 gives back the young generation it grew during startup once a GC
+  // runs at a low allocation rate (the gateway runs one when it has been idle for a while).
+  process.stderr.write(`bench: ${IDLE_WAIT_S}s for every process to settle idle\n`);
+  await new Promise((r) => setTimeout(r, IDLE_WAIT_S * 1000));
+  const idle = targets.map((t) => rssMb(t.pid));
+  const rows: Record<string, Row> = {};
+  for (const [i, t] of targets.entries()) rows[t.name] = await measure(t, idle[i]);
+
+  const f = (n: number, d = 2) => n.toFixed(d);
+  const ratio = (a: number, b: number) => `${f(a / b)}x`;
+  const lines = [
+    `full chain: ${full.plugins!.join(' -> ')}; core chain: routing   (${seconds}s per run, node ${process.version})`,
+    '',
+    '| target | c=1 p50 ms | c=1 p99 ms | c=32 req/s | c=32 p99 ms | CPU us/req | idle / max RSS MB | TTFT ms | added TTFT ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...Object.entries(rows).map(([k, r]) =>
+      `| ${k} | ${f(r.c1.p50)} | ${f(r.c1.p99)} | ${f(r.c32.rps, 0)} | ${f(r.c32.p99)} | ${f(r.cpuUs, 0)} | ${f(r.idleRss, 0)} / ${f(r.maxRss, 0)} | ${f(r.ttft, 3)} | ${k === 'direct' ? '-' : f(r.ttft - rows.direct.ttft, 3)} |`),
+    '',
+    `core / floor req/s at c=32: ${ratio(rows.core.c32.rps, rows.floor.c32.rps)} (goal >= 0.8x); CPU per request core / floor: ${ratio(rows.core.cpuUs, rows.floor.cpuUs)}`,
+    `full / core req/s at c=32: ${ratio(rows.full.c32.rps, rows.core.c32.rps)} (goal >= 0.8x)`,
+    `full - core c=1 p99: ${f(rows.full.c1.p99 - rows.core.c1.p99)} ms (goal <= 1)`,
+    `added TTFT over direct: floor ${f(rows.floor.ttft - rows.direct.ttft, 3)} ms, core ${f(rows.core.ttft - rows.direct.ttft, 3)} ms, full ${f(rows.full.ttft - rows.direct.ttft, 3)} ms (goal core <= 0.5)`,
+    `full chain idle RSS: ${f(rows.full.idleRss, 1)} MB (goal <= 65)`,
+  ];
+  if (full.plugins!.includes('metrics')) lines.push('', ...(await pluginCosts(full.url.replace('/v1/chat/completions', ''))));
+  for (const c of children) c.kill('SIGTERM');
   lines.push('', ...(await hotPath()));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+main()
+  .catch((e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const c of children) c.kill('SIGTERM');
+    // The databases (hundreds of MB after --long) go once the gateways have let go of them.
+    setTimeout(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })), 1000);
+  });
 
 /** Mean own time per request of each plugin, from the gateway's /metrics (routing's includes the upstream wait). */
 async function pluginCosts(url: string): Promise<string[]> {
@@ -141,7 +190,7 @@ async function pluginCosts(url: string): Promise<string[]> {
   const sums = read('sum');
   const counts = read('count');
   return [
-    'plugin own time per request (mean over the whole run, from /metrics):',
+    'full chain, plugin own time per request (mean over the whole run, from /metrics):',
     ...[...sums.entries()].map(([name, sum]) => `  ${name.padEnd(9)} ${((sum / (counts.get(name) || 1)) * 1e6).toFixed(1)} us${name === 'routing' ? ' (includes waiting for the upstream)' : ''}`),
   ];
 }

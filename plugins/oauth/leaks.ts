@@ -1,6 +1,6 @@
 import { createHmac, createVerify } from 'node:crypto';
 import type { Logger } from 'pino';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { checkKey, constantTimeEqual, hashKey } from '../../src/auth/key-format';
 import type { Store } from '../../src/store/index';
 
@@ -59,7 +59,8 @@ export class LeakHandler {
 
   constructor(private readonly store: Store, private readonly cfg: LeakConfig, private readonly logger: Logger) {
     this.mailer = cfg.smtp
-      ? createTransport({ host: cfg.smtp.host, port: cfg.smtp.port, secure: cfg.smtp.secure, ignoreTLS: !cfg.smtp.secure, ...(cfg.smtp.user ? { auth: { user: cfg.smtp.user, pass: cfg.smtp.pass ?? '' } } : {}) })
+      ? // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when SMTP is configured
+        (require('nodemailer') as typeof import('nodemailer')).createTransport({ host: cfg.smtp.host, port: cfg.smtp.port, secure: cfg.smtp.secure, ignoreTLS: !cfg.smtp.secure, ...(cfg.smtp.user ? { auth: { user: cfg.smtp.user, pass: cfg.smtp.pass ?? '' } } : {}) })
       : undefined;
   }
 

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { errors } from '../errors';
 import type { GatewayConfig } from '../config/types';
@@ -46,8 +47,8 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
     if (!result) throw errors.internal();
     if (result.kind !== 'stream') {
       if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
-      ctx.set(s.responseHeaders);
-      ctx.body = result.body;
+      writeCompletion(ctx.res, s.responseHeaders, JSON.stringify(result.body));
+      ctx.respond = false;
       return;
     }
     ctx.respond = false;
@@ -60,4 +61,16 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
       }),
     );
   };
+}
+
+/**
+ * A completion written straight to the socket: Koa's respond would set the type through a
+ * MIME lookup, stringify, measure and set each header through its delegates again.
+ */
+function writeCompletion(res: ServerResponse, headers: Record<string, string>, text: string): void {
+  res.statusCode = 200;
+  for (const k in headers) res.setHeader(k, headers[k]);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }

@@ -11,19 +11,28 @@ export interface NamedMiddleware {
 /** Told when a plugin breaks the onion contract (the core logs it with the plugin's name). */
 export type ContractReporter = (err: GatewayError) => void;
 
+/** Where a plugin's call to next() stands. */
+const enum Downstream {
+  NotCalled,
+  Running,
+  Settled,
+  CalledTwice,
+}
+
 /**
  * koa-compose for the chat chain, guarding the contract each plugin signs: next() at most
  * once, and awaited. A second call, or a middleware that settles while the plugins after it
  * are still running, is a named `plugin_contract_violation` error that names the plugin
  * (a 500 for the client, a log line for the operator). With a timer, each plugin's self
- * time is measured (before next() plus after it); without one, nothing extra runs.
+ * time is measured (its whole time minus that of the plugins after it) from one timestamp
+ * when it starts and one when it settles; without one, nothing extra runs for timing.
  */
 export function compose(
   chain: readonly NamedMiddleware[],
   timer?: PluginTimer,
   report?: ContractReporter,
 ): (ctx: GatewayContext) => Promise<void> {
-  const middleware = timer ? chain.map((c) => timed(c, timer)) : chain.map((c) => c.middleware);
+  const middleware = chain.map((c) => c.middleware);
   const names = chain.map((c) => c.name);
   const violation = (i: number, detail: string): GatewayError => {
     const err = errors.pluginContract(names[i], detail);
@@ -31,58 +40,50 @@ export function compose(
     return err;
   };
   return (ctx) => {
+    // Time spent in dispatch(i + 1), i.e. in the plugins after plugin i (timed chains only).
+    const inner = timer ? new Float64Array(middleware.length) : undefined;
     const dispatch = (i: number): Promise<void> => {
       const fn = middleware[i];
       if (!fn) return Promise.resolve();
-      let downstream = 0; // 0: next() not called, 1: running, 2: settled, 3: called twice
-      let result: Promise<void> | undefined;
+      let downstream = Downstream.NotCalled;
+      const settled = () => void (downstream === Downstream.Running && (downstream = Downstream.Settled));
       const next: Next = () => {
-        if (downstream !== 0) {
-          downstream = 3;
+        if (downstream !== Downstream.NotCalled) {
+          downstream = Downstream.CalledTwice;
           const twice = Promise.reject(violation(i, 'called next() more than once'));
           twice.catch(() => undefined); // the plugin may ignore it: the check below still fails the request
           return twice;
         }
-        downstream = 1;
-        result = dispatch(i + 1);
-        result.then(
-          () => void (downstream === 1 && (downstream = 2)),
-          () => void (downstream === 1 && (downstream = 2)),
-        );
-        return result;
+        downstream = Downstream.Running;
+        const p = dispatch(i + 1);
+        p.then(settled, settled);
+        return p;
       };
-      let own: Promise<void>;
+      const start = inner ? performance.now() : 0;
+      let p: Promise<void>;
       try {
-        own = fn(ctx, next);
+        p = fn(ctx, next);
       } catch (e) {
-        return Promise.reject(e);
+        p = Promise.reject(e);
       }
-      return Promise.resolve(own).then(() => {
-        if (downstream === 1) throw violation(i, 'finished before the plugins after it did: await (or return) next()');
-        if (downstream === 3) throw errors.pluginContract(names[i], 'called next() more than once');
-      });
+      const timed = () => {
+        if (!inner) return;
+        const total = performance.now() - start;
+        if (i > 0) inner[i - 1] = total;
+        timer!(names[i], (total - inner[i]) / 1000, performance.timeOrigin + start, total, ctx);
+      };
+      return p.then(
+        () => {
+          timed();
+          if (downstream === Downstream.Running) throw violation(i, 'finished before the plugins after it did: await (or return) next()');
+          if (downstream === Downstream.CalledTwice) throw errors.pluginContract(names[i], 'called next() more than once');
+        },
+        (e: unknown) => {
+          timed();
+          throw e;
+        },
+      );
     };
     return dispatch(0);
-  };
-}
-
-function timed(c: NamedMiddleware, timer: PluginTimer): GatewayMiddleware {
-  return async (ctx, next) => {
-    const startedAt = Date.now();
-    const start = performance.now();
-    let inner = 0;
-    try {
-      await c.middleware(ctx, async () => {
-        const t = performance.now();
-        try {
-          await next();
-        } finally {
-          inner += performance.now() - t;
-        }
-      });
-    } finally {
-      const total = performance.now() - start;
-      timer(c.name, (total - inner) / 1000, startedAt, total, ctx);
-    }
   };
 }
