@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatRequest, ContentPart } from '../../types/openai';
-import { joinUrl, upstreamHeaders } from '../openai/request';
+import { joinUrl, upstreamHeaders } from '../shared/http';
 import { dataUrl, mergeConsecutive, parseArgs, textOf } from '../shared';
 import { cacheControlOf, detailsOf, reasoningAsk, thinkingBudget } from '../reasoning';
 import type { UpstreamRequest, UpstreamTarget } from '../types';

@@ -2,7 +2,7 @@ import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, FinishReason, ReasoningDetail, ToolCall, Usage } from '../../types/openai';
 import { chunk, completion, isRecord, ToolIndexes, usage, usageChunk, parseEventJson, reasoningChunk } from '../shared';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
-import { retryAfterSeconds } from '../openai/errors';
+import { retryAfterSeconds } from '../shared/http';
 import { JSON_TOOL } from './request';
 
 const FINISH: Record<string, FinishReason> = { end_turn: 'stop', stop_sequence: 'stop', pause_turn: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter' };

@@ -3,7 +3,7 @@ import type { EmbeddingsRequest } from '../../types/embeddings';
 import { cohereInputType, cohereVectors } from '../cohere/embeddings';
 import type { HttpEmbeddings, UpstreamAnswer } from '../embeddings';
 import { numberList, textInputs } from '../embeddings-input';
-import { joinUrl } from '../openai/request';
+import { joinUrl } from '../shared/http';
 import { isRecord } from '../shared';
 import type { UpstreamRequest, UpstreamTarget } from '../types';
 import { credentials } from './index';

@@ -1,6 +1,6 @@
 import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, ContentPart, FinishReason, ToolCall, Usage } from '../../types/openai';
-import { joinUrl } from '../openai/request';
+import { joinUrl } from '../shared/http';
 import { chunk, completion, dataUrl, isRecord, mergeConsecutive, parseArgs, parseEventJson, reasoningChunk, textOf, ToolIndexes, usage, usageChunk } from '../shared';
 import { cacheControlOf, detailsOf, reasoningAsk, thinkingBudget } from '../reasoning';
 import type { ReasoningDetail } from '../../types/openai';

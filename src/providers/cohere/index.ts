@@ -1,7 +1,7 @@
 import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, FinishReason, ToolCall, Usage } from '../../types/openai';
-import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
-import { retryAfterSeconds } from '../openai/errors';
+import { bearer, joinUrl, upstreamHeaders } from '../shared/http';
+import { retryAfterSeconds } from '../shared/http';
 import { chunk, completion, isRecord, textOf, usage, usageChunk, parseEventJson, reasoningChunk } from '../shared';
 import { reasoningAsk } from '../reasoning';
 import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';

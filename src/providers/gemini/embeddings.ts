@@ -2,7 +2,7 @@ import { errors } from '../../errors';
 import type { EmbeddingsRequest } from '../../types/embeddings';
 import type { HttpEmbeddings } from '../embeddings';
 import { numberList, textInputs } from '../embeddings-input';
-import { joinUrl, upstreamHeaders } from '../openai/request';
+import { joinUrl, upstreamHeaders } from '../shared/http';
 import { isRecord } from '../shared';
 import type { UpstreamTarget } from '../types';
 

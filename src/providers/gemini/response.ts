@@ -3,7 +3,7 @@ import type { ChatCompletion, ChatCompletionChunk, CompletionChoice, FinishReaso
 import { chunk, isRecord, usage, usageChunk, parseEventJson, reasoningChunk } from '../shared';
 import { GEMINI_FORMAT } from './request';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
-import { retryAfterSeconds } from '../openai/errors';
+import { retryAfterSeconds } from '../shared/http';
 
 const FINISH: Record<string, FinishReason> = {
   STOP: 'stop', MAX_TOKENS: 'length', SAFETY: 'content_filter', RECITATION: 'content_filter', BLOCKLIST: 'content_filter',

@@ -1,7 +1,7 @@
 import { errors, upstreamStatusError, type GatewayError } from '../../errors';
 import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, FinishReason, ToolCall } from '../../types/openai';
 import { buildPrompt } from '../../prompt/index';
-import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
+import { bearer, joinUrl, upstreamHeaders } from '../shared/http';
 import { chunk, completion, dataUrl, isRecord, parseArgs, textOf, usage, usageChunk, parseEventJson, reasoningChunk } from '../shared';
 import { reasoningAsk } from '../reasoning';
 import type { AdapterContext, HttpProviderAdapter, StreamTranslator, UpstreamEvent, UpstreamRequest, UpstreamTarget } from '../types';

@@ -1,6 +1,6 @@
-import type { ChatCompletion, ChatCompletionChunk, ChunkChoice, ContentPart, FinishReason, ReasoningDetail, ToolCall, Usage } from '../types/openai';
-import { errors } from '../errors';
-import type { AdapterContext, UpstreamEvent } from './types';
+import type { ChatCompletion, ChatCompletionChunk, ChunkChoice, ContentPart, FinishReason, ReasoningDetail, ToolCall, Usage } from '../../types/openai';
+import { errors } from '../../errors';
+import type { AdapterContext, UpstreamEvent } from '../types';
 
 /** Helpers every non-OpenAI adapter needs: chunk building, content parts, tool-call bookkeeping. */
 
