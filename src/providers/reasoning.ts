@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest, ContentPart, ReasoningDetail } from '../types/openai';
+import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ReasoningDetail } from '../types/openai';
 import { isRecord } from './shared';
 
 /**
@@ -39,13 +39,23 @@ export function thinkingBudget(ask: ReasoningAsk, maxOutput: number): number {
   return Math.min(32_000, Math.max(1024, Math.floor(maxOutput * (RATIO[ask.effort ?? 'medium'] ?? 0.5))));
 }
 
+/** The output allowance with room for a thinking budget, which is part of it and must stay below it. */
+export function roomForThinking(maxOutput: number, budget: number): number {
+  return maxOutput <= budget ? budget + maxOutput : maxOutput;
+}
+
+/** An effort on a three-level scale (low, medium, high): minimal is low, xhigh is high, none given is medium. */
+export function threeLevelEffort(ask: ReasoningAsk): 'low' | 'medium' | 'high' {
+  return ask.effort === 'minimal' ? 'low' : ask.effort === 'xhigh' ? 'high' : (ask.effort ?? 'medium');
+}
+
 /** The reasoning details of an earlier assistant turn, as the client sent them back. */
 export function detailsOf(m: ChatMessage): ReasoningDetail[] {
   return Array.isArray(m.reasoning_details) ? m.reasoning_details.filter((d): d is ReasoningDetail => isRecord(d) && typeof d.type === 'string') : [];
 }
 
 /** Anthropic-style `cache_control` on a content part or on a whole message (LiteLLM's form). */
-export function cacheControlOf(x: ContentPart | ChatMessage): Record<string, unknown> | undefined {
+export function cacheControlOf(x: ContentPart | ChatMessage | FunctionTool): Record<string, unknown> | undefined {
   const c = (x as { cache_control?: unknown }).cache_control;
   return isRecord(c) ? c : undefined;
 }

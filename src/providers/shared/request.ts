@@ -34,6 +34,11 @@ export function toolHead(t: FunctionTool): { name: string; description?: string 
   return { name: t.function.name, ...(t.function.description ? { description: t.function.description } : {}) };
 }
 
+/** A tool's parameters schema; a tool without one takes an empty object. */
+export function toolParameters(t: FunctionTool): Record<string, unknown> {
+  return t.function.parameters ?? { type: 'object', properties: {} };
+}
+
 /** The function a tool_choice forces, if it forces one. */
 export function forcedTool(req: ChatRequest): string | undefined {
   const tc = req.tool_choice;
