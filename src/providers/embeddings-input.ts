@@ -17,3 +17,17 @@ export function textInputs(req: EmbeddingsRequest, provider: string): string[] {
 export function numberList(v: unknown): number[] | null {
   return Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : null;
 }
+
+/** Each item's vector (`pick` finds it), or the upstream broke the protocol: `what` says how. */
+export function vectorsOf(
+  list: unknown[],
+  provider: string,
+  pick: (item: unknown) => unknown = (item) => item,
+  what = 'an embedding was not a list of numbers',
+): number[][] {
+  return list.map((item) => {
+    const v = numberList(pick(item));
+    if (!v) throw errors.upstreamProtocol(provider, what);
+    return v;
+  });
+}
