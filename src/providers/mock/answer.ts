@@ -1,5 +1,6 @@
 import type { ChatRequest, FunctionTool, ToolCall, Usage } from '../../types/openai';
 import { countPromptTokens, countTextTokens, messageText, splitTokens } from '../../tokens/count';
+import { usage } from '../shared';
 import { sampleSchema, structuredText } from './structured';
 
 /** What the mock model "decides" to answer: text, or tool calls. Pure and deterministic. */
@@ -57,8 +58,4 @@ export function mockAnswer(req: ChatRequest, idPrefix: string): MockAnswer {
   const pieces = limit !== undefined && limit < all.length ? all.slice(0, limit) : all;
   const finishReason = pieces.length < all.length ? 'length' : 'stop';
   return { text: pieces.join(''), pieces, toolCalls: [], finishReason, usage: usage(promptTokens, pieces.length) };
-}
-
-function usage(prompt: number, completion: number): Usage {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
