@@ -19,7 +19,12 @@ const EFFORTS = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
 
 export function reasoningAsk(req: ChatRequest): ReasoningAsk | undefined {
   const r = isRecord(req.reasoning) ? req.reasoning : undefined;
-  const effort = typeof r?.effort === 'string' ? r.effort : typeof req.reasoning_effort === 'string' ? req.reasoning_effort : undefined;
+  const effort =
+    typeof r?.effort === 'string'
+      ? r.effort
+      : typeof req.reasoning_effort === 'string'
+        ? req.reasoning_effort
+        : undefined;
   const maxTokens = typeof r?.max_tokens === 'number' && r.max_tokens >= 0 ? Math.floor(r.max_tokens) : undefined;
   if (!r && effort === undefined) return undefined;
   const exclude = r?.exclude === true;
@@ -33,7 +38,10 @@ export function reasoningAsk(req: ChatRequest): ReasoningAsk | undefined {
 /** Share of the output allowance given to thinking per effort (OpenRouter's ratios). */
 const RATIO: Record<string, number> = { xhigh: 0.95, high: 0.8, medium: 0.5, low: 0.2, minimal: 0.1 };
 
-/** A thinking budget in tokens: the explicit one, else a share of the output allowance, within 1,024..32,000 (Anthropic's floor). */
+/**
+ * A thinking budget in tokens: the explicit one, else a share of the output allowance,
+ * within 1,024..32,000 (Anthropic's floor).
+ */
 export function thinkingBudget(ask: ReasoningAsk, maxOutput: number): number {
   if (ask.maxTokens !== undefined) return Math.max(1024, ask.maxTokens);
   return Math.min(32_000, Math.max(1024, Math.floor(maxOutput * (RATIO[ask.effort ?? 'medium'] ?? 0.5))));
@@ -51,7 +59,9 @@ export function threeLevelEffort(ask: ReasoningAsk): 'low' | 'medium' | 'high' {
 
 /** The reasoning details of an earlier assistant turn, as the client sent them back. */
 export function detailsOf(m: ChatMessage): ReasoningDetail[] {
-  return Array.isArray(m.reasoning_details) ? m.reasoning_details.filter((d): d is ReasoningDetail => isRecord(d) && typeof d.type === 'string') : [];
+  return Array.isArray(m.reasoning_details)
+    ? m.reasoning_details.filter((d): d is ReasoningDetail => isRecord(d) && typeof d.type === 'string')
+    : [];
 }
 
 /** Anthropic-style `cache_control` on a content part or on a whole message (LiteLLM's form). */

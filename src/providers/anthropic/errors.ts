@@ -11,7 +11,12 @@ export function anthropicError(provider: string, status: number, body: unknown, 
   return upstreamStatusError(provider, status === 400 && code ? 400 : status, message, code, retryAfter);
 }
 
-export function mapAnthropicError(status: number, body: unknown, headers: UpstreamHeaders, provider: string): GatewayError {
+export function mapAnthropicError(
+  status: number,
+  body: unknown,
+  headers: UpstreamHeaders,
+  provider: string,
+): GatewayError {
   return anthropicError(provider, status, body, retryAfterSeconds(headers));
 }
 

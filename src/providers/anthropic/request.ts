@@ -12,7 +12,8 @@ export const JSON_TOOL = 'json_output';
 
 type Block = Record<string, unknown>;
 
-const withCache = (b: Block, cache: Record<string, unknown> | undefined): Block => (cache ? { ...b, cache_control: cache } : b);
+const withCache = (b: Block, cache: Record<string, unknown> | undefined): Block =>
+  cache ? { ...b, cache_control: cache } : b;
 
 /** A content part as an Anthropic block (text or image), or nothing for parts it does not take. */
 function block(p: ContentPart): Block[] {
@@ -24,7 +25,7 @@ function block(p: ContentPart): Block[] {
   return [withCache({ type: 'image', source }, cacheControlOf(p))];
 }
 
-/** Content parts -> Anthropic blocks; a part's `cache_control` stays on its block, a message's goes on its last block. */
+/** Content parts -> Anthropic blocks; a part's `cache_control` stays on its block, a message's goes on its last. */
 function blocks(content: string | ContentPart[] | null, messageCache?: Record<string, unknown>): Block[] {
   let out: Block[];
   if (typeof content === 'string') out = content ? [{ type: 'text', text: content }] : [];
@@ -40,12 +41,18 @@ function thinkingBlocks(m: ChatMessage): Block[] {
     if (d.type === 'reasoning.text' && typeof d.signature === 'string') {
       return [{ type: 'thinking', thinking: d.text ?? '', signature: d.signature }];
     }
-    if (d.type === 'reasoning.encrypted' && typeof d.data === 'string') return [{ type: 'redacted_thinking', data: d.data }];
+    if (d.type === 'reasoning.encrypted' && typeof d.data === 'string')
+      return [{ type: 'redacted_thinking', data: d.data }];
     return [];
   });
 }
 
-const toolUse = (id: string, name: string, args: string): Block => ({ type: 'tool_use', id, name, input: parseArgs(args) });
+const toolUse = (id: string, name: string, args: string): Block => ({
+  type: 'tool_use',
+  id,
+  name,
+  input: parseArgs(args),
+});
 
 function message(m: ChatMessage): { role: 'user' | 'assistant'; content: Block[] } {
   const cache = cacheControlOf(m);
@@ -70,7 +77,11 @@ function systemOf(req: ChatRequest): string | Block[] {
 }
 
 /** OpenAI's tool_choice strings -> Anthropic's; a forced function is `{type: tool, name}`. */
-const TOOL_CHOICE: Record<string, Block> = { none: { type: 'none' }, required: { type: 'any' }, auto: { type: 'auto' } };
+const TOOL_CHOICE: Record<string, Block> = {
+  none: { type: 'none' },
+  required: { type: 'any' },
+  auto: { type: 'auto' },
+};
 
 function toolChoiceOf(req: ChatRequest): Block | undefined {
   const forced = forcedTool(req);
@@ -78,7 +89,7 @@ function toolChoiceOf(req: ChatRequest): Block | undefined {
   return typeof req.tool_choice === 'string' ? TOOL_CHOICE[req.tool_choice] : undefined;
 }
 
-/** reasoning_effort / reasoning -> extended thinking; Anthropic refuses temperature, top_k and a forced tool beside it. */
+/** reasoning_effort / reasoning -> extended thinking; Anthropic then refuses temperature, top_k and a forced tool. */
 function applyThinking(req: ChatRequest, body: Record<string, unknown>): void {
   const ask = reasoningAsk(req);
   if (!ask) return;
@@ -118,7 +129,8 @@ export function anthropicBody(req: ChatRequest, target: UpstreamTarget, stream: 
     choice = { type: 'tool', name: JSON_TOOL };
   } else if (req.response_format?.type === 'json_object') {
     const ask = 'Answer with one valid JSON object and nothing else.';
-    body.system = typeof system === 'string' ? `${system ? `${system}\n\n` : ''}${ask}` : [...system, { type: 'text', text: ask }];
+    body.system =
+      typeof system === 'string' ? `${system ? `${system}\n\n` : ''}${ask}` : [...system, { type: 'text', text: ask }];
   }
   if (req.parallel_tool_calls === false && tools.length > 0) {
     choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };

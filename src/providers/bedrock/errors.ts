@@ -17,10 +17,17 @@ export const EXCEPTION_STATUS: Record<string, number> = {
 export function bedrockError(provider: string, status: number, body: unknown, type?: string): GatewayError {
   const text = isRecord(body) ? (body.message ?? body.Message) : undefined;
   const message = typeof text === 'string' ? text : typeof body === 'string' ? textBody(body) : (type ?? '');
-  const code = /too long|too many (input )?tokens|context length/i.test(message) ? 'context_length_exceeded' : undefined;
+  const code = /too long|too many (input )?tokens|context length/i.test(message)
+    ? 'context_length_exceeded'
+    : undefined;
   return upstreamStatusError(provider, status, message, code);
 }
 
-export function mapBedrockError(status: number, body: unknown, headers: UpstreamHeaders, provider: string): GatewayError {
+export function mapBedrockError(
+  status: number,
+  body: unknown,
+  headers: UpstreamHeaders,
+  provider: string,
+): GatewayError {
   return bedrockError(provider, status, body, String(headers['x-amzn-errortype'] ?? ''));
 }

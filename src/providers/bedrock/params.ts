@@ -10,7 +10,9 @@ export const BEDROCK_TABLE: ParamTable = {
   stop: transform('stopSequences', stopList),
   tools: own('toolConfig.tools as toolSpec, a cachePoint after a tool with cache_control (request.ts)'),
   tool_choice: own('toolConfig.toolChoice any, tool or auto; none sends no tools'),
-  reasoning_effort: own("additionalModelRequestFields: Claude's thinking, Nova's reasoningConfig, else reasoning_effort"),
+  reasoning_effort: own(
+    "additionalModelRequestFields: Claude's thinking, Nova's reasoningConfig, else reasoning_effort",
+  ),
   reasoning: own("additionalModelRequestFields: Claude's thinking, Nova's reasoningConfig, else reasoning_effort"),
   stream: own('/converse-stream'),
   stream_options: drop('usage always comes in the metadata event'),

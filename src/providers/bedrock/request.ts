@@ -3,7 +3,14 @@ import { dataUrl, mergeConsecutive, parseArgs, textOf } from '../shared';
 import { joinUrl } from '../shared/http';
 import { applyParams } from '../shared/params';
 import { forcedTool, imageUrl, isSystem, toolHead, toolParameters } from '../shared/request';
-import { cacheControlOf, detailsOf, reasoningAsk, roomForThinking, thinkingBudget, threeLevelEffort } from '../reasoning';
+import {
+  cacheControlOf,
+  detailsOf,
+  reasoningAsk,
+  roomForThinking,
+  thinkingBudget,
+  threeLevelEffort,
+} from '../reasoning';
 import type { UpstreamRequest, UpstreamTarget } from '../types';
 import { BEDROCK_TABLE } from './params';
 import { signV4, type AwsCredentials } from './sigv4';
@@ -39,7 +46,8 @@ function reasoningBlocks(m: ChatMessage): Block[] {
       const signature = typeof d.signature === 'string' ? { signature: d.signature } : {};
       return [{ reasoningContent: { reasoningText: { text: d.text ?? '', ...signature } } }];
     }
-    if (d.type === 'reasoning.encrypted' && typeof d.data === 'string') return [{ reasoningContent: { redactedContent: d.data } }];
+    if (d.type === 'reasoning.encrypted' && typeof d.data === 'string')
+      return [{ reasoningContent: { redactedContent: d.data } }];
     return [];
   });
 }
@@ -63,7 +71,11 @@ function message(m: ChatMessage): { role: string; content: Block[] } {
  * reasoning_effort / reasoning -> the model's own request fields: Claude's `thinking`
  * (budget_tokens), Nova's `reasoningConfig`, else `reasoning_effort` (gpt-oss and others).
  */
-function reasoningFields(req: ChatRequest, model: string, inf: Record<string, unknown>): Record<string, unknown> | undefined {
+function reasoningFields(
+  req: ChatRequest,
+  model: string,
+  inf: Record<string, unknown>,
+): Record<string, unknown> | undefined {
   const ask = reasoningAsk(req);
   if (!ask) return undefined;
   if (/anthropic|claude/.test(model)) {
@@ -111,7 +123,10 @@ export function converseBody(req: ChatRequest, model = ''): Record<string, unkno
   return body;
 }
 
-/** Credentials from provider options (access_key_id, secret_access_key, session_token) or api_key "ACCESS_KEY_ID:SECRET_ACCESS_KEY". */
+/**
+ * Credentials from provider options (access_key_id, secret_access_key, session_token) or
+ * api_key "ACCESS_KEY_ID:SECRET_ACCESS_KEY".
+ */
 export function credentials(target: UpstreamTarget): AwsCredentials {
   const o = { ...target.provider.options };
   if (typeof o.access_key_id === 'string' && typeof o.secret_access_key === 'string') {

@@ -41,7 +41,8 @@ function reasoningDetail(rc: Record<string, unknown>, index: number): ReasoningD
 }
 
 export function parseBedrockResponse(body: unknown, ctx: AdapterContext): ChatCompletion {
-  const msg = isRecord(body) && isRecord(body.output) && isRecord(body.output.message) ? body.output.message : undefined;
+  const msg =
+    isRecord(body) && isRecord(body.output) && isRecord(body.output.message) ? body.output.message : undefined;
   if (!msg || !Array.isArray(msg.content)) {
     throw errors.upstreamProtocol(ctx.provider ?? 'bedrock', 'no output message in the answer');
   }
@@ -59,5 +60,8 @@ export function parseBedrockResponse(body: unknown, ctx: AdapterContext): ChatCo
     if (isRecord(b.toolUse)) calls.push(toolCall(String(b.toolUse.toolUseId), String(b.toolUse.name), b.toolUse.input));
   }
   const { stopReason, usage: u } = body as Block;
-  return completion(ctx, answerText(text, calls), calls, finishOf(stopReason), bedrockUsage(u), { text: thinking, details });
+  return completion(ctx, answerText(text, calls), calls, finishOf(stopReason), bedrockUsage(u), {
+    text: thinking,
+    details,
+  });
 }

@@ -1,6 +1,6 @@
 import { errors } from '../../errors';
 import type { HttpEmbeddings } from '../embeddings';
-import { textInputs, vectorsOf } from '../embeddings-input';
+import { textEmbeddingsBody, vectorsOf } from '../embeddings-input';
 import { bearer, postJson, targetOptions } from '../shared/http';
 import { isRecord } from '../shared';
 import type { UpstreamTarget } from '../types';
@@ -24,13 +24,8 @@ export function cohereVectors(body: unknown, provider: string): number[][] {
 export const cohereEmbeddings: HttpEmbeddings = {
   kind: 'http',
   buildRequests(req, target) {
-    const body: Record<string, unknown> = {
-      model: target.deployment.model,
-      texts: textInputs(req, target.provider.name),
-      input_type: cohereInputType(target),
-      embedding_types: ['float'],
-    };
-    if (req.dimensions !== undefined) body.output_dimension = req.dimensions;
+    const extra = { input_type: cohereInputType(target), embedding_types: ['float'] };
+    const body = textEmbeddingsBody(req, target, 'texts', 'output_dimension', extra);
     return [postJson(target, COHERE_BASE, '/v2/embed', bearer(target.provider.api_key), body)];
   },
   parseAnswers(answers, _req, provider) {

@@ -9,11 +9,19 @@ export function cohereError(provider: string, status: number, body: unknown, ret
   return upstreamStatusError(provider, status, message, code, retryAfter);
 }
 
-export function mapCohereError(status: number, body: unknown, headers: UpstreamHeaders, provider: string): GatewayError {
+export function mapCohereError(
+  status: number,
+  body: unknown,
+  headers: UpstreamHeaders,
+  provider: string,
+): GatewayError {
   return cohereError(provider, status, body, retryAfterSeconds(headers));
 }
 
 /** finish_reason ERROR: the generation failed upstream. */
-export function generationFailed(provider: string, message = 'the generation failed (finish_reason ERROR)'): GatewayError {
+export function generationFailed(
+  provider: string,
+  message = 'the generation failed (finish_reason ERROR)',
+): GatewayError {
   return cohereError(provider, 500, { message });
 }

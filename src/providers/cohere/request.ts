@@ -43,7 +43,11 @@ function applyTools(req: ChatRequest, body: Record<string, unknown>): void {
 }
 
 export function buildCohereRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
-  const body: Record<string, unknown> = { model: target.deployment.model, messages: req.messages.map(cohereMessage), stream };
+  const body: Record<string, unknown> = {
+    model: target.deployment.model,
+    messages: req.messages.map(cohereMessage),
+    stream,
+  };
   applyParams(req, COHERE_TABLE, body);
   applyTools(req, body);
   const ask = reasoningAsk(req);

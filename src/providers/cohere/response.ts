@@ -20,7 +20,8 @@ export function finishOf(reason: unknown): FinishReason {
 
 /** What Cohere bills (billed_units, else tokens), and its prompt-cache hits (cached_tokens). */
 export function cohereUsage(u: unknown): Usage {
-  const t = isRecord(u) && isRecord(u.billed_units) ? u.billed_units : isRecord(u) && isRecord(u.tokens) ? u.tokens : {};
+  const t =
+    isRecord(u) && isRecord(u.billed_units) ? u.billed_units : isRecord(u) && isRecord(u.tokens) ? u.tokens : {};
   const cached = isRecord(u) && typeof u.cached_tokens === 'number' ? u.cached_tokens : 0;
   return usage(Number(t.input_tokens ?? 0), Number(t.output_tokens ?? 0), cached);
 }
@@ -43,5 +44,12 @@ export function parseCohereResponse(body: unknown, ctx: AdapterContext): ChatCom
   }));
   const text = partsText(parts, 'text');
   const reasoning = { text: partsText(parts, 'thinking'), details: [] };
-  return completion(ctx, answerText(text, calls), calls, finishOf(body.finish_reason), cohereUsage(body.usage), reasoning);
+  return completion(
+    ctx,
+    answerText(text, calls),
+    calls,
+    finishOf(body.finish_reason),
+    cohereUsage(body.usage),
+    reasoning,
+  );
 }

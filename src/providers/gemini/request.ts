@@ -94,7 +94,10 @@ function toolConfig(req: ChatRequest): Record<string, unknown> {
 /** OpenAI chat request -> Gemini generateContent request. */
 export function geminiBody(req: ChatRequest, model = ''): Record<string, unknown> {
   const names = new Map<string, string>(); // tool_call_id -> function name (functionResponse needs the name)
-  const system = req.messages.filter(isSystem).map((m) => textOf(m.content)).join('\n\n');
+  const system = req.messages
+    .filter(isSystem)
+    .map((m) => textOf(m.content))
+    .join('\n\n');
   const turns = req.messages.filter((m) => !isSystem(m)).map((m) => turn(m, names));
   const contents = mergeConsecutive(turns).map((c) => ({ role: c.role, parts: c.content }));
   const body: Record<string, unknown> = { contents };
@@ -114,7 +117,9 @@ export function geminiBody(req: ChatRequest, model = ''): Record<string, unknown
 
 export function buildGeminiRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
   const model = encodeURIComponent(target.deployment.model);
-  const path = stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`;
+  const path = stream
+    ? `/v1beta/models/${model}:streamGenerateContent?alt=sse`
+    : `/v1beta/models/${model}:generateContent`;
   const auth = { 'x-goog-api-key': target.provider.api_key ?? '' };
   return postJson(target, GEMINI_BASE, path, auth, geminiBody(req, target.deployment.model));
 }

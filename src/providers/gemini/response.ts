@@ -1,5 +1,12 @@
 import { errors } from '../../errors';
-import type { ChatCompletion, CompletionChoice, FinishReason, ReasoningDetail, ToolCall, Usage } from '../../types/openai';
+import type {
+  ChatCompletion,
+  CompletionChoice,
+  FinishReason,
+  ReasoningDetail,
+  ToolCall,
+  Usage,
+} from '../../types/openai';
 import { isRecord, usage } from '../shared';
 import { answerText, toolCall } from '../shared/answer';
 import type { AdapterContext } from '../types';
@@ -87,5 +94,12 @@ export function parseGeminiResponse(body: unknown, ctx: AdapterContext): ChatCom
     choices.push({ index: 0, message: { role: 'assistant', content: '' }, finish_reason, logprobs: null });
   }
   const u = geminiUsage(body.usageMetadata);
-  return { id: ctx.id, object: 'chat.completion', created: ctx.created, model: ctx.model, choices, ...(u ? { usage: u } : {}) };
+  return {
+    id: ctx.id,
+    object: 'chat.completion',
+    created: ctx.created,
+    model: ctx.model,
+    choices,
+    ...(u ? { usage: u } : {}),
+  };
 }

@@ -18,7 +18,10 @@ const MISTRAL_ID = /^[a-zA-Z0-9]{9}$/;
 export function mistralToolId(id: string): string {
   if (MISTRAL_ID.test(id)) return id;
   const hash = createHash('sha256').update(id).digest('base64');
-  return hash.replace(/[^a-zA-Z0-9]/g, '').slice(0, 9).padEnd(9, '0');
+  return hash
+    .replace(/[^a-zA-Z0-9]/g, '')
+    .slice(0, 9)
+    .padEnd(9, '0');
 }
 
 /**

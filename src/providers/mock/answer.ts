@@ -24,7 +24,8 @@ function chooseTools(req: ChatRequest, prompt: string): FunctionTool[] {
   const tools = (req.tools ?? []).filter((t) => t.type === 'function');
   const choice = req.tool_choice;
   if (tools.length === 0 || choice === 'none') return [];
-  if (typeof choice === 'object' && choice !== null) return tools.filter((t) => t.function.name === choice.function.name);
+  if (typeof choice === 'object' && choice !== null)
+    return tools.filter((t) => t.function.name === choice.function.name);
   const lower = prompt.toLowerCase();
   const mentioned = tools.filter((t) => lower.includes(t.function.name.toLowerCase()));
   // The conversation already holds this turn's tool results: answer in text.
@@ -47,9 +48,15 @@ export function mockAnswer(req: ChatRequest, idPrefix: string): MockAnswer {
     const toolCalls: ToolCall[] = tools.map((t, i) => ({
       id: `call_${idPrefix.slice(-8)}_${i}`,
       type: 'function',
-      function: { name: t.function.name, arguments: JSON.stringify(sampleSchema(t.function.parameters ?? { type: 'object' }, t.function.name)) },
+      function: {
+        name: t.function.name,
+        arguments: JSON.stringify(sampleSchema(t.function.parameters ?? { type: 'object' }, t.function.name)),
+      },
     }));
-    const completion = toolCalls.reduce((n, c) => n + countTextTokens(c.function.name) + countTextTokens(c.function.arguments), 0);
+    const completion = toolCalls.reduce(
+      (n, c) => n + countTextTokens(c.function.name) + countTextTokens(c.function.arguments),
+      0,
+    );
     return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', usage: usage(promptTokens, completion) };
   }
   const limit = req.max_completion_tokens ?? req.max_tokens;

@@ -3,7 +3,7 @@ import { MOCK_PARAMS } from './params';
 import { mockCompletion } from './response';
 import { mockStream } from './stream';
 
-/** The built-in offline model: deterministic answers from the prompt, real token counts, configurable stream chunking. */
+/** The built-in offline model: deterministic answers from the prompt, real token counts, configurable chunking. */
 export const mockProvider: LocalProvider = {
   kind: 'local',
   type: 'mock',

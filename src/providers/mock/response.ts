@@ -11,8 +11,14 @@ export function choices(req: ChatRequest): number {
 }
 
 /** Logprobs of these tokens when the request asked for them (OpenAI's `{content, refusal}` shape), else null. */
-export function logprobsOf(req: ChatRequest, pieces: string[], offset = 0): { content: ReturnType<typeof tokenLogprobs>; refusal: null } | null {
-  return req.logprobs === true ? { content: tokenLogprobs(pieces, req.top_logprobs ?? 0, offset), refusal: null } : null;
+export function logprobsOf(
+  req: ChatRequest,
+  pieces: string[],
+  offset = 0,
+): { content: ReturnType<typeof tokenLogprobs>; refusal: null } | null {
+  return req.logprobs === true
+    ? { content: tokenLogprobs(pieces, req.top_logprobs ?? 0, offset), refusal: null }
+    : null;
 }
 
 /** Usage of `n` choices: the prompt once, the completion n times. */
@@ -38,5 +44,13 @@ export function mockCompletion(req: ChatRequest, ctx: AdapterContext): ChatCompl
     });
   }
   const { id, created, model } = ctx;
-  return { id, object: 'chat.completion', created, model, choices: list, usage: scaled(a.usage, n), system_fingerprint: FINGERPRINT };
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: list,
+    usage: scaled(a.usage, n),
+    system_fingerprint: FINGERPRINT,
+  };
 }

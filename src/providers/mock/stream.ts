@@ -35,7 +35,12 @@ export async function* mockStream(
   const o = options(target);
   const n = choices(req);
   const head = { id: ctx.id, object: 'chat.completion.chunk' as const, created: ctx.created, model: ctx.model };
-  const chunk = (index: number, delta: Choice['delta'], finish: Choice['finish_reason'] = null, logprobs: unknown = null) => ({
+  const chunk = (
+    index: number,
+    delta: Choice['delta'],
+    finish: Choice['finish_reason'] = null,
+    logprobs: unknown = null,
+  ) => ({
     ...head,
     system_fingerprint: FINGERPRINT,
     choices: [{ index, delta, finish_reason: finish, logprobs }],
@@ -50,11 +55,17 @@ export async function* mockStream(
       for (let t = 0; t < a.toolCalls.length; t++) {
         const call = a.toolCalls[t];
         await pause();
-        yield chunk(index, { tool_calls: [{ index: t, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
+        yield chunk(index, {
+          tool_calls: [
+            { index: t, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+          ],
+        });
         const args = call.function.arguments;
         for (let i = 0; i < args.length; i += o.chunk_size * 4) {
           await pause();
-          yield chunk(index, { tool_calls: [{ index: t, function: { arguments: args.slice(i, i + o.chunk_size * 4) } }] });
+          yield chunk(index, {
+            tool_calls: [{ index: t, function: { arguments: args.slice(i, i + o.chunk_size * 4) } }],
+          });
         }
       }
     } else {

@@ -1,6 +1,6 @@
 import { errors } from '../../errors';
 import type { HttpEmbeddings } from '../embeddings';
-import { textInputs, vectorsOf } from '../embeddings-input';
+import { textEmbeddingsBody, vectorsOf } from '../embeddings-input';
 import { isRecord } from '../shared';
 import { bearer, postJson } from '../shared/http';
 import { OLLAMA_BASE } from './request';
@@ -9,11 +9,7 @@ import { OLLAMA_BASE } from './request';
 export const ollamaEmbeddings: HttpEmbeddings = {
   kind: 'http',
   buildRequests(req, target) {
-    const body: Record<string, unknown> = {
-      model: target.deployment.model,
-      input: textInputs(req, target.provider.name),
-    };
-    if (req.dimensions !== undefined) body.dimensions = req.dimensions;
+    const body = textEmbeddingsBody(req, target, 'input', 'dimensions');
     return [postJson(target, OLLAMA_BASE, '/api/embed', bearer(target.provider.api_key), body)];
   },
   parseAnswers(answers, _req, provider) {

@@ -11,7 +11,7 @@ import { OLLAMA_TABLE } from './params';
 
 export const OLLAMA_BASE = 'http://127.0.0.1:11434';
 
-/** Ollama takes images only as base64: data: URLs are unpacked, a remote URL is refused (the gateway fetches nothing). */
+/** Ollama takes images only as base64: data: URLs are unpacked, a remote URL is refused (the gateway fetches none). */
 function imagesOf(content: ChatMessage['content']): string[] {
   if (!Array.isArray(content)) return [];
   return content.flatMap((p) => {
@@ -22,7 +22,7 @@ function imagesOf(content: ChatMessage['content']): string[] {
   });
 }
 
-/** OpenAI messages -> Ollama's; a tool result gets its function's name (tool_name) from the assistant call it answers. */
+/** OpenAI messages -> Ollama's; a tool result gets its function's name (tool_name) from the call it answers. */
 function ollamaMessages(messages: ChatMessage[]): Array<Record<string, unknown>> {
   const names = new Map<string, string>();
   return messages.map((m) => {
@@ -44,7 +44,7 @@ function ollamaMessages(messages: ChatMessage[]): Array<Record<string, unknown>>
   });
 }
 
-/** reasoning_effort / reasoning -> `think`: a level for gpt-oss (which takes low/medium/high), a boolean for the rest. */
+/** reasoning_effort / reasoning -> `think`: a level for gpt-oss (low, medium, high), a boolean for the rest. */
 function thinkOf(req: ChatRequest, model: string): boolean | string | undefined {
   const ask = reasoningAsk(req);
   if (!ask) return undefined;

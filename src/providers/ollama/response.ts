@@ -12,7 +12,9 @@ type Json = Record<string, unknown>;
 export function toolCalls(ctx: AdapterContext, m: unknown, offset = 0): ToolCall[] {
   type Call = { function?: { name?: string; arguments?: unknown } };
   const calls = isRecord(m) && Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : [];
-  return calls.map((t, i) => toolCall(`call_${ctx.id.slice(-10)}_${offset + i}`, String(t.function?.name ?? ''), t.function?.arguments));
+  return calls.map((t, i) =>
+    toolCall(`call_${ctx.id.slice(-10)}_${offset + i}`, String(t.function?.name ?? ''), t.function?.arguments),
+  );
 }
 
 export function finishOf(d: Json, calls: number): FinishReason {
@@ -39,5 +41,8 @@ export function parseOllamaResponse(body: unknown, ctx: AdapterContext): ChatCom
   if (!isRecord(body)) throw errors.upstreamProtocol(ctx.provider ?? 'ollama', 'the answer was not an object');
   const calls = toolCalls(ctx, body.message);
   const text = answerText(replyText(body), calls);
-  return completion(ctx, text, calls, finishOf(body, calls.length), ollamaUsage(body), { text: thinkingOf(body), details: [] });
+  return completion(ctx, text, calls, finishOf(body, calls.length), ollamaUsage(body), {
+    text: thinkingOf(body),
+    details: [],
+  });
 }

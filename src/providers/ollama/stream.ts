@@ -26,7 +26,8 @@ export function createOllamaTranslator(ctx: AdapterContext): StreamTranslator {
       const text = replyText(d);
       out.push(...reasoningChunk(ctx, thinkingOf(d)));
       if (text) out.push(chunk(ctx, { content: text }));
-      for (const t of toolCalls(ctx, d.message, calls)) out.push(chunk(ctx, { tool_calls: [{ index: calls++, ...t }] }));
+      for (const t of toolCalls(ctx, d.message, calls))
+        out.push(chunk(ctx, { tool_calls: [{ index: calls++, ...t }] }));
       if (d.done === true) {
         done = true;
         out.push(chunk(ctx, {}, finishOf(d, calls)), usageChunk(ctx, ollamaUsage(d)));

@@ -12,11 +12,17 @@ export function errorFromBody(provider: string, status: number, body: unknown, r
       if (typeof e.message === 'string') message = e.message;
       if (typeof e.code === 'string' && e.code === 'context_length_exceeded') code = e.code;
     } else if (typeof err === 'string') message = err;
-    else if (typeof (body as { message?: unknown }).message === 'string') message = (body as { message: string }).message;
+    else if (typeof (body as { message?: unknown }).message === 'string')
+      message = (body as { message: string }).message;
   }
   return upstreamStatusError(provider, status, message, code, retryAfter);
 }
 
-export function mapOpenAIError(status: number, body: unknown, headers: UpstreamHeaders, provider: string): GatewayError {
+export function mapOpenAIError(
+  status: number,
+  body: unknown,
+  headers: UpstreamHeaders,
+  provider: string,
+): GatewayError {
   return errorFromBody(provider, status, body, retryAfterSeconds(headers));
 }

@@ -40,7 +40,8 @@ export function normaliseReasoning(m: ChatMessage | ChunkChoice['delta'], exclud
 
 /** A finish reason under OpenAI's name; `error` is the generation failing upstream. */
 export function finishOf(provider: string, f: unknown, message: string): Finish {
-  if (f === 'error') throw errors.upstreamStreamError(provider, message || 'the generation failed (finish_reason error)');
+  if (f === 'error')
+    throw errors.upstreamStreamError(provider, message || 'the generation failed (finish_reason error)');
   return (typeof f === 'string' ? (FINISH_ALIASES[f] ?? f) : f) as Finish;
 }
 

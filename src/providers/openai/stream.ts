@@ -107,7 +107,14 @@ export function createCompatibleTranslator(ctx: AdapterContext, provider: string
         const usage = c.usage;
         if (usage && c.choices.length > 0) {
           c.usage = null;
-          out.push(c, { id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [], usage });
+          out.push(c, {
+            id: c.id,
+            object: 'chat.completion.chunk',
+            created: c.created,
+            model: c.model,
+            choices: [],
+            usage,
+          });
           sawUsage = true;
         } else out.push(c);
       }

@@ -20,7 +20,13 @@ export function roleChunk(ctx: AdapterContext, index = 0): ChatCompletionChunk {
 }
 
 /** A stream chunk opening tool call `index` (its arguments follow in later chunks unless given). */
-export function toolStartChunk(ctx: AdapterContext, index: number, id: string, name: string, args = ''): ChatCompletionChunk {
+export function toolStartChunk(
+  ctx: AdapterContext,
+  index: number,
+  id: string,
+  name: string,
+  args = '',
+): ChatCompletionChunk {
   return chunk(ctx, { tool_calls: [{ index, id, type: 'function', function: { name, arguments: args } }] });
 }
 

@@ -41,7 +41,11 @@ export function paramNames(table: ParamTable): string[] {
  * in table order. When two fields send to the same name, the first one present wins
  * (a table lists max_completion_tokens before max_tokens).
  */
-export function applyParams(req: ChatRequest, table: ParamTable, out: Record<string, unknown>): Record<string, unknown> {
+export function applyParams(
+  req: ChatRequest,
+  table: ParamTable,
+  out: Record<string, unknown>,
+): Record<string, unknown> {
   const written = new Set<string>();
   for (const [field, rule] of Object.entries(table)) {
     const raw = req[field];
