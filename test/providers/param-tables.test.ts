@@ -180,5 +180,5 @@ function pick(from: Record<string, unknown>, keys: string[]): Record<string, unk
 /** A field that sends under another name (that name is what the expectations list). */
 function renamedAway(table: ParamTable, field: string): boolean {
   const rule = table[field];
-  return rule.kind === 'send' && rule.to !== '' && rule.to !== field;
+  return rule.kind === 'send' && rule.to !== undefined && rule.to !== field;
 }

@@ -10,16 +10,16 @@ import type { ChatRequest } from '../../types/openai';
  * - `drop`: accepted, but the provider has no such setting: nothing is sent.
  */
 export type ParamRule =
-  | { kind: 'send'; to: string; value?: (v: unknown, req: ChatRequest) => unknown }
+  | { kind: 'send'; to?: string; value?: (v: unknown, req: ChatRequest) => unknown }
   | { kind: 'own'; note: string }
   | { kind: 'drop'; note: string };
 
 export type ParamTable = Readonly<Record<string, ParamRule>>;
 
-/** Sent under the provider's name for it (the same name when omitted). */
+/** Sent under the provider's name for it. */
 export const rename = (to: string): ParamRule => ({ kind: 'send', to });
 /** Sent under the same name, as is. */
-export const keep: ParamRule = { kind: 'send', to: '' };
+export const keep: ParamRule = { kind: 'send' };
 /** Sent under `to`, the value transformed (undefined: nothing is sent). */
 export const transform = (to: string, value: (v: unknown, req: ChatRequest) => unknown): ParamRule => ({
   kind: 'send',
@@ -50,7 +50,7 @@ export function applyParams(
   for (const [field, rule] of Object.entries(table)) {
     const raw = req[field];
     if (rule.kind !== 'send' || raw === undefined) continue;
-    const to = rule.to || field;
+    const to = rule.to ?? field;
     if (written.has(to)) continue;
     const value = rule.value ? rule.value(raw, req) : raw;
     if (value === undefined) continue;
