@@ -19,12 +19,7 @@ const EFFORTS = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
 
 export function reasoningAsk(req: ChatRequest): ReasoningAsk | undefined {
   const r = isRecord(req.reasoning) ? req.reasoning : undefined;
-  const effort =
-    typeof r?.effort === 'string'
-      ? r.effort
-      : typeof req.reasoning_effort === 'string'
-        ? req.reasoning_effort
-        : undefined;
+  const effort = typeof r?.effort === 'string' ? r.effort : typeof req.reasoning_effort === 'string' ? req.reasoning_effort : undefined;
   const maxTokens = typeof r?.max_tokens === 'number' && r.max_tokens >= 0 ? Math.floor(r.max_tokens) : undefined;
   if (!r && effort === undefined) return undefined;
   const exclude = r?.exclude === true;
@@ -38,30 +33,20 @@ export function reasoningAsk(req: ChatRequest): ReasoningAsk | undefined {
 /** Share of the output allowance given to thinking per effort (OpenRouter's ratios). */
 const RATIO: Record<string, number> = { xhigh: 0.95, high: 0.8, medium: 0.5, low: 0.2, minimal: 0.1 };
 
-/**
- * A thinking budget in tokens: the explicit one, else a share of the output allowance,
- * within 1,024..32,000 (Anthropic's floor).
- */
+/** A thinking budget in tokens: the explicit one, else a share of the output allowance, within 1,024..32,000 (Anthropic's floor). */
 export function thinkingBudget(ask: ReasoningAsk, maxOutput: number): number {
   if (ask.maxTokens !== undefined) return Math.max(1024, ask.maxTokens);
   return Math.min(32_000, Math.max(1024, Math.floor(maxOutput * (RATIO[ask.effort ?? 'medium'] ?? 0.5))));
 }
 
-/** The output allowance with room for a thinking budget, which is part of it and must stay below it. */
-export function roomForThinking(maxOutput: number, budget: number): number {
-  return maxOutput <= budget ? budget + maxOutput : maxOutput;
-}
-
-/** An effort on a three-level scale (low, medium, high): minimal is low, xhigh is high, none given is medium. */
-export function threeLevelEffort(ask: ReasoningAsk): 'low' | 'medium' | 'high' {
-  return ask.effort === 'minimal' ? 'low' : ask.effort === 'xhigh' ? 'high' : (ask.effort ?? 'medium');
+/** A Claude request's max_tokens with thinking on: the budget counts within it, so it is raised above the budget. */
+export function thinkingMaxTokens(max: number, budget: number): number {
+  return max <= budget ? budget + max : max;
 }
 
 /** The reasoning details of an earlier assistant turn, as the client sent them back. */
 export function detailsOf(m: ChatMessage): ReasoningDetail[] {
-  return Array.isArray(m.reasoning_details)
-    ? m.reasoning_details.filter((d): d is ReasoningDetail => isRecord(d) && typeof d.type === 'string')
-    : [];
+  return Array.isArray(m.reasoning_details) ? m.reasoning_details.filter((d): d is ReasoningDetail => isRecord(d) && typeof d.type === 'string') : [];
 }
 
 /** Anthropic-style `cache_control` on a content part or on a whole message (LiteLLM's form). */
@@ -73,4 +58,9 @@ export function cacheControlOf(x: ContentPart | ChatMessage | FunctionTool): Rec
 /** Reasoning text of a stream or answer, kept only when the client did not ask to exclude it. */
 export function keepReasoning(req: ChatRequest): boolean {
   return reasoningAsk(req)?.exclude !== true;
+}
+
+/** An effort on a three-level scale (low, medium, high): minimal is low, xhigh is high, none given is medium. */
+export function threeLevelEffort(ask: ReasoningAsk): 'low' | 'medium' | 'high' {
+  return ask.effort === 'minimal' ? 'low' : ask.effort === 'xhigh' ? 'high' : (ask.effort ?? 'medium');
 }

@@ -3,7 +3,7 @@ import { dataUrl, mergeConsecutive, parseArgs, textOf } from '../shared';
 import { postJson, targetOptions } from '../shared/http';
 import { applyParams } from '../shared/params';
 import { forcedTool, imageUrl, isSystem, responseSchema, toolHead, toolParameters } from '../shared/request';
-import { cacheControlOf, detailsOf, reasoningAsk, roomForThinking, thinkingBudget } from '../reasoning';
+import { cacheControlOf, detailsOf, reasoningAsk, thinkingMaxTokens, thinkingBudget } from '../reasoning';
 import type { UpstreamRequest, UpstreamTarget } from '../types';
 import { ANTHROPIC_TABLE } from './params';
 
@@ -99,7 +99,7 @@ function applyThinking(req: ChatRequest, body: Record<string, unknown>): void {
   }
   const max = Number(body.max_tokens);
   const budget = thinkingBudget(ask, max);
-  body.max_tokens = roomForThinking(max, budget);
+  body.max_tokens = thinkingMaxTokens(max, budget);
   body.thinking = { type: 'enabled', budget_tokens: budget };
   delete body.temperature;
   delete body.top_k;

@@ -7,7 +7,7 @@ import {
   cacheControlOf,
   detailsOf,
   reasoningAsk,
-  roomForThinking,
+  thinkingMaxTokens,
   thinkingBudget,
   threeLevelEffort,
 } from '../reasoning';
@@ -82,7 +82,7 @@ function reasoningFields(
     if (!ask.enabled) return { thinking: { type: 'disabled' } };
     const max = typeof inf.maxTokens === 'number' ? inf.maxTokens : 4096;
     const budget = thinkingBudget(ask, max);
-    inf.maxTokens = roomForThinking(max, budget);
+    inf.maxTokens = thinkingMaxTokens(max, budget);
     delete inf.temperature;
     if (typeof inf.topP === 'number' && inf.topP < 0.95) delete inf.topP;
     return { thinking: { type: 'enabled', budget_tokens: budget } };
