@@ -9,7 +9,7 @@ import { createLogger } from './logger';
 import { ModelRegistry } from './models/registry';
 import { loadPlugins, setupPlugins } from './pipeline/loader';
 import { compose } from './pipeline/compose';
-import { HTTP_OBSERVER, PLUGIN_TIMER, type HttpObserver, type PluginTimer } from './pipeline/hooks';
+import { HTTP_OBSERVER, PLUGIN_TIMER, READINESS, type HttpObserver, type PluginTimer, type ReadinessCheck } from './pipeline/hooks';
 import type { GatewayContext, GatewayMiddleware, PluginServices } from './pipeline/plugin';
 import { coreExtensions } from './pipeline/loader';
 import { redisBackend, scopedState, storeBackend } from './pipeline/shared-state';
@@ -19,7 +19,7 @@ import { Lifecycle } from './server/lifecycle';
 import { chatHandler } from './api/chat';
 import { registerOperationRoutes } from './api/operations';
 import { registerModelRoutes } from './api/models';
-import { MODELS_GUARD, type RouteGuard } from './auth/contract';
+import { MODELS_FILTER, MODELS_GUARD, getAuthenticate, type ModelsFilter, type RouteGuard } from './auth/contract';
 
 export interface Gateway {
   app: Koa;
@@ -43,6 +43,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const logger = opts.logger ?? createLogger(config.server.log_level);
   const loaded = loadPlugins(config.plugins, config.baseDir);
   const store = opts.store ?? (await openStore(config.store));
+  if (!opts.store) store.maintain(config.store, logger);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const router = new Router();
@@ -70,22 +71,24 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   router.get('/ready', async (ctx) => {
     try {
       await store.ping();
-      ctx.body = { status: 'ready', store: store.driver };
+      const checks = ((services.shared.get(READINESS) as ReadinessCheck[] | undefined) ?? []).map((c) => c());
+      const degraded = checks.some((c) => c.status !== 'ok');
+      ctx.body = { status: degraded ? 'degraded' : 'ready', store: store.driver, ...(checks.length ? { checks } : {}) };
     } catch {
       ctx.status = 503;
       ctx.body = { status: 'unavailable', store: store.driver };
     }
   });
   const guard = (services.shared.get(MODELS_GUARD) as RouteGuard | undefined) ?? (async () => undefined);
-  registerModelRoutes(router, services.models, guard);
+  registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER) as ModelsFilter | undefined);
   const chain = compose(
     instances.flatMap((i) => (i.instance.middleware ? [{ name: i.name, middleware: i.instance.middleware.bind(i.instance) as GatewayMiddleware }] : [])),
     services.shared.get(PLUGIN_TIMER) as PluginTimer | undefined,
     (err) => logger.error({ plugin: err.details?.plugin, detail: err.details?.detail }, 'a plugin broke the middleware contract'),
   );
-  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain });
+  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain, authenticate: getAuthenticate(services.shared) });
   router.post('/v1/chat/completions', (ctx) => handler(ctx as unknown as GatewayContext));
-  registerOperationRoutes(router, { config, models: services.models, logger, lifecycle, chain, shared: services.shared, store });
+  registerOperationRoutes(router, { config, models: services.models, logger, lifecycle, chain, shared: services.shared, store, authenticate: getAuthenticate(services.shared) });
 
   const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
   const app = new Koa();

@@ -7,12 +7,17 @@ import { createLogger } from './logger';
 import { startGateway, handleSignals } from './server/start';
 import { runCommand, commands } from './cli/commands';
 
-const USAGE = `usage: gateway <command> [--config FILE]
+const USAGE = `usage: gateway <command> [options]
 
-commands:
-  start              start the gateway (default config: $GATEWAY_CONFIG or ./gateway.yaml)
-  check              validate the config file, print every problem, exit non-zero on any
-${commands.map((c) => `  ${c.usage.padEnd(18)} ${c.summary}`).join('\n')}
+  gateway start [--config FILE]             start the gateway; the config is --config, else
+                                            $GATEWAY_CONFIG, else ./gateway.yaml
+  gateway check [--config FILE]             validate the config, print every problem, exit 1 on any
+${commands
+  .map((c) => `\n${c.name}: ${c.summary}\n${(c.help ?? [c.usage]).map((l) => (l.startsWith(' ') ? `          ${l}` : `  gateway ${l}`)).join('\n')}`)
+  .join('\n')}
+
+Every command takes --config FILE; store commands take --json for machine-readable output.
+From a checkout: npm run gateway -- <command> ...   (e.g. npm run gateway -- accounts list)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -30,7 +35,8 @@ async function main(argv: string[]): Promise<number> {
       loadPlugins(config.plugins, config.baseDir);
     } catch (e) {
       if (e instanceof ConfigError) {
-        process.stderr.write(`${e.message}\n`);
+        // Plugin sections are checked after the file: name the file there too.
+        process.stderr.write(`${(e.source === path ? e : new ConfigError(e.problems, path)).message}\n`);
         return 1;
       }
       throw e;

@@ -9,6 +9,7 @@
  *  - after a stream has started: one `data: {"error":{...}}` SSE frame.
  * Messages never contain secrets: upstream bodies are reduced to their message text.
  */
+import { redactSecrets } from './security/redact';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -102,6 +103,8 @@ export const errors = {
     new GatewayError({ status: 404, type: 'not_found_error', code, message, param }),
   insufficientCredits: (code: string, message: string) =>
     new GatewayError({ status: 402, type: 'insufficient_credits', code, message }),
+  modelNotAllowed: (model: string, param = 'model') =>
+    new GatewayError({ status: 403, type: 'permission_error', code: 'model_not_allowed', param, message: `This key may not use the model '${truncate(model, 200)}'` }),
   upstreamTimeout: (provider: string) =>
     new GatewayError({ status: 504, type: 'timeout_error', code: 'upstream_timeout', message: `Upstream provider '${provider}' timed out`, retryable: true }),
   upstreamUnavailable: (provider: string, detail: string) =>
@@ -115,7 +118,17 @@ export const errors = {
   upstreamClosed: (provider: string) =>
     new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_closed', message: `Upstream provider '${provider}' closed the connection before answering`, retryable: true }),
   shuttingDown: () =>
-    new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true }),
+    new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true, retryAfter: 1 }),
+  clientClosed: () =>
+    new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request' }),
+  invalidHeaderValue: (name: string) =>
+    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_header', param: 'headers', message: `The value of header '${truncate(name, 64)}' cannot be sent over HTTP` }),
+  upstreamTooLarge: (provider: string, what: string, limit: number) =>
+    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_response_too_large', message: `Upstream provider '${provider}' sent ${what} larger than the gateway's limit of ${limit} bytes`, retryable: true }),
+  reportReplayed: () =>
+    new GatewayError({ status: 409, type: 'invalid_request_error', code: 'report_replayed', message: 'This signed report was already handled; nothing changed' }),
+  storeUnavailable: (retryAfter: number) =>
+    new GatewayError({ status: 503, type: 'server_error', code: 'store_unavailable', message: "The gateway's database is unavailable; retry shortly", retryAfter }),
   internal: () =>
     new GatewayError({ status: 500, type: 'server_error', code: 'internal_error', message: 'Internal gateway error' }),
   noDeployment: (model: string) =>
@@ -133,7 +146,8 @@ export const errors = {
  * `message` must already be free of secrets (adapters pass the provider's own error text).
  */
 export function upstreamStatusError(provider: string, status: number, message: string, code?: string, retryAfter?: number): GatewayError {
-  const text = `Upstream provider '${provider}' answered ${status}: ${truncate(message || 'no message', 500)}`;
+  // Anything credential-like goes, whatever the upstream echoed (routing also removes the configured key itself).
+  const text = `Upstream provider '${provider}' answered ${status}: ${truncate(redactSecrets((message || 'no message').slice(0, 4000)), 500)}`;
   if (status === 401 || status === 403) {
     // The operator's upstream credentials failed: not the client's fault, not their key. The
     // upstream's own text is dropped: providers echo (part of) the key they were given.

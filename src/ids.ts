@@ -23,3 +23,8 @@ function nextBytes(): Buffer {
 export function randomId(prefix = ''): string {
   return prefix + nextBytes().toString('base64url');
 }
+
+/** A completion id in OpenAI's form: `chatcmpl-` and 24 base62-ish characters. */
+export function newCompletionId(): string {
+  return randomId('chatcmpl-');
+}

@@ -1,9 +1,16 @@
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
-import { AUTHENTICATE, AUTHENTICATE_KEY, MODELS_GUARD, type RouteGuard } from '../../src/auth/contract';
+import { AUTH_THROTTLE, AUTHENTICATE, AUTHENTICATE_KEY, FORGET_KEY, MODELS_GUARD, type AuthThrottle, type RouteGuard } from '../../src/auth/contract';
+import type Koa from 'koa';
 import { Authenticator } from '../../src/auth/authenticator';
 import { adminKeyHash, bootstrapAccount } from '../../src/auth/admin-key';
 import { registerAdminRoutes } from '../../src/api/admin';
+
+/**
+ * First-start keys go to the terminal (stderr), set apart by blank lines, never into the
+ * JSON log stream on stdout that log collectors read.
+ */
+const printSecret = (line: string) => void process.stderr.write(`\n${line}\n`);
 
 export interface AuthConfig {
   /** Require a key on GET /v1/models too (public by default). */
@@ -39,19 +46,31 @@ export default definePlugin<AuthConfig>({
     },
   },
   async setup(config, services) {
-    const adminHash = await adminKeyHash(services.store, services.config.server.admin_key, (line) => process.stdout.write(line));
+    const adminHash = await adminKeyHash(services.store, services.config.server.admin_key, printSecret);
     const auth = new Authenticator(services.store, { cacheTtlMs: config.cache_ttl_ms, cacheMax: config.cache_max_entries, adminHash });
+    // Failed-authentication throttling per client address, when a plugin (limits) registered one.
+    const plain = auth.authenticate;
+    auth.authenticate = async (ctx: Koa.Context) => {
+      const t = services.shared.get(AUTH_THROTTLE) as AuthThrottle | undefined;
+      if (!t) return plain(ctx);
+      t.check(ctx.ip);
+      return plain(ctx).catch((e: unknown) => {
+        if ((e as { status?: number }).status === 401) t.failed(ctx.ip);
+        throw e;
+      });
+    };
     services.shared.set(AUTHENTICATE, auth.authenticate);
     services.shared.set(AUTHENTICATE_KEY, (key: string) => auth.fromKey(key));
+    services.shared.set(FORGET_KEY, (hash: string) => auth.forget(hash));
     if (config.protect_models) {
       const guard: RouteGuard = async (ctx) => void (await auth.authenticate(ctx));
       services.shared.set(MODELS_GUARD, guard);
     }
     registerAdminRoutes(services.router, services.store, auth);
-    if (config.bootstrap) await bootstrapAccount(services.store, config.bootstrap, (line) => process.stdout.write(line));
+    if (config.bootstrap) await bootstrapAccount(services.store, config.bootstrap, printSecret);
     return {
       async middleware(ctx, next) {
-        const principal = await auth.fromHeader(ctx.get('authorization') || undefined);
+        const principal = await auth.authenticate(ctx as unknown as Koa.Context);
         if (principal.isAdmin) throw errors.forbidden('admin_key_not_allowed', 'The admin key cannot call chat completions; use an account\'s key');
         ctx.state.gateway.principal = principal;
         await next();

@@ -1,4 +1,5 @@
-import type { CreditBoundConfig, ModelConfig } from '../../src/config/types';
+import type { CreditBoundConfig, DeploymentConfig, ModelConfig, ProviderConfig } from '../../src/config/types';
+import { claudeOutputAllowance, reasoningAsk } from '../../src/providers/reasoning';
 import type { ChatMessage, ChatRequest, ContentPart } from '../../src/types/openai';
 import { maxPromptPrice, type Price } from './price';
 
@@ -107,14 +108,46 @@ function messageTokens(w: Walk, m: ChatMessage, i: number, roles: Record<string,
   return n;
 }
 
+/** Where an attempt goes: the adapter's own defaults (a Claude max_tokens) depend on it. */
+export interface BoundTarget {
+  provider: Pick<ProviderConfig, 'options'>;
+  deployment: Pick<DeploymentConfig, 'model' | 'options'>;
+}
+
+/** Claude's max_tokens when a request gives none (the Anthropic and Bedrock adapters' default). */
+const CLAUDE_DEFAULT_MAX = 4096;
+
+/**
+ * The output allowance the adapter itself sends where it differs from the request's: a
+ * Claude request always carries max_tokens (its default when the request has none), raised
+ * to fit a thinking budget; the model may produce all of it. Cohere's thinking budget may come
+ * on top of max_tokens. Undefined: the request's own.
+ */
+function adapterOutput(request: ChatRequest, providerType: string, target: BoundTarget | undefined): number | undefined {
+  if (providerType === 'anthropic') {
+    const o = { ...target?.provider.options, ...target?.deployment.options };
+    return claudeOutputAllowance(request, Number(o.max_tokens ?? CLAUDE_DEFAULT_MAX));
+  }
+  // Bedrock raises maxTokens only for Claude models with thinking on (without a target: assume Claude).
+  const claude = target === undefined || /anthropic|claude/.test(target.deployment.model);
+  if (providerType === 'bedrock' && claude && reasoningAsk(request)?.enabled) return claudeOutputAllowance(request, CLAUDE_DEFAULT_MAX);
+  // Cohere's thinking token_budget is not documented to count within max_tokens: bound both.
+  const ask = reasoningAsk(request);
+  const max = request.max_completion_tokens ?? request.max_tokens;
+  if (providerType === 'cohere' && ask?.enabled && ask.maxTokens !== undefined && typeof max === 'number') return max + ask.maxTokens;
+  return undefined;
+}
+
 const PROMPT_TEXT_OPTIONS = ['initial_prompt_value', 'final_prompt_value', 'bos_token', 'eos_token'] as const;
 const COUNTED_FIELDS = new Set(['messages', 'tools', 'functions', 'response_format']);
 
 /**
  * The bound of one attempt: `request` as this attempt sends it, on `model`, through a
- * provider of type `providerType`; `options` are the request's gateway fields (prompt templates).
+ * provider of type `providerType` (at `target`, when known); `options` are the request's
+ * gateway fields (prompt templates). The output is what the upstream may produce after the
+ * adapter's mapping, reasoning included.
  */
-export function requestTokenBound(request: ChatRequest, model: ModelConfig, providerType: string, options: Record<string, unknown> = {}): TokenBound {
+export function requestTokenBound(request: ChatRequest, model: ModelConfig, providerType: string, options: Record<string, unknown> = {}, target?: BoundTarget): TokenBound {
   const w: Walk = { rules: RULES[providerType] ?? GENERIC, items: model.credit_bound ?? {}, unbounded: null };
   const roles = options.roles as Record<string, { pre_message?: unknown; post_message?: unknown }> | undefined;
   let input = w.rules.request;
@@ -128,7 +161,9 @@ export function requestTokenBound(request: ChatRequest, model: ModelConfig, prov
   for (const k of PROMPT_TEXT_OPTIONS) input += bytes(options[k]);
   const ctx = model.context_length;
   const asked = [request.max_tokens, request.max_completion_tokens].filter((v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0);
-  const output = Math.min(asked.length > 0 ? Math.max(...asked) : model.max_output_tokens ?? ctx, ctx);
+  const sent = adapterOutput(request, providerType, target);
+  const adapterSends = sent !== undefined && Number.isFinite(sent) && sent > 0 ? sent : 0;
+  const output = Math.min(Math.max(asked.length > 0 ? Math.max(...asked) : model.max_output_tokens ?? ctx, adapterSends), ctx);
   // A lenient upstream may coerce "8" or 7.5 into a count: bound what it could make of it.
   const asN = typeof request.n === 'string' ? Number(request.n) : request.n;
   const n = typeof asN === 'number' && Number.isFinite(asN) && asN > 1 ? Math.ceil(asN) : 1;
@@ -153,8 +188,8 @@ export function worstCase(b: TokenBound, inputWeight: number, outputWeight: numb
  * The most tokens (input + every choice's output) one attempt of this request can use:
  * for token-per-minute limits. Same rules as the credit reservation, without prices.
  */
-export function maxRequestTokens(request: ChatRequest, model: ModelConfig, providerType: string, options: Record<string, unknown> = {}): number {
-  return worstCase(requestTokenBound(request, model, providerType, options), 1, 1);
+export function maxRequestTokens(request: ChatRequest, model: ModelConfig, providerType: string, options: Record<string, unknown> = {}, target?: BoundTarget): number {
+  return worstCase(requestTokenBound(request, model, providerType, options, target), 1, 1);
 }
 
 /**

@@ -2,7 +2,9 @@ import type { AttemptPlan, GatewayState } from '../../src/pipeline/state';
 import { fromNano } from '../../src/store/money';
 import type { EmbeddingsResponse } from '../../src/types/embeddings';
 import { inputTokenBound } from '../../src/api/embeddings/encode';
-import { maxPromptPrice, usageCost, type Price } from './price';
+import { maxPromptPrice, type Price } from './price';
+import type { Outcome } from './record';
+import { chargeFor, type Charge } from './usage-check';
 import type { PlannedReservation } from './reservation';
 import type { ModelConfig } from '../../src/config/types';
 
@@ -19,23 +21,25 @@ export function embeddingsReservation(plan: AttemptPlan, s: GatewayState, priceO
   return { amount: Math.max(...caps.values()), caps, unbounded: null };
 }
 
-/** Settle an embeddings answer to the provider's count, capped at the reservation; its usage gets `cost`. */
-export function embeddingsCharge(body: EmbeddingsResponse, price: Price, reserved: number) {
-  const usage = {
-    prompt_tokens: body.usage.prompt_tokens,
-    completion_tokens: 0,
-    total_tokens: body.usage.total_tokens,
-  };
-  const cost = Math.min(usageCost(price, usage), reserved);
-  body.usage.cost = fromNano(cost);
-  return {
-    usage,
-    cost,
+/**
+ * Settle an embeddings answer to the provider's count, checked like chat usage (malformed or
+ * above the reservation: an overrun, charged at the cap) and capped at it; the answer's usage
+ * shows the checked count and `cost`.
+ */
+export function embeddingsCharge(body: EmbeddingsResponse, price: Price, cap: number): { charge: Charge; outcome: Outcome } {
+  const charge = chargeFor(price, { prompt_tokens: body.usage.prompt_tokens, completion_tokens: 0, total_tokens: body.usage.total_tokens }, cap);
+  body.usage.prompt_tokens = charge.usage.prompt_tokens;
+  body.usage.total_tokens = charge.usage.total_tokens;
+  body.usage.cost = fromNano(charge.cost);
+  const outcome: Outcome = {
+    usage: charge.usage,
+    cost: charge.cost,
     finishReason: null,
     streamed: false,
     cancelled: false,
-    status: 'completed' as const,
+    status: 'completed',
     errorCode: null,
     firstContentAt: null,
   };
+  return { charge, outcome };
 }

@@ -5,13 +5,13 @@ import { errors, toGatewayError } from '../../src/errors';
 import { ConfigError } from '../../src/config/load';
 import type { ModelConfig } from '../../src/config/types';
 import { fromNano } from '../../src/store/money';
+import { openBatch, takeBatch } from '../../src/store/request-batch';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
-import { newCompletionId } from '../routing/index';
 import { defaultPlan } from '../routing/plan';
 import { effectivePrice, modelPrice, type Price } from './price';
-import { buildGeneration } from './record';
+import { buildGeneration, type Outcome } from './record';
 import { embeddingsCharge, embeddingsReservation } from './embeddings';
 import { registerGenerationRoutes } from './routes';
 import { metadataProblem } from './metadata';
@@ -85,17 +85,20 @@ export default definePlugin<CreditConfig>({
     const overruns = new Counter({ name: 'gateway_credit_overrun_total', help: 'Answers whose upstream usage exceeded the reservation or was malformed, by model and reason', labelNames: ['model', 'reason'], registers });
     const overrunCredits = new Counter({ name: 'gateway_credit_overrun_credits_total', help: 'Credits of upstream usage beyond the reservation, carried by the operator, by model', labelNames: ['model'], registers });
 
-    type Outcome = Parameters<typeof buildGeneration>[1];
     async function settle(ctx: GatewayContext, reservation: string, out: Outcome, charge: Charge | null): Promise<void> {
       const gen = buildGeneration(ctx, out);
       const overrun = charge?.reason ? { amount: charge.overrun, reason: charge.reason } : null;
+      // The request's other writes (its stored response) commit in the same transaction.
+      const writes = takeBatch(ctx.state.gateway.extensions);
       try {
-        await store.credit.settle(reservation, out.cost, gen, overrun);
+        await store.credit.settle(reservation, out.cost, gen, overrun, writes);
       } catch (e) {
-        // Nothing the client sent may keep the charge from landing: once more without the client's free-form fields.
+        // Nothing the client sent may keep the charge from landing: once more without the client's
+        // free-form fields and without the other writes, which then follow on their own.
         logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'credit settlement failed; retrying without client fields');
         try {
           await store.credit.settle(reservation, out.cost, { ...gen, metadata: null, user: null, appReferer: null, appTitle: null }, overrun);
+          for (const w of writes) await store.db.write(w.sql, w.params).catch((e3: unknown) => logger.error({ err: e3, requestId: ctx.state.gateway.requestId }, 'a write of the request failed'));
         } catch (e2) {
           // The answer has gone out; the reservation stays and the sweep releases it.
           logger.error({ err: e2, requestId: ctx.state.gateway.requestId }, 'credit settlement failed');
@@ -116,7 +119,6 @@ export default definePlugin<CreditConfig>({
         if (!principal) throw errors.internal();
         const bad = metadataProblem(s.options.metadata);
         if (bad) throw bad;
-        s.extensions.completionId ??= newCompletionId();
         const wantsCustom = s.options.input_cost_per_token !== undefined || s.options.output_cost_per_token !== undefined;
         const customAllowed = wantsCustom ? Boolean((await store.accounts.get(principal.accountId))?.customPricing) : false;
         const priceOf = (m: ModelConfig): Price => {
@@ -140,6 +142,7 @@ export default definePlugin<CreditConfig>({
             ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${most} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
             : errors.insufficientCredits('key_limit_exceeded', `This key's credit limit does not cover this request (at most ${most} credits; ${fromNano(r.available)} left in its limit). Raise the limit or lower max_tokens.`);
         }
+        openBatch(s.extensions); // writes of plugins inside (storage) commit with the settlement
         try {
           await next();
         } catch (e) {
@@ -153,8 +156,10 @@ export default definePlugin<CreditConfig>({
         const price = priceOf(servedModel);
         const cap = planned.caps.get(servedModel.id) ?? planned.amount;
         const result = s.result;
-        if (result?.kind === 'embeddings') await settle(ctx, r.id, embeddingsCharge(result.body, price, cap), null);
-        else if (result?.kind === 'completion') {
+        if (result?.kind === 'embeddings') {
+          const { charge, outcome } = embeddingsCharge(result.body, price, cap);
+          await settle(ctx, r.id, outcome, charge);
+        } else if (result?.kind === 'completion') {
           const charge = chargeFor(price, completionUsage(result.body, promptTokens(s)), cap);
           if (result.body.usage) showCharge(result.body.usage, charge);
           else result.body.usage = { ...charge.usage, cost: fromNano(charge.cost) };

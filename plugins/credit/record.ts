@@ -7,17 +7,26 @@ function header(ctx: GatewayContext, name: string): string | null {
   return v ? v.slice(0, 500) : null;
 }
 
+/** What a finished request produced and is charged, for its generation record. */
+export interface Outcome {
+  usage: Usage | null;
+  cost: number;
+  finishReason: string | null;
+  streamed: boolean;
+  cancelled: boolean;
+  status: Generation['status'];
+  errorCode: string | null;
+  firstContentAt: bigint | null;
+}
+
 /** The generation record of a finished request, from the request state and what it produced. */
-export function buildGeneration(
-  ctx: GatewayContext,
-  out: { usage: Usage | null; cost: number; finishReason: string | null; streamed: boolean; cancelled: boolean; status: Generation['status']; errorCode: string | null; firstContentAt: bigint | null },
-): Generation {
+export function buildGeneration(ctx: GatewayContext, out: Outcome): Generation {
   const s = ctx.state.gateway;
   const last = s.attempts[s.attempts.length - 1];
   const now = process.hrtime.bigint();
   const metadata = s.options.metadata;
   return {
-    id: s.extensions.completionId as string,
+    id: s.completionId,
     accountId: s.principal?.accountId ?? 'anonymous',
     keyHash: s.principal?.keyHash ?? null,
     model: s.model.id,

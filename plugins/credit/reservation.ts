@@ -24,13 +24,13 @@ export function planReservation(plan: AttemptPlan, options: Record<string, unkno
   const seen = new Map<ChatRequest, Set<string>>();
   let unbounded: PlannedReservation['unbounded'] = null;
   for (const a of [...plan.attempts, ...(plan.contextFallback ?? [])]) {
-    // Retries repeat a request on the same model and provider type: bound each once.
-    const key = `${a.model.id}\u0000${a.provider.type}`;
+    // Retries repeat a request on the same model and deployment: bound each once.
+    const key = `${a.model.id}\u0000${a.provider.name}\u0000${a.deployment.model}`;
     const done = seen.get(a.request) ?? new Set<string>();
     if (done.has(key)) continue;
     done.add(key);
     seen.set(a.request, done);
-    const b = requestTokenBound(a.request, a.model, a.provider.type, options);
+    const b = requestTokenBound(a.request, a.model, a.provider.type, options, a);
     // Remember the first such item, or one on a model whose operator chose to refuse it.
     const refuses = (m: ModelConfig) => m.credit_bound?.unbounded_items === 'refuse';
     if (b.unbounded !== null && (unbounded === null || (refuses(a.model) && !refuses(unbounded.model)))) unbounded = { param: b.unbounded, model: a.model };

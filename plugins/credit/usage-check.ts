@@ -26,8 +26,13 @@ export function checkUsage(u: Usage): CheckedUsage {
   const completion = count(raw.completion_tokens, 'completion_tokens', false);
   const total = count(raw.total_tokens, 'total_tokens', true);
   const out: Usage = { ...raw, prompt_tokens: prompt, completion_tokens: completion, total_tokens: raw.total_tokens === undefined ? prompt + completion : total };
-  const cached = raw.prompt_tokens_details?.cached_tokens;
-  if (cached !== undefined) out.prompt_tokens_details = { ...raw.prompt_tokens_details, cached_tokens: count(cached, 'prompt_tokens_details.cached_tokens', true) };
+  const details = raw.prompt_tokens_details;
+  if (details?.cached_tokens !== undefined || details?.cache_write_tokens !== undefined) {
+    out.prompt_tokens_details = { ...details };
+    for (const k of ['cached_tokens', 'cache_write_tokens'] as const) {
+      if (details[k] !== undefined) out.prompt_tokens_details[k] = count(details[k], `prompt_tokens_details.${k}`, true);
+    }
+  }
   const reasoning = raw.completion_tokens_details?.reasoning_tokens;
   if (reasoning !== undefined) out.completion_tokens_details = { ...raw.completion_tokens_details, reasoning_tokens: count(reasoning, 'completion_tokens_details.reasoning_tokens', true) };
   return { usage: out, malformed };

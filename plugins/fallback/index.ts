@@ -114,7 +114,7 @@ export default definePlugin<FallbackConfig>({
 
         const contextDict = (o.context_window_fallback_dict as Record<string, string> | undefined) ?? {};
         const contextId = contextDict[s.model.id] ?? s.model.routing?.context_window_fallback;
-        const contextModel = contextId ? resolve(contextId, 'context_window_fallback_dict') : undefined;
+        const contextModel = contextId && s.allowModel?.(contextId) !== false ? resolve(contextId, 'context_window_fallback_dict') : undefined;
         const contextAttempts = contextModel ? group(contextModel, { ...s.request, model: contextModel.id }, retriesFor(s, contextModel), s) : undefined;
 
         let attempts: Attempt[];
@@ -130,6 +130,7 @@ export default definePlugin<FallbackConfig>({
         }
         for (const [i, f] of fallbackSpecs.entries()) {
           const m = resolve(f.id, f.param);
+          if (s.allowModel?.(m.id) === false) continue; // a model the key may not use is skipped, never called
           const request = { ...s.request, ...f.overrides, model: m.id } as ChatRequest;
           checkFallbackRequest(request, f.overrides, i, m);
           attempts.push(...group(m, request, retriesFor(s, m), s));

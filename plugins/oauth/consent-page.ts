@@ -6,6 +6,8 @@ export interface ConsentView {
   callbackUrl: string;
   challenge: string;
   method: string;
+  /** The anti-CSRF token, also set as a SameSite=Strict cookie (double submit). */
+  csrf: string;
   error?: string;
 }
 
@@ -22,7 +24,7 @@ h1{font-size:1.4rem}.site{font-weight:600}label{display:block;margin:1rem 0 .3re
 <p><span class="site">${esc(v.site)}</span> asks for an API key that spends your account's credit.</p>
 ${v.error ? `<p class="error" role="alert" id="error">${esc(v.error)}</p>` : ''}
 <form method="post" action="/auth/consent">
-${hidden('callback_url', v.callbackUrl)}${hidden('code_challenge', v.challenge)}${hidden('code_challenge_method', v.method)}
+${hidden('callback_url', v.callbackUrl)}${hidden('code_challenge', v.challenge)}${hidden('code_challenge_method', v.method)}${hidden('csrf', v.csrf)}
 <label for="key">Prove it is you: an API key of your account</label>
 <input type="password" id="key" name="key" autocomplete="off" required>
 <label for="limit">Credit limit for the new key (optional)</label>

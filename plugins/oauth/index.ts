@@ -10,6 +10,9 @@ import { toNano } from '../../src/store/money';
 import { consentPage } from './consent-page';
 import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
+import { ReportReplayGuard } from './replay';
+import { checkCsrf, checkSameOrigin, issueCsrf } from './csrf';
+import { credits } from '../../src/api/admin';
 
 export interface OAuthConfig {
   /** Origins (https://app.example) whose callback URLs may receive codes. */
@@ -37,7 +40,7 @@ export default definePlugin<OAuthConfig>({
     additionalProperties: false,
     properties: {
       callback_allowlist: { type: 'array', items: { type: 'string', pattern: '^https?://[^/]+$' }, default: [] },
-      allow_localhost: { type: 'boolean', default: true },
+      allow_localhost: { type: 'boolean', default: false },
       allow_plain: { type: 'boolean', default: false },
       code_ttl_seconds: { type: 'integer', minimum: 10, maximum: 3600, default: 300 },
       leaks: {
@@ -47,6 +50,7 @@ export default definePlugin<OAuthConfig>({
         properties: {
           public_keys: { type: 'array', default: [], items: { type: 'object', additionalProperties: false, required: ['key_identifier', 'pem'], properties: { key_identifier: { type: 'string' }, pem: { type: 'string' } } } },
           hmac_secret: { type: 'string', minLength: 16 },
+          replay_window_s: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },
           smtp: {
             type: 'object',
             additionalProperties: false,
@@ -60,6 +64,7 @@ export default definePlugin<OAuthConfig>({
   setup(config, services) {
     const { store, router } = services;
     const leaks = new LeakHandler(store, config.leaks, services.logger);
+    const replay = new ReportReplayGuard(store, config.leaks.replay_window_s);
 
     /** The callback URL's origin, if codes may go there. */
     const allowedCallback = (raw: unknown): URL => {
@@ -92,11 +97,13 @@ export default definePlugin<OAuthConfig>({
       ctx.type = 'text/html; charset=utf-8';
       // form-action also governs the redirect after the post: the callback's origin must be listed.
       ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${url.origin}; frame-ancestors 'none'`);
-      ctx.body = consentPage({ site: url.origin, callbackUrl: url.toString(), challenge, method });
+      ctx.body = consentPage({ site: url.origin, callbackUrl: url.toString(), challenge, method, csrf: issueCsrf(ctx) });
     });
 
     router.post('/auth/consent', async (ctx) => {
+      checkSameOrigin(ctx);
       const form = await readForm(ctx.req, 16 * 1024, '16kb');
+      checkCsrf(ctx, form.get('csrf'));
       const url = allowedCallback(form.get('callback_url'));
       const challenge = checkChallenge(form.get('code_challenge'));
       const method = checkMethod(form.get('code_challenge_method'));
@@ -114,12 +121,10 @@ export default definePlugin<OAuthConfig>({
       } catch (e) {
         ctx.status = 401;
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = consentPage({ site: url.origin, callbackUrl: url.toString(), challenge, method, error: `That key was not accepted: ${(e as Error).message}` });
+        ctx.body = consentPage({ site: url.origin, callbackUrl: url.toString(), challenge, method, csrf: issueCsrf(ctx), error: `That key was not accepted: ${(e as Error).message}` });
         return;
       }
-      const limitRaw = form.get('limit');
-      const limit = limitRaw ? Number(limitRaw) : null;
-      if (limit !== null && (!Number.isFinite(limit) || limit < 0)) throw errors.invalidRequest('limit must be a number >= 0', 'limit', 'invalid_field');
+      const limit = consentLimit(form.get('limit'));
       const code = randomBytes(32).toString('base64url');
       await store.oauthCodes.create(hashCode(code), { accountId, challenge, method, site: url.origin, limit: limit === null ? null : toNano(limit) }, config.code_ttl_seconds * 1000);
       url.searchParams.set('code', code);
@@ -146,18 +151,36 @@ export default definePlugin<OAuthConfig>({
     router.post('/v1/keys/leaked', async (ctx) => {
       const raw = await readRaw(ctx.req, 1024 * 1024, '1mb');
       if (!signatureValid(raw, ctx.req.headers, config.leaks)) throw errors.unauthorized('invalid_signature', 'The report is not signed by a configured secret-scanning partner');
-      let reports: unknown;
-      try {
-        reports = JSON.parse(raw.toString('utf8'));
-      } catch (e) {
-        throw errors.invalidJson((e as Error).message);
-      }
-      if (!Array.isArray(reports) || !reports.every((r) => r && typeof r === 'object' && typeof (r as LeakReport).token === 'string')) {
-        throw errors.invalidRequest('The body must be an array of {token, type, url, source}', null, 'invalid_body');
-      }
-      ctx.body = await leaks.handle(reports as LeakReport[]);
+      replay.checkTimestamp(ctx.get('x-signature-timestamp') || undefined);
+      const reports = parseReports(raw);
+      await replay.once(ctx.get('github-public-key-signature') || ctx.get('x-signature-256'));
+      ctx.body = await leaks.handle(reports);
     });
 
     return { middleware: (_ctx, next) => next(), close: () => leaks.close() };
   },
 });
+
+/** The consent form's credit limit, held to the admin API's range for a key's limit. */
+function consentLimit(raw: string | null): number | null {
+  if (raw === null || raw.trim() === '') return null;
+  const limit = Number(raw);
+  if (!Number.isFinite(limit) || limit < credits.minimum || limit > credits.maximum) {
+    throw errors.invalidRequest(`limit must be a number from ${credits.minimum} to ${credits.maximum}`, 'limit', 'invalid_field');
+  }
+  return limit;
+}
+
+/** The partner's JSON: an array of {token, type, url, source}. */
+function parseReports(raw: Buffer): LeakReport[] {
+  let reports: unknown;
+  try {
+    reports = JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw errors.invalidJson((e as Error).message);
+  }
+  if (!Array.isArray(reports) || !reports.every((r) => r && typeof r === 'object' && typeof (r as LeakReport).token === 'string')) {
+    throw errors.invalidRequest('The body must be an array of {token, type, url, source}', null, 'invalid_body');
+  }
+  return reports as LeakReport[];
+}

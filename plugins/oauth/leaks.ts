@@ -10,6 +10,8 @@ export interface LeakConfig {
   /** Shared secret for the HMAC-SHA256 alternative (X-Signature-256: sha256=<hex>). */
   hmac_secret?: string;
   smtp?: { host: string; port: number; secure: boolean; from: string; user?: string; pass?: string };
+  /** How far a signed report's X-Signature-Timestamp may be from the gateway's clock, seconds. */
+  replay_window_s: number;
 }
 
 export interface LeakReport {
@@ -22,7 +24,8 @@ export interface LeakReport {
 /**
  * Is the raw body signed by a configured partner? GitHub's shape: `Github-Public-Key-Identifier`
  * and `Github-Public-Key-Signature` (base64 ECDSA over the raw body); or an HMAC-SHA256
- * of the raw body with the shared secret in `X-Signature-256: sha256=<hex>`.
+ * of the raw body with the shared secret in `X-Signature-256: sha256=<hex>` (of "<timestamp>.<body>"
+ * when `X-Signature-Timestamp` is sent).
  */
 export function signatureValid(raw: Buffer, headers: Record<string, string | string[] | undefined>, cfg: LeakConfig): boolean {
   const h = (n: string) => {
@@ -41,7 +44,13 @@ export function signatureValid(raw: Buffer, headers: Record<string, string | str
     }
   }
   const hmac = h('x-signature-256');
-  if (hmac && cfg.hmac_secret) return constantTimeEqual(hmac, `sha256=${createHmac('sha256', cfg.hmac_secret).update(raw).digest('hex')}`);
+  if (hmac && cfg.hmac_secret) {
+    // With X-Signature-Timestamp the timestamp is signed too ("<timestamp>.<body>"), so it cannot be changed to pass the window.
+    const ts = h('x-signature-timestamp');
+    const mac = createHmac('sha256', cfg.hmac_secret);
+    if (ts !== undefined) mac.update(`${ts}.`);
+    return constantTimeEqual(hmac, `sha256=${mac.update(raw).digest('hex')}`);
+  }
   return false;
 }
 

@@ -1,4 +1,4 @@
-import { errors, GatewayError } from '../../src/errors';
+import { errors, type GatewayError } from '../../src/errors';
 
 export interface AttemptSignal {
   signal: AbortSignal;
@@ -19,7 +19,7 @@ export function attemptSignal(parent: AbortSignal, timeoutMs: number, provider: 
   timer.unref();
   return {
     signal: ac.signal,
-    abort: (reason) => ac.abort(reason ?? new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request' })),
+    abort: (reason) => ac.abort(reason ?? errors.clientClosed()),
     dispose: () => {
       clearTimeout(timer);
       parent.removeEventListener('abort', onParent);

@@ -5,7 +5,7 @@ import { getEmbeddingsMapping, type UpstreamAnswer } from '../../src/providers/e
 import type { Transport } from '../../src/transport/http';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../src/types/embeddings';
 import { toEmbeddingsResponse } from '../../src/api/embeddings/encode';
-import { mapReadError, readBody, target, type CallOptions } from './upstream';
+import { mapReadError, readBody, target, upstreamFailure, type CallOptions } from './upstream';
 
 /** Upstream calls of one attempt run at most this many at a time (Titan takes one input per call). */
 const PARALLEL = 8;
@@ -39,13 +39,14 @@ export async function callEmbeddings(
             headersTimeoutMs: opts.headersTimeoutMs,
             bodyTimeoutMs: opts.idleTimeoutMs,
           });
+          // Errors are read short and redacted like chat's; answers are read up to the response size limit.
+          if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
           let body: unknown;
           try {
-            body = await readBody(res.body);
+            body = await readBody(res, opts.limits.maxResponseBytes);
           } catch (e) {
             throw mapReadError(e, a.provider.name, opts.signal);
           }
-          if (res.status >= 400) throw adapter.mapError(res.status, body, res.headers, a.provider.name);
           if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
           return { body, headers: res.headers };
         }),

@@ -1,4 +1,3 @@
-import { randomId } from '../../src/ids';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, GatewayError, toGatewayError } from '../../src/errors';
 import { promptTokens, type Attempt, type AttemptRecord, type GatewayState } from '../../src/pipeline/state';
@@ -7,7 +6,8 @@ import { reasoningAsk } from '../../src/providers/reasoning';
 import { attemptSignal } from './attempt-signal';
 import { defaultPlan } from './plan';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clientUpstreamHeaders } from '../../src/security/headers';
+import { forwardableHeaders } from '../../src/security/headers';
+import { countsAgainstDeployment } from './fault';
 import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
 import { deploymentKey } from '../../src/routing/strategies';
 import { backoffMs } from './backoff';
@@ -28,12 +28,15 @@ import { callEmbeddings } from './embeddings';
 export interface RoutingConfig {
   /** Longest silence between two chunks of an upstream stream. */
   stream_idle_timeout_ms: number;
+  /** Largest plain (non-streamed) upstream answer, bytes: beyond it, 502 upstream_response_too_large. */
+  max_response_bytes: number;
+  /** Largest single stream line (SSE, NDJSON) or frame (AWS event stream), bytes: beyond it, an error event. */
+  max_event_bytes: number;
+  /** Headers a client may forward upstream (`headers` / `extra_headers`): how many, and their total bytes. */
+  max_forwarded_headers: number;
+  max_forwarded_header_bytes: number;
 }
 
-/** A completion id in OpenAI's form: `chatcmpl-` and 24 base62-ish characters. */
-export function newCompletionId(): string {
-  return randomId('chatcmpl-');
-}
 
 /**
  * The terminal plugin: executes the attempt plan (written by `fallback`, or one of its
@@ -49,10 +52,17 @@ export default definePlugin<RoutingConfig>({
     additionalProperties: false,
     properties: {
       stream_idle_timeout_ms: { type: 'integer', minimum: 1, default: 120000 },
+      max_response_bytes: { type: 'integer', minimum: 1024, default: 16 * 1024 * 1024 },
+      max_event_bytes: { type: 'integer', minimum: 1024, default: 4 * 1024 * 1024 },
+      max_forwarded_headers: { type: 'integer', minimum: 0, maximum: 1000, default: 32 },
+      max_forwarded_header_bytes: { type: 'integer', minimum: 0, default: 8192 },
     },
   },
   setup(config, services) {
     const { transport, models } = services;
+    const limits = { maxResponseBytes: config.max_response_bytes, maxEventBytes: config.max_event_bytes };
+    const logError = (provider: string, status: number, text: string) => services.logger.warn({ provider, status, upstreamError: text }, 'upstream error answer');
+    const forwardLimits = { maxHeaders: config.max_forwarded_headers, maxBytes: config.max_forwarded_header_bytes };
 
     async function attemptOnce(s: GatewayState, a: Attempt, ctx: AdapterContext, clientHeaders: Record<string, string> | undefined, health: DeploymentHealth | undefined) {
       const started = performance.now();
@@ -61,7 +71,7 @@ export default definePlugin<RoutingConfig>({
       const sig = attemptSignal(s.signal, s.options.timeoutMs, a.provider.name);
       const ends = s.attemptHooks?.map((h) => h(a));
       const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
-      const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders, promptOptions: promptOptionsOf(s.options) };
+      const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders, promptOptions: promptOptionsOf(s.options), limits, logError };
       const record: AttemptRecord = { provider: a.provider.name, deployment: `${a.provider.name}/${a.deployment.model}`, model: a.model.id, status: 'ok', latencyMs: 0 };
       try {
         if (s.embeddings) {
@@ -91,8 +101,8 @@ export default definePlugin<RoutingConfig>({
         s.upstreamMs += record.latencyMs;
         s.attempts.push(record);
         if (ends) for (const end of ends) end(record);
-        // A 4xx that is the request's fault says nothing about the deployment's health.
-        health?.end(key, record.status === 'ok' || !(record.error && (record.error.status >= 500 || record.error.status === 429)), record.latencyMs);
+        // A 4xx that is the request's fault, a client gone or a client's own short `timeout` says nothing about the deployment's health.
+        health?.end(key, record.status === 'ok' || !countsAgainstDeployment(record, s), record.latencyMs);
       }
     }
 
@@ -102,19 +112,19 @@ export default definePlugin<RoutingConfig>({
         const health = services.shared.get(HEALTH) as DeploymentHealth | undefined;
         const plan = s.plan ?? defaultPlan(s, s.model, models, health);
         const actx: AdapterContext = {
-          id: (s.extensions.completionId as string | undefined) ?? newCompletionId(),
+          id: s.completionId,
           created: Math.floor(Date.now() / 1000),
           model: s.model.id,
           includeUsage: s.request.stream_options?.include_usage === true,
           excludeReasoning: reasoningAsk(s.request)?.exclude === true,
         };
-        s.extensions.completionId = actx.id;
-        const clientHeaders = clientUpstreamHeaders(s.options.headers as Record<string, unknown> | undefined, s.options.extra_headers as Record<string, unknown> | undefined);
+        const clientHeaders = forwardableHeaders([s.options.headers as Record<string, unknown> | undefined, s.options.extra_headers as Record<string, unknown> | undefined], forwardLimits);
         let queue = plan.attempts;
         let last: GatewayError | undefined;
         for (let i = 0; i < queue.length; i++) {
           const a = queue[i];
           if (s.signal.aborted) throw toGatewayError(s.signal.reason);
+          if (s.allowModel?.(a.model.id) === false) continue; // the limits plugin's allowlist: never called
           if (a.retry && plan.backoff) await sleep(backoffMs(a.retry, last, plan.backoff), undefined, { signal: s.signal }).catch(() => undefined);
           actx.model = a.model.id;
           actx.provider = a.provider.name;

@@ -1,6 +1,10 @@
 import { errors, GatewayError } from '../../src/errors';
 import type { Attempt } from '../../src/pipeline/state';
-import type { Transport } from '../../src/transport/http';
+import type { Transport, UpstreamResponse } from '../../src/transport/http';
+import { SizeLimitError } from '../../src/transport/limits';
+import { providerSecrets, redactSecrets } from '../../src/security/redact';
+import { sanitizeError } from '../../src/security/upstream-error';
+import type { ProviderConfig } from '../../src/config/types';
 import { getAdapter } from '../../src/providers/registry';
 import type { AdapterContext, HttpProviderAdapter, UpstreamEvent, UpstreamTarget } from '../../src/providers/types';
 import { NdjsonParser, SseParser, type EventParser } from '../../src/transport/sse';
@@ -16,6 +20,14 @@ export interface CallOptions {
   idleTimeoutMs: number;
   extraHeaders?: Record<string, string>;
   promptOptions?: PromptOptions;
+  limits: UpstreamLimits;
+  /** Where an upstream's error body goes (already redacted), for the operator. */
+  logError?: (provider: string, status: number, text: string) => void;
+}
+
+export interface UpstreamLimits {
+  maxResponseBytes: number;
+  maxEventBytes: number;
 }
 
 export function target(a: Attempt, opts: CallOptions): UpstreamTarget {
@@ -25,14 +37,62 @@ export function target(a: Attempt, opts: CallOptions): UpstreamTarget {
   return t;
 }
 
-export async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string> }): Promise<unknown> {
-  const text = await body.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+/**
+ * An upstream body, at most `limit` bytes (an announced Content-Length beyond it fails
+ * before reading; a body that grows past it is cut off there): JSON when it parses, else text.
+ * Read in flowing mode: each socket read is its own turn of the event loop and its chunk is
+ * kept as it came (no re-concatenation while reading).
+ */
+export function readBody(res: UpstreamResponse, limit: number): Promise<unknown> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    res.body.destroy();
+    return Promise.reject(new SizeLimitError('an answer', limit));
   }
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    res.body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        parts.length = 0;
+        reject(new SizeLimitError('an answer', limit));
+        res.body.destroy();
+        return;
+      }
+      parts.push(chunk);
+    });
+    res.body.once('error', reject);
+    res.body.once('end', () => {
+      const text = Buffer.concat(parts).toString('utf8');
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        resolve(text);
+      }
+    });
+  });
 }
+
+/** The adapter's error for an upstream's error answer, with credentials removed; the raw text is logged after the same redaction. */
+export async function upstreamFailure(adapter: HttpProviderAdapter, a: Attempt, res: UpstreamResponse, opts: CallOptions): Promise<GatewayError> {
+  let body: unknown;
+  try {
+    body = await readBody(res, Math.min(opts.limits.maxResponseBytes, ERROR_BODY_LIMIT));
+  } catch (e) {
+    throw mapReadError(e, a.provider.name, opts.signal);
+  }
+  const secrets = providerSecrets(a.provider);
+  opts.logError?.(a.provider.name, res.status, redactSecrets((typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 2000), secrets));
+  return sanitizeError(adapter.mapError(res.status, body, res.headers, a.provider.name), secrets);
+}
+
+/** Bytes read from an upstream in one go before other work gets a turn. */
+const YIELD_BYTES = 1024 * 1024;
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/** Error answers are short; a bigger one is not read further. */
+const ERROR_BODY_LIMIT = 1024 * 1024;
 
 /** One plain (non-streaming) upstream call. */
 export async function callPlain(a: Attempt, transport: Transport, ctx: AdapterContext, opts: CallOptions): Promise<ChatCompletion> {
@@ -40,13 +100,13 @@ export async function callPlain(a: Attempt, transport: Transport, ctx: AdapterCo
   if (adapter.kind === 'local') return adapter.complete(a.request, target(a, opts), ctx, opts.signal);
   const req = adapter.buildRequest(a.request, target(a, opts), false);
   const res = await transport.send(req, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
+  if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
   let body: unknown;
   try {
-    body = await readBody(res.body);
+    body = await readBody(res, opts.limits.maxResponseBytes);
   } catch (e) {
     throw mapReadError(e, a.provider.name, opts.signal);
   }
-  if (res.status >= 400) throw adapter.mapError(res.status, body, res.headers, a.provider.name);
   if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
   return adapter.parseResponse(body, ctx);
 }
@@ -60,32 +120,34 @@ export async function* callStream(a: Attempt, transport: Transport, ctx: Adapter
   }
   const req = adapter.buildRequest(a.request, target(a, opts), true);
   const res = await transport.send(req, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
-  if (res.status >= 400) {
-    let body: unknown;
-    try {
-      body = await readBody(res.body);
-    } catch (e) {
-      throw mapReadError(e, a.provider.name, opts.signal);
-    }
-    throw adapter.mapError(res.status, body, res.headers, a.provider.name);
-  }
-  yield* translate(adapter, res.body, ctx, a.provider.name, opts.signal);
+  if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
+  yield* translate(adapter, res.body, ctx, a.provider, opts);
 }
 
-async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unknown>, ctx: AdapterContext, provider: string, signal: AbortSignal): AsyncGenerator<ChatCompletionChunk> {
-  const parser: EventParser = adapter.streamFormat === 'ndjson' ? new NdjsonParser() : adapter.streamFormat === 'aws-eventstream' ? new AwsEventStreamParser() : new SseParser();
+async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unknown>, ctx: AdapterContext, p: ProviderConfig, opts: CallOptions): AsyncGenerator<ChatCompletionChunk> {
+  const provider = p.name;
+  const signal = opts.signal;
+  const max = opts.limits.maxEventBytes;
+  const parser: EventParser = adapter.streamFormat === 'ndjson' ? new NdjsonParser(max) : adapter.streamFormat === 'aws-eventstream' ? new AwsEventStreamParser(max) : new SseParser(max);
   const translator = adapter.createStreamTranslator(ctx);
   const events: UpstreamEvent[] = [];
   try {
+    let sinceYield = 0;
     for await (const bytes of body) {
       parser.push(bytes as Uint8Array, events);
+      // A fast upstream fills the buffer faster than it is read: let other requests in between.
+      if ((sinceYield += (bytes as Uint8Array).length) >= YIELD_BYTES) {
+        sinceYield = 0;
+        await yieldToLoop();
+      }
       for (let i = 0; i < events.length; i++) yield* translator.push(events[i]);
       events.length = 0;
     }
     parser.end(events);
     for (const ev of events) yield* translator.push(ev);
   } catch (e) {
-    throw mapReadError(e, provider, signal);
+    // A provider's mid-stream error event may quote the key too.
+    throw sanitizeError(mapReadError(e, provider, signal), providerSecrets(p));
   }
   yield* translator.finish();
   if (!translator.done) throw errors.streamInterrupted(provider, 'the upstream closed the stream without finishing it');
@@ -94,6 +156,7 @@ async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unkn
 export function mapReadError(e: unknown, provider: string, signal: AbortSignal): GatewayError {
   if (e instanceof GatewayError) return e;
   if (signal.aborted && signal.reason instanceof GatewayError) return signal.reason;
+  if (e instanceof SizeLimitError) return errors.upstreamTooLarge(provider, e.what, e.limit);
   const name = (e as { name?: string; code?: string }).code ?? (e as Error).name;
   if (name === 'UND_ERR_BODY_TIMEOUT' || name === 'BodyTimeoutError') return errors.upstreamTimeout(provider);
   return errors.streamInterrupted(provider, name ?? 'read failed');

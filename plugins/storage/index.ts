@@ -1,10 +1,11 @@
 import { Counter } from 'prom-client';
 import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
 import type { Usage } from '../../src/types/openai';
-import { newCompletionId } from '../routing/index';
 import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS, registerResponseRoutes } from './routes';
 import { storeOperation } from './operations';
+import { deferWrite } from '../../src/store/request-batch';
+import { putStatement } from '../../src/store/responses';
 
 export interface StorageConfig {
   /** Time to live of a stored response; 0 keeps them until deleted. */
@@ -58,16 +59,16 @@ export default definePlugin<StorageConfig>({
 
     async function save(ctx: GatewayContext, parts: ChoiceParts[], status: 'completed' | 'incomplete', usage: Usage | null): Promise<void> {
       const s = ctx.state.gateway;
-      const id = s.extensions.completionId as string;
+      const id = s.completionId;
       await put(ctx, toResponse(parts, { id, model: s.model.id, createdAt: Date.now(), status, usage, withContent: !noContent.has(s.model.id) }), status);
     }
 
     async function put(ctx: GatewayContext, body: Record<string, unknown>, status: string): Promise<void> {
       const s = ctx.state.gateway;
-      const id = s.extensions.completionId as string;
+      const id = s.completionId;
       const now = Date.now();
       try {
-        await store.responses.put({
+        const r = {
           id,
           accountId: s.principal?.accountId ?? ANONYMOUS,
           model: s.model.id,
@@ -75,7 +76,9 @@ export default definePlugin<StorageConfig>({
           body,
           createdAt: now,
           expiresAt: config.ttl_seconds === 0 ? null : now + config.ttl_seconds * 1000,
-        });
+        };
+        // Into the request's one transaction when credit settles it; else committed here.
+        if (!deferWrite(s.extensions, putStatement(r))) await store.responses.put(r);
       } catch (e) {
         writeErrors.inc();
         logger.error({ err: e, requestId: s.requestId }, 'storing the response failed');
@@ -86,7 +89,6 @@ export default definePlugin<StorageConfig>({
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
         const wanted = s.options.store !== false && !disabled.has(s.model.id);
-        if (wanted) s.extensions.completionId ??= newCompletionId();
         if (s.operation !== 'chat') return storeOperation(s, wanted && s.operation === 'responses', noContent.has(s.model.id), (body, status) => put(ctx, body, status), next);
         await next();
         if (!wanted || !s.result || s.result.kind === 'embeddings') return;

@@ -78,7 +78,7 @@ export default definePlugin<TracingConfig>({
           const last = s.attempts[s.attempts.length - 1];
           if (last) span.setAttribute('gen_ai.provider.name', last.provider);
           span.setAttribute('gen_ai.response.model', s.model.id);
-          if (s.extensions.completionId) span.setAttribute('gen_ai.response.id', s.extensions.completionId as string);
+          span.setAttribute('gen_ai.response.id', s.completionId);
           span.setAttributes(usageAttributes(usage));
           const reasons = finishReasons.filter((r): r is string => typeof r === 'string');
           if (reasons.length) span.setAttribute('gen_ai.response.finish_reasons', reasons);

@@ -9,6 +9,7 @@ import type { Account } from '../store/accounts';
 import { limitRemaining, type ApiKey, type LimitReset } from '../store/keys';
 import { fromNano, toNano } from '../store/money';
 import { bodyReader, paging } from './body';
+import { registerLimitRoutes } from './admin-limits';
 
 export function accountJson(a: Account) {
   return { id: a.id, name: a.name, email: a.email, credits: fromNano(a.credits), usage: fromNano(a.usage), custom_pricing: a.customPricing, created_at: new Date(a.createdAt).toISOString() };
@@ -24,18 +25,18 @@ export function keyJson(k: ApiKey) {
   };
 }
 
-const credits = { type: 'number', minimum: 0, maximum: 9_000_000 };
-const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>({
+export const credits = { type: 'number', minimum: 0, maximum: 9_000_000 } as const;
+export const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>({
   type: 'object', additionalProperties: false, required: ['name'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 }, credits, custom_pricing: { type: 'boolean' } },
 });
-const readAmount = bodyReader<{ amount: number }>({ type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } } });
+export const readAmount = bodyReader<{ amount: number }>({ type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } } });
 const reset = { enum: ['daily', 'weekly', 'monthly', null] };
-const readNewKey = bodyReader<{ name: string; account_id: string; limit?: number | null; limit_reset?: LimitReset | null; expires_at?: string | null }>({
+export const readNewKey = bodyReader<{ name: string; account_id: string; limit?: number | null; limit_reset?: LimitReset | null; expires_at?: string | null }>({
   type: 'object', additionalProperties: false, required: ['name', 'account_id'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, account_id: { type: 'string', minLength: 1 }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset, expires_at: { type: ['string', 'null'] } },
 });
-const readKeyPatch = bodyReader<{ name?: string; disabled?: boolean; limit?: number | null; limit_reset?: LimitReset | null }>({
+export const readKeyPatch = bodyReader<{ name?: string; disabled?: boolean; limit?: number | null; limit_reset?: LimitReset | null }>({
   type: 'object', additionalProperties: false, minProperties: 1,
   properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, disabled: { type: 'boolean' }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset },
 });
@@ -58,6 +59,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     if (!p.isAdmin) throw errors.forbidden('admin_key_required', 'This endpoint needs the admin key');
     return p;
   };
+  registerLimitRoutes(router, store, admin);
   const account = async (id: string) => {
     const a = await store.accounts.get(id);
     if (!a) throw errors.notFound('account_not_found', `No account '${id.slice(0, 64)}'`);

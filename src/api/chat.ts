@@ -5,9 +5,11 @@ import type { ModelRegistry } from '../models/registry';
 import type { GatewayContext } from '../pipeline/plugin';
 import { writeStream } from '../stream/sse-writer';
 import type { Lifecycle } from '../server/lifecycle';
-import { readJson, parseSize } from './read-json';
+import { parseSize } from './read-json';
+import { createState, readChainBody } from './gateway-state';
 import { splitChatRequest } from './chat-request';
 import { servesEndpoint } from './endpoints';
+import type { Authenticate } from '../auth/contract';
 
 export interface ChatDeps {
   config: GatewayConfig;
@@ -15,38 +17,29 @@ export interface ChatDeps {
   logger: Logger;
   lifecycle: Lifecycle;
   chain: (ctx: GatewayContext) => Promise<void>;
+  /** When the auth plugin is in the chain: checked from the headers before the body is read. */
+  authenticate?: Authenticate;
+}
+
+/** How every chain endpoint reads its body: auth first when present, then the server's size and depth limits. */
+export function chainBodyLimits(deps: ChatDeps) {
+  const s = deps.config.server;
+  return { authenticate: deps.authenticate, limit: parseSize(s.body_limit), limitText: s.body_limit, maxDepth: s.max_json_depth };
 }
 
 /** POST /v1/chat/completions: parse, build the per-request state, run the chain, answer. */
 export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<void> {
-  const limit = parseSize(deps.config.server.body_limit);
+  const bodyLimits = chainBodyLimits(deps);
   const limits = { defaultTimeoutS: deps.config.server.default_request_timeout_s, maxTimeoutS: deps.config.server.max_request_timeout_s };
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
-    const body = await readJson(ctx.req, limit, deps.config.server.body_limit);
+    const body = await readChainBody(ctx, bodyLimits);
     const { request, options } = splitChatRequest(body, limits);
     const model = deps.models.get(request.model);
     if (!model) throw errors.modelNotFound(request.model);
     if (!servesEndpoint(model, 'chat')) throw errors.wrongEndpoint(model.id, 'chat');
 
-    const ac = new AbortController();
-    const onClose = () => {
-      if (!ctx.res.writableFinished) ac.abort();
-    };
-    ctx.res.once('close', onClose);
-    ctx.state.gateway = {
-      requestId: ctx.state.requestId,
-      startedAt,
-      operation: 'chat',
-      request,
-      options,
-      model,
-      attempts: [],
-      responseHeaders: {},
-      signal: ac.signal,
-      upstreamMs: 0,
-      extensions: {},
-    };
+    ctx.state.gateway = createState(ctx, { startedAt, operation: 'chat', request, options, model }, deps.lifecycle);
     await deps.chain(ctx);
     const s = ctx.state.gateway;
     const result = s.result;

@@ -1,4 +1,22 @@
 import type { ModelConfig } from '../config/types';
+import { newCompletionId } from '../ids';
+import type { Lifecycle } from '../server/lifecycle';
+import type { Authenticate } from '../auth/contract';
+import { authenticateFirst } from '../server/early-auth';
+import { readJson } from './read-json';
+
+/**
+ * The body of a chain request, read the same way on every endpoint: the key is checked from
+ * the headers first (when the auth plugin is in the chain), so an unauthenticated client
+ * cannot make the gateway read its body; then the JSON within the size and depth limits.
+ */
+export async function readChainBody(
+  ctx: GatewayContext,
+  deps: { authenticate?: Authenticate; limit: number; limitText: string; maxDepth: number },
+): Promise<unknown> {
+  if (deps.authenticate) await authenticateFirst(ctx, deps.authenticate);
+  return readJson(ctx.req, deps.limit, deps.limitText, deps.maxDepth);
+}
 import type { GatewayContext } from '../pipeline/plugin';
 import type { GatewayRequestOptions, GatewayState, Operation } from '../pipeline/state';
 import type { EmbeddingsRequest } from '../types/embeddings';
@@ -11,17 +29,25 @@ export interface StateInit {
   options: GatewayRequestOptions;
   model: ModelConfig;
   embeddings?: EmbeddingsRequest;
+  /** Default: a new `chatcmpl-` id. */
+  completionId?: string;
 }
 
-/** The per-request state for a chain run, its signal aborted when the client goes away before the answer is written. */
-export function createState(ctx: GatewayContext, init: StateInit): GatewayState {
+/**
+ * The per-request state for a chain run, its signal aborted when the client goes away before
+ * the answer is written. With the lifecycle, shutdown waits for this answer (and stops it with
+ * 503 shutting_down at the deadline).
+ */
+export function createState(ctx: GatewayContext, init: StateInit, lifecycle?: Lifecycle): GatewayState {
   const ac = new AbortController();
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) ac.abort();
   });
+  if (lifecycle) ctx.res.once('close', lifecycle.enter(ac));
   return {
     requestId: ctx.state.requestId,
     ...init,
+    completionId: init.completionId ?? newCompletionId(),
     attempts: [],
     responseHeaders: {},
     signal: ac.signal,

@@ -13,7 +13,7 @@ export function parseSize(limit: string): number {
  * announced by Content-Length), 400 for bytes that are not JSON. Any media type is
  * read as JSON except one that is plainly something else.
  */
-export async function readJson(req: IncomingMessage, limit: number, limitText: string): Promise<unknown> {
+export async function readJson(req: IncomingMessage, limit: number, limitText: string, maxDepth = DEFAULT_MAX_DEPTH): Promise<unknown> {
   const type = req.headers['content-type'];
   if (type && !/^application\/([a-z0-9.+-]*\+)?json\b|^text\/plain\b/i.test(type) && !/^application\/x-www-form-urlencoded/i.test(type)) {
     throw errors.unsupportedMediaType();
@@ -26,11 +26,52 @@ export async function readJson(req: IncomingMessage, limit: number, limitText: s
   const parts = await collect(req, limit, limitText);
   const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8');
   if (text.trim() === '') throw errors.invalidJson('the body is empty');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw errors.invalidJson((e as Error).message);
   }
+  checkDepth(value, maxDepth);
+  return value;
+}
+
+/** How deeply objects and arrays may nest in a request body (a JSON Schema in `tools` needs a few dozen at most). */
+export const DEFAULT_MAX_DEPTH = 64;
+
+/**
+ * 400 naming the field when objects/arrays nest deeper than `max`. Recursion is bounded by
+ * `max` itself, so a body nested 100,000 deep never reaches the code that would overflow the stack.
+ */
+export function checkDepth(value: unknown, max: number): void {
+  const path = tooDeep(value, max);
+  if (path) {
+    const field = path.length > 0 ? path.join('.') : 'body';
+    throw errors.invalidRequest(`${field} nests deeper than ${max} levels`, path[0] ?? null, 'json_too_deep');
+  }
+}
+
+/** The path (at most a few segments of it) to the first value nested deeper than `left` levels. */
+function tooDeep(value: unknown, left: number): Array<string> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (left === 0) return [];
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const p = tooDeep(value[i], left - 1);
+      if (p) return prefix(String(i), p);
+    }
+    return undefined;
+  }
+  for (const k in value) {
+    const p = tooDeep((value as Record<string, unknown>)[k], left - 1);
+    if (p) return prefix(k.slice(0, 64), p);
+  }
+  return undefined;
+}
+
+/** Keep the named field short: its first three segments. */
+function prefix(seg: string, rest: string[]): string[] {
+  return rest.length >= 3 ? [seg, ...rest.slice(0, 2), '…'] : [seg, ...rest];
 }
 
 /** The body's chunks, failing with 413 as soon as they pass the limit. Events, not `for await`: it is measurably cheaper per request. */

@@ -6,7 +6,7 @@ const META = 'admin_key_hash';
 
 /**
  * The admin key's hash: from GATEWAY_ADMIN_KEY / server.admin_key when set; otherwise the
- * first start generates a key, prints it once to stdout (never to the log) and stores
+ * first start generates a key, prints it once to the terminal (stderr; never the log) and stores
  * only its hash, which later starts reuse.
  */
 export async function adminKeyHash(store: Store, configured: string | undefined, print: (line: string) => void): Promise<string> {

@@ -22,3 +22,21 @@ export function getAuthenticate(shared: Map<string, unknown>): Authenticate | un
 /** A guard for GET /v1/models (set by the auth plugin when `protect_models` is on). */
 export type RouteGuard = (ctx: Koa.Context) => Promise<void>;
 export const MODELS_GUARD = 'models.guard';
+
+/** Which models a caller may see in GET /v1/models (set by the limits plugin; absent = all). */
+export type ModelsFilter = (ctx: Koa.Context) => Promise<(modelId: string) => boolean>;
+export const MODELS_FILTER = 'models.filter';
+
+/**
+ * Failed-authentication throttling per client address (set by the limits plugin): `check`
+ * throws a 429 GatewayError while an address has failed too often, `failed` counts one failure.
+ */
+export interface AuthThrottle {
+  check(address: string): void;
+  failed(address: string): void;
+}
+export const AUTH_THROTTLE = 'auth.throttle';
+
+/** Drop a key from the auth cache at once (after disabling it from elsewhere, e.g. the console). */
+export type ForgetKey = (hash: string) => void;
+export const FORGET_KEY = 'auth.forgetKey';

@@ -1,14 +1,28 @@
 import { accountJson } from '../api/admin';
 import { toNano } from '../store/money';
 import type { CliCommand } from './commands';
+import { findAccount } from './account-ref';
 import { fail, print, withStore } from './store-cli';
+import { runLimits } from './limits';
 
 export const accountsCommand: CliCommand = {
   name: 'accounts',
-  usage: 'accounts create|list',
-  summary: 'accounts create --name N [--email E] [--credits C]; accounts list  (--json, --config)',
+  usage: 'accounts create|list|credits|limits',
+  summary: 'manage accounts, their credit and their limits',
+  help: [
+    'accounts create --name N [--email E] [--credits C]',
+    '                                  a new account with C credits (default 0)',
+    'accounts list                     every account with its credits and usage',
+    'accounts credits add ACCOUNT AMOUNT',
+    '                                  top up; a negative AMOUNT removes credit;',
+    '                                  ACCOUNT is an id (acct_...) or a unique name',
+    'accounts limits ID [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N] [--plan P]',
+    '                                  show or set the account\'s allowlist, rate limits and plan',
+  ],
+  // A negative AMOUNT ("-5") would read as an option: it is passed through as a positional.
   run: (args) =>
-    withStore(args, { name: { type: 'string' }, email: { type: 'string' }, credits: { type: 'string' } }, async (store, v, [sub]) => {
+    args[0] === 'limits' ? runLimits('account', args.slice(1)) :
+    withStore(args.map((a) => (/^-\d/.test(a) ? `neg:${a}` : a)), { name: { type: 'string' }, email: { type: 'string' }, credits: { type: 'string' } }, async (store, v, [sub, op, ref, amount]) => {
       const json = v.json === true;
       if (sub === 'create') {
         if (typeof v.name !== 'string' || !v.name) return fail('accounts create needs --name');
@@ -21,6 +35,15 @@ export const accountsCommand: CliCommand = {
         print((await store.accounts.list(1000, 0)).map(accountJson), json);
         return 0;
       }
-      return fail('usage: gateway accounts create|list');
+      if (sub === 'credits') {
+        if (op !== 'add' || !ref || amount === undefined) return fail('usage: gateway accounts credits add ACCOUNT AMOUNT');
+        const n = Number(amount.replace(/^neg:/, ''));
+        if (!Number.isFinite(n) || Math.abs(n) > 9_000_000) return fail('AMOUNT must be a number of credits (at most 9,000,000)');
+        const account = await findAccount(store, ref);
+        if (typeof account === 'string') return fail(account);
+        print([accountJson((await store.accounts.addCredits(account.id, toNano(n))) ?? account)], json);
+        return 0;
+      }
+      return fail('usage: gateway accounts create|list|credits (see gateway help)');
     }),
 };

@@ -1,5 +1,6 @@
 import { accountsCommand } from './accounts';
 import { keysCommand } from './keys';
+import { dbCommand } from './db';
 
 /**
  * Sub-commands beyond start/check (keys, accounts, bench...). Each is one entry here,
@@ -9,10 +10,12 @@ export interface CliCommand {
   name: string;
   usage: string;
   summary: string;
+  /** Lines for `gateway help`: each sub-command with its flags. */
+  help?: string[];
   run(args: string[]): Promise<number>;
 }
 
-export const commands: CliCommand[] = [accountsCommand, keysCommand];
+export const commands: CliCommand[] = [accountsCommand, keysCommand, dbCommand];
 
 export async function runCommand(name: string, args: string[]): Promise<number> {
   const c = commands.find((x) => x.name === name);

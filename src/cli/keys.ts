@@ -3,32 +3,54 @@ import { generateKey, hashKey, keyLabel } from '../auth/key-format';
 import type { LimitReset } from '../store/keys';
 import { toNano } from '../store/money';
 import type { CliCommand } from './commands';
+import { findAccount } from './account-ref';
 import { fail, print, withStore } from './store-cli';
 import { runScan } from './scan';
+import { runLimits } from './limits';
 
 const RESETS = ['daily', 'weekly', 'monthly'];
 
 export const keysCommand: CliCommand = {
   name: 'keys',
-  usage: 'keys create|list|disable|delete|scan',
-  summary: 'keys create --account ID --name N [--limit C] [--reset daily|weekly|monthly]; keys list [--account ID]; keys disable|delete HASH; keys scan PATH',
+  usage: 'keys create|list|disable|delete|scan|limits',
+  summary: 'manage API keys and their limits',
+  help: [
+    'keys create --account ACCOUNT --name N [--limit C] [--reset daily|weekly|monthly]',
+    '                                  a new key for ACCOUNT (id or unique name), printed once;',
+    '                                  --limit: credits per reset period (or for ever)',
+    'keys list [--account ACCOUNT]     keys with their limits and usage (never the keys)',
+    'keys disable|delete HASH          by the hash that keys list shows',
+    'keys scan [PATH]                  find gateway keys committed in files (exit 1 if any)',
+    'keys limits HASH [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
+    '                                  show or set the key\'s allowlist and rate limits',
+  ],
   run: async (args) =>
+    args[0] === 'limits' ? runLimits('key', args.slice(1)) :
     args[0] === 'scan' ? runScan(args.slice(1)) : withStore(args, { account: { type: 'string' }, name: { type: 'string' }, limit: { type: 'string' }, reset: { type: 'string' } }, async (store, v, [sub, hash]) => {
       const json = v.json === true;
       if (sub === 'create') {
-        if (typeof v.account !== 'string' || typeof v.name !== 'string') return fail('keys create needs --account and --name');
-        if (!(await store.accounts.get(v.account))) return fail(`no account '${v.account}'`);
+        if (typeof v.account !== 'string' || typeof v.name !== 'string') return fail('keys create needs --account (id or name) and --name');
+        const account = await findAccount(store, v.account);
+        if (typeof account === 'string') return fail(account);
         const limit = v.limit === undefined ? null : Number(v.limit);
         if (limit !== null && (!Number.isFinite(limit) || limit < 0)) return fail('--limit must be a number >= 0');
         if (v.reset !== undefined && !RESETS.includes(v.reset as string)) return fail('--reset must be daily, weekly or monthly');
         const raw = generateKey();
-        const k = await store.keys.create({ hash: hashKey(raw), accountId: v.account, name: v.name, label: keyLabel(raw), limit: limit === null ? null : toNano(limit), limitReset: (v.reset as LimitReset | undefined) ?? null });
-        // The only time the key is shown.
-        print([{ key: raw, ...keyJson(k) }], json);
+        const k = await store.keys.create({ hash: hashKey(raw), accountId: account.id, name: v.name, label: keyLabel(raw), limit: limit === null ? null : toNano(limit), limitReset: (v.reset as LimitReset | undefined) ?? null });
+        // The only time the key is shown: the warning goes to stderr so that --json output stays parseable.
+        process.stderr.write(`The key below is shown once: store it now (the gateway keeps only its hash).\n`);
+        if (json) print([{ key: raw, ...keyJson(k) }], true);
+        else process.stdout.write(`\n  ${raw}\n\n  name ${k.name}   account ${account.name} (${account.id})   hash ${k.hash}\n`);
         return 0;
       }
       if (sub === 'list') {
-        print((await store.keys.list({ accountId: v.account as string | undefined, limit: 1000, offset: 0 })).map(keyJson), json);
+        let accountId: string | undefined;
+        if (typeof v.account === 'string') {
+          const a = await findAccount(store, v.account);
+          if (typeof a === 'string') return fail(a);
+          accountId = a.id;
+        }
+        print((await store.keys.list({ accountId, limit: 1000, offset: 0 })).map(keyJson), json);
         return 0;
       }
       if (sub === 'disable' || sub === 'delete') {
@@ -38,6 +60,6 @@ export const keysCommand: CliCommand = {
         print([{ hash, [sub === 'disable' ? 'disabled' : 'deleted']: true }], json);
         return 0;
       }
-      return fail('usage: gateway keys create|list|disable|delete');
+      return fail('usage: gateway keys create|list|disable|delete|scan (see gateway help)');
     }),
 };

@@ -22,12 +22,12 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true });
 const validate = ajv.compile(configSchema);
 
 /** The config file path: --config, else GATEWAY_CONFIG, else ./gateway.yaml. */
 export function resolveConfigPath(argPath: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(argPath ?? env.GATEWAY_CONFIG ?? 'gateway.yaml');
+  return resolve(argPath ?? (env.GATEWAY_CONFIG || 'gateway.yaml'));
 }
 
 export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -52,7 +52,8 @@ export function parseConfig(text: string, opts: ParseOptions = {}): GatewayConfi
   const env = opts.env ?? process.env;
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((e) => ({ pointer: '', message: `YAML: ${e.message.split('\n')[0]}` })), source);
+    // The YAML library's message carries line, column and an excerpt with a caret: keep all of it.
+    throw new ConfigError(doc.errors.map((e) => ({ pointer: '', message: `YAML: ${e.message.trimEnd().replace(/\n/g, '\n    ')}` })), source);
   }
   const problems: ConfigProblem[] = [];
   const raw = interpolate(doc.toJS() ?? {}, env, '', problems);
@@ -64,7 +65,9 @@ export function fromObject(raw: unknown, opts: ParseOptions = {}, problems: Conf
   const source = opts.source ?? '<object>';
   const env = opts.env ?? process.env;
   const data = structuredClone(raw) as Record<string, unknown>;
-  if (!validate(data)) problems.push(...formatAjvErrors(validate.errors ?? []));
+  // A value left empty by an unset variable is reported once, as the variable, not again by the schema.
+  const unset = new Set(problems.map((p) => p.pointer));
+  if (!validate(data)) problems.push(...formatAjvErrors(validate.errors ?? []).filter((p) => !unset.has(p.pointer)));
   if (problems.length > 0) throw new ConfigError(problems, source);
   const cfg = data as unknown as Omit<GatewayConfig, 'plugins' | 'baseDir'> & { plugins: unknown[] };
   if (env.PORT !== undefined && env.PORT !== '') {
@@ -143,7 +146,7 @@ export function formatAjvErrors(errs: ErrorObject[], prefix = ''): ConfigProblem
     if (e.keyword === 'additionalProperties') {
       const key = String((e.params as { additionalProperty: string }).additionalProperty);
       pointer = `${pointer}/${escapePointer(key)}`;
-      message = 'unknown key';
+      message = `unknown key${suggest(key, Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}))}`;
     } else if (e.keyword === 'enum') {
       message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     }
@@ -153,6 +156,23 @@ export function formatAjvErrors(errs: ErrorObject[], prefix = ''): ConfigProblem
     out.push({ pointer, message });
   }
   return out;
+}
+
+/** "; did you mean 'x'?" when a known key is near the mistyped one (edit distance), else nothing. */
+export function suggest(key: string, known: readonly string[]): string {
+  if (known.length === 0) return '';
+  const near = known.map((k) => ({ k, d: editDistance(key.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d)[0];
+  return near.d <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean '${near.k}'?` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 export function deepFreeze<T>(o: T): T {

@@ -97,6 +97,9 @@ const provider = {
   },
 } as const;
 
+/** store.generation_retention_days: generation records older than this are deleted (0 keeps them). */
+const RETENTION = { type: 'integer', minimum: 0, default: 90 } as const;
+
 const pluginEntry = {
   oneOf: [
     { type: 'string', minLength: 1 },
@@ -138,6 +141,11 @@ export const configSchema = {
         default_request_timeout_s: { type: 'integer', minimum: 1, default: 600 },
         admin_key: { type: 'string', minLength: 16 },
         log_level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+        max_json_depth: { type: 'integer', minimum: 1, maximum: 1000, default: 64 },
+        headers_timeout_ms: { type: 'integer', minimum: 100, default: 10000 },
+        body_timeout_ms: { type: 'integer', minimum: 100, default: 30000 },
+        keep_alive_timeout_ms: { type: 'integer', minimum: 100, default: 65000 },
+        max_connections_per_ip: { type: 'integer', minimum: 0, default: 1024 },
       },
     },
     store: {
@@ -151,7 +159,7 @@ export const configSchema = {
           if: { properties: { driver: { const: 'sqlite' } } },
           then: {
             additionalProperties: false,
-            properties: { driver: {}, path: { type: 'string', minLength: 1, default: './data/gateway.db' } },
+            properties: { driver: {}, path: { type: 'string', minLength: 1, default: './data/gateway.db' }, generation_retention_days: RETENTION },
           },
         },
         {
@@ -163,12 +171,17 @@ export const configSchema = {
               driver: {},
               url: { type: 'string', pattern: '^postgres(ql)?://' },
               pool_size: { type: 'integer', minimum: 1, default: 10 },
+              statement_timeout_ms: { type: 'integer', minimum: 100, default: 5000 },
+              lock_timeout_ms: { type: 'integer', minimum: 100, default: 2000 },
+              idle_in_transaction_timeout_ms: { type: 'integer', minimum: 100, default: 10000 },
+              connect_timeout_ms: { type: 'integer', minimum: 100, default: 2000 },
+              generation_retention_days: RETENTION,
             },
           },
         },
         {
           if: { properties: { driver: { const: 'memory' } } },
-          then: { additionalProperties: false, properties: { driver: {} } },
+          then: { additionalProperties: false, properties: { driver: {}, generation_retention_days: RETENTION } },
         },
       ],
     },

@@ -13,12 +13,39 @@ export interface ServerConfig {
   default_request_timeout_s: number;
   admin_key?: string;
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Deepest nesting of objects/arrays accepted in a JSON body (400 json_too_deep beyond). */
+  max_json_depth: number;
+  /** Time a client has to send the request headers. */
+  headers_timeout_ms: number;
+  /** Time a client has to send the whole request (headers and body); streams answering it are not limited. */
+  body_timeout_ms: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keep_alive_timeout_ms: number;
+  /** Concurrent connections one client address may hold (0 = no cap). */
+  max_connections_per_ip: number;
 }
 
-export type StoreConfig =
-  | { driver: 'sqlite'; path: string }
-  | { driver: 'postgres'; url: string; pool_size: number }
-  | { driver: 'memory' };
+/** Retention of what the store keeps per request (the credit ledger is kept for ever). */
+export interface StoreRetention {
+  /** Days generation records are kept; 0 keeps them for ever. Default 90. */
+  generation_retention_days?: number;
+}
+
+export type StoreConfig = StoreRetention &
+  (
+    | { driver: 'sqlite'; path: string }
+    | {
+        driver: 'postgres';
+        url: string;
+        pool_size: number;
+        /** Session settings (ms); defaults 5000, 2000, 10000, 2000. */
+        statement_timeout_ms?: number;
+        lock_timeout_ms?: number;
+        idle_in_transaction_timeout_ms?: number;
+        connect_timeout_ms?: number;
+      }
+    | { driver: 'memory' }
+  );
 
 export interface ProviderConfig {
   name: string;

@@ -30,3 +30,11 @@ export function addPluginTimer(shared: Map<string, unknown>, timer: PluginTimer)
 /** Told of every HTTP request: the route pattern (never the raw path), method, status, seconds. */
 export type HttpObserver = (route: string, method: string, status: number, seconds: number) => void;
 export const HTTP_OBSERVER = 'http.observer';
+
+/** A part's own readiness for GET /ready; `degraded` still answers 200 and says why. */
+export type ReadinessCheck = () => { name: string; status: 'ok' | 'degraded'; detail?: string };
+export const READINESS = 'ready.checks';
+
+export function addReadinessCheck(shared: Map<string, unknown>, check: ReadinessCheck): void {
+  shared.set(READINESS, [...((shared.get(READINESS) as ReadinessCheck[] | undefined) ?? []), check]);
+}

@@ -34,7 +34,7 @@ function aliasPublicModules(): void {
   };
 }
 // Strict: a misspelt keyword in a plugin's configSchema is an error naming the plugin, not a silently ignored rule.
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, verbose: true });
 
 const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 
@@ -78,6 +78,8 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
   aliasPublicModules();
   const problems: ConfigProblem[] = [];
   const loaded: LoadedPlugin[] = [];
+  // Plugins found but misconfigured still count for the order check (no false "requires" error).
+  const found: LoadedPlugin[] = [];
   entries.forEach((entry, index) => {
     const pointer = `/plugins/${index}`;
     let mod: unknown;
@@ -100,15 +102,18 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
       compiled.set(plugin, validate);
     } catch (e) {
       problems.push({ pointer, message: `plugin '${plugin.name}': its configSchema is not valid JSON Schema: ${(e as Error).message}` });
+      found.push({ plugin, config, entry, index });
       return;
     }
     if (!validate(config)) {
       problems.push(...formatAjvErrors(validate.errors ?? [], `${pointer}/${entry.use ? 'config' : escapeKey(entry.name)}`).map((p) => ({ ...p, message: `plugin '${plugin.name}': ${p.message}` })));
+      found.push({ plugin, config, entry, index });
       return;
     }
     loaded.push({ plugin, config: deepFreeze(config), entry, index });
+    found.push(loaded[loaded.length - 1]);
   });
-  problems.push(...checkOrder(loaded));
+  problems.push(...checkOrder(found));
   if (problems.length > 0) throw new ConfigError(problems, 'plugins');
   return loaded;
 }

@@ -71,6 +71,12 @@ export type AttemptHook = (attempt: Attempt) => (record: AttemptRecord) => void;
  */
 export interface GatewayState {
   requestId: string;
+  /**
+   * The id of what this request produces (`chatcmpl-...`, or `resp_...` for /v1/responses),
+   * set once by the core: the answer's id, the generation record's and the stored response's,
+   * the same across retries and fallbacks.
+   */
+  readonly completionId: string;
   /** process.hrtime.bigint() when the request arrived. */
   startedAt: bigint;
   /** chat: /v1/chat/completions; responses: /v1/responses mapped onto `request`; embeddings: `embeddings` holds the request. */
@@ -102,6 +108,8 @@ export interface GatewayState {
    * exactly what the client gets). Streams use observers' onWritten / onEnd instead.
    */
   beforeAnswer?: Array<() => Promise<void> | void>;
+  /** Set by the limits plugin: whether the caller may use a model (fallbacks and plans skip the others). */
+  allowModel?: (modelId: string) => boolean;
   extensions: Record<string, unknown>;
 }
 

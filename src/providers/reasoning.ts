@@ -44,6 +44,16 @@ export function thinkingMaxTokens(max: number, budget: number): number {
   return max <= budget ? budget + max : max;
 }
 
+/**
+ * What a Claude request (Anthropic, Bedrock's Claude models) lets the model produce, thinking
+ * included: the max_tokens it sends (the request's, else `defaultMax`) after the budget is fitted in.
+ */
+export function claudeOutputAllowance(req: ChatRequest, defaultMax: number): number {
+  const max = req.max_completion_tokens ?? req.max_tokens ?? defaultMax;
+  const ask = reasoningAsk(req);
+  return ask?.enabled ? thinkingMaxTokens(max, thinkingBudget(ask, max)) : max;
+}
+
 /** The reasoning details of an earlier assistant turn, as the client sent them back. */
 export function detailsOf(m: ChatMessage): ReasoningDetail[] {
   return Array.isArray(m.reasoning_details) ? m.reasoning_details.filter((d): d is ReasoningDetail => isRecord(d) && typeof d.type === 'string') : [];

@@ -100,8 +100,24 @@ export async function checkApiBase(raw: string, policy: SsrfPolicy, resolve: typ
   if (!allowlisted(url, policy.allow)) throw refuse('the host is not on the allowlist');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const literal = isIP(host);
-  const addresses = literal ? [{ address: host, family: literal as 4 | 6 }] : ((await resolve(host, { all: true })) as Array<{ address: string; family: number }>);
+  const addresses = literal ? [{ address: host, family: literal as 4 | 6 }] : await resolveAll(host, resolve);
   if (addresses.length === 0) throw refuse('the host does not resolve');
   for (const a of addresses) checkAddress(a.address, policy, port);
   return { url, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
+}
+
+/**
+ * Every address of an allowlisted host. A name that does not exist is the client's mistake
+ * (400 naming api_base); a resolver that fails for now is an unreachable upstream (502).
+ */
+async function resolveAll(host: string, resolve: typeof lookup): Promise<Array<{ address: string; family: number }>> {
+  try {
+    return (await resolve(host, { all: true })) as Array<{ address: string; family: number }>;
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? 'unknown';
+    if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'EAI_NONAME') {
+      throw errors.invalidRequest(`api_base refused: the host '${host.slice(0, 253)}' does not resolve`, 'api_base', 'api_base_unresolvable');
+    }
+    throw errors.upstreamUnavailable(host.slice(0, 253), `DNS lookup failed (${code})`);
+  }
 }

@@ -1,11 +1,15 @@
 import { errors } from '../errors';
 
 /**
- * Tracks in-flight streams so that shutdown can let them finish up to a deadline, then
- * end the rest with an error event (through `stopSignal`, which the stream writer watches).
+ * Tracks in-flight requests and streams so that shutdown answers every accepted request:
+ * it lets them finish up to a deadline, then stops the rest: a stream ends with an error
+ * event (through `stopSignal`, which the stream writer watches); a request still waiting
+ * for its upstream (queued for a connection or not yet answered) is aborted with
+ * `shutting_down`, which the error middleware answers 503 with Retry-After.
  */
 export class Lifecycle {
   private readonly active = new Set<Promise<unknown>>();
+  private readonly requests = new Map<AbortController, Promise<void>>();
   private readonly stopper = new AbortController();
   draining = false;
 
@@ -17,6 +21,10 @@ export class Lifecycle {
     return this.active.size;
   }
 
+  get openRequests(): number {
+    return this.requests.size;
+  }
+
   track<T>(p: Promise<T>): Promise<T> {
     this.active.add(p);
     const done = () => this.active.delete(p);
@@ -24,18 +32,34 @@ export class Lifecycle {
     return p;
   }
 
-  /** Wait for streams up to graceMs, then stop the rest and wait for them to end. */
+  /** A request enters (its abort controller stops it at the deadline); call the returned function once it is answered. */
+  enter(ac: AbortController): () => void {
+    let leave!: () => void;
+    this.requests.set(ac, new Promise<void>((r) => (leave = r)));
+    return () => {
+      this.requests.delete(ac);
+      leave();
+    };
+  }
+
+  private pending(): Array<Promise<unknown>> {
+    return [...this.active, ...this.requests.values()];
+  }
+
+  /** Wait for requests and streams up to graceMs, then stop the rest and wait for them to be answered. */
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
-    if (this.active.size > 0) {
+    if (this.active.size + this.requests.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
-      await Promise.race([Promise.allSettled([...this.active]), deadline]);
+      await Promise.race([Promise.allSettled(this.pending()), deadline]);
       clearTimeout(timer);
     }
-    if (this.active.size > 0) {
-      this.stopper.abort(errors.shuttingDown());
-      await Promise.allSettled([...this.active]);
+    if (this.active.size + this.requests.size > 0) {
+      const reason = errors.shuttingDown();
+      this.stopper.abort(reason);
+      for (const ac of this.requests.keys()) ac.abort(reason);
+      await Promise.allSettled(this.pending());
     }
   }
 }

@@ -4,21 +4,24 @@ import type { Logger } from 'pino';
 import { flushLogger } from '../logger';
 import type { GatewayConfig } from '../config/types';
 import { createApp, type CreateOptions, type Gateway } from '../app';
+import { capConnectionsPerAddress } from './connection-cap';
+import { applyServerTimeouts, checkingIntervalMs } from './timeouts';
 
 export interface RunningGateway extends Gateway {
   server: Server;
   url: string;
-  /** Stop accepting, let streams finish up to the grace period, end the rest, close everything. */
+  /**
+   * Drain: requests and streams may finish up to the grace period (new requests meanwhile get 503 shutting_down),
+   * then the rest are stopped (503 or an error event), the listener closes, and everything else.
+   */
   stop(): Promise<void>;
 }
 
 export async function startGateway(config: GatewayConfig, opts: CreateOptions & { port?: number } = {}): Promise<RunningGateway> {
   const gw = await createApp(config, opts);
-  const server = createServer(gw.app.callback());
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  // Long streams are normal: no whole-request timeout on the client side.
-  server.requestTimeout = 0;
+  const server = createServer({ connectionsCheckingInterval: checkingIntervalMs(config.server) }, gw.app.callback());
+  applyServerTimeouts(server, config.server);
+  capConnectionsPerAddress(server, config.server.max_connections_per_ip);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? config.server.port, config.server.host, () => resolve());
@@ -28,9 +31,12 @@ export async function startGateway(config: GatewayConfig, opts: CreateOptions & 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      // While draining the listener stays open: what is already in the accept queue, and any request on a kept-alive
+      // connection, is answered 503 shutting_down (Retry-After, Connection: close) instead of being reset.
+      await gw.lifecycle.drain(config.server.shutdown_grace_ms);
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
-      await gw.lifecycle.drain(config.server.shutdown_grace_ms);
+      await settleConnections(server, 1000);
       server.closeAllConnections();
       await closed;
       await gw.close();
@@ -58,4 +64,15 @@ export function handleSignals(gw: RunningGateway, logger: Logger): void {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+}
+
+/** Give connections that are still mid-request (a 503 being written) a moment to finish, closing each as it goes idle. */
+async function settleConnections(server: Server, maxMs: number): Promise<void> {
+  const until = Date.now() + maxMs;
+  for (;;) {
+    const open = await new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
+    if (open === 0 || Date.now() >= until) return;
+    await new Promise((r) => setTimeout(r, 20));
+    server.closeIdleConnections();
+  }
 }

@@ -28,7 +28,85 @@ export interface Db {
   exec(sql: Sql): Promise<void>;
   /** Run fn inside one transaction; it commits when fn resolves and rolls back when it throws. */
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Run a registered procedure as one transaction. On SQLite it runs whole inside the store's
+   * worker thread (one message, committed with others in the same group); elsewhere it is
+   * driven statement by statement inside tx().
+   */
+  call<A, R>(proc: Proc<A, R>, args: A): Promise<R>;
   close(): Promise<void>;
+}
+
+/** One statement a procedure asks its driver to run. */
+export interface Step {
+  kind: 'all' | 'get' | 'run';
+  sql: Sql;
+  params: readonly Param[];
+}
+
+export type ProcBody<A, R> = (args: A) => Generator<Step, R, unknown>;
+
+/** A transaction written once as a generator of statements, so that any driver can run it where it likes. */
+export interface Proc<A, R> {
+  /** Key in the registry (src/store/procedures.ts) by which the worker finds it. */
+  name: string;
+  body: ProcBody<A, R>;
+  /** Applying it twice changes nothing more than once (so a driver may repeat it when a COMMIT's outcome is unknown). */
+  idempotent?: boolean;
+}
+
+/** Throw from a procedure to roll it back and answer `value` (an expected refusal, not a failure). */
+export class Rollback<R> extends Error {
+  constructor(readonly value: R) {
+    super('rollback');
+  }
+}
+
+export function* all<T>(sql: Sql, params: readonly Param[] = []): Generator<Step, T[], unknown> {
+  return (yield { kind: 'all', sql, params }) as T[];
+}
+export function* get<T>(sql: Sql, params: readonly Param[] = []): Generator<Step, T | undefined, unknown> {
+  return (yield { kind: 'get', sql, params }) as T | undefined;
+}
+export function* run(sql: Sql, params: readonly Param[] = []): Generator<Step, RunResult, unknown> {
+  return (yield { kind: 'run', sql, params }) as RunResult;
+}
+
+/** Drive a procedure's statements one by one through an async Db (already inside a transaction). */
+export async function driveAsync<A, R>(proc: Proc<A, R>, args: A, t: Db): Promise<R> {
+  const gen = proc.body(args);
+  let next = gen.next();
+  while (!next.done) {
+    const s = next.value;
+    const out = s.kind === 'all' ? await t.all(s.sql, s.params) : s.kind === 'get' ? await t.get(s.sql, s.params) : await t.run(s.sql, s.params);
+    next = gen.next(out);
+  }
+  return next.value;
+}
+
+/** Run a procedure inside an open transaction, in a savepoint so that a Rollback undoes only its own statements. */
+export async function callNested<A, R>(t: Db, proc: Proc<A, R>, args: A): Promise<R> {
+  await t.exec('SAVEPOINT proc');
+  try {
+    const out = await driveAsync(proc, args, t);
+    await t.exec('RELEASE proc');
+    return out;
+  } catch (e) {
+    await t.exec('ROLLBACK TO proc');
+    await t.exec('RELEASE proc');
+    if (e instanceof Rollback) return e.value as R;
+    throw e;
+  }
+}
+
+/** Run a procedure in its own transaction of `db`, answering a Rollback's value after rolling back. */
+export async function callInTx<A, R>(db: Db, proc: Proc<A, R>, args: A): Promise<R> {
+  try {
+    return await db.tx((t) => driveAsync(proc, args, t));
+  } catch (e) {
+    if (e instanceof Rollback) return e.value as R;
+    throw e;
+  }
 }
 
 export function pick(sql: Sql, dialect: Dialect): string {

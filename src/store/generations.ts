@@ -102,6 +102,11 @@ export class GenerationRepo {
     return (await this.db.all<Row>(`SELECT * FROM generations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC LIMIT ?`, params)).map(toGeneration);
   }
 
+  /** Delete up to `batch` records created before `before` (retention); returns how many. */
+  async deleteOlderThan(before: number, batch: number): Promise<number> {
+    return (await this.db.run('DELETE FROM generations WHERE id IN (SELECT id FROM generations WHERE created_at < ? LIMIT ?)', [before, batch])).changes;
+  }
+
   /** Apps by tokens and requests since a time, with per-model rows (rankings). */
   async rankings(since: number): Promise<Array<{ referer: string | null; title: string | null; model: string; requests: number; tokens: number }>> {
     const rows = await this.db.all<Row>(

@@ -1,7 +1,7 @@
-import type { StoreConfig } from '../config/types';
+import type { Logger } from 'pino';
+import type { StoreConfig, StoreRetention } from '../config/types';
 import type { Db } from './db';
 import { SqliteDb } from './sqlite-db';
-import { PostgresDb } from './postgres-db';
 import { migrate } from './migrate';
 import { migrations } from './migrations/index';
 import { AccountRepo } from './accounts';
@@ -10,6 +10,8 @@ import { CreditRepo } from './credit';
 import { GenerationRepo } from './generations';
 import { ResponseRepo } from './responses';
 import { OAuthCodeRepo } from './oauth-codes';
+
+export const DEFAULT_GENERATION_RETENTION_DAYS = 90;
 
 /**
  * The Store: one object over the configured database that the rest of the gateway
@@ -39,8 +41,47 @@ export class Store {
   }
 
   async ping(): Promise<void> {
-    await this.db.get('SELECT 1 AS ok');
+    const db = this.db as Db & { ping?: () => Promise<void> };
+    if (db.ping) await db.ping();
+    else await db.get('SELECT 1 AS ok');
   }
+
+  /**
+   * Background work of a running gateway: retention (below) and, on PostgreSQL, a log line when
+   * the database becomes unreachable and when it answers again.
+   */
+  maintain(config: StoreRetention, logger: Logger): void {
+    this.startRetention(config, (e) => logger.error({ err: e }, 'generation retention sweep failed'));
+    const db = this.db as Db & { onState?: (cause: unknown) => void };
+    if (this.driver === 'postgres') {
+      db.onState = (cause) => {
+        if (cause === null) logger.warn('store available again');
+        else logger.error({ cause: cause instanceof Error ? cause.message : String(cause) }, 'store unavailable: requests are answered 503 until it answers');
+      };
+    }
+  }
+
+  /**
+   * Delete what is past its retention, in small batches on a timer so a backlog never stalls
+   * requests: generation records older than `generation_retention_days` (0 keeps them).
+   * Stored responses expire by the storage plugin's ttl_seconds; the ledger is kept.
+   */
+  startRetention(config: StoreRetention, onError: (e: unknown) => void, everyMs = 60_000, batch = 1000): void {
+    const days = config.generation_retention_days ?? DEFAULT_GENERATION_RETENTION_DAYS;
+    if (days === 0 || this.retention) return;
+    let busy = false;
+    this.retention = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.generations
+        .deleteOlderThan(Date.now() - days * 86_400_000, batch)
+        .catch(onError)
+        .finally(() => (busy = false));
+    }, everyMs);
+    this.retention.unref();
+  }
+
+  private retention: NodeJS.Timeout | undefined;
 
   async getMeta(key: string): Promise<string | undefined> {
     const row = await this.db.get<{ value: string }>('SELECT value FROM gateway_meta WHERE key = ?', [key]);
@@ -55,6 +96,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.retention);
     await this.db.close();
   }
 }
@@ -65,8 +107,18 @@ export async function openDb(config: StoreConfig): Promise<Db> {
       return new SqliteDb(config.path);
     case 'memory':
       return new SqliteDb(':memory:');
-    case 'postgres':
-      return new PostgresDb(config.url, config.pool_size);
+    case 'postgres': {
+      // Loaded only here: a SQLite configuration never loads pg.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require, the same under tsx and dist
+      const { PostgresDb } = require('./postgres-db') as typeof import('./postgres-db');
+      return new PostgresDb(config.url, {
+        poolSize: config.pool_size,
+        statementTimeoutMs: config.statement_timeout_ms ?? 5000,
+        lockTimeoutMs: config.lock_timeout_ms ?? 2000,
+        idleInTransactionTimeoutMs: config.idle_in_transaction_timeout_ms ?? 10000,
+        connectTimeoutMs: config.connect_timeout_ms ?? 2000,
+      });
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { get, run, type Db, type Proc } from './db';
 import { numOrNull } from './money';
 
 export interface OAuthCode {
@@ -23,12 +23,17 @@ export class OAuthCodeRepo {
 
   /** Use a code once: the conditional update lets exactly one caller have it, and only before it expires. */
   async consume(codeHash: string, now = Date.now()): Promise<OAuthCode | undefined> {
-    return this.db.tx(async (t) => {
-      const r = await t.get<Record<string, unknown>>('SELECT account_id, challenge, method, site, credit_limit FROM oauth_codes WHERE code_hash = ? AND used = 0 AND expires_at > ?', [codeHash, now]);
-      if (!r) return undefined;
-      const used = await t.run('UPDATE oauth_codes SET used = 1 WHERE code_hash = ? AND used = 0', [codeHash]);
-      if (used.changes !== 1) return undefined;
-      return { accountId: r.account_id as string, challenge: r.challenge as string, method: r.method as 'S256' | 'plain', site: r.site as string, limit: numOrNull(r.credit_limit) };
-    });
+    return (await this.db.call(consumeProc, { codeHash, now })) ?? undefined;
   }
 }
+
+export const consumeProc: Proc<{ codeHash: string; now: number }, OAuthCode | null> = {
+  name: 'oauth.consume',
+  *body({ codeHash, now }) {
+    const r = yield* get<Record<string, unknown>>('SELECT account_id, challenge, method, site, credit_limit FROM oauth_codes WHERE code_hash = ? AND used = 0 AND expires_at > ?', [codeHash, now]);
+    if (!r) return null;
+    const used = yield* run('UPDATE oauth_codes SET used = 1 WHERE code_hash = ? AND used = 0', [codeHash]);
+    if (used.changes !== 1) return null;
+    return { accountId: r.account_id as string, challenge: r.challenge as string, method: r.method as 'S256' | 'plain', site: r.site as string, limit: numOrNull(r.credit_limit) };
+  },
+};

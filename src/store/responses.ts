@@ -1,5 +1,6 @@
 import type { Db } from './db';
 import { num, numOrNull } from './money';
+import type { PendingWrite } from './request-batch';
 
 export interface StoredResponse {
   id: string;
@@ -12,15 +13,21 @@ export interface StoredResponse {
   expiresAt: number | null;
 }
 
+/** The upsert that stores `r`, for put() or for the request's one transaction (request-batch.ts). */
+export function putStatement(r: StoredResponse): PendingWrite {
+  return {
+    sql: 'INSERT INTO responses (id, account_id, model, status, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body, expires_at = excluded.expires_at',
+    params: [r.id, r.accountId, r.model, r.status, JSON.stringify(r.body), r.createdAt, r.expiresAt],
+  };
+}
+
 /** Stored responses, one row each, the served object kept as JSON. */
 export class ResponseRepo {
   constructor(private readonly db: Db) {}
 
   async put(r: StoredResponse): Promise<void> {
-    await this.db.write(
-      'INSERT INTO responses (id, account_id, model, status, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body, expires_at = excluded.expires_at',
-      [r.id, r.accountId, r.model, r.status, JSON.stringify(r.body), r.createdAt, r.expiresAt],
-    );
+    const w = putStatement(r);
+    await this.db.write(w.sql, w.params);
   }
 
   async get(id: string, now = Date.now()): Promise<StoredResponse | undefined> {

@@ -1,191 +1,184 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import { observed, pick, type Db, type DbObserver, type Param, type RunResult, type Sql } from './db';
+import { extname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { callNested, observed, pick, type Db, type DbObserver, type Param, type Proc, type RunResult, type Sql } from './db';
+import { SqliteEngine, type EngineReply, type EngineRequest, type ErrorInfo } from './sqlite-engine';
+import { procedures } from './procedures';
 
-type Statement = Database.Statement<unknown[]>;
+/** Carries engine requests to wherever the SQLite engine runs. */
+interface EngineLink {
+  request(req: EngineRequest): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function toError(e: ErrorInfo): Error {
+  return Object.assign(new Error(e.message), e.code ? { code: e.code } : {});
+}
+
+function settle(r: EngineReply, resolve: (v: unknown) => void, reject: (e: unknown) => void): void {
+  if (r.ok) resolve(r.value);
+  else reject(toError(r.error));
+}
+
+/** `memory`: the engine in this thread (nothing touches a disk). */
+class InThreadLink implements EngineLink {
+  private readonly engine = new SqliteEngine(':memory:', procedures);
+  request(req: EngineRequest): Promise<unknown> {
+    return new Promise((resolve, reject) => this.engine.handle(req, (r) => settle(r, resolve, reject)));
+  }
+  async close(): Promise<void> {
+    await this.request({ op: 'close' });
+  }
+}
 
 /**
- * better-sqlite3 behind the async Db seam. SQLite runs one statement at a time on one
- * connection, so a transaction holds a lock that other callers wait for; statements
- * outside a transaction run at once when no transaction is open.
+ * A file database: the engine in a worker thread. Under tsx (tests, `npm run dev`) the worker
+ * registers tsx itself; under dist it loads the compiled .js. A worker that dies fails what it
+ * had in hand and is started again by the next request. The worker is kept referenced only while
+ * a request is in flight, so an idle store never holds the process open.
+ */
+class WorkerLink implements EngineLink {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  private nextId = 1;
+
+  constructor(private readonly path: string) {}
+
+  private start(): Worker {
+    const file = join(__dirname, `sqlite-worker${extname(__filename)}`);
+    const workerData = { path: this.path };
+    const w = file.endsWith('.ts')
+      ? new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(file)});`, { eval: true, workerData })
+      : new Worker(file, { workerData });
+    w.on('message', (m: { id: number } & EngineReply) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (this.pending.size === 0) w.unref();
+      settle(m, p.resolve, p.reject);
+    });
+    const fail = (e: unknown) => {
+      if (this.worker === w) this.worker = null;
+      const err = e instanceof Error ? e : new Error(`store worker exited (${String(e)})`);
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    };
+    w.on('error', fail);
+    w.on('exit', fail);
+    w.unref();
+    return w;
+  }
+
+  request(req: EngineRequest): Promise<unknown> {
+    const w = (this.worker ??= this.start());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) w.ref();
+      this.pending.set(id, { resolve, reject });
+      w.postMessage({ id, req });
+    });
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    if (!w) return;
+    await this.request({ op: 'close' });
+    this.worker = null;
+    await w.terminate();
+  }
+}
+
+function toSqlite(params: readonly Param[]): Param[] {
+  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
+/**
+ * SQLite behind the async Db seam. The connection lives in an engine (src/store/sqlite-engine.ts)
+ * that runs in a worker thread for a file: no disk work, commit or checkpoint ever runs on the event
+ * loop. Transactions written as procedures cross the thread once; tx(fn) is driven from here
+ * statement by statement, one at a time.
  */
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   observer?: DbObserver;
-  private readonly db: Database.Database;
-  private readonly cache = new Map<string, Statement>();
-  private lock: Promise<void> | null = null;
+  private readonly link: EngineLink;
+  private txTail: Promise<unknown> = Promise.resolve();
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
-    if (path !== ':memory:') {
-      // Checkpoint on a timer rather than inside whichever commit crosses 1000 WAL pages:
-      // measured on a request's store work (reserve, settle, record, response) this takes
-      // the mean from about 225 to 155 us, the checkpoint's fsync paid once a second.
-      this.db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = setInterval(() => {
-        if (!this.lock && this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
-      }, 1000);
-      this.checkpointer.unref();
-    }
+    this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path);
   }
 
-  private checkpointer: NodeJS.Timeout | undefined;
-
-  /** The raw connection, for the few places (integrity checks, tests) that need it. */
-  get raw(): Database.Database {
-    return this.db;
+  all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
+    return observed(this, 'all', () => this.link.request({ op: 'read', kind: 'all', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<T[]>);
   }
-
-  private stmt(sql: Sql): Statement {
-    const text = pick(sql, 'sqlite');
-    let s = this.cache.get(text);
-    if (!s) {
-      s = this.db.prepare(text);
-      this.cache.set(text, s);
-    }
-    return s;
+  get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
+    return observed(this, 'get', () => this.link.request({ op: 'read', kind: 'get', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<T | undefined>);
   }
-
-  private async idle(): Promise<void> {
-    while (this.lock) await this.lock;
+  run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
+    return observed(this, 'run', () => this.link.request({ op: 'write', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<RunResult>);
   }
-
-  async all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
-    if (this.lock) await this.idle();
-    return observed(this, 'all', () => this.stmt(sql).all(...toSqlite(params)) as T[]);
-  }
-
-  async get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
-    if (this.lock) await this.idle();
-    return observed(this, 'get', () => this.stmt(sql).get(...toSqlite(params)) as T | undefined);
-  }
-
-  async run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
-    if (this.lock) await this.idle();
-    return observed(this, 'run', () => ({ changes: this.stmt(sql).run(...toSqlite(params)).changes }));
-  }
-
-  async exec(sql: Sql): Promise<void> {
-    if (this.lock) await this.idle();
-    this.db.exec(pick(sql, 'sqlite'));
-  }
-
-  tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    return observed(this, 'tx', () => this.transaction(fn));
-  }
-
   write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
-    return this.tx((t) => t.run(sql, params));
+    return this.run(sql, params);
+  }
+  async exec(sql: Sql): Promise<void> {
+    await this.link.request({ op: 'exec', sql: pick(sql, 'sqlite') });
+  }
+  call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
+    return observed(this, 'tx', () => this.link.request({ op: 'proc', name: proc.name, args }) as Promise<R>);
+  }
+  tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    // One driven transaction at a time; each waits for the one before it.
+    const out = this.txTail.then(() => observed(this, 'tx', () => this.driven(fn)));
+    this.txTail = out.catch(() => undefined);
+    return out;
   }
 
-  private pending: Array<{ fn: (db: Db) => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
-  private flushScheduled = false;
-
-  /**
-   * Group commit: transactions begun in the same turn of the event loop run one after
-   * another inside one BEGIN ... COMMIT, each in its own savepoint (so each commits or
-   * rolls back whole, as before), and every caller is answered after the one COMMIT.
-   * Nothing is acknowledged before it is committed; there is one WAL commit per batch
-   * instead of one per transaction.
-   */
-  private transaction<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.flushScheduled = false;
-    const batch = this.pending.splice(0);
-    await this.idle();
-    let release!: () => void;
-    this.lock = new Promise<void>((r) => (release = r));
-    const inner = new SqliteTx(this);
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+  private async driven<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    await this.link.request({ op: 'begin' });
+    let value: T;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
-      for (const item of batch) {
-        this.db.exec('SAVEPOINT item');
-        try {
-          const value = await item.fn(inner);
-          this.db.exec('RELEASE item');
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          this.db.exec('ROLLBACK TO item');
-          this.db.exec('RELEASE item');
-          outcomes.push({ ok: false, error });
-        }
-      }
-      this.db.exec('COMMIT');
+      value = await fn(new SqliteTx(this.link));
     } catch (e) {
-      // The batch could not commit: nobody in it is told success.
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      outcomes.length = 0;
-      for (let i = 0; i < batch.length; i++) outcomes.push({ ok: false, error: e });
-    } finally {
-      this.lock = null;
-      release();
+      await this.link.request({ op: 'end', commit: false });
+      throw e;
     }
-    batch.forEach((item, i) => {
-      const o = outcomes[i];
-      if (o.ok) item.resolve(o.value);
-      else item.reject(o.error);
-    });
-  }
-
-  /** Statements issued by the transaction holder itself skip the lock. */
-  runLocked(kind: 'all' | 'get' | 'run', sql: Sql, params: readonly Param[]): unknown {
-    const s = this.stmt(sql);
-    const p = toSqlite(params);
-    if (kind === 'all') return s.all(...p);
-    if (kind === 'get') return s.get(...p);
-    return { changes: s.run(...p).changes };
+    await this.link.request({ op: 'end', commit: true });
+    return value;
   }
 
   async close(): Promise<void> {
-    await this.idle();
-    clearInterval(this.checkpointer);
-    if (this.db.open) this.db.close();
+    await this.txTail;
+    await this.link.close();
   }
 }
 
 class SqliteTx implements Db {
   readonly dialect = 'sqlite' as const;
-  constructor(private readonly owner: SqliteDb) {}
+  constructor(private readonly link: EngineLink) {}
+  private stmt(kind: 'all' | 'get' | 'run' | 'exec', sql: Sql, params: readonly Param[]): Promise<unknown> {
+    return this.link.request({ op: 'stmt', kind, sql: pick(sql, 'sqlite'), params: toSqlite(params) });
+  }
+  async all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
+    return (await this.stmt('all', sql, params)) as T[];
+  }
+  async get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
+    return (await this.stmt('get', sql, params)) as T | undefined;
+  }
+  async run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
+    return (await this.stmt('run', sql, params)) as RunResult;
+  }
   write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
     return this.run(sql, params);
   }
-  async all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
-    return this.owner.runLocked('all', sql, params) as T[];
-  }
-  async get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
-    return this.owner.runLocked('get', sql, params) as T | undefined;
-  }
-  async run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
-    return this.owner.runLocked('run', sql, params) as RunResult;
-  }
   async exec(sql: Sql): Promise<void> {
-    this.owner.raw.exec(pick(sql, 'sqlite'));
+    await this.stmt('exec', sql, []);
   }
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     return fn(this); // already inside one
   }
+  call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
+    return callNested(this, proc, args);
+  }
   async close(): Promise<void> {
     throw new Error('close() inside a transaction');
   }
-}
-
-function toSqlite(params: readonly Param[]): unknown[] {
-  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
 }

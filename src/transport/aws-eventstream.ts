@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { UpstreamEvent } from '../providers/types';
+import { DEFAULT_MAX_EVENT_BYTES, SizeLimitError } from './limits';
 
 /**
  * The AWS event-stream binary framing (application/vnd.amazon.eventstream): each message
@@ -8,16 +9,25 @@ import type { UpstreamEvent } from '../providers/types';
  * `:exception-type` for exceptions, prefixed `exception:`); the payload is the data.
  */
 export class AwsEventStreamParser {
-  private buf: Buffer = Buffer.alloc(0);
+  /** Bytes received and not yet framed, kept as pieces until a whole message is there (linear, no re-concatenation). */
+  private pieces: Buffer[] = [];
+  private pending = 0;
+
+  /** `maxBytes`: the largest message accepted; a prelude announcing more throws a SizeLimitError at once. */
+  constructor(private readonly maxBytes = DEFAULT_MAX_EVENT_BYTES) {}
 
   push(chunk: Uint8Array, out: UpstreamEvent[] = []): UpstreamEvent[] {
-    this.buf = this.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.buf, chunk]);
-    while (this.buf.length >= 12) {
-      const total = this.buf.readUInt32BE(0);
+    if (chunk.length > 0) {
+      this.pieces.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      this.pending += chunk.length;
+    }
+    while (this.pending >= 12) {
+      const head = this.peek(12);
+      const total = head.readUInt32BE(0);
       if (total < 16) throw new Error('event stream: bad message length');
-      if (this.buf.length < total) break;
-      const msg = this.buf.subarray(0, total);
-      this.buf = this.buf.subarray(total);
+      if (total > this.maxBytes) throw new SizeLimitError('a stream frame', this.maxBytes);
+      if (this.pending < total) break;
+      const msg = this.take(total);
       if (crc32(msg.subarray(0, 8)) !== msg.readUInt32BE(8)) throw new Error('event stream: prelude CRC mismatch');
       if (crc32(msg.subarray(0, total - 4)) !== msg.readUInt32BE(total - 4)) throw new Error('event stream: message CRC mismatch');
       const headersLength = msg.readUInt32BE(4);
@@ -30,8 +40,24 @@ export class AwsEventStreamParser {
   }
 
   end(out: UpstreamEvent[] = []): UpstreamEvent[] {
-    if (this.buf.length > 0) throw new Error('event stream: truncated message');
+    if (this.pending > 0) throw new Error('event stream: truncated message');
     return out;
+  }
+
+  /** The first n pending bytes (joining the pieces only as far as needed). */
+  private peek(n: number): Buffer {
+    if (this.pieces[0].length < n) this.pieces = [Buffer.concat(this.pieces)];
+    return this.pieces[0];
+  }
+
+  /** Remove and return the first n pending bytes. */
+  private take(n: number): Buffer {
+    const all = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces);
+    const msg = all.subarray(0, n);
+    const rest = all.subarray(n);
+    this.pieces = rest.length > 0 ? [rest] : [];
+    this.pending -= n;
+    return msg;
   }
 }
 

@@ -2,6 +2,7 @@ import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { errors, GatewayError } from '../errors';
 import type { ProviderConfig } from '../config/types';
 import type { UpstreamRequest } from '../providers/types';
+import { validHeaderValue } from '../security/headers';
 
 export interface SendOptions {
   signal: AbortSignal;
@@ -60,6 +61,8 @@ export class Transport {
   async send(req: UpstreamRequest, provider: ProviderConfig, opts: SendOptions): Promise<UpstreamResponse> {
     const url = this.parse(req.url);
     const pool = this.pool(url.origin, provider);
+    // undici refuses such values with an error that would read as the upstream's failure.
+    for (const name in req.headers) if (!validHeaderValue(req.headers[name])) throw errors.invalidHeaderValue(name);
     try {
       const res = await pool.request({
         path: url.path,
@@ -88,7 +91,8 @@ export function mapTransportError(e: unknown, provider: string, signal?: AbortSi
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
     if (reason instanceof GatewayError) return reason;
-    return errors.upstreamTimeout(provider);
+    // Aborted without a gateway reason: the client went away.
+    return errors.clientClosed();
   }
   if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || e instanceof undiciErrors.ConnectTimeoutError) {
     return errors.upstreamTimeout(provider);

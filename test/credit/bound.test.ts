@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { maxRequestTokens, requestTokenBound } from '../../plugins/credit/bound';
 import type { ModelConfig } from '../../src/config/types';
 import type { ChatRequest } from '../../src/types/openai';
+import type { UpstreamTarget } from '../../src/providers/types';
+import { anthropicBody } from '../../src/providers/anthropic/request';
+import { converseBody } from '../../src/providers/bedrock/index';
 
 const model = (context_length: number): ModelConfig => ({ id: 'm', owned_by: 'x', created: 0, context_length, pricing: { prompt: 1, completion: 1 }, deployments: [] });
 
@@ -33,5 +36,58 @@ describe('credit bound (pure)', () => {
     const b = requestTokenBound(req, model(50_000), 'openai');
     expect(b).to.include({ input: 50_000, unbounded: 'messages[0].content[0]' });
     expect(requestTokenBound(req, { ...model(50_000), credit_bound: { file_tokens: 700 } }, 'openai').unbounded).to.equal(null);
+  });
+});
+
+describe('credit bound: the output the adapter sends (reasoning included)', () => {
+  const req = fc.record(
+    {
+      max_tokens: fc.integer({ min: 1, max: 70_000 }),
+      max_completion_tokens: fc.integer({ min: 1, max: 70_000 }),
+      reasoning_effort: fc.constantFrom('none', 'minimal', 'low', 'medium', 'high', 'xhigh'),
+      reasoning: fc.record({ effort: fc.constantFrom('low', 'medium', 'high'), max_tokens: fc.integer({ min: 0, max: 70_000 }), enabled: fc.boolean() }, { requiredKeys: [] }),
+    },
+    { requiredKeys: [] },
+  );
+  const defaultMax = fc.option(fc.integer({ min: 1, max: 70_000 }), { nil: undefined });
+  const target = (type: string, model: string, max: number | undefined) => ({
+    provider: { name: 'p', type, options: {} },
+    deployment: { provider: 'p', model, options: max === undefined ? {} : { max_tokens: max } },
+  }) as unknown as UpstreamTarget;
+
+  it('covers the max_tokens the Anthropic adapter sends, thinking budget and defaults included', () => {
+    fc.assert(
+      fc.property(req, defaultMax, (r, max) => {
+        const request = { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...r } as ChatRequest;
+        const t = target('anthropic', 'claude', max);
+        const sent = Number(anthropicBody(request, t, false).max_tokens);
+        return requestTokenBound(request, model(1_000_000), 'anthropic', {}, t).output >= sent;
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('covers the maxTokens the Bedrock adapter sends to a Claude model with thinking', () => {
+    fc.assert(
+      fc.property(req, (r) => {
+        const request = { model: 'm', messages: [{ role: 'user', content: 'hi' }], ...r } as ChatRequest;
+        const t = target('bedrock', 'anthropic.claude-sonnet', undefined);
+        const sent = (converseBody(request, 'anthropic.claude-sonnet').inferenceConfig as { maxTokens?: number } | undefined)?.maxTokens;
+        const b = requestTokenBound(request, model(1_000_000), 'bedrock', {}, t);
+        return sent === undefined ? b.output === 1_000_000 : b.output >= sent;
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is capped at the context length and ignores an option that is not a number', () => {
+    const request = { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50, reasoning_effort: 'low' } as ChatRequest;
+    expect(requestTokenBound(request, model(100_000), 'anthropic').output).to.equal(1074);
+    expect(requestTokenBound(request, model(1000), 'anthropic').output).to.equal(1000);
+    expect(requestTokenBound(request, model(100_000), 'openai').output).to.equal(50);
+    // Cohere: an explicit thinking budget on top of max_tokens.
+    expect(requestTokenBound({ ...request, reasoning: { max_tokens: 2000 } }, model(100_000), 'cohere').output).to.equal(2050);
+    const odd = { provider: { name: 'p', type: 'anthropic', options: {} }, deployment: { provider: 'p', model: 'c', options: { max_tokens: 'lots' } } } as unknown as UpstreamTarget;
+    expect(requestTokenBound({ ...request, max_tokens: undefined, reasoning_effort: undefined }, { ...model(100_000), max_output_tokens: 500 }, 'anthropic', {}, odd).output).to.equal(500);
   });
 });

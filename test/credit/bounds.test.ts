@@ -1,10 +1,11 @@
 import { expect } from 'chai';
-import { startTestGateway, postJson, sseData, type TestGateway } from '../helpers/gateway';
+import { startTestGateway, postJson, type TestGateway } from '../helpers/gateway';
 import { adminCall, makeAccountKey } from '../helpers/accounts';
 import type { MockUpstream } from '../helpers/mock-upstream';
 import { creditConfig } from '../helpers/credit';
 import { toNano } from '../../src/store/money';
 import { honestUpstream } from './honest-upstream';
+import { books, burst, settled, type Key } from './books';
 
 /**
  * Issue 13: a hostile but ordinary client (and a misbehaving upstream) against the full
@@ -28,8 +29,6 @@ function models() {
   ];
 }
 
-type Key = { key: string; accountId: string; hash: string };
-
 describe('credit limits hold against any request (issue 13)', function () {
   this.timeout(60000);
   let up: MockUpstream;
@@ -49,52 +48,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     await up.stop();
   });
 
-  async function settled(accountId: string): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      if ((await gw.services.store.credit.openReservations(accountId)) === 0) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error('reservations still open');
-  }
-
-  /** The three invariants; returns the key's usage (nano-credits). */
-  async function books(k: Key, returned: number[]): Promise<number> {
-    await settled(k.accountId);
-    const store = gw.services.store;
-    const key = (await store.keys.get(k.hash))!;
-    const account = (await store.accounts.get(k.accountId))!;
-    if (key.limit !== null) expect(key.usage, 'key usage within its limit').to.be.at.most(key.limit);
-    expect(account.credits - account.usage, 'account balance').to.be.at.least(0);
-    expect(key.reserved).to.equal(0);
-    const records = (await store.generations.list({ accountId: k.accountId, limit: 1000 })).reduce((s, g) => s + g.cost, 0);
-    const ledger = await store.credit.ledgerSum(k.accountId);
-    expect(ledger, 'ledger == records').to.equal(records);
-    expect(ledger, 'ledger == sum of usage.cost returned').to.equal(returned.reduce((s, c) => s + c, 0));
-    expect(key.usage).to.equal(ledger);
-    return key.usage;
-  }
-
-  /** Send `count` copies of a request at once with key `k`; the usage.cost of each answer (nano), and the statuses. */
-  async function hammer(k: Key, body: (i: number) => unknown, count: number): Promise<{ costs: number[]; statuses: number[]; bodies: unknown[] }> {
-    const res = await Promise.all(
-      Array.from({ length: count }, async (_, i) => {
-        const r = await postJson(`${gw.url}/v1/chat/completions`, body(i), { authorization: `Bearer ${k.key}` });
-        const text = await r.text();
-        return { status: r.status, body: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : sseData(text) };
-      }),
-    );
-    const costs: number[] = [];
-    for (const r of res) {
-      if (r.status !== 200) continue;
-      if (Array.isArray(r.body)) {
-        const usage = r.body.map((f) => (f === '[DONE]' ? null : (JSON.parse(f as string) as { usage?: { cost?: number } }).usage)).find((u) => u && u.cost !== undefined);
-        costs.push(toNano(usage!.cost!));
-      } else costs.push(toNano((r.body.usage as { cost: number }).cost));
-    }
-    const statuses = res.map((r) => r.status);
-    expect(statuses.filter((s) => s !== 200 && s !== 402), JSON.stringify(res.find((r) => r.status !== 200 && r.status !== 402)?.body)).to.deep.equal([]);
-    return { costs, statuses, bodies: res.map((r) => r.body) };
-  }
+  const hammer = (k: Key, body: (i: number) => unknown, count: number) => burst(gw, '/v1/chat/completions', k, body, count);
 
   const limited = (limit = 1, credits = 100) => makeAccountKey(gw, { credits, limit });
   const user = (content: unknown) => [{ role: 'user', content }];
@@ -106,7 +60,7 @@ describe('credit limits hold against any request (issue 13)', function () {
       const img = (detail: string) => ({ type: 'image_url', image_url: { url: 'https://img.example/a.png', detail } });
       const { costs, statuses } = await hammer(k, (i) => ({ model, max_tokens: 50, messages: user([{ type: 'text', text: `what is in picture ${i}?` }, img(i % 3 === 0 ? 'low' : 'high')]) }), 60);
       expect(ok(statuses)).to.be.greaterThan(0);
-      await books(k, costs);
+      await books(gw, k, costs);
     }
     const records = await gw.services.store.generations.list({ limit: 1000 });
     for (const g of records) expect((await gw.services.store.credit.overrun(g.id))?.reason ?? null).to.equal(null);
@@ -118,7 +72,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     const { costs, statuses } = await hammer(k, () => ({ model: 'up/fails', max_tokens: 10, messages: user('hi'), fallbacks: [{ model: 'up/4o', messages: user(long) }] }), 10);
     expect(ok(statuses)).to.equal(1);
     expect(statuses.filter((s) => s === 402)).to.have.length(9);
-    await books(k, costs);
+    await books(gw, k, costs);
   });
 
   it('fallbacks: ["a-pricier-model"] and models: [...] are reserved and billed at the pricier model', async () => {
@@ -127,7 +81,7 @@ describe('credit limits hold against any request (issue 13)', function () {
       const { costs, statuses } = await hammer(k, (i) => ({ model: 'up/fails', max_tokens: 300, messages: user(`question ${i}`), ...route }), 30);
       // At the pricier price 300 output tokens are 0.09 credits: at most 11 fit in the limit.
       expect(ok(statuses)).to.be.within(1, 11);
-      await books(k, costs);
+      await books(gw, k, costs);
     }
   });
 
@@ -155,7 +109,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     const r = await postJson(`${gw.url}/v1/chat/completions`, raw, { authorization: `Bearer ${k.key}` });
     expect(r.status).to.equal(400);
     expect(up.requests.length).to.equal(before);
-    expect(await books(k, [])).to.equal(0);
+    expect(await books(gw, k, [])).to.equal(0);
   });
 
   it('metadata beyond OpenAI\'s rule (deep, many keys, long values) is a 400 naming metadata, nothing reserved', async () => {
@@ -170,7 +124,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     }
     const good = await hammer(k, () => ({ model: 'up/4o', max_tokens: 5, messages: user('hi'), metadata: { run: '7', team: 'red' } }), 3);
     expect(ok(good.statuses)).to.equal(3);
-    await books(k, good.costs);
+    await books(gw, k, good.costs);
   });
 
   it('an upstream that over-reports or reports absurd usage: charge capped at the reservation, overrun recorded, counted, logged; no 500', async () => {
@@ -178,7 +132,7 @@ describe('credit limits hold against any request (issue 13)', function () {
       const k = await limited();
       const { costs, statuses, bodies } = await hammer(k, () => ({ model: `up/liar-${lie}`, max_tokens: 20, messages: user('hi') }), 5);
       expect(ok(statuses), lie).to.equal(5);
-      const usage = await books(k, costs);
+      const usage = await books(gw, k, costs);
       expect(usage).to.be.greaterThan(0); // no credit back
       const id = (bodies[0] as { id: string }).id;
       const g = await adminCall(gw, 'GET', `/v1/generation?id=${id}`, undefined, k.key);
@@ -187,7 +141,7 @@ describe('credit limits hold against any request (issue 13)', function () {
       // The next request is served.
       const next = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/4o', max_tokens: 5, messages: user('hi') }, { authorization: `Bearer ${k.key}` });
       expect(next.status).to.equal(200);
-      await books(k, [...costs, toNano(((await next.json()) as { usage: { cost: number } }).usage.cost)]);
+      await books(gw, k, [...costs, toNano(((await next.json()) as { usage: { cost: number } }).usage.cost)]);
     }
     const metric = await gw.services.metrics.getSingleMetricAsString('gateway_credit_overrun_total');
     expect(metric).to.match(/gateway_credit_overrun_total\{model="up\/liar-huge",reason="usage_above_bound"\} 5/);
@@ -206,7 +160,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     const { costs, statuses } = await hammer(k, (i) => ({ model: 'up/4o', max_tokens: 150, messages: [{ role: 'system', content: 'be brief' }, ...user(`${texts[i % 4]} (${i})`)] }), 200);
     expect(ok(statuses)).to.be.greaterThan(50);
     expect(statuses.filter((s) => s === 402).length).to.be.greaterThan(0);
-    await books(k, costs);
+    await books(gw, k, costs);
   });
 
   it('audio parts: a configured per-item maximum, else the operator\'s choice (refuse for limited keys, or the context length)', async () => {
@@ -214,7 +168,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     const k = await limited();
     const a = await hammer(k, (i) => ({ model: 'up/4o', max_tokens: 20, messages: user([{ type: 'text', text: `transcribe ${i}` }, audio]) }), 80);
     expect(ok(a.statuses)).to.be.within(1, 79);
-    await books(k, a.costs);
+    await books(gw, k, a.costs);
     const refused = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/strict', messages: user([audio]) }, { authorization: `Bearer ${k.key}` });
     expect(refused.status).to.equal(400);
     expect(((await refused.json()) as { error: { code: string; param: string } }).error).to.include({ code: 'unbounded_item', param: 'messages[0].content[0]' });
@@ -224,7 +178,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     const rich = await makeAccountKey(gw, { credits: 10, limit: null });
     const served = await hammer(rich, () => ({ model: 'up/strict', max_tokens: 5, messages: user([audio]) }), 2);
     expect(ok(served.statuses)).to.equal(2);
-    await books(rich, served.costs);
+    await books(gw, rich, served.costs);
   });
 
   it('long tool schemas and response_format schemas are in the reservation', async () => {
@@ -233,7 +187,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     const k = await limited();
     const { costs, statuses } = await hammer(k, (i) => ({ model: 'up/4o', max_tokens: 10, tools, response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object', properties: Object.fromEntries([prop(i)]) } } }, messages: user(`use a tool ${i}`) }), 20);
     expect(ok(statuses)).to.be.within(1, 19);
-    await books(k, costs);
+    await books(gw, k, costs);
   });
 
   it('n: 128 reserves every choice', async () => {
@@ -241,14 +195,14 @@ describe('credit limits hold against any request (issue 13)', function () {
     const { costs, statuses } = await hammer(k, () => ({ model: 'up/4o', n: 128, max_tokens: 100, messages: user('many answers please') }), 6);
     // 128 x 100 output tokens are 0.384 credits: two fit in the limit.
     expect(ok(statuses)).to.equal(2);
-    await books(k, costs);
+    await books(gw, k, costs);
   });
 
   it('streams (completed and cut by the client) are bounded and settle', async () => {
     const k = await limited();
     const s = await hammer(k, (i) => ({ model: 'up/4o', stream: true, stream_options: { include_usage: true }, max_tokens: 1000, messages: user(`stream ${i}`) }), 40);
     expect(ok(s.statuses)).to.be.within(1, 39);
-    await books(k, s.costs);
+    await books(gw, k, s.costs);
     const k2 = await limited(0.05);
     for (let i = 0; i < 3; i++) {
       const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/slow', stream: true, max_tokens: 1000, messages: user(`cut ${i}`) }, { authorization: `Bearer ${k2.key}` });
@@ -257,12 +211,12 @@ describe('credit limits hold against any request (issue 13)', function () {
       let text = '';
       while ((text.match(/data: /g) ?? []).length < 3) text += new TextDecoder().decode((await reader.read()).value);
       await reader.cancel();
-      await settled(k2.accountId);
+      await settled(gw, k2.accountId);
     }
-    await settled(k2.accountId);
+    await settled(gw, k2.accountId);
     const records = await gw.services.store.generations.list({ accountId: k2.accountId, limit: 10 });
     expect(records.every((g) => g.cancelled)).to.equal(true);
-    await books(k2, records.map((g) => g.cost));
+    await books(gw, k2, records.map((g) => g.cost));
   });
 
   it('retries: a request retried twice is reserved and billed once', async () => {
@@ -271,7 +225,7 @@ describe('credit limits hold against any request (issue 13)', function () {
     const { costs, statuses } = await hammer(k, (i) => ({ model: 'up/flaky', num_retries: 2, max_tokens: 20, messages: user(`retry me ${i}`) }), 10);
     expect(ok(statuses)).to.equal(10);
     expect(up.requests.filter((r) => (r.json as { model?: string }).model === 'flaky').length - before).to.equal(30);
-    await books(k, costs);
+    await books(gw, k, costs);
     const [g] = await gw.services.store.generations.list({ accountId: k.accountId, limit: 1 });
     expect(g.promptTokens).to.be.greaterThan(0);
   });

@@ -54,11 +54,26 @@ function answer(res: ServerResponse, body: Body, usage: unknown, opts: { delayMs
   sendJson(res, 200, { ...c, usage });
 }
 
+/** The most an honest provider can count for embeddings inputs: a byte per token of text, a token array at its length. */
+export function worstEmbeddingTokens(input: unknown): number {
+  const list = Array.isArray(input) && !input.every((x) => typeof x === 'number') ? input : [input];
+  return list.reduce((n: number, x) => n + (typeof x === 'string' ? bytes(x) : Array.isArray(x) ? x.length : 0), 0);
+}
+
+/** An OpenAI embeddings answer (one 3-dimension vector per input) with the worst honest count, or a lie. */
+function embeddings(res: ServerResponse, body: Body & { input?: unknown }, model: string): void {
+  const inputs = Array.isArray(body.input) && !body.input.every((x) => typeof x === 'number') ? body.input : [body.input];
+  const tokens = worstEmbeddingTokens(body.input);
+  const lie = model.startsWith('liar-') ? (LIES[model.slice('liar-'.length)] as { prompt_tokens: unknown; total_tokens: unknown }) : null;
+  const usage = lie ? { prompt_tokens: lie.prompt_tokens, total_tokens: lie.total_tokens } : { prompt_tokens: tokens, total_tokens: tokens };
+  sendJson(res, 200, { object: 'list', data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.6, 0.8, 0] })), model, usage });
+}
+
 /**
  * An OpenAI-format upstream whose behaviour is chosen by the deployment's model name:
  * `gpt-4o` / `gpt-4o-mini` count honestly at the worst the rules allow, `fail` answers 500,
  * `flaky` fails a conversation's first two attempts, `liar-<kind>` reports absurd usage,
- * `slow` streams 40 chunks 20 ms apart.
+ * `slow` streams 40 chunks 20 ms apart. `/v1/embeddings` counts the worst honest way too (`liar-<kind>` lies).
  */
 export function honestUpstream(): MockUpstream {
   const up = new MockUpstream();
@@ -66,6 +81,7 @@ export function honestUpstream(): MockUpstream {
   up.handler = (req: RecordedRequest, res) => {
     const body = req.json as Body;
     const model = String(body.model);
+    if (req.path.endsWith('/embeddings')) return embeddings(res, body, model);
     const honest = worstHonestUsage(body, model);
     if (model === 'fail') return sendJson(res, 500, { error: { message: 'upstream down', type: 'server_error', code: null, param: null } });
     if (model === 'flaky') {

@@ -26,7 +26,7 @@ describe('OAuth PKCE key issuance', () => {
   let app: Awaited<ReturnType<typeof callbackApp>>;
   const verifier = randomBytes(48).toString('base64url');
   before(async () => {
-    gw = await startTestGateway(testConfig({ plugins: ['auth', { oauth: { callback_allowlist: ['https://app.example'] } }, 'credit', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
+    gw = await startTestGateway(testConfig({ plugins: ['auth', { oauth: { callback_allowlist: ['https://app.example'], allow_localhost: true } }, 'credit', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
     app = await callbackApp();
   });
   after(async () => {
@@ -34,7 +34,14 @@ describe('OAuth PKCE key issuance', () => {
     app.server.close();
   });
 
-  const consent = (form: Record<string, string>) => fetch(`${gw.url}/auth/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  /** Post the consent form as the browser does: after loading the page (its CSRF cookie and token), from this origin. */
+  const consent = async (form: Record<string, string>) => {
+    const q = { callback_url: form.callback_url, code_challenge: form.code_challenge, code_challenge_method: form.code_challenge_method };
+    const page = await fetch(`${gw.url}/auth?${new URLSearchParams(q).toString()}`);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0];
+    return fetch(`${gw.url}/auth/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: gw.url }, body: new URLSearchParams({ csrf, ...form }).toString() });
+  };
 
   it('refuses bad authorization requests: callback not allowed, no S256 challenge, plain without permission', async () => {
     const q = (p: Record<string, string>) => fetch(`${gw.url}/auth?${new URLSearchParams(p).toString()}`);

@@ -6,6 +6,8 @@ import { openStore, type Store } from '../../src/store/index';
 import type { StoreConfig } from '../../src/config/types';
 import { windowStart, limitRemaining } from '../../src/store/keys';
 import { toNano, fromNano } from '../../src/store/money';
+import { deferWrite, openBatch, takeBatch } from '../../src/store/request-batch';
+import { putStatement } from '../../src/store/responses';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
 
 /** One contract, every driver: what the rest of the gateway relies on from the Store. */
@@ -72,6 +74,58 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
       expect(results.filter((r) => r.status === 'rejected')).to.have.length(4);
       expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value)).to.have.length(16);
       expect((await store.accounts.get(a.id))!.credits).to.equal(16 * 11);
+    });
+
+    it('a procedure refused midway rolls back whole and answers its refusal; one request settles ledger, record and response in one transaction', async () => {
+      const a = await store.accounts.create({ name: 'proc', credits: 1000 });
+      const hash = 'c'.repeat(64);
+      await store.keys.create({ hash, accountId: a.id, name: 'k', label: 'x', limit: 100 });
+      // The account covers 500, the key's limit does not: the account's reservation made first is undone.
+      expect(await store.credit.reserve(a.id, hash, 500)).to.deep.equal({ ok: false, limit: 'key', available: 100 });
+      expect((await store.accounts.get(a.id))!.reserved).to.equal(0);
+      const r = await store.credit.reserve(a.id, hash, 80);
+      if (!r.ok) throw new Error('refused');
+      const now = Date.now();
+      const gen = {
+        id: `gen-${now}`, accountId: a.id, keyHash: hash, model: 'm', provider: null, deployment: null, promptTokens: 1, completionTokens: 2, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0,
+        cost: 60, latencyMs: null, ttftMs: null, finishReason: 'stop', streamed: false, cancelled: false, status: 'completed' as const, errorCode: null, appReferer: null, appTitle: null, user: null, metadata: null, createdAt: now,
+      };
+      const response = { id: gen.id, accountId: a.id, model: 'm', status: 'completed', body: { id: gen.id, object: 'response' }, createdAt: now, expiresAt: null };
+      const batch: Record<string, unknown> = {};
+      openBatch(batch);
+      expect(deferWrite(batch, putStatement(response))).to.equal(true);
+      expect(await store.credit.settle(r.id, 60, gen, null, takeBatch(batch))).to.equal(true);
+      expect(deferWrite(batch, putStatement(response)), 'a taken batch is closed').to.equal(false);
+      expect((await store.responses.get(gen.id))!.body).to.deep.equal(response.body);
+      expect((await store.generations.get(gen.id))!.cost).to.equal(60);
+      expect(await store.credit.ledgerSum(a.id)).to.equal(60);
+      expect(await store.credit.settle(r.id, 60, gen), 'settling twice charges once').to.equal(false);
+      expect((await store.accounts.get(a.id))!).to.include({ usage: 60, reserved: 0 });
+    });
+
+    it('retention deletes generation records past their days in batches and keeps the ledger', async () => {
+      const a = await store.accounts.create({ name: 'ret', credits: 1000 });
+      const day = 86_400_000;
+      const ids: string[] = [];
+      for (const [i, age] of [40, 35, 31, 2, 0].entries()) {
+        const r = await store.credit.reserve(a.id, null, 10);
+        if (!r.ok) throw new Error('refused');
+        const id = `ret-${a.id}-${i}`;
+        ids.push(id);
+        await store.credit.settle(r.id, 10, {
+          id, accountId: a.id, keyHash: null, model: 'm', provider: null, deployment: null, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 10,
+          latencyMs: null, ttftMs: null, finishReason: null, streamed: false, cancelled: false, status: 'completed', errorCode: null, appReferer: null, appTitle: null, user: null, metadata: null,
+          createdAt: Date.now() - age * day,
+        });
+      }
+      const errors: unknown[] = [];
+      store.startRetention({ generation_retention_days: 30 }, (e) => errors.push(e), 20, 2);
+      const deadline = Date.now() + 5000;
+      const kept = async () => (await Promise.all(ids.map((id) => store.generations.get(id)))).map(Boolean);
+      while ((await kept()).some((k, i) => k !== i >= 3) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(await kept()).to.deep.equal([false, false, false, true, true]);
+      expect(errors).to.deep.equal([]);
+      expect(await store.credit.ledgerSum(a.id)).to.equal(50);
     });
 
     it('rolls a transaction back whole', async () => {

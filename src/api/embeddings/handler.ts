@@ -1,11 +1,10 @@
 import { errors } from '../../errors';
 import type { GatewayContext } from '../../pipeline/plugin';
 import type { EmbeddingsRequest } from '../../types/embeddings';
-import type { ChatDeps } from '../chat';
+import { chainBodyLimits, type ChatDeps } from '../chat';
 import { splitChatRequest } from '../chat-request';
 import { servesEndpoint } from '../endpoints';
-import { createState } from '../gateway-state';
-import { parseSize, readJson } from '../read-json';
+import { createState, readChainBody } from '../gateway-state';
 import { countInputTokens } from './encode';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -30,14 +29,14 @@ function inputList(input: unknown): EmbeddingsRequest['input'] {
  * credit reserves from the input bound, routing calls the provider's embeddings mapping.
  */
 export function embeddingsHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<void> {
-  const limit = parseSize(deps.config.server.body_limit);
+  const bodyLimits = chainBodyLimits(deps);
   const limits = {
     defaultTimeoutS: deps.config.server.default_request_timeout_s,
     maxTimeoutS: deps.config.server.max_request_timeout_s,
   };
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
-    const body = await readJson(ctx.req, limit, deps.config.server.body_limit);
+    const body = await readChainBody(ctx, bodyLimits);
     if (!isRecord(body)) throw errors.invalidRequest('The request body must be a JSON object', null, 'invalid_body');
     if (body.input === undefined || body.input === null)
       throw errors.invalidRequest('input is required', 'input', 'missing_field');
@@ -61,7 +60,7 @@ export function embeddingsHandler(deps: ChatDeps): (ctx: GatewayContext) => Prom
       options,
       embeddings,
       request: { model: model.id, messages: [], ...(typeof body.user === 'string' ? { user: body.user } : {}) },
-    });
+    }, deps.lifecycle);
     ctx.state.gateway.promptTokens = countInputTokens(embeddings);
     await deps.chain(ctx);
     const s = ctx.state.gateway;

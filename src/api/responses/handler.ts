@@ -5,11 +5,10 @@ import type { GatewayContext } from '../../pipeline/plugin';
 import type { Store } from '../../store/index';
 import { writeStream } from '../../stream/sse-writer';
 import type { InputItem, OutputItem } from '../../types/responses';
-import type { ChatDeps } from '../chat';
+import { chainBodyLimits, type ChatDeps } from '../chat';
 import { splitChatRequest } from '../chat-request';
 import { servesEndpoint } from '../endpoints';
-import { createState } from '../gateway-state';
-import { parseSize, readJson } from '../read-json';
+import { createState, readChainBody } from '../gateway-state';
 import { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from './contract';
 import { ResponsesEvents } from './events';
 import { echoOf, fromCompletion, type ResponseMeta } from './output';
@@ -47,14 +46,14 @@ async function previousItems(ctx: GatewayContext, deps: ResponsesDeps, id: unkno
  * storage plugin keeps the object through the saver it leaves in the state.
  */
 export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => Promise<void> {
-  const limit = parseSize(deps.config.server.body_limit);
+  const bodyLimits = chainBodyLimits(deps);
   const limits = {
     defaultTimeoutS: deps.config.server.default_request_timeout_s,
     maxTimeoutS: deps.config.server.max_request_timeout_s,
   };
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
-    const body = await readJson(ctx.req, limit, deps.config.server.body_limit);
+    const body = await readChainBody(ctx, bodyLimits);
     if (!isRecord(body)) throw errors.invalidRequest('The request body must be a JSON object', null, 'invalid_body');
     if (body.input === undefined || body.input === null)
       throw errors.invalidRequest('input is required', 'input', 'missing_field');
@@ -71,9 +70,8 @@ export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => 
       createdAt: Math.floor(Date.now() / 1000),
       echo: echoOf(body, previous as string | null),
     };
-    ctx.state.gateway = createState(ctx, { startedAt, operation: 'responses', request, options, model });
+    ctx.state.gateway = createState(ctx, { startedAt, operation: 'responses', request, options, model, completionId: meta.id }, deps.lifecycle);
     const s = ctx.state.gateway;
-    s.extensions.completionId = meta.id;
     await deps.chain(ctx).catch((e: unknown) => {
       throw inResponsesTerms(e);
     });

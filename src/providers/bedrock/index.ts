@@ -5,6 +5,8 @@ import { parseBedrockResponse } from './response';
 import { createBedrockTranslator } from './stream';
 import { mapBedrockError } from './errors';
 
+export { converseBody, credentials } from './request';
+
 /** AWS Bedrock Converse / ConverseStream, SigV4-signed. */
 export const bedrockAdapter: HttpProviderAdapter = {
   kind: 'http',

@@ -7,6 +7,9 @@ import { oauthMigrations } from './oauth';
 import { creditOverrunMigrations } from './credit_overrun';
 import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
+import { limitsMigrations } from './limits';
+import { consoleMigrations } from './console';
+import { hostileMigrations } from './hostile';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -29,4 +32,7 @@ export const migrations: readonly Migration[] = [
   ...creditOverrunMigrations,
   ...kitMigrations,
   ...providersCacheMigrations,
+  ...limitsMigrations,
+  ...consoleMigrations,
+  ...hostileMigrations,
 ];

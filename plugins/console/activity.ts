@@ -1,0 +1,67 @@
+import { Readable } from 'node:stream';
+import type Koa from 'koa';
+import { errors } from '../../src/errors';
+import { accountFilter, dayRange, groupParam, limitParam, qs, type Scope } from './params';
+import { activityJson, cursorOf, parseCursor, type UsageQuery, type UsageRepo } from './usage';
+
+const CSV_COLUMNS = ['date', 'model', 'provider_name', 'endpoint_id', 'api_key_hash', 'account_id', 'app', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'usage', 'mean_latency_ms'] as const;
+const CSV_PAGE = 1000;
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = String(v);
+  // Quote when needed; a leading = + - @ is prefixed so spreadsheets do not run it as a formula.
+  const safe = /^[=+\-@\t\r]/.test(s) && typeof v === 'string' ? `'${s}` : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** The analytics query a request asks for, within what its caller may see. */
+export function activityQuery(ctx: Koa.Context, scope: Scope, limit: number): UsageQuery {
+  const cursor = qs(ctx, 'cursor', 2000);
+  const after = cursor === undefined ? undefined : parseCursor(cursor);
+  if (cursor !== undefined && after === undefined) throw errors.invalidRequest('cursor is not one this endpoint gave out', 'cursor', 'invalid_cursor');
+  return {
+    ...dayRange(ctx),
+    accountId: accountFilter(ctx, scope),
+    keyHash: qs(ctx, 'api_key_hash', 64) ?? qs(ctx, 'key_hash', 64),
+    model: qs(ctx, 'model'),
+    app: qs(ctx, 'app', 500),
+    groupBy: groupParam(ctx),
+    limit,
+    after,
+  };
+}
+
+/**
+ * GET activity: daily aggregates in OpenRouter's /api/v1/activity shape, one page at a
+ * time (`next_cursor`), or with `format=csv` every page streamed as CSV, each page read
+ * only when the previous one has been written.
+ */
+export async function serveActivity(ctx: Koa.Context, repo: UsageRepo, scope: Scope): Promise<void> {
+  if (qs(ctx, 'format', 10) === 'csv') {
+    const q = activityQuery(ctx, scope, CSV_PAGE);
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.set('Content-Disposition', `attachment; filename="activity.csv"`);
+    ctx.body = Readable.from(csvPages(repo, q));
+    return;
+  }
+  const q = activityQuery(ctx, scope, limitParam(ctx, 500, 5000));
+  const rows = await repo.query({ ...q, limit: q.limit + 1 });
+  const page = rows.slice(0, q.limit);
+  ctx.body = { data: page.map(activityJson), next_cursor: rows.length > q.limit ? cursorOf(page[page.length - 1], q.groupBy) : null };
+}
+
+async function* csvPages(repo: UsageRepo, q: UsageQuery): AsyncGenerator<string> {
+  yield `${CSV_COLUMNS.join(',')}\n`;
+  let after = q.after;
+  for (;;) {
+    const rows = await repo.query({ ...q, after });
+    if (rows.length === 0) return;
+    yield rows.map((r) => {
+      const j = activityJson(r) as Record<string, unknown>;
+      return `${CSV_COLUMNS.map((c) => csvCell(j[c])).join(',')}\n`;
+    }).join('');
+    if (rows.length < q.limit) return;
+    after = parseCursor(cursorOf(rows[rows.length - 1], q.groupBy));
+  }
+}

@@ -1,0 +1,108 @@
+import type Router from '@koa/router';
+import { errors } from '../../src/errors';
+import { accountJson, keyJson, readAccount, readAmount, readKeyPatch, readNewKey } from '../../src/api/admin';
+import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
+import type { Store } from '../../src/store/index';
+import { num, toNano } from '../../src/store/money';
+import { limitParam, qs } from './params';
+import type { ConsoleSession } from './session';
+
+type Require = (ctx: Parameters<Router.Middleware>[0]) => Promise<ConsoleSession>;
+
+function cursorOut(t: unknown, id: unknown): string {
+  return Buffer.from(JSON.stringify([num(t), String(id)])).toString('base64url');
+}
+
+function cursorIn(s: string | undefined): [number, string] | undefined {
+  if (s === undefined) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && typeof v[0] === 'number' && typeof v[1] === 'string') return [v[0], v[1]];
+  } catch {
+    // fall through
+  }
+  throw errors.invalidRequest('cursor is not one this endpoint gave out', 'cursor', 'invalid_cursor');
+}
+
+function adminOnly(s: ConsoleSession): void {
+  if (!s.isAdmin) throw errors.forbidden('admin_key_required', 'Only the admin may change accounts and keys');
+}
+
+/**
+ * Accounts and keys for the console, oldest first with keyset cursors: the admin sees and
+ * changes every account; an account session sees its own account and keys, read-only.
+ * `forget` drops a key from the auth cache at once (disable takes effect on the next request).
+ */
+export function registerKeyRoutes(router: Router, store: Store, need: Require, forget: (hash: string) => void): void {
+  router.get('/console/api/accounts', async (ctx) => {
+    const s = await need(ctx);
+    const limit = limitParam(ctx, 50, 200);
+    const after = cursorIn(qs(ctx, 'cursor', 500));
+    const where = [s.isAdmin ? '1 = 1' : 'id = ?'];
+    const params: Array<string | number> = s.isAdmin ? [] : [s.accountId];
+    if (after) (where.push('(created_at > ? OR (created_at = ? AND id > ?))'), params.push(after[0], after[0], after[1]));
+    const rows = await store.db.all<{ id: string; created_at: unknown }>(`SELECT id, created_at FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ?`, [...params, limit + 1]);
+    const page = rows.slice(0, limit);
+    const accounts = await Promise.all(page.map((r) => store.accounts.get(r.id)));
+    const last = page[page.length - 1];
+    ctx.body = { data: accounts.filter((a) => a !== undefined).map((a) => accountJson(a)), next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.id) : null };
+  });
+
+  router.post('/console/api/accounts', async (ctx) => {
+    adminOnly(await need(ctx));
+    const b = await readAccount(ctx);
+    ctx.status = 201;
+    ctx.body = { data: accountJson(await store.accounts.create({ name: b.name, email: b.email ?? null, credits: toNano(b.credits ?? 0), customPricing: b.custom_pricing ?? false })) };
+  });
+
+  router.post('/console/api/accounts/:id/credits', async (ctx) => {
+    adminOnly(await need(ctx));
+    const { amount } = await readAmount(ctx);
+    const a = await store.accounts.addCredits(ctx.params.id, toNano(amount));
+    if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
+    ctx.body = { data: accountJson(a) };
+  });
+
+  router.get('/console/api/keys', async (ctx) => {
+    const s = await need(ctx);
+    const limit = limitParam(ctx, 50, 200);
+    const after = cursorIn(qs(ctx, 'cursor', 500));
+    const account = s.isAdmin ? qs(ctx, 'account_id', 64) : s.accountId;
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    if (account) (where.push('account_id = ?'), params.push(account));
+    if (after) (where.push('(created_at > ? OR (created_at = ? AND hash > ?))'), params.push(after[0], after[0], after[1]));
+    const rows = await store.db.all<{ hash: string; created_at: unknown }>(`SELECT hash, created_at FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, hash LIMIT ?`, [...params, limit + 1]);
+    const page = rows.slice(0, limit);
+    const keys = await Promise.all(page.map((r) => store.keys.get(r.hash)));
+    const last = page[page.length - 1];
+    ctx.body = {
+      data: keys.filter((k) => k !== undefined).map((k) => ({ ...keyJson(k), allowlists: null, rate_limits: null })),
+      next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.hash) : null,
+    };
+  });
+
+  router.post('/console/api/keys', async (ctx) => {
+    adminOnly(await need(ctx));
+    const b = await readNewKey(ctx);
+    if (!(await store.accounts.get(b.account_id))) throw errors.notFound('account_not_found', `No account '${b.account_id}'`);
+    const expiresAt = b.expires_at ? Date.parse(b.expires_at) : null;
+    if (Number.isNaN(expiresAt)) throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
+    const raw = generateKey();
+    const k = await store.keys.create({ hash: hashKey(raw), accountId: b.account_id, name: b.name, label: keyLabel(raw), limit: b.limit == null ? null : toNano(b.limit), limitReset: b.limit_reset ?? null, expiresAt });
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { key: raw, data: keyJson(k) };
+  });
+
+  router.patch('/console/api/keys/:hash', async (ctx) => {
+    adminOnly(await need(ctx));
+    const hash = ctx.params.hash;
+    if (!/^[0-9a-f]{64}$/.test(hash) || !(await store.keys.get(hash))) throw errors.notFound('key_not_found', 'No key with that hash');
+    const b = await readKeyPatch(ctx);
+    const k = await store.keys.update(hash, { name: b.name, disabled: b.disabled, limit: b.limit === undefined ? undefined : b.limit === null ? null : toNano(b.limit), limitReset: b.limit_reset });
+    forget(hash);
+    if (!k) throw errors.notFound('key_not_found', 'No key with that hash');
+    ctx.body = { data: keyJson(k) };
+  });
+}

@@ -1,0 +1,238 @@
+import type { Db, Param } from '../../src/store/db';
+import { fromNano, num } from '../../src/store/money';
+
+export const DAY_MS = 86_400_000;
+const WATERMARK = 'usage_rollup_watermark';
+/** Any constant: the advisory lock that makes replicas take turns rolling up (PostgreSQL). */
+const ROLLUP_LOCK = 7_270_020;
+
+/** The dimensions a daily aggregate can be grouped by, and their columns. */
+export const DIMENSIONS = { date: 'day', account: 'account_id', key: 'key_hash', model: 'model', provider: 'provider', deployment: 'deployment', app: 'app' } as const;
+export type Dimension = keyof typeof DIMENSIONS;
+export const DEFAULT_GROUP: readonly Dimension[] = ['date', 'account', 'key', 'model', 'provider', 'deployment', 'app'];
+
+export interface UsageQuery {
+  /** UTC day numbers (days since 1970-01-01), both inclusive. */
+  fromDay: number;
+  toDay: number;
+  accountId?: string;
+  keyHash?: string;
+  model?: string;
+  app?: string;
+  groupBy: readonly Dimension[];
+  limit: number;
+  /** Values of the group columns of the last row of the previous page. */
+  after?: ReadonlyArray<string | number>;
+}
+
+export interface UsageRow {
+  day: number | null;
+  accountId: string | null;
+  keyHash: string | null;
+  model: string | null;
+  provider: string | null;
+  deployment: string | null;
+  app: string | null;
+  requests: number;
+  errors: number;
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  cachedTokens: number;
+  /** nano-credits */
+  cost: number;
+  latencyMsSum: number;
+}
+
+const SUMS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'cost', 'latency_ms_sum'] as const;
+
+/** generations -> the usage_daily columns (dimensions, then SUMS), for one record each. */
+const FROM_GENERATIONS = `CAST(created_at / ${DAY_MS} AS INTEGER) AS day, account_id, COALESCE(key_hash, '') AS key_hash, model,
+  COALESCE(provider, '') AS provider, COALESCE(deployment, '') AS deployment, COALESCE(app_referer, app_title, '') AS app,
+  1 AS requests, CASE WHEN status = 'error' THEN 1 ELSE 0 END AS errors, prompt_tokens, completion_tokens, reasoning_tokens,
+  cached_tokens, cost, COALESCE(latency_ms, 0) AS latency_ms_sum`;
+
+export function dayOf(ms: number): number {
+  return Math.floor(ms / DAY_MS);
+}
+
+export function dayString(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** 'YYYY-MM-DD' -> day number, or undefined when it is not a date. */
+export function parseDay(s: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return undefined;
+  const t = Date.parse(`${s}T00:00:00Z`);
+  return Number.isNaN(t) ? undefined : dayOf(t);
+}
+
+/**
+ * Daily usage aggregates. `rollUp` moves generation records older than `lagMs` into
+ * usage_daily and advances the watermark in the same transaction (replicas take turns on
+ * an advisory lock); `query` reads the aggregates plus the few records past the watermark,
+ * in one statement so both sides see the same watermark. Nothing scans all records.
+ */
+export class UsageRepo {
+  constructor(private readonly db: Db, private readonly opts: { lagMs: number; maxSpanMs: number } = { lagMs: 10_000, maxSpanMs: 6 * 3_600_000 }) {}
+
+  /** Roll up what is due; returns the number of aggregate rows written. Loops over spans of at most maxSpanMs. */
+  async rollUp(now = Date.now()): Promise<number> {
+    let written = 0;
+    for (;;) {
+      const step = await this.db.tx(async (t) => {
+        if (t.dialect === 'postgres') await t.get('SELECT pg_advisory_xact_lock(?)', [ROLLUP_LOCK]);
+        const row = await t.get<{ value: string }>('SELECT value FROM gateway_meta WHERE key = ?', [WATERMARK]);
+        let from = row ? Number(row.value) : -1;
+        if (!row) {
+          const first = await t.get<{ m: unknown }>('SELECT MIN(created_at) AS m FROM generations');
+          from = first?.m === null || first?.m === undefined ? now - this.opts.lagMs : num(first.m) - 1;
+        }
+        const to = Math.min(now - this.opts.lagMs, from + this.opts.maxSpanMs);
+        if (to <= from) {
+          if (!row) await setWatermark(t, from);
+          return { rows: 0, more: false };
+        }
+        await t.run(
+          `INSERT INTO usage_daily_accounts (day, account_id, ${SUMS.join(', ')})
+           SELECT day, account_id, ${SUMS.map((s) => `SUM(${s})`).join(', ')}
+           FROM (SELECT ${FROM_GENERATIONS} FROM generations WHERE created_at > ? AND created_at <= ?) g
+           WHERE true GROUP BY day, account_id
+           ON CONFLICT (day, account_id) DO UPDATE SET ${SUMS.map((s) => `${s} = usage_daily_accounts.${s} + excluded.${s}`).join(', ')}`,
+          [from, to],
+        );
+        const r = await t.run(
+          `INSERT INTO usage_daily (day, account_id, key_hash, model, provider, deployment, app, ${SUMS.join(', ')})
+           SELECT day, account_id, key_hash, model, provider, deployment, app, ${SUMS.map((s) => `SUM(${s})`).join(', ')}
+           FROM (SELECT ${FROM_GENERATIONS} FROM generations WHERE created_at > ? AND created_at <= ?) g
+           WHERE true GROUP BY day, account_id, key_hash, model, provider, deployment, app
+           ON CONFLICT (day, account_id, key_hash, model, provider, deployment, app) DO UPDATE SET
+           ${SUMS.map((s) => `${s} = usage_daily.${s} + excluded.${s}`).join(', ')}`,
+          [from, to],
+        );
+        await setWatermark(t, to);
+        return { rows: r.changes, more: to < now - this.opts.lagMs };
+      });
+      written += step.rows;
+      if (!step.more) return written;
+    }
+  }
+
+  async query(q: UsageQuery): Promise<UsageRow[]> {
+    const where: string[] = [];
+    const params: Param[] = [];
+    const filter = (col: string, v: string | undefined) => {
+      if (v !== undefined) (where.push(`${col} = ?`), params.push(v));
+    };
+    filter('account_id', q.accountId);
+    filter('key_hash', q.keyHash);
+    filter('model', q.model);
+    filter('app', q.app);
+    const cond = where.length ? ` AND ${where.join(' AND ')}` : '';
+    const cols = q.groupBy.map((d) => DIMENSIONS[d]);
+    // Daily or per-account totals without other filters read the (much smaller) per-account table.
+    const totalsOnly = q.groupBy.every((d) => d === 'date' || d === 'account') && q.keyHash === undefined && q.model === undefined && q.app === undefined;
+    const rolled = totalsOnly
+      ? `'' AS key_hash, '' AS model, '' AS provider, '' AS deployment, '' AS app, ${SUMS.join(', ')} FROM usage_daily_accounts`
+      : `key_hash, model, provider, deployment, app, ${SUMS.join(', ')} FROM usage_daily`;
+    const all: Param[] = [q.fromDay, q.toDay, ...params, WATERMARK, q.fromDay * DAY_MS, (q.toDay + 1) * DAY_MS, ...params];
+    let page = '';
+    if (q.after && q.after.length === cols.length && cols.length > 0) {
+      // Keyset: day descending, every other column ascending.
+      const rest = cols.filter((c) => c !== 'day');
+      const restVals = q.after.filter((_, i) => cols[i] !== 'day') as Param[];
+      const tuple = rest.length ? `(${rest.join(', ')}) > (${rest.map(() => '?').join(', ')})` : 'false';
+      if (cols.includes('day')) {
+        const dayVal = q.after[cols.indexOf('day')] as number;
+        page = `WHERE (day < ? OR (day = ? AND ${tuple}))`;
+        all.push(dayVal, dayVal, ...restVals);
+      } else {
+        page = `WHERE ${tuple}`;
+        all.push(...restVals);
+      }
+    }
+    const order = cols.map((c) => (c === 'day' ? 'day DESC' : c)).join(', ');
+    all.push(q.limit);
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT ${cols.length ? `${cols.join(', ')}, ` : ''}${SUMS.map((s) => `SUM(${s}) AS ${s}`).join(', ')} FROM (
+         SELECT day, account_id, ${rolled} WHERE day >= ? AND day <= ?${cond}
+         UNION ALL
+         SELECT * FROM (SELECT ${FROM_GENERATIONS} FROM generations
+           WHERE created_at > COALESCE((SELECT CAST(value AS BIGINT) FROM gateway_meta WHERE key = ?), -1)
+           AND created_at >= ? AND created_at < ?) tail WHERE true${cond}
+       ) u ${page} ${cols.length ? `GROUP BY ${cols.join(', ')} ORDER BY ${order}` : ''} LIMIT ?`,
+      all,
+    );
+    return rows.map(toUsageRow);
+  }
+}
+
+async function setWatermark(t: Db, value: number): Promise<void> {
+  await t.run(
+    'INSERT INTO gateway_meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    [WATERMARK, String(value), Date.now()],
+  );
+}
+
+function str(v: unknown): string | null {
+  return v === undefined ? null : String(v);
+}
+
+function toUsageRow(r: Record<string, unknown>): UsageRow {
+  return {
+    day: r.day === undefined ? null : num(r.day),
+    accountId: str(r.account_id),
+    keyHash: str(r.key_hash),
+    model: str(r.model),
+    provider: str(r.provider),
+    deployment: str(r.deployment),
+    app: str(r.app),
+    requests: num(r.requests),
+    errors: num(r.errors),
+    promptTokens: num(r.prompt_tokens),
+    completionTokens: num(r.completion_tokens),
+    reasoningTokens: num(r.reasoning_tokens),
+    cachedTokens: num(r.cached_tokens),
+    cost: num(r.cost),
+    latencyMsSum: num(r.latency_ms_sum),
+  };
+}
+
+/** A row in OpenRouter's /api/v1/activity shape, with the gateway's extra dimensions. */
+export function activityJson(r: UsageRow) {
+  return {
+    date: r.day === null ? null : dayString(r.day),
+    model: r.model,
+    model_permaslug: r.model,
+    endpoint_id: r.deployment === null ? null : r.deployment || null,
+    provider_name: r.provider === null ? null : r.provider || null,
+    usage: fromNano(r.cost),
+    byok_usage_inference: 0,
+    requests: r.requests,
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+    reasoning_tokens: r.reasoningTokens,
+    cached_tokens: r.cachedTokens,
+    errors: r.errors,
+    mean_latency_ms: r.requests ? Math.round((r.latencyMsSum / r.requests) * 10) / 10 : null,
+    api_key_hash: r.keyHash === null ? null : r.keyHash || null,
+    account_id: r.accountId,
+    app: r.app === null ? null : r.app || null,
+  };
+}
+
+/** The cursor of a page: the last row's group values, base64url JSON. */
+export function cursorOf(r: UsageRow, groupBy: readonly Dimension[]): string {
+  const rec = r as unknown as Record<string, unknown>;
+  const field: Record<Dimension, string> = { date: 'day', account: 'accountId', key: 'keyHash', model: 'model', provider: 'provider', deployment: 'deployment', app: 'app' };
+  return Buffer.from(JSON.stringify(groupBy.map((d) => rec[field[d]]))).toString('base64url');
+}
+
+export function parseCursor(s: string): Array<string | number> | undefined {
+  try {
+    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
+    return Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number') ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

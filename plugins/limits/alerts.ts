@@ -1,0 +1,127 @@
+import { createTransport, type Transporter } from 'nodemailer';
+import type { Logger } from 'pino';
+import type { Store } from '../../src/store/index';
+import { currentWindowUsage, windowStart } from '../../src/store/keys';
+import type { LimitSettingsRepo } from '../../src/store/limit-settings';
+import { fromNano, toNano } from '../../src/store/money';
+import type { LimitsConfig, SmtpSettings } from './config';
+import { deliverWebhook } from './webhook';
+
+const RECHECK_MS = 250;
+
+interface Notice {
+  subject: string;
+  threshold: string;
+  windowId: string;
+  email: string | null;
+  title: string;
+  text: string;
+  event: Record<string, unknown>;
+}
+
+/**
+ * Budget notices: after a request, a key's credit use against its limit (in the limit's
+ * window) and its account's balance are compared with the configured thresholds; each
+ * threshold crossed sends one notice per window (claimed in the store, so one replica
+ * sends it), by e-mail to the account and by signed webhook. Never on a request's path:
+ * `poke` schedules a check and returns; checks of one key run one at a time, at most every RECHECK_MS.
+ */
+export class BudgetAlerts {
+  private readonly mailer: Transporter | undefined;
+  private readonly pending = new Map<string, { again: boolean }>();
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly repo: LimitSettingsRepo,
+    private readonly cfg: LimitsConfig['alerts'],
+    private readonly smtp: SmtpSettings | undefined,
+    private readonly logger: Logger,
+  ) {
+    this.mailer = smtp
+      ? createTransport({ host: smtp.host, port: smtp.port, secure: smtp.secure, ignoreTLS: !smtp.secure, ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}) })
+      : undefined;
+  }
+
+  get enabled(): boolean {
+    return this.cfg.key_limit_percent.length > 0 || this.cfg.account_balance_below.length > 0;
+  }
+
+  poke(keyHash: string): void {
+    if (!this.enabled) return;
+    const p = this.pending.get(keyHash);
+    if (p) {
+      p.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.pending.set(keyHash, state);
+    const run = (async () => {
+      // Let the request's settlement (credit) land first.
+      await new Promise((r) => setTimeout(r, 20));
+      for (;;) {
+        state.again = false;
+        await this.check(keyHash).catch((e: unknown) => this.logger.error({ err: e }, 'limits: budget check failed'));
+        if (!state.again) break;
+        // A busy key is checked at most every RECHECK_MS, not once per request.
+        await new Promise((r) => setTimeout(r, RECHECK_MS));
+      }
+      this.pending.delete(keyHash);
+    })();
+    this.inflight.add(run);
+    void run.finally(() => this.inflight.delete(run));
+  }
+
+  private async check(keyHash: string): Promise<void> {
+    const key = await this.store.keys.get(keyHash);
+    if (!key) return;
+    const account = await this.store.accounts.get(key.accountId);
+    const notices: Notice[] = [];
+    const now = Date.now();
+    if (key.limit !== null && key.limit > 0) {
+      const used = currentWindowUsage(key, now);
+      for (const pct of this.cfg.key_limit_percent) {
+        if (used * 100 < key.limit * pct) continue;
+        const windowId = String(windowStart(key.limitReset, now));
+        notices.push({
+          subject: `key:${key.hash}`, threshold: `${pct}%`, windowId, email: account?.email ?? null,
+          title: `API key ${key.label} has used ${pct}% of its credit limit`,
+          text: `The API key "${key.name}" (${key.label}) has used ${fromNano(used)} of its ${fromNano(key.limit)} credit limit (${key.limitReset ?? 'lifetime'} window; threshold ${pct}%).\n`,
+          event: { type: 'budget.key_limit', key: { hash: key.hash, label: key.label, name: key.name, account_id: key.accountId }, threshold_percent: pct, usage: fromNano(used), limit: fromNano(key.limit), limit_reset: key.limitReset, window_start: new Date(Number(windowId)).toISOString(), at: new Date(now).toISOString() },
+        });
+      }
+    }
+    if (account) {
+      const balance = account.credits - account.usage - account.reserved;
+      for (const below of this.cfg.account_balance_below) {
+        if (balance >= toNano(below)) continue;
+        // A window lasts until credit is added: a top-up re-arms the notice.
+        notices.push({
+          subject: `account:${account.id}`, threshold: `below:${below}`, windowId: String(account.credits), email: account.email,
+          title: `Account ${account.name} balance is below ${below} credits`,
+          text: `The balance of account "${account.name}" is ${fromNano(balance)} credits, below ${below}.\n`,
+          event: { type: 'budget.account_balance', account: { id: account.id, name: account.name }, below, balance: fromNano(balance), at: new Date(now).toISOString() },
+        });
+      }
+    }
+    for (const n of notices) if (await this.repo.claimNotice(n.subject, n.threshold, n.windowId)) this.send(n);
+  }
+
+  private send(n: Notice): void {
+    this.logger.info({ subject: n.subject.startsWith('key:') ? 'key' : 'account', threshold: n.threshold }, 'limits: budget notice');
+    const jobs: Array<Promise<unknown>> = [];
+    if (this.mailer && this.smtp && n.email) {
+      jobs.push(this.mailer.sendMail({ from: this.smtp.from, to: n.email, subject: n.title, text: n.text }).catch((e: unknown) => this.logger.error({ err: e }, 'limits: budget e-mail failed')));
+    }
+    if (this.cfg.webhook) jobs.push(deliverWebhook(this.cfg.webhook, n.event, this.logger));
+    const all = Promise.all(jobs);
+    this.inflight.add(all);
+    void all.finally(() => this.inflight.delete(all));
+  }
+
+  /** Wait for notices under way (bounded), then close the mailer. */
+  async close(): Promise<void> {
+    await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 2000).unref())]);
+    this.mailer?.close();
+  }
+}

@@ -1,0 +1,172 @@
+import { Counter, Gauge } from 'prom-client';
+import { definePlugin, type GatewayContext, type PluginServices } from '../../src/pipeline/plugin';
+import { errors } from '../../src/errors';
+import { randomId } from '../../src/ids';
+import { addReadinessCheck } from '../../src/pipeline/hooks';
+import { AUTH_THROTTLE, getAuthenticate, MODELS_FILTER, type ModelsFilter } from '../../src/auth/contract';
+import { LimitSettingsRepo } from '../../src/store/limit-settings';
+import type { Admission, CounterStore, ScopeLimits } from './counter-store';
+import { configSchema, type LimitsConfig, type SmtpSettings } from './config';
+import { MemoryCounterStore } from './memory-store';
+import { CounterStoreDown, RedisCounterStore } from './redis-store';
+import { Governance } from './scopes';
+import { isAllowAll } from './model-match';
+import { tokenBound } from './token-bound';
+import { rateLimitHeaders } from './headers';
+import { BudgetAlerts } from './alerts';
+import { FailedAuthThrottle } from './auth-throttle';
+
+const SCOPE_KIND: Record<string, string> = { k: 'key', a: 'account', m: 'model', km: 'key_model' };
+const SCOPE_TEXT: Record<string, string> = { k: 'this key', a: "this key's account", m: 'this model', km: 'this key on this model' };
+
+const kindOf = (s: ScopeLimits) => s.id.slice(0, s.id.indexOf(':'));
+
+/** The leak notices' SMTP settings (oauth plugin), used for budget e-mail unless limits sets its own. */
+function oauthSmtp(services: PluginServices): SmtpSettings | undefined {
+  const oauth = services.config.plugins.find((p) => p.name === 'oauth');
+  return (oauth?.config.leaks as { smtp?: SmtpSettings } | undefined)?.smtp;
+}
+
+function refusal(a: Extract<Admission, { ok: false }>, scope: ScopeLimits, tokens: number) {
+  const retryS = Math.max(1, Math.ceil(a.retryAfterMs / 1000));
+  const who = SCOPE_TEXT[kindOf(scope)];
+  if (a.dimension === 'concurrency') {
+    return errors.rateLimited('concurrency_limit_exceeded', `Too many concurrent requests for ${who} (limit ${scope.concurrency}); retry when one ends`, retryS);
+  }
+  if (a.dimension === 'requests') return errors.rateLimited('rate_limit_exceeded', `Rate limit for ${who}: ${scope.rpm} requests per minute; retry in ${retryS} s`, retryS);
+  if (tokens > scope.tpm) {
+    return errors.rateLimited('rate_limit_exceeded', `This request may use ${tokens} tokens, more than the ${scope.tpm} tokens per minute allowed for ${who}; lower max_tokens`, retryS);
+  }
+  return errors.rateLimited('rate_limit_exceeded', `Rate limit for ${who}: ${scope.tpm} tokens per minute; retry in ${retryS} s`, retryS);
+}
+
+/**
+ * Key governance: model allowlists per key and account, rate limits (requests/min,
+ * tokens/min, concurrent requests) per key, account, model and key x model, counted in
+ * this process or in Redis for every replica, budget notices and failed-auth throttling.
+ */
+export default definePlugin<LimitsConfig>({
+  name: 'limits',
+  description: 'Rate limits, concurrency limits and model allowlists per key/account/model; budget alerts.',
+  requires: ['principal'],
+  provides: ['limits'],
+  configSchema,
+  async setup(config, services) {
+    const { logger } = services;
+    const repo = new LimitSettingsRepo(services.store.db);
+    const governance = new Governance(repo, config);
+    const leaseMs = services.config.server.max_request_timeout_s * 1000 + 60_000;
+    const registers = [services.metrics];
+    const storeUp = new Gauge({ name: 'gateway_limits_store_up', help: 'Whether the limits counter store answers (1) or the fail mode applies (0)', registers });
+    const refusals = new Counter({ name: 'gateway_limits_refusals_total', help: 'Requests refused by a limit, by scope kind and dimension', labelNames: ['scope', 'dimension'], registers });
+    const failModeUsed = new Counter({ name: 'gateway_limits_fail_mode_total', help: 'Requests decided by the fail mode while the counter store was unreachable', labelNames: ['mode'], registers });
+
+    let counters: CounterStore;
+    let redis: RedisCounterStore | undefined;
+    if (config.store === 'redis') {
+      redis = new RedisCounterStore({ url: config.redis.url, prefix: config.redis.prefix, windowMs: config.window_ms, leaseMs, timeoutMs: config.redis.timeout_ms }, logger);
+      redis.onChange = (up) => storeUp.set(up ? 1 : 0);
+      storeUp.set(0);
+      await redis.connect(2000);
+      counters = redis;
+    } else {
+      storeUp.set(1);
+      counters = new MemoryCounterStore(config.window_ms, leaseMs);
+    }
+    addReadinessCheck(services.shared, () =>
+      !redis || redis.up
+        ? { name: 'limits', status: 'ok', detail: `${counters.kind} counters` }
+        : { name: 'limits', status: 'degraded', detail: `redis unreachable: failing ${config.fail_mode}` },
+    );
+
+    const throttle = config.auth_failures.max > 0 ? new FailedAuthThrottle(config.auth_failures.max, config.auth_failures.window_ms) : undefined;
+    if (throttle) services.shared.set(AUTH_THROTTLE, throttle);
+    if (throttle && redis) {
+      const shared = redis;
+      const max = config.auth_failures.max;
+      const windowMs = config.auth_failures.window_ms;
+      throttle.shared = async (address) => {
+        const a = await shared.admit({ id: randomId('fail_'), tokens: 0, windowMs, scopes: [{ id: `f:${address}`, rpm: max, tpm: 0, concurrency: 0 }] });
+        return a.ok ? undefined : a.retryAfterMs;
+      };
+    }
+
+    const filter: ModelsFilter = async (ctx) => {
+      const authenticate = getAuthenticate(services.shared);
+      if (!authenticate || !ctx.get('authorization')) return () => true;
+      const p = await authenticate(ctx).catch(() => undefined);
+      return !p || p.isAdmin ? () => true : governance.allowlist(p.keyHash, p.accountId);
+    };
+    services.shared.set(MODELS_FILTER, filter);
+
+    const alerts = new BudgetAlerts(services.store, repo, config.alerts, config.alerts.smtp ?? oauthSmtp(services), logger);
+
+    // Fail-open with Redis away: this replica's own counters, so each replica still holds the limits by itself.
+    const local = redis && config.fail_mode === 'open' ? new MemoryCounterStore(config.window_ms, leaseMs) : undefined;
+
+    async function admit(id: string, tokens: number, scopes: ScopeLimits[]): Promise<{ admission: Admission; by: CounterStore }> {
+      try {
+        return { admission: await counters.admit({ id, tokens, scopes }), by: counters };
+      } catch (e) {
+        if (!(e instanceof CounterStoreDown)) throw e;
+        failModeUsed.inc({ mode: config.fail_mode });
+        if (!local) throw errors.rateLimited('limits_unavailable', 'Rate limits cannot be checked right now; retry shortly', 2);
+        return { admission: local.admitSync({ id, tokens, scopes }), by: local };
+      }
+    }
+
+    return {
+      async middleware(ctx: GatewayContext, next) {
+        const s = ctx.state.gateway;
+        const p = s.principal;
+        if (!p) throw errors.internal();
+        const gov = await governance.forRequest(p.keyHash, p.accountId, s.model.id);
+        if (!gov.allow(s.model.id)) throw errors.modelNotAllowed(s.model.id);
+        if (!isAllowAll(gov.allow)) s.allowModel = gov.allow;
+        const scopes = gov.scopes;
+        if (scopes.length === 0) {
+          try {
+            await next();
+          } finally {
+            alerts.poke(p.keyHash);
+          }
+          return;
+        }
+        const id = randomId('lim_');
+        const tokens = tokenBound(s, services.models);
+        const { admission, by } = await admit(id, tokens, scopes);
+        if (!admission.ok) {
+          const scope = scopes[admission.scope];
+          refusals.inc({ scope: SCOPE_KIND[kindOf(scope)], dimension: admission.dimension });
+          ctx.set(rateLimitHeaders(scopes, admission.usage));
+          throw refusal(admission, scope, tokens);
+        }
+        Object.assign(s.responseHeaders, rateLimitHeaders(scopes, admission.usage));
+        let done = false;
+        const finish = (used: number) => {
+          if (done) return;
+          done = true;
+          void by.finish(id, scopes, used);
+          alerts.poke(p.keyHash);
+        };
+        try {
+          await next();
+        } catch (e) {
+          finish(0);
+          throw e;
+        }
+        const result = s.result;
+        if (result?.kind === 'completion') finish(result.body.usage?.total_tokens ?? tokens);
+        else if (result?.kind === 'stream') result.stream.observe({ name: 'limits', onEnd: (end) => finish(end.usage?.total_tokens ?? 0) });
+        else finish(0);
+      },
+      async close() {
+        throttle?.close();
+        governance.close();
+        await alerts.close();
+        await counters.close();
+        await local?.close();
+      },
+    };
+  },
+});

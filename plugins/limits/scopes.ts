@@ -1,0 +1,94 @@
+import { LimitSettingsRepo, type LimitSettings, type RateLimitSettings, type RateLimitValues } from '../../src/store/limit-settings';
+import type { ScopeLimits } from './counter-store';
+import type { LimitsConfig } from './config';
+import { bothAllow, compileAllowlist, matchFirst, type ModelPredicate } from './model-match';
+
+type Table = ReadonlyArray<{ match: ModelPredicate; value: RateLimitValues }>;
+
+function table(map: Record<string, RateLimitValues> | undefined): Table {
+  return Object.entries(map ?? {}).map(([glob, value]) => ({ match: compileAllowlist([glob]), value }));
+}
+
+interface Cached {
+  until: number;
+  settings: LimitSettings;
+  allow: ModelPredicate;
+  models: Table;
+}
+
+const NONE: LimitSettings = { allowedModels: null, rateLimits: null };
+
+/** The first value set, from the most specific source to the least; 0 (no limit) when none is. */
+function pick(dim: keyof RateLimitValues, ...sources: Array<RateLimitValues | undefined>): number {
+  for (const s of sources) if (s && typeof s[dim] === 'number') return s[dim];
+  return 0;
+}
+
+function scope(id: string, ...sources: Array<RateLimitValues | undefined>): ScopeLimits {
+  return { id, rpm: pick('rpm', ...sources), tpm: pick('tpm', ...sources), concurrency: pick('concurrency', ...sources) };
+}
+
+const limited = (s: ScopeLimits) => s.rpm > 0 || s.tpm > 0 || s.concurrency > 0;
+
+export interface RequestGovernance {
+  /** Both the key's and the account's allowlists allow the model. */
+  allow: ModelPredicate;
+  scopes: ScopeLimits[];
+}
+
+/**
+ * Resolves what governs a request: the key's and its account's allowlists (cached for
+ * `settings_cache_ms`), and the scopes that limit it: key, account, model, key x model,
+ * each limit taken from the key/account's own settings, then its account's plan, then config.
+ */
+export class Governance {
+  private readonly cache = new Map<string, Cached>();
+  private readonly models: Table;
+  private readonly keyModels: Table;
+
+  constructor(private readonly repo: LimitSettingsRepo, private readonly cfg: LimitsConfig) {
+    this.models = table(cfg.models);
+    this.keyModels = table(cfg.key_models);
+    LimitSettingsRepo.listeners.add(this.forget);
+  }
+
+  close(): void {
+    LimitSettingsRepo.listeners.delete(this.forget);
+  }
+
+  private async settings(kind: 'key' | 'account', id: string): Promise<Cached> {
+    const cacheKey = `${kind}:${id}`;
+    const now = Date.now();
+    const hit = this.cache.get(cacheKey);
+    if (hit && hit.until > now) return hit;
+    const settings = (await this.repo.get(kind, id)) ?? NONE;
+    const entry: Cached = { until: now + this.cfg.settings_cache_ms, settings, allow: compileAllowlist(settings.allowedModels), models: table(settings.rateLimits?.models) };
+    if (this.cache.size > 100_000) this.cache.clear();
+    this.cache.set(cacheKey, entry);
+    return entry;
+  }
+
+  /** Forget a key's or account's settings on this replica (after the admin API changed them). */
+  readonly forget = (kind: 'key' | 'account', id: string): void => {
+    this.cache.delete(`${kind}:${id}`);
+  };
+
+  async allowlist(keyHash: string, accountId: string): Promise<ModelPredicate> {
+    const [k, a] = await Promise.all([this.settings('key', keyHash), this.settings('account', accountId)]);
+    return bothAllow(k.allow, a.allow);
+  }
+
+  async forRequest(keyHash: string, accountId: string, modelId: string): Promise<RequestGovernance> {
+    const [k, a] = await Promise.all([this.settings('key', keyHash), this.settings('account', accountId)]);
+    const kr: RateLimitSettings | undefined = k.settings.rateLimits ?? undefined;
+    const ar: RateLimitSettings | undefined = a.settings.rateLimits ?? undefined;
+    const plan = ar?.plan ? this.cfg.plans[ar.plan] : undefined;
+    const candidates = [
+      scope(`k:${keyHash}`, kr, plan?.key, this.cfg.key),
+      scope(`a:${accountId}`, ar, plan?.account, this.cfg.account),
+      scope(`m:${modelId}`, matchFirst(this.models, modelId)),
+      scope(`km:${keyHash}:${modelId}`, matchFirst(k.models, modelId), matchFirst(this.keyModels, modelId)),
+    ];
+    return { allow: bothAllow(k.allow, a.allow), scopes: candidates.filter(limited) };
+  }
+}

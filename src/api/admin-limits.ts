@@ -1,0 +1,70 @@
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { errors } from '../errors';
+import { LimitSettingsRepo, type LimitSettings, type LimitSubject, type RateLimitSettings } from '../store/limit-settings';
+import type { Store } from '../store/index';
+import { bodyReader } from './body';
+
+const count = { type: 'integer', minimum: 0, maximum: 1_000_000_000 };
+const values = { type: 'object', additionalProperties: false, properties: { rpm: count, tpm: count, concurrency: count } };
+const modelPattern = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\s]+$' };
+
+/** The body of PUT .../limits: fields given replace, null clears (inherit / allow every model). */
+export const limitSettingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    allowed_models: { anyOf: [{ type: 'array', maxItems: 1000, items: modelPattern }, { type: 'null' }] },
+    rate_limits: {
+      anyOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: { ...values.properties, models: { type: 'object', maxProperties: 1000, propertyNames: modelPattern, additionalProperties: values }, plan: { type: 'string', minLength: 1, maxLength: 100 } },
+        },
+        { type: 'null' },
+      ],
+    },
+  },
+};
+
+export interface LimitSettingsBody {
+  allowed_models?: string[] | null;
+  rate_limits?: RateLimitSettings | null;
+}
+
+const readSettings = bodyReader<LimitSettingsBody>(limitSettingsSchema);
+
+export function limitSettingsJson(s: LimitSettings) {
+  return { allowed_models: s.allowedModels, rate_limits: s.rateLimits };
+}
+
+/**
+ * GET/PUT /v1/keys/{hash}/limits and /v1/accounts/{id}/limits (admin key): a key's or an
+ * account's model allowlist and rate limits, enforced by the limits plugin. Replicas see a
+ * change within the plugin's settings_cache_ms.
+ */
+export function registerLimitRoutes(router: Router, store: Store, admin: (ctx: Koa.Context) => Promise<unknown>): void {
+  const repo = new LimitSettingsRepo(store.db);
+  const notFound = (subject: LimitSubject) =>
+    subject === 'key' ? errors.notFound('key_not_found', 'No key with that hash') : errors.notFound('account_not_found', 'No account with that id');
+  const idOf = (subject: LimitSubject, raw: string) => (subject === 'key' && !/^[0-9a-f]{64}$/.test(raw) ? undefined : raw);
+  for (const [subject, path] of [['key', '/v1/keys/:id/limits'], ['account', '/v1/accounts/:id/limits']] as const) {
+    router.get(path, async (ctx) => {
+      await admin(ctx);
+      const id = idOf(subject, ctx.params.id);
+      const s = id === undefined ? undefined : await repo.get(subject, id);
+      if (!s) throw notFound(subject);
+      ctx.body = { data: limitSettingsJson(s) };
+    });
+    router.put(path, async (ctx) => {
+      await admin(ctx);
+      const id = idOf(subject, ctx.params.id);
+      if (id === undefined) throw notFound(subject);
+      const b = await readSettings(ctx);
+      if (!(await repo.set(subject, id, { allowedModels: b.allowed_models, rateLimits: b.rate_limits }))) throw notFound(subject);
+      ctx.body = { data: limitSettingsJson((await repo.get(subject, id)) as LimitSettings) };
+    });
+  }
+}

@@ -1,0 +1,71 @@
+import type { Db } from './db';
+
+/** Limits on one dimension set; absent = inherit (plan, then config defaults), 0 = no limit. */
+export interface RateLimitValues {
+  rpm?: number;
+  tpm?: number;
+  concurrency?: number;
+}
+
+/** A key's or an account's own rate limits: its values, per-model ones (globs), an account's plan. */
+export interface RateLimitSettings extends RateLimitValues {
+  models?: Record<string, RateLimitValues>;
+  plan?: string;
+}
+
+/** A key's or account's governance: null fields inherit / allow everything. */
+export interface LimitSettings {
+  allowedModels: string[] | null;
+  rateLimits: RateLimitSettings | null;
+}
+
+export type LimitSubject = 'key' | 'account';
+
+const TABLE: Record<LimitSubject, { table: string; id: string }> = {
+  key: { table: 'api_keys', id: 'hash' },
+  account: { table: 'accounts', id: 'id' },
+};
+
+function parse<T>(text: unknown): T | null {
+  if (typeof text !== 'string' || text === '') return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** Model allowlists and rate limits of keys and accounts (columns of the limits migration). */
+export class LimitSettingsRepo {
+  /** Told of every change made in this process (caches forget the entry at once; other replicas wait out their TTL). */
+  static readonly listeners = new Set<(subject: LimitSubject, id: string) => void>();
+
+  constructor(private readonly db: Db) {}
+
+  /** undefined when the key or account does not exist. */
+  async get(subject: LimitSubject, id: string): Promise<LimitSettings | undefined> {
+    const t = TABLE[subject];
+    const r = await this.db.get<{ allowed_models: unknown; rate_limits: unknown }>(`SELECT allowed_models, rate_limits FROM ${t.table} WHERE ${t.id} = ?`, [id]);
+    return r ? { allowedModels: parse<string[]>(r.allowed_models), rateLimits: parse<RateLimitSettings>(r.rate_limits) } : undefined;
+  }
+
+  /** Set the fields given (null clears one); false when the key or account does not exist. */
+  async set(subject: LimitSubject, id: string, patch: Partial<LimitSettings>): Promise<boolean> {
+    const t = TABLE[subject];
+    const sets: string[] = [];
+    const params: Array<string | number | null> = [];
+    if (patch.allowedModels !== undefined) (sets.push('allowed_models = ?'), params.push(patch.allowedModels === null ? null : JSON.stringify(patch.allowedModels)));
+    if (patch.rateLimits !== undefined) (sets.push('rate_limits = ?'), params.push(patch.rateLimits === null ? null : JSON.stringify(patch.rateLimits)));
+    sets.push('updated_at = ?');
+    params.push(Date.now(), id);
+    const changed = (await this.db.run(`UPDATE ${t.table} SET ${sets.join(', ')} WHERE ${t.id} = ?`, params)).changes === 1;
+    for (const l of LimitSettingsRepo.listeners) l(subject, id);
+    return changed;
+  }
+
+  /** Record a budget notice; true only for the first caller (any replica) per subject, threshold and window. */
+  async claimNotice(subject: string, threshold: string, windowId: string): Promise<boolean> {
+    const r = await this.db.run('INSERT INTO limit_notices (subject, threshold, window_id, sent_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [subject, threshold, windowId, Date.now()]);
+    return r.changes === 1;
+  }
+}

@@ -1,0 +1,54 @@
+import type { Migration } from './index';
+
+/**
+ * The console's usage analytics: `usage_daily` holds one row per UTC day, account, key,
+ * model, provider, deployment and app, rolled up incrementally from `generations` behind a
+ * watermark (gateway_meta 'usage_rollup_watermark'), so that a 30-day query reads at most
+ * a few thousand aggregate rows instead of every record; `usage_daily_accounts` holds the
+ * per-day, per-account totals that overview charts ask for, one row per account and day. Empty strings stand for "none"
+ * (primary key columns cannot be NULL in PostgreSQL). Extra generation indexes serve the
+ * console's activity filters with keyset pagination.
+ */
+export const consoleMigrations: Migration[] = [
+  {
+    module: 'console',
+    version: 1,
+    description: 'usage_daily aggregates (and per-account totals); generation indexes for key and model filters',
+    up: `
+      CREATE TABLE usage_daily (
+        day INTEGER NOT NULL,
+        account_id TEXT NOT NULL,
+        key_hash TEXT NOT NULL,
+        model TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        deployment TEXT NOT NULL,
+        app TEXT NOT NULL,
+        requests BIGINT NOT NULL DEFAULT 0,
+        errors BIGINT NOT NULL DEFAULT 0,
+        prompt_tokens BIGINT NOT NULL DEFAULT 0,
+        completion_tokens BIGINT NOT NULL DEFAULT 0,
+        reasoning_tokens BIGINT NOT NULL DEFAULT 0,
+        cached_tokens BIGINT NOT NULL DEFAULT 0,
+        cost BIGINT NOT NULL DEFAULT 0,
+        latency_ms_sum DOUBLE PRECISION NOT NULL DEFAULT 0,
+        PRIMARY KEY (day, account_id, key_hash, model, provider, deployment, app)
+      );
+      CREATE INDEX usage_daily_account ON usage_daily(account_id, day);
+      CREATE TABLE usage_daily_accounts (
+        day INTEGER NOT NULL,
+        account_id TEXT NOT NULL,
+        requests BIGINT NOT NULL DEFAULT 0,
+        errors BIGINT NOT NULL DEFAULT 0,
+        prompt_tokens BIGINT NOT NULL DEFAULT 0,
+        completion_tokens BIGINT NOT NULL DEFAULT 0,
+        reasoning_tokens BIGINT NOT NULL DEFAULT 0,
+        cached_tokens BIGINT NOT NULL DEFAULT 0,
+        cost BIGINT NOT NULL DEFAULT 0,
+        latency_ms_sum DOUBLE PRECISION NOT NULL DEFAULT 0,
+        PRIMARY KEY (day, account_id)
+      );
+      CREATE INDEX generations_key ON generations(key_hash, created_at);
+      CREATE INDEX generations_model ON generations(model, created_at);
+    `,
+  },
+];

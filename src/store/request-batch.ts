@@ -1,0 +1,35 @@
+import type { Param, Sql } from './db';
+
+/** A write another plugin hands to the request's one store transaction instead of committing it itself. */
+export interface PendingWrite {
+  sql: Sql;
+  params: Param[];
+}
+
+const KEY = 'storeBatch';
+
+/**
+ * One transaction per request: the plugin that commits last (credit, settling the request)
+ * opens a batch on the request before calling the rest of the chain; plugins inside it (storage)
+ * defer their writes into it; the settlement commits them with the ledger row and generation
+ * record. Once taken the batch is closed, so a later write is never left behind: it is refused
+ * and its plugin commits it itself.
+ */
+export function openBatch(extensions: Record<string, unknown>): void {
+  extensions[KEY] = [];
+}
+
+/** Defer `w` into the request's open batch; false when there is none (commit it yourself). */
+export function deferWrite(extensions: Record<string, unknown>, w: PendingWrite): boolean {
+  const batch = extensions[KEY];
+  if (!Array.isArray(batch)) return false;
+  (batch as PendingWrite[]).push(w);
+  return true;
+}
+
+/** The writes deferred so far, closing the batch. */
+export function takeBatch(extensions: Record<string, unknown>): PendingWrite[] {
+  const batch = extensions[KEY];
+  extensions[KEY] = null;
+  return Array.isArray(batch) ? (batch as PendingWrite[]) : [];
+}

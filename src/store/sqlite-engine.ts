@@ -1,0 +1,237 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { Rollback, type Param, type Proc } from './db';
+
+/** What the main thread asks of the SQLite engine (SQL already in the SQLite dialect). */
+export type EngineRequest =
+  | { op: 'read'; kind: 'all' | 'get'; sql: string; params: Param[] }
+  | { op: 'write'; sql: string; params: Param[] }
+  | { op: 'exec'; sql: string }
+  | { op: 'proc'; name: string; args: unknown }
+  | { op: 'begin' }
+  | { op: 'stmt'; kind: 'all' | 'get' | 'run' | 'exec'; sql: string; params: Param[] }
+  | { op: 'end'; commit: boolean }
+  | { op: 'close' };
+
+export interface ErrorInfo {
+  message: string;
+  code?: string;
+}
+
+export type EngineReply = { ok: true; value: unknown } | { ok: false; error: ErrorInfo };
+
+type Reply = (r: EngineReply) => void;
+type Statement = Database.Statement<unknown[]>;
+
+/** How often the engine checkpoints the WAL, and truncates it when nothing was written since the last tick. */
+const CHECKPOINT_MS = 1000;
+/** The WAL file is cut back to this size after each checkpoint reset. */
+const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
+
+function info(e: unknown): ErrorInfo {
+  if (!(e instanceof Error)) return { message: String(e) };
+  const code: unknown = (e as Error & { code?: unknown }).code;
+  return typeof code === 'string' ? { message: e.message, code } : { message: e.message };
+}
+
+/**
+ * The SQLite connection and everything that touches the disk: group commit, procedures,
+ * transactions driven from the main thread, WAL checkpoints. It runs in the store's worker
+ * thread (src/store/sqlite-worker.ts) for a file database, and in-thread for `memory`.
+ *
+ * Writes and procedures that arrive in the same turn share one BEGIN ... COMMIT, each in
+ * its own savepoint, and every one is answered after the COMMIT: nothing is acknowledged
+ * before it is committed. A file database reads through a second, read-only connection,
+ * so reads never wait for a transaction.
+ */
+export class SqliteEngine {
+  private readonly db: Database.Database;
+  private readonly reader: Database.Database | null;
+  private readonly writes = new Map<string, Statement>();
+  private readonly reads = new Map<string, Statement>();
+  private queue: Array<{ work: () => unknown; reply: Reply }> = [];
+  private scheduled = false;
+  /** A transaction driven statement by statement from the main thread is open. */
+  private inTx = false;
+  private deferred: Array<() => void> = [];
+  private dirty = false;
+  private walUsed = false;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly control: { savepoint: Statement; release: Statement; rollbackTo: Statement };
+
+  constructor(
+    path: string,
+    private readonly procs: ReadonlyMap<string, Proc<unknown, unknown>>,
+  ) {
+    const file = path !== ':memory:';
+    if (file) mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.control = { savepoint: this.db.prepare('SAVEPOINT item'), release: this.db.prepare('RELEASE item'), rollbackTo: this.db.prepare('ROLLBACK TO item') };
+    if (file) {
+      // Checkpoints run on a timer here, off the event loop, rather than inside whichever commit crosses 1000 pages.
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
+      this.reader = new Database(path, { readonly: true });
+      this.reader.pragma('busy_timeout = 5000');
+      this.timer = setInterval(() => this.checkpoint(), CHECKPOINT_MS);
+      this.timer.unref();
+    } else {
+      this.reader = null;
+    }
+  }
+
+  handle(req: EngineRequest, reply: Reply): void {
+    switch (req.op) {
+      case 'read':
+        if (!this.reader && this.inTx) this.deferred.push(() => this.handle(req, reply));
+        else this.answer(reply, () => this.prepared(this.reader ?? this.db, req.sql)[req.kind](...req.params));
+        return;
+      case 'write':
+        return this.enqueue(() => ({ changes: this.prepared(this.db, req.sql).run(...req.params).changes }), reply);
+      case 'proc': {
+        const proc = this.procs.get(req.name);
+        if (!proc) return reply({ ok: false, error: { message: `unknown store procedure '${req.name}'` } });
+        return this.enqueue(() => this.drive(proc, req.args), reply);
+      }
+      case 'exec':
+        if (this.inTx) this.deferred.push(() => this.handle(req, reply));
+        else this.answer(reply, () => void this.db.exec(req.sql));
+        return;
+      case 'begin':
+        if (this.inTx) return reply({ ok: false, error: { message: 'a transaction is already open' } });
+        this.flush(); // what was queued commits before, not inside, this transaction
+        this.answer(reply, () => {
+          this.db.exec('BEGIN IMMEDIATE');
+          this.inTx = true;
+        });
+        return;
+      case 'stmt':
+        this.answer(reply, () => {
+          if (req.kind === 'exec') return void this.db.exec(req.sql);
+          const s = this.prepared(this.db, req.sql);
+          return req.kind === 'run' ? { changes: s.run(...req.params).changes } : s[req.kind](...req.params);
+        });
+        return;
+      case 'end':
+        this.answer(reply, () => {
+          this.inTx = false;
+          if (!this.db.inTransaction) return;
+          this.db.exec(req.commit ? 'COMMIT' : 'ROLLBACK');
+          if (req.commit) this.dirty = true;
+        });
+        for (const d of this.deferred.splice(0)) d();
+        this.schedule();
+        return;
+      case 'close':
+        this.answer(reply, () => this.close());
+    }
+  }
+
+  private answer(reply: Reply, fn: () => unknown): void {
+    try {
+      reply({ ok: true, value: fn() });
+    } catch (e) {
+      reply({ ok: false, error: info(e) });
+    }
+  }
+
+  private prepared(conn: Database.Database, sql: string): Statement {
+    const cache = conn === this.db ? this.writes : this.reads;
+    let s = cache.get(sql);
+    if (!s) {
+      s = conn.prepare(sql);
+      cache.set(sql, s);
+    }
+    return s;
+  }
+
+  private drive(proc: Proc<unknown, unknown>, args: unknown): unknown {
+    const gen = proc.body(args);
+    let next = gen.next();
+    while (!next.done) {
+      const step = next.value;
+      const s = this.prepared(this.db, typeof step.sql === 'string' ? step.sql : step.sql.sqlite);
+      const params = step.params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+      next = gen.next(step.kind === 'run' ? { changes: s.run(...params).changes } : s[step.kind](...params));
+    }
+    return next.value;
+  }
+
+  private enqueue(work: () => unknown, reply: Reply): void {
+    this.queue.push({ work, reply });
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Commit everything queued as one transaction, a savepoint per item; then answer each. */
+  private flush(): void {
+    if (this.inTx || this.queue.length === 0) return;
+    const batch = this.queue.splice(0);
+    const out: EngineReply[] = [];
+    const { savepoint, release, rollbackTo } = this.control;
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      for (const item of batch) {
+        savepoint.run();
+        try {
+          const value = item.work();
+          release.run();
+          out.push({ ok: true, value });
+        } catch (e) {
+          rollbackTo.run();
+          release.run();
+          out.push(e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) });
+        }
+      }
+      this.db.exec('COMMIT');
+      this.dirty = true;
+    } catch (e) {
+      // The batch could not commit: nobody in it is told success.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      out.length = 0;
+      for (let i = 0; i < batch.length; i++) out.push({ ok: false, error: info(e) });
+    }
+    batch.forEach((item, i) => item.reply(out[i]));
+  }
+
+  /** PASSIVE after a second with writes; TRUNCATE (the WAL file back to zero bytes) after a quiet one. */
+  private checkpoint(): void {
+    if (this.inTx || !this.db.open) return;
+    try {
+      if (this.dirty) {
+        this.db.pragma('wal_checkpoint(PASSIVE)');
+        this.dirty = false;
+        this.walUsed = true;
+      } else if (this.walUsed) {
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+        this.walUsed = false;
+      }
+    } catch {
+      // busy: the next tick tries again
+    }
+  }
+
+  private close(): void {
+    clearInterval(this.timer);
+    this.flush();
+    if (!this.db.open) return;
+    if (this.reader) {
+      this.reader.close();
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
+    this.db.close();
+  }
+}

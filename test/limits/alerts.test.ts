@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
+import { SMTPServer } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
+import { ADMIN_KEY, adminCall } from '../helpers/accounts';
+import { MockUpstream, sendJson } from '../helpers/mock-upstream';
+import { exactRequest } from '../helpers/credit';
+import { fromNano } from '../../src/store/money';
+
+const SECRET = 'webhook-secret-0123456789';
+
+describe('budget notices: e-mail (the leak notices\' SMTP) and signed webhooks, once per threshold', function () {
+  this.timeout(30000);
+  const mails: Array<{ to: string; body: string }> = [];
+  const hooks = new MockUpstream();
+  let smtp: SMTPServer;
+  let gw: TestGateway;
+  // Credit reserves its bound (above the real cost) and settles to the cost: with a limit of
+  // bound + 9 x cost, exactly 10 sequential requests are admitted and the key reaches `top` %.
+  const { body, cost, reserve } = exactRequest();
+  const limit = reserve + 9 * cost;
+  const top = Math.floor((100 * 10 * cost) / limit);
+  const thresholds = [Math.floor(top / 2), Math.floor((top * 4) / 5), top];
+
+  before(async () => {
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, cb) {
+        let body = '';
+        stream.on('data', (d: Buffer) => (body += d.toString()));
+        stream.on('end', () => {
+          mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), body });
+          cb();
+        });
+      },
+    });
+    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+    await hooks.start();
+    // The first delivery fails: the notice must come again, after a backoff.
+    hooks.enqueue((_r, res) => sendJson(res, 503, { error: 'busy' }));
+    hooks.handler = (_r, res) => sendJson(res, 204, {});
+    const port = (smtp.server.address() as AddressInfo).port;
+    gw = await startTestGateway(
+      testConfig(
+        {
+          plugins: [
+            'auth',
+            { oauth: { leaks: { smtp: { host: '127.0.0.1', port, secure: false, from: 'gateway@example.test' } } } },
+            { limits: { alerts: { key_limit_percent: thresholds, account_balance_below: [0.99999], webhook: { url: `${hooks.url}/hooks/budget`, secret: SECRET, backoff_ms: 50 } } } },
+            'credit',
+            'routing',
+          ],
+        },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
+    );
+  });
+  after(async () => {
+    await gw.stop();
+    await hooks.stop();
+    await new Promise<void>((r) => smtp.close(() => r()));
+  });
+
+  const delivered = () => hooks.requests.filter((_r, i) => i > 0);
+
+  it('requests that use up a key\'s limit send exactly one e-mail and one valid signed webhook per threshold crossed', async () => {
+    const a = await adminCall(gw, 'POST', '/v1/accounts', { name: 'Acme', email: 'owner@acme.test', credits: 1 });
+    const accountId = (a.body.data as { id: string }).id;
+    const k = await adminCall(gw, 'POST', '/v1/keys', { name: 'ci', account_id: accountId, limit: fromNano(limit) });
+    const key = k.body.key as string;
+    const answers: Response[] = [];
+    for (let i = 0; i < 16; i++) answers.push(await postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }));
+    expect(answers.filter((r) => r.status === 200)).to.have.length(10);
+    expect(answers.filter((r) => r.status === 402)).to.have.length(6);
+
+    const end = Date.now() + 10000;
+    while ((mails.length < 4 || delivered().length < 4) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    // More requests in the same window send nothing new.
+    await postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` });
+    await new Promise((r) => setTimeout(r, 500));
+
+    expect(mails).to.have.length(4);
+    for (const m of mails) expect(m.to).to.equal('owner@acme.test');
+    const subjects = mails.map((m) => /^Subject: (.*)$/m.exec(m.body)?.[1] ?? '').sort();
+    for (const t of thresholds) expect(subjects.filter((s) => s.includes(`${t}%`))).to.have.length(1);
+    expect(subjects.filter((s) => s.includes('balance is below'))).to.have.length(1);
+    expect(mails.some((m) => m.body.includes(key))).to.equal(false);
+
+    expect(hooks.requests[0].path).to.equal('/hooks/budget');
+    const events = delivered().map((r) => {
+      const sig = String(r.headers['x-gateway-signature']);
+      const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(sig);
+      expect(m, sig).to.not.equal(null);
+      expect(Math.abs(Number(m![1]) - Date.now() / 1000)).to.be.below(60);
+      expect(m![2]).to.equal(createHmac('sha256', SECRET).update(`${m![1]}.${r.body}`).digest('hex'));
+      return r.json as { type: string; threshold_percent?: number; below?: number };
+    });
+    expect(events).to.have.length(4);
+    expect(events.filter((e) => e.type === 'budget.key_limit').map((e) => e.threshold_percent).sort((x, y) => x! - y!)).to.deep.equal(thresholds);
+    expect(events.filter((e) => e.type === 'budget.account_balance').map((e) => e.below)).to.deep.equal([0.99999]);
+    expect(hooks.requests.every((r) => !r.body.includes(key))).to.equal(true);
+  });
+});
