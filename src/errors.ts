@@ -22,10 +22,143 @@ export type ErrorType =
   | 'timeout_error'
   | 'server_error';
 
+/**
+ * Every code the gateway itself gives: the catalogue, as a union type. A code that names the
+ * situation, stable across releases; clients switch on it.
+ */
+export const ERROR_CODES = [
+  'account_key_required',
+  'account_not_found',
+  'admin_key_not_allowed',
+  'admin_key_required',
+  'api_base_refused',
+  'api_base_unresolvable',
+  'api_key_disabled',
+  'api_key_expired',
+  'api_key_required',
+  'auth_not_configured',
+  'body_read_failed',
+  'callback_not_allowed',
+  'client_closed_request',
+  'concurrency_limit_exceeded',
+  'console_session_expired',
+  'console_session_required',
+  'console_session_revoked',
+  'cross_origin',
+  'cross_origin_refused',
+  'csrf_failed',
+  'csrf_token_invalid',
+  'embeddings_unsupported',
+  'forbidden_header',
+  'generation_not_found',
+  'headers_too_large',
+  'insufficient_account_credits',
+  'internal_error',
+  'invalid_api_key',
+  'invalid_api_key_checksum',
+  'invalid_body',
+  'invalid_callback_url',
+  'invalid_code',
+  'invalid_code_challenge',
+  'invalid_code_challenge_method',
+  'invalid_code_verifier',
+  'invalid_combination',
+  'invalid_cursor',
+  'invalid_date',
+  'invalid_fallback',
+  'invalid_field',
+  'invalid_format',
+  'invalid_header',
+  'invalid_id',
+  'invalid_json',
+  'invalid_length',
+  'invalid_messages',
+  'invalid_metadata',
+  'invalid_model',
+  'invalid_override',
+  'invalid_parameter',
+  'invalid_period',
+  'invalid_request',
+  'invalid_response_id',
+  'invalid_signature',
+  'invalid_timeout',
+  'invalid_type',
+  'invalid_value',
+  'json_too_deep',
+  'key_limit_exceeded',
+  'key_not_found',
+  'limits_unavailable',
+  'malformed_api_key',
+  'malformed_authorization',
+  'method_not_allowed',
+  'metrics_token_required',
+  'missing_api_key',
+  'missing_field',
+  'model_endpoint_mismatch',
+  'model_not_allowed',
+  'model_not_found',
+  'no_deployment',
+  'not_found',
+  'out_of_range',
+  'override_not_allowed',
+  'plugin_contract_violation',
+  'rate_limit_exceeded',
+  'report_replayed',
+  'request_too_large',
+  'response_not_found',
+  'shutting_down',
+  'stale_report',
+  'store_unavailable',
+  'stream_interrupted',
+  'stream_options_without_stream',
+  'too_many_connections',
+  'too_many_failed_authentications',
+  'too_many_headers',
+  'too_many_items',
+  'unbounded_item',
+  'unsupported_content',
+  'unsupported_input',
+  'unsupported_item',
+  'unsupported_media_type',
+  'unsupported_parameter',
+  'unsupported_tool',
+  'upstream_auth_failed',
+  'upstream_bad_request',
+  'upstream_bad_response',
+  'upstream_closed',
+  'upstream_error',
+  'upstream_not_found',
+  'upstream_rate_limited',
+  'upstream_request_too_large',
+  'upstream_response_too_large',
+  'upstream_stream_error',
+  'upstream_timeout',
+  'upstream_unreachable',
+] as const;
+export type GatewayErrorCode = (typeof ERROR_CODES)[number];
+
+declare const foreignBrand: unique symbol;
+/**
+ * A code from outside the catalogue, marked as such: an upstream provider's own (passed through
+ * as it came, e.g. Anthropic's `overloaded_error`) or a plugin's (`pluginCode('banned_word')`).
+ */
+export type ForeignErrorCode = string & { readonly [foreignBrand]: true };
+export type ErrorCode = GatewayErrorCode | ForeignErrorCode;
+
+const KNOWN = new Set<string>(ERROR_CODES);
+/** An upstream's own code (the gateway's when it names one of ours). */
+export function providerCode(code: string): ErrorCode {
+  return KNOWN.has(code) ? (code as GatewayErrorCode) : (code as ForeignErrorCode);
+}
+/** A plugin's own error code, outside the gateway's catalogue. */
+export function pluginCode(code: string): ErrorCode {
+  return providerCode(code);
+}
+
 export interface GatewayErrorInit {
   status: number;
   type: ErrorType;
-  code: string;
+  code: ErrorCode;
   message: string;
   param?: string | null;
   retryable?: boolean;
@@ -48,7 +181,7 @@ export class GatewayError extends Error {
   readonly [BRAND] = true;
   readonly status: number;
   readonly type: ErrorType;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly param: string | null;
   readonly retryable: boolean;
   readonly retryAfter: number | undefined;
@@ -81,7 +214,7 @@ export function isGatewayError(e: unknown): e is GatewayError {
 export const errors = {
   invalidJson: (detail: string) =>
     new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_json', message: `Request body is not valid JSON: ${detail}` }),
-  invalidRequest: (message: string, param: string | null = null, code = 'invalid_request') =>
+  invalidRequest: (message: string, param: string | null = null, code: ErrorCode = 'invalid_request') =>
     new GatewayError({ status: 400, type: 'invalid_request_error', code, message, param }),
   bodyTooLarge: (limit: string) =>
     new GatewayError({ status: 413, type: 'invalid_request_error', code: 'request_too_large', message: `Request body exceeds the limit of ${limit}` }),
@@ -95,13 +228,13 @@ export const errors = {
     new GatewayError({ status: 404, type: 'not_found_error', code: 'not_found', message: `No route for ${method} ${truncate(path, 200)}` }),
   methodNotAllowed: (method: string, path: string) =>
     new GatewayError({ status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: `Method ${method} is not allowed on ${truncate(path, 200)}` }),
-  unauthorized: (code: string, message: string) =>
+  unauthorized: (code: ErrorCode, message: string) =>
     new GatewayError({ status: 401, type: 'authentication_error', code, message }),
-  forbidden: (code: string, message: string) =>
+  forbidden: (code: ErrorCode, message: string) =>
     new GatewayError({ status: 403, type: 'permission_error', code, message }),
-  notFound: (code: string, message: string, param: string | null = null) =>
+  notFound: (code: ErrorCode, message: string, param: string | null = null) =>
     new GatewayError({ status: 404, type: 'not_found_error', code, message, param }),
-  insufficientCredits: (code: string, message: string) =>
+  insufficientCredits: (code: ErrorCode, message: string) =>
     new GatewayError({ status: 402, type: 'insufficient_credits', code, message }),
   modelNotAllowed: (model: string, param = 'model') =>
     new GatewayError({ status: 403, type: 'permission_error', code: 'model_not_allowed', param, message: `This key may not use the model '${truncate(model, 200)}'` }),
@@ -134,7 +267,7 @@ export const errors = {
   noDeployment: (model: string) =>
     new GatewayError({ status: 400, type: 'invalid_request_error', code: 'no_deployment', param: 'model', message: `No deployment of the model '${truncate(model, 200)}' can serve this request` }),
   /** A limit of the gateway's own (not an upstream's): 429 with Retry-After in seconds. */
-  rateLimited: (code: string, message: string, retryAfter?: number) =>
+  rateLimited: (code: ErrorCode, message: string, retryAfter?: number) =>
     new GatewayError({ status: 429, type: 'rate_limit_error', code, message, retryAfter }),
   /** A plugin broke the middleware contract (next() twice, not awaited): a 500 whose log line names the plugin. */
   pluginContract: (plugin: string, detail: string) =>
@@ -145,7 +278,8 @@ export const errors = {
  * Map an upstream HTTP error status to a GatewayError, keeping its status class.
  * `message` must already be free of secrets (adapters pass the provider's own error text).
  */
-export function upstreamStatusError(provider: string, status: number, message: string, code?: string, retryAfter?: number): GatewayError {
+export function upstreamStatusError(provider: string, status: number, message: string, upstreamCode?: string, retryAfter?: number): GatewayError {
+  const code = upstreamCode === undefined ? undefined : providerCode(upstreamCode);
   // Anything credential-like goes, whatever the upstream echoed (routing also removes the configured key itself).
   const text = `Upstream provider '${provider}' answered ${status}: ${truncate(redactSecrets((message || 'no message').slice(0, 4000)), 500)}`;
   if (status === 401 || status === 403) {

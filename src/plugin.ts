@@ -22,7 +22,18 @@ export type {
 export type { Attempt, AttemptPlan, AttemptRecord, ChatResult, GatewayRequestOptions, GatewayState, Principal } from './pipeline/state';
 export type { CounterValue, SharedState } from './pipeline/shared-state';
 export type { ChatStream, StreamEnd, StreamObserver } from './stream/chat-stream';
-export { errors, GatewayError, isGatewayError, type ErrorType, type GatewayErrorInit } from './errors';
+export {
+  errors,
+  GatewayError,
+  isGatewayError,
+  pluginCode,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorType,
+  type ForeignErrorCode,
+  type GatewayErrorCode,
+  type GatewayErrorInit,
+} from './errors';
 export type {
   AdapterContext,
   HttpProviderAdapter,

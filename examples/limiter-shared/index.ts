@@ -4,7 +4,7 @@
  * replicas admit `limit` requests per window between them, not `limit` each.
  * Written only against the public API: `model-gateway/plugin`.
  */
-import { definePlugin, errors } from 'model-gateway/plugin';
+import { definePlugin, errors, pluginCode } from 'model-gateway/plugin';
 
 interface LimiterConfig {
   /** Requests per key per window. */
@@ -34,7 +34,7 @@ export default definePlugin<LimiterConfig, ['principal']>({
         const { value, resetAt } = await services.state.increment(`key:${key}`, 1, windowMs);
         if (value > config.limit) {
           const wait = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
-          throw errors.rateLimited('key_request_limit', `This key may make ${config.limit} requests per ${config.window_seconds} s; retry in ${wait} s`, wait);
+          throw errors.rateLimited(pluginCode('key_request_limit'), `This key may make ${config.limit} requests per ${config.window_seconds} s; retry in ${wait} s`, wait);
         }
         ctx.set('X-Limiter-Remaining', String(config.limit - value));
         await next();

@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { errors, type GatewayError } from '../errors';
+import { errors, type GatewayError, type GatewayErrorCode } from '../errors';
 import type { ChatRequest } from '../types/openai';
 import { chatRequestSchema, gatewayOptionsSchema } from './schema';
 
@@ -19,7 +19,7 @@ export function paramPath(pointer: string, root: unknown): string {
   return out;
 }
 
-const CODES: Record<string, string> = {
+const CODES: Record<string, GatewayErrorCode> = {
   type: 'invalid_type', anyOf: 'invalid_type', oneOf: 'invalid_type', const: 'invalid_value', enum: 'invalid_value',
   minimum: 'out_of_range', maximum: 'out_of_range', exclusiveMinimum: 'out_of_range', exclusiveMaximum: 'out_of_range',
   minItems: 'invalid_length', maxItems: 'too_many_items', minLength: 'invalid_length', maxLength: 'invalid_length',

@@ -68,7 +68,7 @@ describe('plugin contract checks', () => {
 
   it('brand and cause: instanceof and isGatewayError agree; the cause is kept but never serialized', () => {
     const cause = new Error('socket hang up');
-    const e = new GatewayError({ status: 502, type: 'upstream_error', code: 'x', message: 'm', cause });
+    const e = new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_error', message: 'm', cause });
     expect(e).to.be.instanceOf(GatewayError).and.instanceOf(Error);
     expect(isGatewayError(e)).to.equal(true);
     expect(e.cause).to.equal(cause);
