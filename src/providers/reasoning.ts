@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest, ContentPart, ReasoningDetail } from '../types/openai';
+import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ReasoningDetail } from '../types/openai';
 import { isRecord } from './shared';
 
 /**
@@ -60,7 +60,7 @@ export function detailsOf(m: ChatMessage): ReasoningDetail[] {
 }
 
 /** Anthropic-style `cache_control` on a content part or on a whole message (LiteLLM's form). */
-export function cacheControlOf(x: ContentPart | ChatMessage): Record<string, unknown> | undefined {
+export function cacheControlOf(x: ContentPart | ChatMessage | FunctionTool): Record<string, unknown> | undefined {
   const c = (x as { cache_control?: unknown }).cache_control;
   return isRecord(c) ? c : undefined;
 }
@@ -68,4 +68,9 @@ export function cacheControlOf(x: ContentPart | ChatMessage): Record<string, unk
 /** Reasoning text of a stream or answer, kept only when the client did not ask to exclude it. */
 export function keepReasoning(req: ChatRequest): boolean {
   return reasoningAsk(req)?.exclude !== true;
+}
+
+/** An effort on a three-level scale (low, medium, high): minimal is low, xhigh is high, none given is medium. */
+export function threeLevelEffort(ask: ReasoningAsk): 'low' | 'medium' | 'high' {
+  return ask.effort === 'minimal' ? 'low' : ask.effort === 'xhigh' ? 'high' : (ask.effort ?? 'medium');
 }

@@ -62,16 +62,27 @@ export interface HttpProviderAdapter {
   type: string;
   /** Body fields this provider type accepts (beyond model and messages). */
   supportedParams: readonly string[];
-  /** Body fields no adapter knows reach the upstream as sent (OpenAI-compatible servers); otherwise the params plugin drops and names them. */
+  /**
+   * Body fields no adapter knows reach the upstream as sent (OpenAI-compatible servers);
+   * otherwise the params plugin drops and names them.
+   */
   forwardsUnknownParams?: boolean;
-  /** Parameters present with a value this provider cannot honour (e.g. Ollama's tool_choice "required"): dropped and named like unsupported ones. */
+  /**
+   * Parameters present with a value this provider cannot honour (e.g. Ollama's tool_choice
+   * "required"): dropped and named like unsupported ones.
+   */
   unsupportedValues?(req: ChatRequest): string[];
   streamFormat: StreamFormat;
   buildRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest;
   parseResponse(body: unknown, ctx: AdapterContext): ChatCompletion;
   createStreamTranslator(ctx: AdapterContext): StreamTranslator;
   /** Map an upstream error status and its (parsed if JSON, else text) body. */
-  mapError(status: number, body: unknown, headers: Record<string, string | string[] | undefined>, provider: string): GatewayError;
+  mapError(
+    status: number,
+    body: unknown,
+    headers: Record<string, string | string[] | undefined>,
+    provider: string,
+  ): GatewayError;
 }
 
 /** A provider that answers in process (the built-in mock): no transport. */
@@ -80,7 +91,12 @@ export interface LocalProvider {
   type: string;
   supportedParams: readonly string[];
   complete(req: ChatRequest, target: UpstreamTarget, ctx: AdapterContext, signal: AbortSignal): Promise<ChatCompletion>;
-  stream(req: ChatRequest, target: UpstreamTarget, ctx: AdapterContext, signal: AbortSignal): AsyncIterable<ChatCompletionChunk>;
+  stream(
+    req: ChatRequest,
+    target: UpstreamTarget,
+    ctx: AdapterContext,
+    signal: AbortSignal,
+  ): AsyncIterable<ChatCompletionChunk>;
 }
 
 export type ProviderAdapter = HttpProviderAdapter | LocalProvider;

@@ -1,12 +1,15 @@
 import type { HttpProviderAdapter } from '../types';
+import { ANTHROPIC_PARAMS } from './params';
 import { buildAnthropicRequest } from './request';
-import { createAnthropicTranslator, mapAnthropicError, parseAnthropicResponse } from './response';
+import { parseAnthropicResponse } from './response';
+import { createAnthropicTranslator } from './stream';
+import { mapAnthropicError } from './errors';
 
 /** Anthropic Messages API (/v1/messages, x-api-key + anthropic-version). */
 export const anthropicAdapter: HttpProviderAdapter = {
   kind: 'http',
   type: 'anthropic',
-  supportedParams: ['temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'user', 'reasoning_effort', 'reasoning', 'stream', 'stream_options'],
+  supportedParams: ANTHROPIC_PARAMS,
   streamFormat: 'sse',
   buildRequest: buildAnthropicRequest,
   parseResponse: parseAnthropicResponse,

@@ -1,36 +1,14 @@
-import { errors } from '../../errors';
-import type { EmbeddingsRequest } from '../../types/embeddings';
 import { cohereInputType, cohereVectors } from '../cohere/embeddings';
 import type { HttpEmbeddings, UpstreamAnswer } from '../embeddings';
-import { numberList, textInputs } from '../embeddings-input';
-import { joinUrl } from '../openai/request';
+import { textInputs, vectorsOf } from '../embeddings-input';
 import { isRecord } from '../shared';
-import type { UpstreamRequest, UpstreamTarget } from '../types';
-import { credentials } from './index';
-import { signV4 } from './sigv4';
+import type { UpstreamTarget } from '../types';
+import { signedPost } from './request';
 
 const isTitan = (model: string) => /(^|\.)amazon\.titan-embed/.test(model);
 
-function invoke(target: UpstreamTarget, body: Record<string, unknown>): UpstreamRequest {
-  const region = String({ ...target.provider.options }.region ?? 'us-east-1');
-  const base = target.provider.api_base ?? `https://bedrock-runtime.${region}.amazonaws.com`;
-  const url = joinUrl(base, `/model/${encodeURIComponent(target.deployment.model)}/invoke`);
-  const text = JSON.stringify(body);
-  const headers = signV4({
-    method: 'POST',
-    url,
-    body: text,
-    region,
-    service: 'bedrock',
-    credentials: credentials(target),
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      ...target.provider.headers,
-      ...target.extraHeaders,
-    },
-  });
-  return { url, method: 'POST', headers, body: text };
+function invoke(target: UpstreamTarget, body: Record<string, unknown>) {
+  return signedPost(target, 'invoke', body, 'application/json');
 }
 
 function tokenHeader(a: UpstreamAnswer): number | undefined {
@@ -47,13 +25,12 @@ function tokenHeader(a: UpstreamAnswer): number | undefined {
  */
 export const bedrockEmbeddings: HttpEmbeddings = {
   kind: 'http',
-  buildRequests(req: EmbeddingsRequest, target: UpstreamTarget) {
+  buildRequests(req, target) {
     const texts = textInputs(req, target.provider.name);
     const dims = req.dimensions === undefined ? {} : { dimensions: req.dimensions };
+    const normalize = req.dimensions === undefined ? {} : { normalize: true };
     if (isTitan(target.deployment.model))
-      return texts.map((inputText) =>
-        invoke(target, { inputText, ...dims, ...(req.dimensions === undefined ? {} : { normalize: true }) }),
-      );
+      return texts.map((inputText) => invoke(target, { inputText, ...dims, ...normalize }));
     const out = req.dimensions === undefined ? {} : { output_dimension: req.dimensions };
     return [invoke(target, { texts, input_type: cohereInputType(target), embedding_types: ['float'], ...out })];
   },
@@ -63,9 +40,7 @@ export const bedrockEmbeddings: HttpEmbeddings = {
     for (const a of answers) {
       const b = a.body;
       if (isRecord(b) && b.embedding !== undefined) {
-        const v = numberList(b.embedding);
-        if (!v) throw errors.upstreamProtocol(provider, 'an embedding was not a list of numbers');
-        vectors.push(v);
+        vectors.push(...vectorsOf([b.embedding], provider));
         tokens =
           typeof b.inputTextTokenCount === 'number' && tokens !== undefined
             ? tokens + b.inputTextTokenCount

@@ -1,14 +1,14 @@
 import { errors } from '../../errors';
-import type { EmbeddingsRequest } from '../../types/embeddings';
 import type { HttpEmbeddings } from '../embeddings';
-import { numberList, textInputs } from '../embeddings-input';
-import { bearer, joinUrl, upstreamHeaders } from '../openai/request';
+import { textEmbeddingsBody, vectorsOf } from '../embeddings-input';
+import { bearer, postJson, targetOptions } from '../shared/http';
 import { isRecord } from '../shared';
 import type { UpstreamTarget } from '../types';
+import { COHERE_BASE } from './request';
 
 /** Cohere's `input_type` (required by embed v3+): deployment/provider option, default search_document. */
 export function cohereInputType(target: UpstreamTarget): string {
-  const o = { ...target.provider.options, ...target.deployment.options };
+  const o = targetOptions(target);
   return typeof o.input_type === 'string' ? o.input_type : 'search_document';
 }
 
@@ -17,32 +17,16 @@ export function cohereVectors(body: unknown, provider: string): number[][] {
   const e = isRecord(body) ? body.embeddings : undefined;
   const list = isRecord(e) ? e.float : e;
   if (!Array.isArray(list)) throw errors.upstreamProtocol(provider, 'no float embeddings in the answer');
-  return list.map((v: unknown) => {
-    const n = numberList(v);
-    if (!n) throw errors.upstreamProtocol(provider, 'an embedding was not a list of numbers');
-    return n;
-  });
+  return vectorsOf(list, provider);
 }
 
 /** Cohere embed v2: POST /v2/embed {model, texts, input_type, embedding_types:[float], output_dimension?}. */
 export const cohereEmbeddings: HttpEmbeddings = {
   kind: 'http',
-  buildRequests(req: EmbeddingsRequest, target: UpstreamTarget) {
-    const body: Record<string, unknown> = {
-      model: target.deployment.model,
-      texts: textInputs(req, target.provider.name),
-      input_type: cohereInputType(target),
-      embedding_types: ['float'],
-    };
-    if (req.dimensions !== undefined) body.output_dimension = req.dimensions;
-    return [
-      {
-        url: joinUrl(target.provider.api_base ?? 'https://api.cohere.com', '/v2/embed'),
-        method: 'POST',
-        headers: upstreamHeaders(target, bearer(target.provider.api_key)),
-        body: JSON.stringify(body),
-      },
-    ];
+  buildRequests(req, target) {
+    const extra = { input_type: cohereInputType(target), embedding_types: ['float'] };
+    const body = textEmbeddingsBody(req, target, 'texts', 'output_dimension', extra);
+    return [postJson(target, COHERE_BASE, '/v2/embed', bearer(target.provider.api_key), body)];
   },
   parseAnswers(answers, _req, provider) {
     const body = answers[0]?.body;

@@ -1,10 +1,9 @@
 import { errors } from '../../errors';
-import type { EmbeddingsRequest } from '../../types/embeddings';
 import type { HttpEmbeddings } from '../embeddings';
-import { numberList, textInputs } from '../embeddings-input';
-import { joinUrl, upstreamHeaders } from '../openai/request';
+import { textInputs, vectorsOf } from '../embeddings-input';
 import { isRecord } from '../shared';
-import type { UpstreamTarget } from '../types';
+import { postJson } from '../shared/http';
+import { GEMINI_BASE } from './request';
 
 function content(text: string): Record<string, unknown> {
   return { parts: [{ text }] };
@@ -17,26 +16,16 @@ function content(text: string): Record<string, unknown> {
  */
 export const geminiEmbeddings: HttpEmbeddings = {
   kind: 'http',
-  buildRequests(req: EmbeddingsRequest, target: UpstreamTarget) {
+  buildRequests(req, target) {
     const texts = textInputs(req, target.provider.name);
     const model = target.deployment.model.replace(/^models\//, '');
     const dims = req.dimensions === undefined ? {} : { outputDimensionality: req.dimensions };
-    const base = target.provider.api_base ?? 'https://generativelanguage.googleapis.com';
     const single = texts.length === 1;
     const body = single
       ? { content: content(texts[0]), ...dims }
       : { requests: texts.map((t) => ({ model: `models/${model}`, content: content(t), ...dims })) };
-    return [
-      {
-        url: joinUrl(
-          base,
-          `/v1beta/models/${encodeURIComponent(model)}:${single ? 'embedContent' : 'batchEmbedContents'}`,
-        ),
-        method: 'POST',
-        headers: upstreamHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
-        body: JSON.stringify(body),
-      },
-    ];
+    const path = `/v1beta/models/${encodeURIComponent(model)}:${single ? 'embedContent' : 'batchEmbedContents'}`;
+    return [postJson(target, GEMINI_BASE, path, { 'x-goog-api-key': target.provider.api_key ?? '' }, body)];
   },
   parseAnswers(answers, _req, provider) {
     const body = answers[0]?.body;
@@ -50,11 +39,7 @@ export const geminiEmbeddings: HttpEmbeddings = {
     const meta = isRecord(body) && isRecord(body.usageMetadata) ? body.usageMetadata.promptTokenCount : undefined;
     return {
       ...(typeof meta === 'number' ? { promptTokens: meta } : {}),
-      vectors: list.map((e: unknown) => {
-        const v = isRecord(e) ? numberList(e.values) : null;
-        if (!v) throw errors.upstreamProtocol(provider, 'an embedding had no values');
-        return v;
-      }),
+      vectors: vectorsOf(list, provider, (e) => (isRecord(e) ? e.values : null), 'an embedding had no values'),
     };
   },
 };

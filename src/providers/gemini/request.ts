@@ -1,28 +1,32 @@
 import type { ChatMessage, ChatRequest, ContentPart } from '../../types/openai';
-import { joinUrl, upstreamHeaders } from '../openai/request';
 import { dataUrl, mergeConsecutive, parseArgs, textOf } from '../shared';
+import { postJson } from '../shared/http';
+import { applyParams } from '../shared/params';
+import { forcedTool, imageUrl, isSystem, maxOutput, responseSchema, toolHead } from '../shared/request';
 import { detailsOf, reasoningAsk, thinkingBudget } from '../reasoning';
 import type { UpstreamRequest, UpstreamTarget } from '../types';
+import { GEMINI_TABLE } from './params';
 import { cleanSchema } from './schema';
 
-type Part = Record<string, unknown>;
-
-function parts(content: string | ContentPart[] | null): Part[] {
-  if (typeof content === 'string') return content ? [{ text: content }] : [];
-  if (!Array.isArray(content)) return [];
-  return content.flatMap((p): Part[] => {
-    if (p.type === 'text') return [{ text: String(p.text) }];
-    if (p.type === 'image_url') {
-      const url = (p as { image_url: { url: string } }).image_url.url;
-      const d = dataUrl(url);
-      return [d ? { inlineData: { mimeType: d.mediaType, data: d.data } } : { fileData: { fileUri: url } }];
-    }
-    return [];
-  });
-}
+export const GEMINI_BASE = 'https://generativelanguage.googleapis.com';
 
 /** The format name OpenRouter gives Gemini's thought signatures in reasoning_details. */
 export const GEMINI_FORMAT = 'google-gemini-v1';
+
+type Part = Record<string, unknown>;
+
+function part(p: ContentPart): Part[] {
+  if (p.type === 'text') return [{ text: String(p.text) }];
+  if (p.type !== 'image_url') return [];
+  const url = imageUrl(p);
+  const d = dataUrl(url);
+  return [d ? { inlineData: { mimeType: d.mediaType, data: d.data } } : { fileData: { fileUri: url } }];
+}
+
+function parts(content: string | ContentPart[] | null): Part[] {
+  if (typeof content === 'string') return content ? [{ text: content }] : [];
+  return Array.isArray(content) ? content.flatMap(part) : [];
+}
 
 /**
  * An earlier model turn, with its thought signatures put back where Gemini gave them: on
@@ -31,7 +35,8 @@ export const GEMINI_FORMAT = 'google-gemini-v1';
 function modelParts(m: ChatMessage, names: Map<string, string>): Part[] {
   const sigs = new Map<string | null, string>();
   for (const d of detailsOf(m)) {
-    if (d.type === 'reasoning.encrypted' && typeof d.data === 'string' && (d.format === undefined || d.format.startsWith('google'))) sigs.set(d.id ?? null, d.data);
+    const ours = d.format === undefined || d.format.startsWith('google');
+    if (d.type === 'reasoning.encrypted' && typeof d.data === 'string' && ours) sigs.set(d.id ?? null, d.data);
   }
   const out: Part[] = parts(m.content);
   const loose = sigs.get(null);
@@ -39,13 +44,24 @@ function modelParts(m: ChatMessage, names: Map<string, string>): Part[] {
   for (const t of m.tool_calls ?? []) {
     names.set(t.id, t.function.name);
     const sig = sigs.get(t.id);
-    out.push({ functionCall: { name: t.function.name, args: parseArgs(t.function.arguments) }, ...(sig ? { thoughtSignature: sig } : {}) });
+    const functionCall = { name: t.function.name, args: parseArgs(t.function.arguments) };
+    out.push({ functionCall, ...(sig ? { thoughtSignature: sig } : {}) });
   }
   return out;
 }
 
+/** A conversation turn as Gemini content (before turns of the same role are merged). */
+function turn(m: ChatMessage, names: Map<string, string>): { role: string; content: Part[] } {
+  if (m.role === 'assistant') return { role: 'model', content: modelParts(m, names) };
+  if (m.role === 'tool' || m.role === 'function') {
+    const name = m.name ?? names.get(m.tool_call_id ?? '') ?? 'tool';
+    return { role: 'user', content: [{ functionResponse: { name, response: { content: textOf(m.content) } } }] };
+  }
+  return { role: 'user', content: parts(m.content) };
+}
+
 /** reasoning_effort / reasoning -> thinkingConfig: thinkingLevel on Gemini 3, thinkingBudget before it. */
-function thinkingConfig(req: ChatRequest, model: string, maxOutput: number | undefined): Record<string, unknown> | undefined {
+function thinkingConfig(req: ChatRequest, model: string, max: number | undefined): Record<string, unknown> | undefined {
   const ask = reasoningAsk(req);
   if (!ask) return undefined;
   const includeThoughts = ask.enabled && !ask.exclude;
@@ -53,69 +69,57 @@ function thinkingConfig(req: ChatRequest, model: string, maxOutput: number | und
     const level = !ask.enabled || ask.effort === 'low' || ask.effort === 'minimal' ? 'low' : 'high';
     return { thinkingLevel: level, includeThoughts };
   }
-  return { thinkingBudget: ask.enabled ? thinkingBudget(ask, maxOutput ?? 8192) : 0, includeThoughts };
+  return { thinkingBudget: ask.enabled ? thinkingBudget(ask, max ?? 8192) : 0, includeThoughts };
+}
+
+function generationConfig(req: ChatRequest, model: string): Record<string, unknown> {
+  const g = applyParams(req, GEMINI_TABLE, {});
+  const thinking = thinkingConfig(req, model, maxOutput(req));
+  if (thinking) g.thinkingConfig = thinking;
+  const rf = req.response_format;
+  if (rf?.type === 'json_object' || rf?.type === 'json_schema') g.responseMimeType = 'application/json';
+  const schema = responseSchema(req);
+  if (schema) g.responseSchema = cleanSchema(schema);
+  return g;
+}
+
+/** Tool choices: none, a forced function (ANY with only its name allowed), required (ANY), else AUTO. */
+function toolConfig(req: ChatRequest): Record<string, unknown> {
+  const tc = req.tool_choice;
+  const forced = forcedTool(req);
+  const mode = tc === 'none' ? 'NONE' : tc === 'required' || forced !== undefined ? 'ANY' : 'AUTO';
+  return { functionCallingConfig: { mode, ...(forced !== undefined ? { allowedFunctionNames: [forced] } : {}) } };
 }
 
 /** OpenAI chat request -> Gemini generateContent request. */
 export function geminiBody(req: ChatRequest, model = ''): Record<string, unknown> {
   const names = new Map<string, string>(); // tool_call_id -> function name (functionResponse needs the name)
-  const system = req.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).join('\n\n');
-  const contents = mergeConsecutive(
-    req.messages
-      .filter((m) => m.role !== 'system' && m.role !== 'developer')
-      .map((m: ChatMessage) => {
-        if (m.role === 'assistant') return { role: 'model', content: modelParts(m, names) };
-        if (m.role === 'tool' || m.role === 'function') {
-          const name = m.name ?? names.get(m.tool_call_id ?? '') ?? 'tool';
-          return { role: 'user', content: [{ functionResponse: { name, response: { content: textOf(m.content) } } }] };
-        }
-        return { role: 'user', content: parts(m.content) };
-      }),
-  ).map((c) => ({ role: c.role, parts: c.content }));
-
-  const g: Record<string, unknown> = {};
-  if (req.temperature !== undefined) g.temperature = req.temperature;
-  if (req.top_p !== undefined) g.topP = req.top_p;
-  if (req.top_k !== undefined) g.topK = req.top_k;
-  const max = req.max_completion_tokens ?? req.max_tokens;
-  if (max !== undefined) g.maxOutputTokens = max;
-  if (req.stop !== undefined && req.stop !== null) g.stopSequences = Array.isArray(req.stop) ? req.stop : [req.stop];
-  if (req.n !== undefined) g.candidateCount = req.n;
-  if (req.seed !== undefined) g.seed = req.seed;
-  if (req.presence_penalty !== undefined) g.presencePenalty = req.presence_penalty;
-  if (req.frequency_penalty !== undefined) g.frequencyPenalty = req.frequency_penalty;
-  if (req.logprobs) {
-    g.responseLogprobs = true;
-    if (req.top_logprobs !== undefined) g.logprobs = req.top_logprobs;
-  }
-  const thinking = thinkingConfig(req, model, max);
-  if (thinking) g.thinkingConfig = thinking;
-  const rf = req.response_format;
-  if (rf?.type === 'json_object') g.responseMimeType = 'application/json';
-  if (rf?.type === 'json_schema') {
-    g.responseMimeType = 'application/json';
-    const schema = (rf.json_schema as { schema?: unknown } | undefined)?.schema;
-    if (schema) g.responseSchema = cleanSchema(schema);
-  }
+  const system = req.messages
+    .filter(isSystem)
+    .map((m) => textOf(m.content))
+    .join('\n\n');
+  const turns = req.messages.filter((m) => !isSystem(m)).map((m) => turn(m, names));
+  const contents = mergeConsecutive(turns).map((c) => ({ role: c.role, parts: c.content }));
   const body: Record<string, unknown> = { contents };
   if (system) body.systemInstruction = { parts: [{ text: system }] };
+  const g = generationConfig(req, model);
   if (Object.keys(g).length > 0) body.generationConfig = g;
   if (req.tools?.length) {
-    body.tools = [{ functionDeclarations: req.tools.map((t) => ({ name: t.function.name, ...(t.function.description ? { description: t.function.description } : {}), ...(t.function.parameters ? { parameters: cleanSchema(t.function.parameters) } : {}) })) }];
-    const tc = req.tool_choice;
-    const mode = tc === 'none' ? 'NONE' : tc === 'required' || (typeof tc === 'object' && tc) ? 'ANY' : 'AUTO';
-    body.toolConfig = { functionCallingConfig: { mode, ...(typeof tc === 'object' && tc ? { allowedFunctionNames: [tc.function.name] } : {}) } };
+    const functionDeclarations = req.tools.map((t) => ({
+      ...toolHead(t),
+      ...(t.function.parameters ? { parameters: cleanSchema(t.function.parameters) } : {}),
+    }));
+    body.tools = [{ functionDeclarations }];
+    body.toolConfig = toolConfig(req);
   }
   return body;
 }
 
 export function buildGeminiRequest(req: ChatRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest {
-  const base = target.provider.api_base ?? 'https://generativelanguage.googleapis.com';
   const model = encodeURIComponent(target.deployment.model);
-  return {
-    url: joinUrl(base, stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`),
-    method: 'POST',
-    headers: upstreamHeaders(target, { 'x-goog-api-key': target.provider.api_key ?? '' }),
-    body: JSON.stringify(geminiBody(req, target.deployment.model)),
-  };
+  const path = stream
+    ? `/v1beta/models/${model}:streamGenerateContent?alt=sse`
+    : `/v1beta/models/${model}:generateContent`;
+  const auth = { 'x-goog-api-key': target.provider.api_key ?? '' };
+  return postJson(target, GEMINI_BASE, path, auth, geminiBody(req, target.deployment.model));
 }

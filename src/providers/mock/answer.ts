@@ -1,5 +1,6 @@
 import type { ChatRequest, FunctionTool, ToolCall, Usage } from '../../types/openai';
 import { countPromptTokens, countTextTokens, messageText, splitTokens } from '../../tokens/count';
+import { usage } from '../shared';
 import { sampleSchema, structuredText } from './structured';
 
 /** What the mock model "decides" to answer: text, or tool calls. Pure and deterministic. */
@@ -23,7 +24,8 @@ function chooseTools(req: ChatRequest, prompt: string): FunctionTool[] {
   const tools = (req.tools ?? []).filter((t) => t.type === 'function');
   const choice = req.tool_choice;
   if (tools.length === 0 || choice === 'none') return [];
-  if (typeof choice === 'object' && choice !== null) return tools.filter((t) => t.function.name === choice.function.name);
+  if (typeof choice === 'object' && choice !== null)
+    return tools.filter((t) => t.function.name === choice.function.name);
   const lower = prompt.toLowerCase();
   const mentioned = tools.filter((t) => lower.includes(t.function.name.toLowerCase()));
   // The conversation already holds this turn's tool results: answer in text.
@@ -46,9 +48,15 @@ export function mockAnswer(req: ChatRequest, idPrefix: string): MockAnswer {
     const toolCalls: ToolCall[] = tools.map((t, i) => ({
       id: `call_${idPrefix.slice(-8)}_${i}`,
       type: 'function',
-      function: { name: t.function.name, arguments: JSON.stringify(sampleSchema(t.function.parameters ?? { type: 'object' }, t.function.name)) },
+      function: {
+        name: t.function.name,
+        arguments: JSON.stringify(sampleSchema(t.function.parameters ?? { type: 'object' }, t.function.name)),
+      },
     }));
-    const completion = toolCalls.reduce((n, c) => n + countTextTokens(c.function.name) + countTextTokens(c.function.arguments), 0);
+    const completion = toolCalls.reduce(
+      (n, c) => n + countTextTokens(c.function.name) + countTextTokens(c.function.arguments),
+      0,
+    );
     return { text: '', pieces: [], toolCalls, finishReason: 'tool_calls', usage: usage(promptTokens, completion) };
   }
   const limit = req.max_completion_tokens ?? req.max_tokens;
@@ -57,8 +65,4 @@ export function mockAnswer(req: ChatRequest, idPrefix: string): MockAnswer {
   const pieces = limit !== undefined && limit < all.length ? all.slice(0, limit) : all;
   const finishReason = pieces.length < all.length ? 'length' : 'stop';
   return { text: pieces.join(''), pieces, toolCalls: [], finishReason, usage: usage(promptTokens, pieces.length) };
-}
-
-function usage(prompt: number, completion: number): Usage {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

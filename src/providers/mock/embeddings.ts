@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EmbeddingsRequest } from '../../types/embeddings';
 import { countTextTokens } from '../../tokens/count';
 import type { LocalEmbeddings } from '../embeddings';
+import { targetOptions } from '../shared/http';
 import type { UpstreamTarget } from '../types';
 
 const DEFAULT_DIMENSIONS = 16;
@@ -22,7 +23,7 @@ export function mockVector(input: string | number[], dims: number): number[] {
 export const mockEmbeddings: LocalEmbeddings = {
   kind: 'local',
   embed(req: EmbeddingsRequest, target: UpstreamTarget) {
-    const o = { ...target.provider.options, ...target.deployment.options };
+    const o = targetOptions(target);
     const native =
       Number.isInteger(o.dimensions) && (o.dimensions as number) > 0 ? (o.dimensions as number) : DEFAULT_DIMENSIONS;
     const dims = req.dimensions ?? native;

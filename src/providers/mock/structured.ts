@@ -13,13 +13,22 @@ function resolve(s: Schema, root: Schema): Schema {
     .slice(1)
     .split('/')
     .filter(Boolean)
-    .reduce<unknown>((node, key) => (isSchema(node) ? node[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), root);
+    .reduce<unknown>(
+      (node, key) => (isSchema(node) ? node[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined),
+      root,
+    );
   return isSchema(target) ? target : {};
 }
 
 const FORMATS: Record<string, string> = {
-  'date-time': '2024-01-01T00:00:00Z', date: '2024-01-01', time: '00:00:00', email: 'mock@example.com',
-  uri: 'https://example.com/', url: 'https://example.com/', uuid: '00000000-0000-4000-8000-000000000000', ipv4: '127.0.0.1',
+  'date-time': '2024-01-01T00:00:00Z',
+  date: '2024-01-01',
+  time: '00:00:00',
+  email: 'mock@example.com',
+  uri: 'https://example.com/',
+  url: 'https://example.com/',
+  uuid: '00000000-0000-4000-8000-000000000000',
+  ipv4: '127.0.0.1',
 };
 
 function sampleString(s: Schema, name: string): string {
@@ -32,8 +41,18 @@ function sampleString(s: Schema, name: string): string {
 }
 
 function sampleNumber(s: Schema, integer: boolean): number {
-  const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + (integer ? 1 : 0.5) : undefined;
-  const hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - (integer ? 1 : 0.5) : undefined;
+  const lo =
+    typeof s.minimum === 'number'
+      ? s.minimum
+      : typeof s.exclusiveMinimum === 'number'
+        ? s.exclusiveMinimum + (integer ? 1 : 0.5)
+        : undefined;
+  const hi =
+    typeof s.maximum === 'number'
+      ? s.maximum
+      : typeof s.exclusiveMaximum === 'number'
+        ? s.exclusiveMaximum - (integer ? 1 : 0.5)
+        : undefined;
   let v = lo ?? (hi !== undefined ? Math.min(1, hi) : 1);
   if (integer) v = Math.ceil(v);
   return v;
@@ -44,16 +63,31 @@ function sampleNumber(s: Schema, integer: boolean): number {
  * required properties, arrays, enums, const, anyOf, $ref/$defs, nullable types, string
  * formats and bounds). Deterministic: the same schema gives the same value.
  */
-export function sampleSchema(schema: unknown, name = 'value', root: Schema = isSchema(schema) ? schema : {}, depth = 0): unknown {
+export function sampleSchema(
+  schema: unknown,
+  name = 'value',
+  root: Schema = isSchema(schema) ? schema : {},
+  depth = 0,
+): unknown {
   if (!isSchema(schema) || depth > 24) return null;
   const s = resolve(schema, root);
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
-  const alt = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as unknown[] | undefined;
-  if (alt && alt.length > 0) return sampleSchema(alt.find((a) => isSchema(a) && a.type !== 'null') ?? alt[0], name, root, depth + 1);
-  if (Array.isArray(s.allOf) && s.allOf.length > 0) return sampleSchema(Object.assign({}, ...s.allOf.filter(isSchema).map((a) => resolve(a, root))), name, root, depth + 1);
+  const alt = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as
+    unknown[] | undefined;
+  if (alt && alt.length > 0)
+    return sampleSchema(alt.find((a) => isSchema(a) && a.type !== 'null') ?? alt[0], name, root, depth + 1);
+  if (Array.isArray(s.allOf) && s.allOf.length > 0)
+    return sampleSchema(
+      Object.assign({}, ...s.allOf.filter(isSchema).map((a) => resolve(a, root))),
+      name,
+      root,
+      depth + 1,
+    );
   const types = Array.isArray(s.type) ? s.type : [s.type];
-  const type = types.find((t) => t !== 'null') ?? (types.includes('null') ? 'null' : s.properties ? 'object' : s.items ? 'array' : undefined);
+  const type =
+    types.find((t) => t !== 'null') ??
+    (types.includes('null') ? 'null' : s.properties ? 'object' : s.items ? 'array' : undefined);
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
@@ -110,6 +144,11 @@ export function tokenLogprobs(pieces: string[], top: number, offset = 0): TokenL
       const alt = `${token.trim() || token}${k + 1}`;
       return { token: alt, logprob: logprob - (k + 1), bytes: [...Buffer.from(alt)] };
     });
-    return { token, logprob, bytes: [...Buffer.from(token)], top_logprobs: top > 0 ? [{ token, logprob, bytes: [...Buffer.from(token)] }, ...alternatives] : [] };
+    return {
+      token,
+      logprob,
+      bytes: [...Buffer.from(token)],
+      top_logprobs: top > 0 ? [{ token, logprob, bytes: [...Buffer.from(token)] }, ...alternatives] : [],
+    };
   });
 }

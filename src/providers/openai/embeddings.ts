@@ -2,8 +2,8 @@ import { errors } from '../../errors';
 import type { EmbeddingsRequest, EmbeddingsResult } from '../../types/embeddings';
 import type { HttpEmbeddings, UpstreamAnswer } from '../embeddings';
 import { isRecord } from '../shared';
-import type { UpstreamTarget } from '../types';
-import { bearer, joinUrl, upstreamHeaders } from './request';
+import { bearer, postJson } from '../shared/http';
+import { OPENAI_BASE } from './request';
 
 /** The OpenAI embeddings body: the gateway always asks for floats (it encodes base64 itself). */
 export function openaiEmbeddingsBody(req: EmbeddingsRequest, model: string | undefined): Record<string, unknown> {
@@ -33,13 +33,9 @@ export function parseOpenAIEmbeddings(answers: UpstreamAnswer[], provider: strin
 
 export const openaiEmbeddings: HttpEmbeddings = {
   kind: 'http',
-  buildRequests: (req: EmbeddingsRequest, target: UpstreamTarget) => [
-    {
-      url: joinUrl(target.provider.api_base ?? 'https://api.openai.com/v1', '/embeddings'),
-      method: 'POST',
-      headers: upstreamHeaders(target, bearer(target.provider.api_key)),
-      body: JSON.stringify(openaiEmbeddingsBody(req, target.deployment.model)),
-    },
-  ],
+  buildRequests: (req, target) => {
+    const body = openaiEmbeddingsBody(req, target.deployment.model);
+    return [postJson(target, OPENAI_BASE, '/embeddings', bearer(target.provider.api_key), body)];
+  },
   parseAnswers: (answers, _req, provider) => parseOpenAIEmbeddings(answers, provider),
 };

@@ -1,6 +1,15 @@
-import type { ChatCompletion, ChatCompletionChunk, ChunkChoice, ContentPart, FinishReason, ReasoningDetail, ToolCall, Usage } from '../types/openai';
-import { errors } from '../errors';
-import type { AdapterContext, UpstreamEvent } from './types';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChunkChoice,
+  ContentPart,
+  FinishReason,
+  ReasoningDetail,
+  ToolCall,
+  Usage,
+} from '../../types/openai';
+import { errors } from '../../errors';
+import type { AdapterContext, UpstreamEvent } from '../types';
 
 /** Helpers every non-OpenAI adapter needs: chunk building, content parts, tool-call bookkeeping. */
 
@@ -8,8 +17,19 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function chunk(ctx: AdapterContext, delta: ChunkChoice['delta'], finish: FinishReason | null = null, index = 0): ChatCompletionChunk {
-  return { id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.model, choices: [{ index, delta, finish_reason: finish }] };
+export function chunk(
+  ctx: AdapterContext,
+  delta: ChunkChoice['delta'],
+  finish: FinishReason | null = null,
+  index = 0,
+): ChatCompletionChunk {
+  return {
+    id: ctx.id,
+    object: 'chat.completion.chunk',
+    created: ctx.created,
+    model: ctx.model,
+    choices: [{ index, delta, finish_reason: finish }],
+  };
 }
 
 export function usageChunk(ctx: AdapterContext, usage: Usage): ChatCompletionChunk {
@@ -17,9 +37,16 @@ export function usageChunk(ctx: AdapterContext, usage: Usage): ChatCompletionChu
 }
 
 /** OpenAI usage; `prompt` counts every input token (cache reads and writes included). */
-export function usage(prompt: number, completion: number, cached?: number, reasoning?: number, cacheWrite?: number): Usage {
+export function usage(
+  prompt: number,
+  completion: number,
+  cached?: number,
+  reasoning?: number,
+  cacheWrite?: number,
+): Usage {
   const u: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  if (cached || cacheWrite) u.prompt_tokens_details = { cached_tokens: cached ?? 0, ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}) };
+  if (cached || cacheWrite)
+    u.prompt_tokens_details = { cached_tokens: cached ?? 0, ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}) };
   if (reasoning) u.completion_tokens_details = { reasoning_tokens: reasoning };
   return u;
 }
@@ -30,22 +57,56 @@ export interface Reasoning {
   details: ReasoningDetail[];
 }
 
-export function completion(ctx: AdapterContext, text: string | null, toolCalls: ToolCall[], finish: FinishReason | null, u: Usage | undefined, r?: Reasoning): ChatCompletion {
-  const reasoning = r && !ctx.excludeReasoning && (r.text || r.details.length) ? { reasoning: r.text || null, ...(r.details.length ? { reasoning_details: r.details } : {}) } : {};
+export function completion(
+  ctx: AdapterContext,
+  text: string | null,
+  toolCalls: ToolCall[],
+  finish: FinishReason | null,
+  u: Usage | undefined,
+  r?: Reasoning,
+): ChatCompletion {
+  const reasoning =
+    r && !ctx.excludeReasoning && (r.text || r.details.length)
+      ? { reasoning: r.text || null, ...(r.details.length ? { reasoning_details: r.details } : {}) }
+      : {};
   return {
     id: ctx.id,
     object: 'chat.completion',
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, ...reasoning, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, finish_reason: finish, logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text,
+          ...reasoning,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        finish_reason: finish,
+        logprobs: null,
+      },
+    ],
     ...(u ? { usage: u } : {}),
   };
 }
 
 /** A streamed piece of reasoning (text and/or details), or nothing when the client excluded it. */
-export function reasoningChunk(ctx: AdapterContext, text: string, details: ReasoningDetail[] = [], index = 0): ChatCompletionChunk[] {
+export function reasoningChunk(
+  ctx: AdapterContext,
+  text: string,
+  details: ReasoningDetail[] = [],
+  index = 0,
+): ChatCompletionChunk[] {
   if (ctx.excludeReasoning || (!text && details.length === 0)) return [];
-  return [chunk(ctx, { ...(text ? { reasoning: text } : {}), ...(details.length ? { reasoning_details: details } : {}) }, null, index)];
+  return [
+    chunk(
+      ctx,
+      { ...(text ? { reasoning: text } : {}), ...(details.length ? { reasoning_details: details } : {}) },
+      null,
+      index,
+    ),
+  ];
 }
 
 /** The text of a message's content (string, or the text parts of a list). */
