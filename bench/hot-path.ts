@@ -6,8 +6,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateChatRequest } from '../src/request/validate';
-import { functionsToTools } from '../src/request/legacy-functions';
+import { validateChatRequest } from '../plugins/params/validate';
+import { functionsToTools } from '../plugins/params/legacy-functions';
 import { countPromptTokens } from '../src/tokens/count';
 import { openStore } from '../src/store/index';
 import { percentile } from './load';

@@ -45,7 +45,7 @@ export type {
   UpstreamRequest,
   UpstreamTarget,
 } from './providers/types';
-export type { RoutingStrategy, StrategyInput } from './routing/strategies';
+export type { RoutingStrategy, StrategyInput } from './deployments/strategies';
 export type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig } from './config/types';
 export type {
   ChatCompletion,

@@ -2,9 +2,9 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { AUTH_THROTTLE, AUTHENTICATE, AUTHENTICATE_KEY, FORGET_KEY, MODELS_GUARD, type AuthThrottle, type RouteGuard } from '../../src/auth/contract';
 import type Koa from 'koa';
-import { Authenticator } from '../../src/auth/authenticator';
-import { adminKeyHash, bootstrapAccount } from '../../src/auth/admin-key';
-import { registerAdminRoutes } from '../../src/api/admin';
+import { Authenticator } from './authenticator';
+import { adminKeyHash, bootstrapAccount } from './admin-key';
+import { registerAdminRoutes } from './admin-api';
 
 /**
  * First-start keys go to the terminal (stderr), set apart by blank lines, never into the

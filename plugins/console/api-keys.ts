@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { errors } from '../../src/errors';
-import { accountJson, keyJson, readAccount, readAmount, readKeyPatch, readNewKey } from '../../src/api/admin';
+import { accountJson, keyJson, readAccount, readAmount, readKeyPatch, readNewKey } from '../auth/admin-api';
 import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
 import type { Store } from '../../src/store/index';
 import { num, toNano } from '../../src/store/money';

@@ -8,7 +8,7 @@ import { fromNano } from '../../src/store/money';
 import { openBatch, takeBatch } from '../../src/store/request-batch';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
-import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
+import { HEALTH, type DeploymentHealth } from '../../src/deployments/health';
 import { defaultPlan } from '../routing/plan';
 import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration, type Outcome } from './record';

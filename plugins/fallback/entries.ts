@@ -1,7 +1,7 @@
 import { combine, GATEWAY_FIELDS, ownSafeKeys, PROTOTYPE_KEYS } from '../../src/api/chat-request';
 import type { ModelConfig } from '../../src/config/types';
 import { errors, GatewayError } from '../../src/errors';
-import { validateChatRequest } from '../../src/request/validate';
+import { validateChatRequest } from '../params/validate';
 import { countPromptTokens } from '../../src/tokens/count';
 import type { ChatRequest } from '../../src/types/openai';
 

@@ -3,8 +3,8 @@ import { errors } from '../../src/errors';
 import type { ModelConfig } from '../../src/config/types';
 import { promptTokens, type Attempt, type GatewayState } from '../../src/pipeline/state';
 import type { ChatRequest } from '../../src/types/openai';
-import { DeploymentHealth, HEALTH, type HealthOptions } from '../../src/routing/health';
-import { orderDeployments } from '../../src/routing/strategies';
+import { DeploymentHealth, HEALTH, type HealthOptions } from '../../src/deployments/health';
+import { orderDeployments } from '../../src/deployments/strategies';
 import { OVERRIDE_FIELDS, overrideTargets } from './overrides';
 import { checkFallbackRequest, entryOverrides } from './entries';
 

@@ -1,7 +1,7 @@
 import type { DeploymentConfig, ProviderConfig } from '../../src/config/types';
 import { errors } from '../../src/errors';
 import type { GatewayRequestOptions } from '../../src/pipeline/state';
-import { checkApiBase, type SsrfPolicy } from '../../src/security/ssrf';
+import { checkApiBase, type SsrfPolicy } from './ssrf';
 
 export const OVERRIDE_FIELDS = ['api_base', 'api_key', 'api_version', 'deployment_id', 'model_list'] as const;
 

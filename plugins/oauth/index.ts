@@ -3,7 +3,7 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { bodyReader } from '../../src/api/body';
 import { readForm, readRaw } from '../../src/api/read-json';
-import { keyJson } from '../../src/api/admin';
+import { keyJson } from '../auth/admin-api';
 import { AUTHENTICATE_KEY, type AuthenticateKey } from '../../src/auth/contract';
 import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
 import { toNano } from '../../src/store/money';
@@ -12,7 +12,7 @@ import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
 import { ReportReplayGuard } from './replay';
 import { checkCsrf, checkSameOrigin, issueCsrf } from './csrf';
-import { credits } from '../../src/api/admin';
+import { credits } from '../auth/admin-api';
 
 export interface OAuthConfig {
   /** Origins (https://app.example) whose callback URLs may receive codes. */

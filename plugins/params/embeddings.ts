@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import type { GatewayError } from '../../src/errors';
-import { fromAjv } from '../../src/request/validate';
+import { fromAjv } from './validate';
 import { combine } from '../../src/api/chat-request';
 import type { EmbeddingsRequest } from '../../src/types/embeddings';
 

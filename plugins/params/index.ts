@@ -2,10 +2,10 @@ import { promptTokens } from '../../src/pipeline/state';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { combine } from '../../src/api/chat-request';
 import { errors } from '../../src/errors';
-import { validateChatRequest } from '../../src/request/validate';
-import { forwardsUnknown, knownParams, modelParams, unsupportedFields, valueChecks } from '../../src/request/supported';
+import { validateChatRequest } from './validate';
+import { forwardsUnknown, knownParams, modelParams, unsupportedFields, valueChecks } from './supported';
 import { checkEmbeddings } from './embeddings';
-import { chunkToFunctionCall, functionsToTools, toolCallsToFunctionCall } from '../../src/request/legacy-functions';
+import { chunkToFunctionCall, functionsToTools, toolCallsToFunctionCall } from './legacy-functions';
 
 export interface ParamsConfig {
   /** A parameter the model does not accept: drop it (named in X-Gateway-Dropped-Params) or answer 400. Per model: `unsupported_params`. */

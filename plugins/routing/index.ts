@@ -8,8 +8,8 @@ import { defaultPlan } from './plan';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forwardableHeaders } from '../../src/security/headers';
 import { countsAgainstDeployment } from './fault';
-import { HEALTH, type DeploymentHealth } from '../../src/routing/health';
-import { deploymentKey } from '../../src/routing/strategies';
+import { HEALTH, type DeploymentHealth } from '../../src/deployments/health';
+import { deploymentKey } from '../../src/deployments/strategies';
 import { backoffMs } from './backoff';
 import type { PromptOptions } from '../../src/prompt/index';
 

@@ -1,8 +1,8 @@
 import type { ModelConfig } from '../../src/config/types';
 import type { ModelRegistry } from '../../src/models/registry';
 import { promptTokens, type Attempt, type AttemptPlan, type GatewayState } from '../../src/pipeline/state';
-import type { DeploymentHealth } from '../../src/routing/health';
-import { orderDeployments } from '../../src/routing/strategies';
+import type { DeploymentHealth } from '../../src/deployments/health';
+import { orderDeployments } from '../../src/deployments/strategies';
 
 /** The plan routing makes when no fallback plugin wrote one: each of the model's deployments once, in strategy order. */
 export function defaultPlan(state: GatewayState, model: ModelConfig, models: ModelRegistry, health?: DeploymentHealth): AttemptPlan {

@@ -3,7 +3,7 @@ import type { Attempt } from '../../src/pipeline/state';
 import type { Transport, UpstreamResponse } from '../../src/transport/http';
 import { SizeLimitError } from '../../src/transport/limits';
 import { providerSecrets, redactSecrets } from '../../src/security/redact';
-import { sanitizeError } from '../../src/security/upstream-error';
+import { sanitizeError } from './upstream-error';
 import type { ProviderConfig } from '../../src/config/types';
 import { getAdapter } from '../../src/providers/registry';
 import type { AdapterContext, HttpProviderAdapter, UpstreamEvent, UpstreamTarget } from '../../src/providers/types';

@@ -1,4 +1,4 @@
-import { accountJson } from '../api/admin';
+import { accountJson } from '../../plugins/auth/admin-api';
 import { toNano } from '../store/money';
 import type { CliCommand } from './commands';
 import { findAccount } from './account-ref';

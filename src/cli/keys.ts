@@ -1,4 +1,4 @@
-import { keyJson } from '../api/admin';
+import { keyJson } from '../../plugins/auth/admin-api';
 import { generateKey, hashKey, keyLabel } from '../auth/key-format';
 import type { LimitReset } from '../store/keys';
 import { toNano } from '../store/money';

@@ -1,4 +1,4 @@
-import { limitSettingsJson } from '../api/admin-limits';
+import { limitSettingsJson } from '../../plugins/limits/admin-api';
 import { LimitSettingsRepo, type LimitSubject, type RateLimitSettings } from '../store/limit-settings';
 import { fail, print, withStore } from './store-cli';
 

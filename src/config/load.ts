@@ -6,7 +6,7 @@ import { configSchema } from './schema';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
 import { providerTypeNames } from '../providers/registry';
-import { strategyNames } from '../routing/strategies';
+import { strategyNames } from '../deployments/strategies';
 import { embeddingsProblems, fallbackProblems } from './endpoints-check';
 
 export interface ConfigProblem {

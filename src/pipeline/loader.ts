@@ -6,7 +6,7 @@ import type { PluginEntry } from '../config/types';
 import { ConfigError, deepFreeze, formatAjvErrors, type ConfigProblem } from '../config/load';
 import type { GatewayConfig } from '../config/types';
 import { providerTypeNames, registerAdapter } from '../providers/registry';
-import { registerStrategy, strategyNames } from '../routing/strategies';
+import { registerStrategy, strategyNames } from '../deployments/strategies';
 import type { Plugin, PluginInstance, PluginServices } from './plugin';
 import { scopedState, type StateBackend } from './shared-state';
 

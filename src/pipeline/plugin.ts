@@ -8,7 +8,7 @@ import type { Store } from '../store/index';
 import type { Transport } from '../transport/http';
 import type { AttemptPlan, GatewayState, Principal } from './state';
 import type { ProviderAdapter } from '../providers/types';
-import type { RoutingStrategy } from '../routing/strategies';
+import type { RoutingStrategy } from '../deployments/strategies';
 import type { SharedState } from './shared-state';
 
 /**

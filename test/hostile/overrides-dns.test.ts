@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestGateway, testConfig, postJson } from '../helpers/gateway';
-import { checkApiBase } from '../../src/security/ssrf';
+import { checkApiBase } from '../../plugins/fallback/ssrf';
 import type { GatewayError } from '../../src/errors';
 import { MockUpstream, openaiFixtures, sendJson } from '../helpers/mock-upstream';
 

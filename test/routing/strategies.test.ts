@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { startTestGateway, testConfig, postJson } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson } from '../helpers/mock-upstream';
-import { DeploymentHealth } from '../../src/routing/health';
-import { orderDeployments, weightedOrder } from '../../src/routing/strategies';
+import { DeploymentHealth } from '../../src/deployments/health';
+import { orderDeployments, weightedOrder } from '../../src/deployments/strategies';
 import { backoffMs } from '../../plugins/routing/backoff';
 import { errors } from '../../src/errors';
 

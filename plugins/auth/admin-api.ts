@@ -1,15 +1,15 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { errors } from '../errors';
-import type { Authenticator } from '../auth/authenticator';
-import { generateKey, hashKey, keyLabel } from '../auth/key-format';
-import type { Principal } from '../pipeline/state';
-import type { Store } from '../store/index';
-import type { Account } from '../store/accounts';
-import { limitRemaining, type ApiKey, type LimitReset } from '../store/keys';
-import { fromNano, toNano } from '../store/money';
-import { bodyReader, paging } from './body';
-import { registerLimitRoutes } from './admin-limits';
+import { errors } from '../../src/errors';
+import type { Authenticator } from './authenticator';
+import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
+import type { Principal } from '../../src/pipeline/state';
+import type { Store } from '../../src/store/index';
+import type { Account } from '../../src/store/accounts';
+import { limitRemaining, type ApiKey, type LimitReset } from '../../src/store/keys';
+import { fromNano, toNano } from '../../src/store/money';
+import { bodyReader, paging } from '../../src/api/body';
+import { registerLimitRoutes } from '../limits/admin-api';
 
 export function accountJson(a: Account) {
   return { id: a.id, name: a.name, email: a.email, credits: fromNano(a.credits), usage: fromNano(a.usage), custom_pricing: a.customPricing, created_at: new Date(a.createdAt).toISOString() };

@@ -1,8 +1,8 @@
 import type Koa from 'koa';
-import { errors, type GatewayError } from '../errors';
-import type { Principal } from '../pipeline/state';
-import type { Store } from '../store/index';
-import { checkKey, constantTimeEqual, hashKey, keyLabel } from './key-format';
+import { errors, type GatewayError } from '../../src/errors';
+import type { Principal } from '../../src/pipeline/state';
+import type { Store } from '../../src/store/index';
+import { checkKey, constantTimeEqual, hashKey, keyLabel } from '../../src/auth/key-format';
 
 export interface AuthenticatorOptions {
   /** How long a lookup (found or not) is trusted; bounds how late a disable reaches this replica. */

@@ -1,7 +1,7 @@
-import type { ModelConfig } from '../config/types';
-import { getAdapter, providerTypeNames } from '../providers/registry';
+import type { ModelConfig } from '../../src/config/types';
+import { getAdapter, providerTypeNames } from '../../src/providers/registry';
 import { chatRequestSchema } from './schema';
-import type { ChatRequest } from '../types/openai';
+import type { ChatRequest } from '../../src/types/openai';
 
 /** Fields every request may carry whatever the provider: they are not parameters. */
 const ALWAYS = new Set(['model', 'messages', 'stream', 'stream_options']);

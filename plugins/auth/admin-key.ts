@@ -1,6 +1,6 @@
-import type { Store } from '../store/index';
-import { generateKey, hashKey, keyLabel } from './key-format';
-import { toNano } from '../store/money';
+import type { Store } from '../../src/store/index';
+import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
+import { toNano } from '../../src/store/money';
 
 const META = 'admin_key_hash';
 

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest, FunctionTool, ToolChoice } from '../types/openai';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, FunctionTool, ToolChoice } from '../../src/types/openai';
 
 /**
  * Deprecated `functions` / `function_call` (spec 9) become `tools` / `tool_choice` on the

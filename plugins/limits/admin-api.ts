@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { errors } from '../errors';
-import { LimitSettingsRepo, type LimitSettings, type LimitSubject, type RateLimitSettings } from '../store/limit-settings';
-import type { Store } from '../store/index';
-import { bodyReader } from './body';
+import { errors } from '../../src/errors';
+import { LimitSettingsRepo, type LimitSettings, type LimitSubject, type RateLimitSettings } from '../../src/store/limit-settings';
+import type { Store } from '../../src/store/index';
+import { bodyReader } from '../../src/api/body';
 
 const count = { type: 'integer', minimum: 0, maximum: 1_000_000_000 };
 const values = { type: 'object', additionalProperties: false, properties: { rpm: count, tpm: count, concurrency: count } };

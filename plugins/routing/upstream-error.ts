@@ -1,5 +1,5 @@
-import { GatewayError } from '../errors';
-import { redactSecrets } from './redact';
+import { GatewayError } from '../../src/errors';
+import { redactSecrets } from '../../src/security/redact';
 
 /** The same error with its message redacted (a new object: errors may be shared). */
 export function sanitizeError(e: GatewayError, secrets: readonly string[]): GatewayError {

@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { errors, type GatewayError, type GatewayErrorCode } from '../errors';
-import type { ChatRequest } from '../types/openai';
+import { errors, type GatewayError, type GatewayErrorCode } from '../../src/errors';
+import type { ChatRequest } from '../../src/types/openai';
 import { chatRequestSchema, gatewayOptionsSchema } from './schema';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
