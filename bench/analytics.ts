@@ -14,7 +14,9 @@ import { GENERATION_INSERT, generationParams, type Generation } from '../src/sto
 import { UsageRepo, DAY_MS, dayOf, type Dimension } from '../plugins/console/usage';
 import { listRecords } from '../plugins/console/records';
 
-const { values } = parseArgs({ options: { records: { type: 'string', default: '100000' }, postgres: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { records: { type: 'string', default: '100000' }, postgres: { type: 'string' } },
+});
 const N = Number(values.records);
 const PG = values.postgres ?? process.env.GATEWAY_TEST_POSTGRES_URL;
 
@@ -22,10 +24,30 @@ function records(n: number, now: number): Generation[] {
   let s = 42;
   const rnd = (k: number) => ((s = (s * 1103515245 + 12345) % 2147483648), Math.floor((s / 2147483648) * k));
   return Array.from({ length: n }, (_, i) => ({
-    id: `chatcmpl-bench-${i}`, accountId: `acct_${rnd(3)}`, keyHash: `key_${rnd(50)}`, model: `vendor/model-${rnd(8)}`, provider: 'p', deployment: `p/d${rnd(2)}`,
-    promptTokens: rnd(2000), completionTokens: rnd(800), cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: rnd(100_000), latencyMs: rnd(3000), ttftMs: null,
-    finishReason: 'stop', streamed: false, cancelled: false, status: rnd(50) === 0 ? 'error' : 'completed', errorCode: null,
-    appReferer: `https://app${rnd(10)}.example`, appTitle: null, user: null, metadata: null, createdAt: now - 60_000 - rnd(30 * DAY_MS),
+    id: `chatcmpl-bench-${i}`,
+    accountId: `acct_${rnd(3)}`,
+    keyHash: `key_${rnd(50)}`,
+    model: `vendor/model-${rnd(8)}`,
+    provider: 'p',
+    deployment: `p/d${rnd(2)}`,
+    promptTokens: rnd(2000),
+    completionTokens: rnd(800),
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    cost: rnd(100_000),
+    latencyMs: rnd(3000),
+    ttftMs: null,
+    finishReason: 'stop',
+    streamed: false,
+    cancelled: false,
+    status: rnd(50) === 0 ? 'error' : 'completed',
+    errorCode: null,
+    appReferer: `https://app${rnd(10)}.example`,
+    appTitle: null,
+    user: null,
+    metadata: null,
+    createdAt: now - 60_000 - rnd(30 * DAY_MS),
   }));
 }
 
@@ -60,13 +82,22 @@ async function run(name: string, store: Store): Promise<void> {
   const aggregates = await usage.rollUp(now);
   const rollMs = performance.now() - t;
   const today = dayOf(now);
-  const q = (groupBy: Dimension[], limit: number, accountId?: string) => () => usage.query({ fromDay: today - 29, toDay: today, groupBy, limit, accountId });
+  const q = (groupBy: Dimension[], limit: number, accountId?: string) => () =>
+    usage.query({ fromDay: today - 29, toDay: today, groupBy, limit, accountId });
   const daily = await time(q(['date'], 31));
   const perModel = await time(q(['date', 'model'], 1000));
   const perKey = await time(q(['date', 'key', 'model', 'app'], 500, 'acct_1'));
-  const naive = await time(() => store.db.all(`SELECT CAST(created_at / ${DAY_MS} AS INTEGER) AS day, COUNT(*), SUM(cost) FROM generations WHERE created_at >= ? GROUP BY 1`, [(today - 29) * DAY_MS]), 5);
+  const naive = await time(
+    () =>
+      store.db.all(
+        `SELECT CAST(created_at / ${DAY_MS} AS INTEGER) AS day, COUNT(*), SUM(cost) FROM generations WHERE created_at >= ? GROUP BY 1`,
+        [(today - 29) * DAY_MS],
+      ),
+    5,
+  );
   const page = await time(() => listRecords(store.db, { accountId: 'acct_1', model: 'vendor/model-3' }, 50));
-  const out = (label: string, r: { median: number; max: number }) => `  ${label.padEnd(52)} median ${r.median.toFixed(2).padStart(7)} ms   max ${r.max.toFixed(2).padStart(7)} ms`;
+  const out = (label: string, r: { median: number; max: number }) =>
+    `  ${label.padEnd(52)} median ${r.median.toFixed(2).padStart(7)} ms   max ${r.max.toFixed(2).padStart(7)} ms`;
   process.stdout.write(
     [
       `${name}: ${N.toLocaleString('en-US')} records over 30 days (inserted in ${(insertMs / 1000).toFixed(1)} s); roll-up ${rollMs.toFixed(0)} ms -> ${aggregates} aggregate rows`,

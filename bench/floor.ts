@@ -17,7 +17,12 @@ const server = createServer((req, res) => {
     const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model: string; stream?: boolean };
     body.model = 'bench-model';
     upstream
-      .request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      .request({
+        path: '/v1/chat/completions',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
       .then(async (up) => {
         if (body.stream) {
           res.writeHead(up.statusCode, { 'content-type': 'text/event-stream' });
@@ -25,7 +30,10 @@ const server = createServer((req, res) => {
           res.end();
         } else {
           const text = JSON.stringify(await up.body.json());
-          res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+          res.writeHead(up.statusCode, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+          });
           res.end(text);
         }
       })

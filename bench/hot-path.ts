@@ -31,8 +31,15 @@ async function time(n: number, fn: () => unknown): Promise<number> {
 export async function hotPath(): Promise<string[]> {
   const typical = () => ({
     model: 'bench/model',
-    messages: [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: 'Summarise the plot of Hamlet in three sentences, please.' }],
-    temperature: 0.7, max_tokens: 256, top_p: 0.9, stream: false, user: 'user-42',
+    messages: [
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'user', content: 'Summarise the plot of Hamlet in three sentences, please.' },
+    ],
+    temperature: 0.7,
+    max_tokens: 256,
+    top_p: 0.9,
+    stream: false,
+    user: 'user-42',
   });
   await time(2000, () => validateChatRequest(typical(), { timeoutMs: 600000 }, () => 128000));
   const params = await time(20000, () => {
@@ -44,7 +51,14 @@ export async function hotPath(): Promise<string[]> {
 
   const store = await openStore({ driver: 'sqlite', path: join(mkdtempSync(join(tmpdir(), 'gw-hot-')), 'bench.db') });
   const a = await store.accounts.create({ name: 'bench', credits: 1e15 });
-  await store.keys.create({ hash: 'b'.repeat(64), accountId: a.id, name: 'k', label: 'l', limit: 1e15, limitReset: 'daily' });
+  await store.keys.create({
+    hash: 'b'.repeat(64),
+    accountId: a.id,
+    name: 'k',
+    label: 'l',
+    limit: 1e15,
+    limitReset: 'daily',
+  });
   const cycle = async () => {
     const r = await store.credit.reserve(a.id, 'b'.repeat(64), 300_000);
     if (!r.ok) throw new Error('refused');

@@ -42,9 +42,11 @@ async function sequential(store: CounterStore, n: number): Promise<{ p50: number
 async function throughput(store: CounterStore, n: number, concurrency: number): Promise<number> {
   const t = performance.now();
   let left = n;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (left-- > 0) await once(store);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left-- > 0) await once(store);
+    }),
+  );
   return n / ((performance.now() - t) / 1000);
 }
 
@@ -53,17 +55,24 @@ async function main(): Promise<void> {
   const memory = new MemoryCounterStore(60_000, 660_000);
   await sequential(memory, 20_000); // warm up
   const m = await sequential(memory, 100_000);
-  lines.push(`memory: admit+finish p50 ${m.p50.toFixed(2)} us, p99 ${m.p99.toFixed(2)} us; ${Math.round(await throughput(memory, 100_000, 32)).toLocaleString('en')} req/s (4 scopes, 100k in the window)`);
+  lines.push(
+    `memory: admit+finish p50 ${m.p50.toFixed(2)} us, p99 ${m.p99.toFixed(2)} us; ${Math.round(await throughput(memory, 100_000, 32)).toLocaleString('en')} req/s (4 scopes, 100k in the window)`,
+  );
   await memory.close();
 
   const url = process.env.GATEWAY_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
-  const redis = new RedisCounterStore({ url, prefix: `bench-${randomBytes(4).toString('hex')}:`, windowMs: 60_000, leaseMs: 660_000, timeoutMs: 5000 }, pino({ level: 'warn' }));
+  const redis = new RedisCounterStore(
+    { url, prefix: `bench-${randomBytes(4).toString('hex')}:`, windowMs: 60_000, leaseMs: 660_000, timeoutMs: 5000 },
+    pino({ level: 'warn' }),
+  );
   await redis.connect(2000);
   if (!redis.up) lines.push(`redis: not reachable at ${url}; skipped`);
   else {
     await sequential(redis, 500);
     const r = await sequential(redis, 3000);
-    lines.push(`redis:  admit+finish p50 ${r.p50.toFixed(0)} us, p99 ${r.p99.toFixed(0)} us sequential; ${Math.round(await throughput(redis, 10_000, 32)).toLocaleString('en')} req/s at 32 concurrent (2 Lua calls per request)`);
+    lines.push(
+      `redis:  admit+finish p50 ${r.p50.toFixed(0)} us, p99 ${r.p99.toFixed(0)} us sequential; ${Math.round(await throughput(redis, 10_000, 32)).toLocaleString('en')} req/s at 32 concurrent (2 Lua calls per request)`,
+    );
   }
   await redis.close();
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -30,7 +30,10 @@ class RawConnection {
   private waiting: ((status: number) => void) | null = null;
   private failing: ((e: Error) => void) | null = null;
 
-  constructor(port: number, private readonly request: Buffer) {
+  constructor(
+    port: number,
+    private readonly request: Buffer,
+  ) {
     this.socket = connect({ port, host: '127.0.0.1', noDelay: true });
     this.socket.on('data', (d: Buffer) => {
       this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
@@ -85,7 +88,12 @@ export async function runLoad(
   progress?: { requests: number },
 ): Promise<LoadResult> {
   const u = new URL(url);
-  const head = Object.entries({ host: u.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers })
+  const head = Object.entries({
+    host: u.host,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  })
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   const request = Buffer.from(`POST ${u.pathname} HTTP/1.1\r\n${head}\r\n${body}`);
@@ -112,17 +120,34 @@ export async function runLoad(
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, errors, seconds: elapsed, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    requests: latencies.length,
+    errors,
+    seconds: elapsed,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }
 
 /** Time to the first streamed content byte, over `count` sequential streaming requests; median ms. */
-export async function timeToFirstToken(url: string, body: string, headers: Record<string, string>, count: number): Promise<number> {
+export async function timeToFirstToken(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  count: number,
+): Promise<number> {
   const u = new URL(url);
   const pool = new Pool(u.origin, { connections: 1 });
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();
-    const res = await pool.request({ path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const res = await pool.request({
+      path: u.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
     let seen = false;
     for await (const part of res.body) {
       if (!seen && (part as Buffer).toString().includes('"content":"Hello"')) {

@@ -12,7 +12,8 @@ type Buckets = Map<number, number>;
 /** Cumulative event-loop delay bucket counts (le in seconds -> count) from /metrics text. */
 function loopBuckets(text: string): Buckets {
   const out: Buckets = new Map();
-  for (const m of text.matchAll(/^gateway_event_loop_delay_seconds_bucket\{le="([^"]+)"\} (\S+)$/gm)) out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
+  for (const m of text.matchAll(/^gateway_event_loop_delay_seconds_bucket\{le="([^"]+)"\} (\S+)$/gm))
+    out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
   return out;
 }
 
@@ -21,7 +22,8 @@ function windowP99(before: Buckets, after: Buckets): string {
   const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
   if (total <= 0) return 'n/a';
   for (const [le, n] of [...after.entries()].sort((a, b) => a[0] - b[0])) {
-    if (n - (before.get(le) ?? 0) >= 0.99 * total) return le === Infinity ? '> max bucket' : `<= ${(le * 1000).toFixed(1)} ms`;
+    if (n - (before.get(le) ?? 0) >= 0.99 * total)
+      return le === Infinity ? '> max bucket' : `<= ${(le * 1000).toFixed(1)} ms`;
   }
   return 'n/a';
 }
@@ -46,7 +48,9 @@ export async function longRun(t: Target, body: string, seconds: number): Promise
       const now = { at: performance.now(), requests: progress.requests, buckets: await scrape() };
       const rps = ((now.requests - last.requests) * 1000) / (now.at - last.at);
       const db = t.db ? (dbBytes(t.db) / 1e6).toFixed(1) : '-';
-      lines.push(`| ${((now.at - started) / 1000).toFixed(0)} | ${rps.toFixed(0)} | ${rssMb(t.pid).toFixed(0)} | ${windowP99(last.buckets, now.buckets)} | ${db} |`);
+      lines.push(
+        `| ${((now.at - started) / 1000).toFixed(0)} | ${rps.toFixed(0)} | ${rssMb(t.pid).toFixed(0)} | ${windowP99(last.buckets, now.buckets)} | ${db} |`,
+      );
       process.stderr.write(`bench: long: ${lines[lines.length - 1]}\n`);
       last = now;
     });
@@ -54,10 +58,15 @@ export async function longRun(t: Target, body: string, seconds: number): Promise
   const r = await runLoad(t.url, body, t.headers, 32, seconds, progress);
   clearInterval(timer);
   await sampling;
-  lines.push('', `${r.requests} requests, ${r.errors} errors, ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`);
+  lines.push(
+    '',
+    `${r.requests} requests, ${r.errors} errors, ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+  );
   if (t.db) {
     const grown = dbBytes(t.db) - dbBefore;
-    lines.push(`DB+WAL: ${(dbBytes(t.db) / 1e6).toFixed(1)} MB, grew ${((grown / r.requests) * 1000 / 1024).toFixed(1)} KB per 1,000 requests`);
+    lines.push(
+      `DB+WAL: ${(dbBytes(t.db) / 1e6).toFixed(1)} MB, grew ${(((grown / r.requests) * 1000) / 1024).toFixed(1)} KB per 1,000 requests`,
+    );
     await new Promise((res) => setTimeout(res, 5000));
     lines.push(`DB+WAL 5 s after the load: ${(dbBytes(t.db) / 1e6).toFixed(1)} MB`);
   }

@@ -52,7 +52,11 @@ function readJsonLine(child: ChildProcess, pattern: RegExp): Promise<string> {
 }
 
 async function api(url: string, path: string, adminKey: string, body: unknown): Promise<Record<string, unknown>> {
-  const r = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(url + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return (await r.json()) as Record<string, unknown>;
 }
@@ -77,22 +81,44 @@ async function startGateway(name: string, upUrl: string, plugins: unknown[]): Pr
       server: { host: '127.0.0.1', port: 0, log_level: 'info' },
       store: { driver: 'sqlite', path: db },
       providers: [{ name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' }],
-      models: [{ id: 'bench/model', owned_by: 'bench', context_length: 128000, pricing: { prompt: 0.000001, completion: 0.000002 }, deployments: [{ provider: 'up', model: 'bench-model' }] }],
+      models: [
+        {
+          id: 'bench/model',
+          owned_by: 'bench',
+          context_length: 128000,
+          pricing: { prompt: 0.000001, completion: 0.000002 },
+          deployments: [{ provider: 'up', model: 'bench-model' }],
+        },
+      ],
       plugins,
     }),
   );
-  const { url, pid } = await start([join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], { ...process.env, GATEWAY_ADMIN_KEY: adminKey });
+  const { url, pid } = await start([join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], {
+    ...process.env,
+    GATEWAY_ADMIN_KEY: adminKey,
+  });
   const headers: Record<string, string> = {};
   if (pluginNames.includes('auth')) {
     const account = await api(url, '/v1/accounts', adminKey, { name: 'bench', credits: 9_000_000 });
-    const key = await api(url, '/v1/keys', adminKey, { name: 'bench', account_id: (account.data as { id: string }).id });
+    const key = await api(url, '/v1/keys', adminKey, {
+      name: 'bench',
+      account_id: (account.data as { id: string }).id,
+    });
     headers.authorization = `Bearer ${key.key as string}`;
   }
   return { name, url: `${url}/v1/chat/completions`, pid, headers, db, plugins: pluginNames };
 }
 
-const body = JSON.stringify({ model: 'bench/model', messages: [{ role: 'user', content: 'Hello, how are you?' }], max_tokens: 64 });
-const streamBody = JSON.stringify({ model: 'bench/model', stream: true, messages: [{ role: 'user', content: 'Hello' }] });
+const body = JSON.stringify({
+  model: 'bench/model',
+  messages: [{ role: 'user', content: 'Hello, how are you?' }],
+  max_tokens: 64,
+});
+const streamBody = JSON.stringify({
+  model: 'bench/model',
+  stream: true,
+  messages: [{ role: 'user', content: 'Hello' }],
+});
 
 interface Row {
   c1: LoadResult;
@@ -156,8 +182,10 @@ async function main(): Promise<void> {
     '',
     '| target | c=1 p50 ms | c=1 p99 ms | c=32 req/s | c=32 p99 ms | CPU us/req | idle / max RSS MB | TTFT ms | added TTFT ms |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...Object.entries(rows).map(([k, r]) =>
-      `| ${k} | ${f(r.c1.p50)} | ${f(r.c1.p99)} | ${f(r.c32.rps, 0)} | ${f(r.c32.p99)} | ${f(r.cpuUs, 0)} | ${f(r.idleRss, 0)} / ${f(r.maxRss, 0)} | ${f(r.ttft, 3)} | ${k === 'direct' ? '-' : f(r.ttft - rows.direct.ttft, 3)} |`),
+    ...Object.entries(rows).map(
+      ([k, r]) =>
+        `| ${k} | ${f(r.c1.p50)} | ${f(r.c1.p99)} | ${f(r.c32.rps, 0)} | ${f(r.c32.p99)} | ${f(r.cpuUs, 0)} | ${f(r.idleRss, 0)} / ${f(r.maxRss, 0)} | ${f(r.ttft, 3)} | ${k === 'direct' ? '-' : f(r.ttft - rows.direct.ttft, 3)} |`,
+    ),
     '',
     `core / floor req/s at c=32: ${ratio(rows.core.c32.rps, rows.floor.c32.rps)} (goal >= 0.8x); CPU per request core / floor: ${ratio(rows.core.cpuUs, rows.floor.cpuUs)}`,
     `full / core req/s at c=32: ${ratio(rows.full.c32.rps, rows.core.c32.rps)} (goal >= 0.8x)`,
@@ -165,7 +193,8 @@ async function main(): Promise<void> {
     `added TTFT over direct: floor ${f(rows.floor.ttft - rows.direct.ttft, 3)} ms, core ${f(rows.core.ttft - rows.direct.ttft, 3)} ms, full ${f(rows.full.ttft - rows.direct.ttft, 3)} ms (goal core <= 0.5)`,
     `full chain idle RSS: ${f(rows.full.idleRss, 1)} MB (goal <= 65)`,
   ];
-  if (full.plugins!.includes('metrics')) lines.push('', ...(await pluginCosts(full.url.replace('/v1/chat/completions', ''))));
+  if (full.plugins!.includes('metrics'))
+    lines.push('', ...(await pluginCosts(full.url.replace('/v1/chat/completions', ''))));
   for (const c of children) c.kill('SIGTERM');
   lines.push('', ...(await hotPath()));
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -186,11 +215,18 @@ main()
 async function pluginCosts(url: string): Promise<string[]> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const read = (suffix: string) =>
-    new Map([...text.matchAll(new RegExp(`^gateway_plugin_duration_seconds_${suffix}\\{plugin="([^"]+)"\\} (\\S+)$`, 'gm'))].map((m) => [m[1], Number(m[2])]));
+    new Map(
+      [
+        ...text.matchAll(new RegExp(`^gateway_plugin_duration_seconds_${suffix}\\{plugin="([^"]+)"\\} (\\S+)$`, 'gm')),
+      ].map((m) => [m[1], Number(m[2])]),
+    );
   const sums = read('sum');
   const counts = read('count');
   return [
     'full chain, plugin own time per request (mean over the whole run, from /metrics):',
-    ...[...sums.entries()].map(([name, sum]) => `  ${name.padEnd(9)} ${((sum / (counts.get(name) || 1)) * 1e6).toFixed(1)} us${name === 'routing' ? ' (includes waiting for the upstream)' : ''}`),
+    ...[...sums.entries()].map(
+      ([name, sum]) =>
+        `  ${name.padEnd(9)} ${((sum / (counts.get(name) || 1)) * 1e6).toFixed(1)} us${name === 'routing' ? ' (includes waiting for the upstream)' : ''}`,
+    ),
   ];
 }

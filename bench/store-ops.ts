@@ -18,12 +18,20 @@ async function main(): Promise<void> {
   const c = Number(process.argv[3] ?? 32);
   const driver = process.argv[4] ?? 'sqlite';
   const path = join(mkdtempSync(join(tmpdir(), 'gw-bench-')), 'gateway.db');
-  const config: StoreConfig = driver === 'postgres' ? { driver, url: process.env.GATEWAY_TEST_POSTGRES_URL!, pool_size: 10 } : driver === 'memory' ? { driver } : { driver: 'sqlite', path };
+  const config: StoreConfig =
+    driver === 'postgres'
+      ? { driver, url: process.env.GATEWAY_TEST_POSTGRES_URL!, pool_size: 10 }
+      : driver === 'memory'
+        ? { driver }
+        : { driver: 'sqlite', path };
   const store = await openStore(config);
   const acct = await store.accounts.create({ name: 'bench', credits: 1e15 });
   const hash = 'b'.repeat(64);
   await store.keys.create({ hash, accountId: acct.id, name: 'bench', label: 'x' });
-  const body = { object: 'response', output: [{ type: 'message', content: [{ type: 'output_text', text: 'hello '.repeat(40) }] }] };
+  const body = {
+    object: 'response',
+    output: [{ type: 'message', content: [{ type: 'output_text', text: 'hello '.repeat(40) }] }],
+  };
   let next = 0;
   const one = async (i: number) => {
     const r = await store.credit.reserve(acct.id, hash, 1000);
@@ -31,33 +39,68 @@ async function main(): Promise<void> {
     const id = `chatcmpl-bench${i}`;
     const now = Date.now();
     await store.credit.settle(r.id, 500, {
-      id, accountId: acct.id, keyHash: hash, model: 'm', provider: 'mock', deployment: 'x', promptTokens: 10, completionTokens: 40, cachedTokens: 0, cacheWriteTokens: 0,
-      reasoningTokens: 0, cost: 500, latencyMs: 1.5, ttftMs: null, finishReason: 'stop', streamed: false, cancelled: false, status: 'completed',
-      errorCode: null, appReferer: null, appTitle: null, user: null, metadata: null, createdAt: now,
+      id,
+      accountId: acct.id,
+      keyHash: hash,
+      model: 'm',
+      provider: 'mock',
+      deployment: 'x',
+      promptTokens: 10,
+      completionTokens: 40,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      cost: 500,
+      latencyMs: 1.5,
+      ttftMs: null,
+      finishReason: 'stop',
+      streamed: false,
+      cancelled: false,
+      status: 'completed',
+      errorCode: null,
+      appReferer: null,
+      appTitle: null,
+      user: null,
+      metadata: null,
+      createdAt: now,
     });
-    await store.responses.put({ id, accountId: acct.id, model: 'm', status: 'completed', body, createdAt: now, expiresAt: now + 86400_000 });
+    await store.responses.put({
+      id,
+      accountId: acct.id,
+      model: 'm',
+      status: 'completed',
+      body,
+      createdAt: now,
+      expiresAt: now + 86400_000,
+    });
   };
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
   const before = storeFileBytes(config);
   const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: c }, async () => {
-    while (next < n) await one(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: c }, async () => {
+      while (next < n) await one(next++);
+    }),
+  );
   const wall = performance.now() - t0;
   const elu = performance.eventLoopUtilization(elu0);
   h.disable();
   const after = storeFileBytes(config);
-  console.log(JSON.stringify({
-    driver, n, c,
-    req_per_s: Math.round((n / wall) * 1000),
-    main_thread_us_per_req: Math.round((elu.active / n) * 1000),
-    wall_us_per_req: Math.round((wall / n) * 1000),
-    loop_delay_max_ms: +(h.max / 1e6).toFixed(1),
-    loop_delay_p99_ms: +(h.percentile(99) / 1e6).toFixed(1),
-    db_wal_bytes_per_1000: Math.round(((after - before) / n) * 1000),
-  }));
+  console.log(
+    JSON.stringify({
+      driver,
+      n,
+      c,
+      req_per_s: Math.round((n / wall) * 1000),
+      main_thread_us_per_req: Math.round((elu.active / n) * 1000),
+      wall_us_per_req: Math.round((wall / n) * 1000),
+      loop_delay_max_ms: +(h.max / 1e6).toFixed(1),
+      loop_delay_p99_ms: +(h.percentile(99) / 1e6).toFixed(1),
+      db_wal_bytes_per_1000: Math.round(((after - before) / n) * 1000),
+    }),
+  );
   await store.close();
 }
 

@@ -7,8 +7,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const completion = JSON.stringify({
-  id: 'chatcmpl-bench', object: 'chat.completion', created: 1741569952, model: 'bench-model',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help you today?' }, finish_reason: 'stop', logprobs: null }],
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1741569952,
+  model: 'bench-model',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'Hello! How can I help you today?' },
+      finish_reason: 'stop',
+      logprobs: null,
+    },
+  ],
   usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21 },
 });
 const chunk = (delta: object, finish: string | null = null) =>

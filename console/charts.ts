@@ -32,18 +32,35 @@ function fmt(v: number): string {
 }
 
 function frame(title: string, labels: string[], max: number, unit: string): SVGSVGElement {
-  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': title }) as SVGSVGElement;
+  const root = svg('svg', {
+    viewBox: `0 0 ${W} ${H}`,
+    class: 'chart',
+    role: 'img',
+    'aria-label': title,
+  }) as SVGSVGElement;
   const ih = H - PAD.t - PAD.b;
   for (let i = 0; i <= 4; i++) {
     const y = PAD.t + ih - (ih * i) / 4;
     root.appendChild(svg('line', { x1: PAD.l, x2: W - PAD.r, y1: y, y2: y, class: i === 0 ? 'axis' : 'grid' }));
-    root.appendChild(svg('text', { x: PAD.l - 6, y: y + 4, 'text-anchor': 'end', class: 'tick' }, `${fmt((max * i) / 4)}${i === 4 ? unit : ''}`));
+    root.appendChild(
+      svg(
+        'text',
+        { x: PAD.l - 6, y: y + 4, 'text-anchor': 'end', class: 'tick' },
+        `${fmt((max * i) / 4)}${i === 4 ? unit : ''}`,
+      ),
+    );
   }
   const n = labels.length;
   const xs = n > 1 ? [0, Math.floor((n - 1) / 2), n - 1] : [0];
   for (const i of xs) {
     const x = PAD.l + (n > 1 ? ((W - PAD.l - PAD.r) * i) / (n - 1) : (W - PAD.l - PAD.r) / 2);
-    root.appendChild(svg('text', { x, y: H - 8, 'text-anchor': i === 0 ? 'start' : i === n - 1 ? 'end' : 'middle', class: 'tick' }, labels[i] ?? ''));
+    root.appendChild(
+      svg(
+        'text',
+        { x, y: H - 8, 'text-anchor': i === 0 ? 'start' : i === n - 1 ? 'end' : 'middle', class: 'tick' },
+        labels[i] ?? '',
+      ),
+    );
   }
   return root;
 }
@@ -63,11 +80,20 @@ export function lineChart(title: string, labels: string[], series: Series[], uni
       const y = PAD.t + ih - (ih * v) / max;
       const prev = i > 0 ? s.values[i - 1] : null;
       d += `${d && prev !== null ? 'L' : 'M'}${x.toFixed(1)},${y.toFixed(1)} `;
-      if (prev === null && (i === n - 1 || s.values[i + 1] === null)) root.appendChild(svg('circle', { cx: x, cy: y, r: 2.5, fill: s.color }));
+      if (prev === null && (i === n - 1 || s.values[i + 1] === null))
+        root.appendChild(svg('circle', { cx: x, cy: y, r: 2.5, fill: s.color }));
     });
-    if (d) root.appendChild(svg('path', { d, fill: 'none', stroke: s.color, 'stroke-width': 2, 'stroke-linejoin': 'round' }));
+    if (d)
+      root.appendChild(
+        svg('path', { d, fill: 'none', stroke: s.color, 'stroke-width': 2, 'stroke-linejoin': 'round' }),
+      );
   }
-  return wrap(title, root, series, all.reduce((a, b) => a + b, 0));
+  return wrap(
+    title,
+    root,
+    series,
+    all.reduce((a, b) => a + b, 0),
+  );
 }
 
 export function barChart(title: string, labels: string[], s: Series, unit = ''): HTMLElement {
@@ -79,9 +105,23 @@ export function barChart(title: string, labels: string[], s: Series, unit = ''):
   const step = iw / Math.max(1, vals.length);
   vals.forEach((v, i) => {
     const bh = (ih * v) / max;
-    if (v > 0) root.appendChild(svg('rect', { x: PAD.l + i * step + step * 0.15, y: PAD.t + ih - bh, width: Math.max(1, step * 0.7), height: Math.max(1, bh), fill: s.color }));
+    if (v > 0)
+      root.appendChild(
+        svg('rect', {
+          x: PAD.l + i * step + step * 0.15,
+          y: PAD.t + ih - bh,
+          width: Math.max(1, step * 0.7),
+          height: Math.max(1, bh),
+          fill: s.color,
+        }),
+      );
   });
-  return wrap(title, root, [s], vals.reduce((a, b) => a + b, 0));
+  return wrap(
+    title,
+    root,
+    [s],
+    vals.reduce((a, b) => a + b, 0),
+  );
 }
 
 function wrap(title: string, chart: SVGElement, series: Series[], total: number): HTMLElement {

@@ -19,7 +19,14 @@ const PAGES: Array<{ id: string; title: string; page: Page }> = [
 const root = document.getElementById('app') as HTMLElement;
 
 function signIn(message?: string): void {
-  const input = h('input', { id: 'signin-key', type: 'password', autocomplete: 'off', placeholder: 'sk-gw-…', 'aria-label': 'API key', required: true });
+  const input = h('input', {
+    id: 'signin-key',
+    type: 'password',
+    autocomplete: 'off',
+    placeholder: 'sk-gw-…',
+    'aria-label': 'API key',
+    required: true,
+  });
   const out = h('div');
   const form = h(
     'form',
@@ -39,7 +46,11 @@ function signIn(message?: string): void {
       },
     },
     h('h1', {}, 'Gateway console'),
-    h('p', { class: 'muted' }, 'Sign in with the admin key, or with one of an account\'s API keys to see that account only. The admin key was printed on the gateway\'s first start (or set GATEWAY_ADMIN_KEY).'),
+    h(
+      'p',
+      { class: 'muted' },
+      "Sign in with the admin key, or with one of an account's API keys to see that account only. The admin key was printed on the gateway's first start (or set GATEWAY_ADMIN_KEY).",
+    ),
     h('label', { for: 'signin-key' }, 'API key'),
     input,
     h('button', { id: 'signin-submit', type: 'submit', class: 'primary' }, 'Sign in'),
@@ -58,9 +69,16 @@ async function render(me: Me): Promise<void> {
     'nav',
     {},
     h('span', { class: 'brand' }, 'model-gateway'),
-    ...PAGES.map((p) => h('a', { href: `#/${p.id}`, class: p.id === current.id ? 'active' : null, id: `nav-${p.id}` }, p.title)),
+    ...PAGES.map((p) =>
+      h('a', { href: `#/${p.id}`, class: p.id === current.id ? 'active' : null, id: `nav-${p.id}` }, p.title),
+    ),
     h('span', { class: 'spacer' }),
-    h('span', { class: 'who', id: 'who' }, me.is_admin ? 'signed in as admin' : `account ${me.account?.name ?? ''}`, me.is_admin ? null : h('small', {}, ` ${me.key_label}`)),
+    h(
+      'span',
+      { class: 'who', id: 'who' },
+      me.is_admin ? 'signed in as admin' : `account ${me.account?.name ?? ''}`,
+      me.is_admin ? null : h('small', {}, ` ${me.key_label}`),
+    ),
     h(
       'button',
       {

@@ -24,7 +24,10 @@ if (process.argv[2] === 'write') {
   writeFileSync(stamp, String(latest));
 } else {
   const built = existsSync(stamp) ? Number(readFileSync(stamp, 'utf8')) : -1;
-  const fresh = built >= latest && existsSync(join(root, 'dist', 'src', 'cli.js')) && existsSync(join(root, 'dist', 'console', 'app.js'));
+  const fresh =
+    built >= latest &&
+    existsSync(join(root, 'dist', 'src', 'cli.js')) &&
+    existsSync(join(root, 'dist', 'console', 'app.js'));
   if (!fresh) process.stdout.write('build: sources changed since the last build (or none yet), building...\n');
   process.exit(fresh ? 0 : 1);
 }

@@ -26,7 +26,10 @@ const root = typeof process.getuid === 'function' && process.getuid() === 0;
 if (root && existsSync('/usr/bin/apt-get')) {
   const pkgs = missing.map((n) => n.pkg).join(' ');
   process.stdout.write(`test prerequisites: installing Debian's ${pkgs} (apt-get, once)...\n`);
-  execSync(`apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${pkgs}`, { stdio: 'inherit' });
+  execSync(
+    `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${pkgs}`,
+    { stdio: 'inherit' },
+  );
 }
 const still = needs.filter((n) => !n.present());
 if (still.length === 0) process.exit(0);

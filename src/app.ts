@@ -9,7 +9,14 @@ import { createLogger } from './logger';
 import { ModelRegistry } from './models/registry';
 import { loadPlugins, setupPlugins } from './pipeline/loader';
 import { compose } from './pipeline/compose';
-import { HTTP_OBSERVER, PLUGIN_TIMER, READINESS, type HttpObserver, type PluginTimer, type ReadinessCheck } from './pipeline/hooks';
+import {
+  HTTP_OBSERVER,
+  PLUGIN_TIMER,
+  READINESS,
+  type HttpObserver,
+  type PluginTimer,
+  type ReadinessCheck,
+} from './pipeline/hooks';
 import type { GatewayContext, GatewayMiddleware, PluginServices } from './pipeline/plugin';
 import { coreExtensions } from './pipeline/loader';
 import { redisBackend, scopedState, storeBackend } from './pipeline/shared-state';
@@ -37,7 +44,6 @@ export interface CreateOptions {
   store?: Store;
 }
 
-
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CHAT_ROUTE = '/v1/chat/completions';
 
@@ -49,9 +55,10 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   if (!opts.store) store.maintain(config.store, logger);
   const metrics = new Registry();
   const router = new Router();
-  const stateBackend = config.shared_state.driver === 'redis' && config.shared_state.url
-    ? redisBackend(config.shared_state.url, config.shared_state.key_prefix)
-    : storeBackend(store);
+  const stateBackend =
+    config.shared_state.driver === 'redis' && config.shared_state.url
+      ? redisBackend(config.shared_state.url, config.shared_state.key_prefix)
+      : storeBackend(store);
   const services: PluginServices = {
     config,
     store,
@@ -86,13 +93,37 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const guard = (services.shared.get(MODELS_GUARD) as RouteGuard | undefined) ?? (async () => undefined);
   registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER) as ModelsFilter | undefined);
   const chain = compose(
-    instances.flatMap((i) => (i.instance.middleware ? [{ name: i.name, middleware: i.instance.middleware.bind(i.instance) as GatewayMiddleware }] : [])),
+    instances.flatMap((i) =>
+      i.instance.middleware
+        ? [{ name: i.name, middleware: i.instance.middleware.bind(i.instance) as GatewayMiddleware }]
+        : [],
+    ),
     services.shared.get(PLUGIN_TIMER) as PluginTimer | undefined,
-    (err) => logger.error({ plugin: err.details?.plugin, detail: err.details?.detail }, 'a plugin broke the middleware contract'),
+    (err) =>
+      logger.error(
+        { plugin: err.details?.plugin, detail: err.details?.detail },
+        'a plugin broke the middleware contract',
+      ),
   );
-  const handler = chatHandler({ config, models: services.models, logger, lifecycle, chain, authenticate: getAuthenticate(services.shared) });
+  const handler = chatHandler({
+    config,
+    models: services.models,
+    logger,
+    lifecycle,
+    chain,
+    authenticate: getAuthenticate(services.shared),
+  });
   router.post(CHAT_ROUTE, (ctx) => handler(ctx as unknown as GatewayContext));
-  registerOperationRoutes(router, { config, models: services.models, logger, lifecycle, chain, shared: services.shared, store, authenticate: getAuthenticate(services.shared) });
+  registerOperationRoutes(router, {
+    config,
+    models: services.models,
+    logger,
+    lifecycle,
+    chain,
+    shared: services.shared,
+    store,
+    authenticate: getAuthenticate(services.shared),
+  });
 
   const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
   const app = new Koa();
@@ -123,10 +154,23 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
       } else respondError(ctx, err);
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      httpObserver?.((ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', ctx.method, ctx.respond === false ? ctx.res.statusCode : ctx.status, ms / 1000);
+      httpObserver?.(
+        (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+        ctx.method,
+        ctx.respond === false ? ctx.res.statusCode : ctx.status,
+        ms / 1000,
+      );
       const s = ctx.state.gateway as GatewayContext['state']['gateway'] | undefined;
       logger.info(
-        { requestId, method: ctx.method, path: ctx.path, status: ctx.respond === false ? ctx.res.statusCode : ctx.status, ms: Math.round(ms * 1000) / 1000, model: s?.model.id, key: s?.principal?.keyLabel },
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.respond === false ? ctx.res.statusCode : ctx.status,
+          ms: Math.round(ms * 1000) / 1000,
+          model: s?.model.id,
+          key: s?.principal?.keyLabel,
+        },
         'request',
       );
     }

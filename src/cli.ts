@@ -13,7 +13,10 @@ const USAGE = `usage: gateway <command> [options]
                                             $GATEWAY_CONFIG, else ./gateway.yaml
   gateway check [--config FILE]             validate the config, print every problem, exit 1 on any
 ${commands
-  .map((c) => `\n${c.name}: ${c.summary}\n${(c.help ?? [c.usage]).map((l) => (l.startsWith(' ') ? `          ${l}` : `  gateway ${l}`)).join('\n')}`)
+  .map(
+    (c) =>
+      `\n${c.name}: ${c.summary}\n${(c.help ?? [c.usage]).map((l) => (l.startsWith(' ') ? `          ${l}` : `  gateway ${l}`)).join('\n')}`,
+  )
   .join('\n')}
 
 Every command takes --config FILE; store commands take --json for machine-readable output.
@@ -43,14 +46,19 @@ async function main(argv: string[]): Promise<number> {
     }
     if (command === 'check') {
       for (const w of configWarnings(config)) process.stderr.write(`warning: ${w}\n`);
-      process.stdout.write(`${path}: OK (${config.models.length} models, ${config.providers.length} providers, chain: ${config.plugins.map((p) => p.name).join(' -> ')})\n`);
+      process.stdout.write(
+        `${path}: OK (${config.models.length} models, ${config.providers.length} providers, chain: ${config.plugins.map((p) => p.name).join(' -> ')})\n`,
+      );
       return 0;
     }
     const logger = createLogger(config.server.log_level);
     for (const w of configWarnings(config)) logger.warn(w);
     const gw = await startGateway(config, { logger });
     handleSignals(gw, logger);
-    logger.info({ url: gw.url, store: config.store.driver, chain: config.plugins.map((p) => p.name) }, 'gateway listening');
+    logger.info(
+      { url: gw.url, store: config.store.driver, chain: config.plugins.map((p) => p.name) },
+      'gateway listening',
+    );
     return -1; // keep running
   }
   return runCommand(command, rest);

@@ -213,21 +213,58 @@ export function isGatewayError(e: unknown): e is GatewayError {
 /** The catalogue: one constructor per situation, so codes stay stable. */
 export const errors = {
   invalidJson: (detail: string) =>
-    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_json', message: `Request body is not valid JSON: ${detail}` }),
+    new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'invalid_json',
+      message: `Request body is not valid JSON: ${detail}`,
+    }),
   invalidRequest: (message: string, param: string | null = null, code: ErrorCode = 'invalid_request') =>
     new GatewayError({ status: 400, type: 'invalid_request_error', code, message, param }),
   bodyTooLarge: (limit: string) =>
-    new GatewayError({ status: 413, type: 'invalid_request_error', code: 'request_too_large', message: `Request body exceeds the limit of ${limit}` }),
+    new GatewayError({
+      status: 413,
+      type: 'invalid_request_error',
+      code: 'request_too_large',
+      message: `Request body exceeds the limit of ${limit}`,
+    }),
   unsupportedMediaType: () =>
-    new GatewayError({ status: 415, type: 'invalid_request_error', code: 'unsupported_media_type', message: 'Content-Type must be application/json' }),
+    new GatewayError({
+      status: 415,
+      type: 'invalid_request_error',
+      code: 'unsupported_media_type',
+      message: 'Content-Type must be application/json',
+    }),
   modelNotFound: (model: string) =>
-    new GatewayError({ status: 404, type: 'not_found_error', code: 'model_not_found', param: 'model', message: `The model '${truncate(model, 200)}' does not exist` }),
+    new GatewayError({
+      status: 404,
+      type: 'not_found_error',
+      code: 'model_not_found',
+      param: 'model',
+      message: `The model '${truncate(model, 200)}' does not exist`,
+    }),
   wrongEndpoint: (model: string, endpoint: string) =>
-    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'model_endpoint_mismatch', param: 'model', message: `The model '${truncate(model, 200)}' does not serve ${endpoint}` }),
+    new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'model_endpoint_mismatch',
+      param: 'model',
+      message: `The model '${truncate(model, 200)}' does not serve ${endpoint}`,
+    }),
   routeNotFound: (method: string, path: string) =>
-    new GatewayError({ status: 404, type: 'not_found_error', code: 'not_found', message: `No route for ${method} ${truncate(path, 200)}` }),
+    new GatewayError({
+      status: 404,
+      type: 'not_found_error',
+      code: 'not_found',
+      message: `No route for ${method} ${truncate(path, 200)}`,
+    }),
   methodNotAllowed: (method: string, path: string) =>
-    new GatewayError({ status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: `Method ${method} is not allowed on ${truncate(path, 200)}` }),
+    new GatewayError({
+      status: 405,
+      type: 'invalid_request_error',
+      code: 'method_not_allowed',
+      message: `Method ${method} is not allowed on ${truncate(path, 200)}`,
+    }),
   unauthorized: (code: ErrorCode, message: string) =>
     new GatewayError({ status: 401, type: 'authentication_error', code, message }),
   forbidden: (code: ErrorCode, message: string) =>
@@ -237,63 +274,212 @@ export const errors = {
   insufficientCredits: (code: ErrorCode, message: string) =>
     new GatewayError({ status: 402, type: 'insufficient_credits', code, message }),
   modelNotAllowed: (model: string, param = 'model') =>
-    new GatewayError({ status: 403, type: 'permission_error', code: 'model_not_allowed', param, message: `This key may not use the model '${truncate(model, 200)}'` }),
+    new GatewayError({
+      status: 403,
+      type: 'permission_error',
+      code: 'model_not_allowed',
+      param,
+      message: `This key may not use the model '${truncate(model, 200)}'`,
+    }),
   upstreamTimeout: (provider: string) =>
-    new GatewayError({ status: 504, type: 'timeout_error', code: 'upstream_timeout', message: `Upstream provider '${provider}' timed out`, retryable: true }),
+    new GatewayError({
+      status: 504,
+      type: 'timeout_error',
+      code: 'upstream_timeout',
+      message: `Upstream provider '${provider}' timed out`,
+      retryable: true,
+    }),
   upstreamUnavailable: (provider: string, detail: string) =>
-    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_unreachable', message: `Upstream provider '${provider}' could not be reached: ${truncate(detail, 200)}`, retryable: true }),
+    new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_unreachable',
+      message: `Upstream provider '${provider}' could not be reached: ${truncate(detail, 200)}`,
+      retryable: true,
+    }),
   upstreamProtocol: (provider: string, detail: string) =>
-    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_bad_response', message: `Upstream provider '${provider}' sent an answer the gateway could not read: ${truncate(detail, 200)}`, retryable: true }),
+    new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_bad_response',
+      message: `Upstream provider '${provider}' sent an answer the gateway could not read: ${truncate(detail, 200)}`,
+      retryable: true,
+    }),
   streamInterrupted: (provider: string, detail: string) =>
-    new GatewayError({ status: 502, type: 'upstream_error', code: 'stream_interrupted', message: `The stream from '${provider}' broke before it finished: ${truncate(detail, 200)}`, retryable: true }),
+    new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: 'stream_interrupted',
+      message: `The stream from '${provider}' broke before it finished: ${truncate(detail, 200)}`,
+      retryable: true,
+    }),
   upstreamStreamError: (provider: string, detail: string) =>
-    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_stream_error', message: `Upstream provider '${provider}' reported an error in its stream: ${truncate(detail || 'no message', 500)}`, retryable: true }),
+    new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_stream_error',
+      message: `Upstream provider '${provider}' reported an error in its stream: ${truncate(detail || 'no message', 500)}`,
+      retryable: true,
+    }),
   upstreamClosed: (provider: string) =>
-    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_closed', message: `Upstream provider '${provider}' closed the connection before answering`, retryable: true }),
+    new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_closed',
+      message: `Upstream provider '${provider}' closed the connection before answering`,
+      retryable: true,
+    }),
   shuttingDown: () =>
-    new GatewayError({ status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry the request', retryable: true, retryAfter: 1 }),
+    new GatewayError({
+      status: 503,
+      type: 'server_error',
+      code: 'shutting_down',
+      message: 'The gateway is shutting down; retry the request',
+      retryable: true,
+      retryAfter: 1,
+    }),
   clientClosed: () =>
-    new GatewayError({ status: 499, type: 'invalid_request_error', code: 'client_closed_request', message: 'The client closed the request' }),
+    new GatewayError({
+      status: 499,
+      type: 'invalid_request_error',
+      code: 'client_closed_request',
+      message: 'The client closed the request',
+    }),
   invalidHeaderValue: (name: string) =>
-    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'invalid_header', param: 'headers', message: `The value of header '${truncate(name, 64)}' cannot be sent over HTTP` }),
+    new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'invalid_header',
+      param: 'headers',
+      message: `The value of header '${truncate(name, 64)}' cannot be sent over HTTP`,
+    }),
   upstreamTooLarge: (provider: string, what: string, limit: number) =>
-    new GatewayError({ status: 502, type: 'upstream_error', code: 'upstream_response_too_large', message: `Upstream provider '${provider}' sent ${what} larger than the gateway's limit of ${limit} bytes`, retryable: true }),
+    new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: 'upstream_response_too_large',
+      message: `Upstream provider '${provider}' sent ${what} larger than the gateway's limit of ${limit} bytes`,
+      retryable: true,
+    }),
   reportReplayed: () =>
-    new GatewayError({ status: 409, type: 'invalid_request_error', code: 'report_replayed', message: 'This signed report was already handled; nothing changed' }),
+    new GatewayError({
+      status: 409,
+      type: 'invalid_request_error',
+      code: 'report_replayed',
+      message: 'This signed report was already handled; nothing changed',
+    }),
   storeUnavailable: (retryAfter: number) =>
-    new GatewayError({ status: 503, type: 'server_error', code: 'store_unavailable', message: "The gateway's database is unavailable; retry shortly", retryAfter }),
+    new GatewayError({
+      status: 503,
+      type: 'server_error',
+      code: 'store_unavailable',
+      message: "The gateway's database is unavailable; retry shortly",
+      retryAfter,
+    }),
   internal: () =>
     new GatewayError({ status: 500, type: 'server_error', code: 'internal_error', message: 'Internal gateway error' }),
   noDeployment: (model: string) =>
-    new GatewayError({ status: 400, type: 'invalid_request_error', code: 'no_deployment', param: 'model', message: `No deployment of the model '${truncate(model, 200)}' can serve this request` }),
+    new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'no_deployment',
+      param: 'model',
+      message: `No deployment of the model '${truncate(model, 200)}' can serve this request`,
+    }),
   /** A limit of the gateway's own (not an upstream's): 429 with Retry-After in seconds. */
   rateLimited: (code: ErrorCode, message: string, retryAfter?: number) =>
     new GatewayError({ status: 429, type: 'rate_limit_error', code, message, retryAfter }),
   /** A plugin broke the middleware contract (next() twice, not awaited): a 500 whose log line names the plugin. */
   pluginContract: (plugin: string, detail: string) =>
-    new GatewayError({ status: 500, type: 'server_error', code: 'plugin_contract_violation', message: 'Internal gateway error', details: { plugin, detail } }),
+    new GatewayError({
+      status: 500,
+      type: 'server_error',
+      code: 'plugin_contract_violation',
+      message: 'Internal gateway error',
+      details: { plugin, detail },
+    }),
 };
 
 /**
  * Map an upstream HTTP error status to a GatewayError, keeping its status class.
  * `message` must already be free of secrets (adapters pass the provider's own error text).
  */
-export function upstreamStatusError(provider: string, status: number, message: string, upstreamCode?: string, retryAfter?: number): GatewayError {
+export function upstreamStatusError(
+  provider: string,
+  status: number,
+  message: string,
+  upstreamCode?: string,
+  retryAfter?: number,
+): GatewayError {
   const code = upstreamCode === undefined ? undefined : providerCode(upstreamCode);
   // Anything credential-like goes, whatever the upstream echoed (routing also removes the configured key itself).
   const text = `Upstream provider '${provider}' answered ${status}: ${truncate(redactSecrets((message || 'no message').slice(0, 4000)), 500)}`;
   if (status === 401 || status === 403) {
     // The operator's upstream credentials failed: not the client's fault, not their key. The
     // upstream's own text is dropped: providers echo (part of) the key they were given.
-    return new GatewayError({ status: 502, type: 'upstream_error', code: code ?? 'upstream_auth_failed', message: `Upstream provider '${provider}' refused the gateway's credentials (${status})` });
+    return new GatewayError({
+      status: 502,
+      type: 'upstream_error',
+      code: code ?? 'upstream_auth_failed',
+      message: `Upstream provider '${provider}' refused the gateway's credentials (${status})`,
+    });
   }
-  if (status === 408) return new GatewayError({ status: 504, type: 'timeout_error', code: code ?? 'upstream_timeout', message: text, retryable: true, retryAfter });
-  if (status === 429) return new GatewayError({ status: 429, type: 'rate_limit_error', code: code ?? 'upstream_rate_limited', message: text, retryable: true, retryAfter });
-  if (status === 404) return new GatewayError({ status: 404, type: 'not_found_error', code: code ?? 'upstream_not_found', message: text });
-  if (status === 413) return new GatewayError({ status: 413, type: 'invalid_request_error', code: code ?? 'upstream_request_too_large', message: text });
-  if (status >= 400 && status < 500) return new GatewayError({ status: 400, type: 'invalid_request_error', code: code ?? 'upstream_bad_request', message: text });
-  if (status === 504) return new GatewayError({ status: 504, type: 'timeout_error', code: code ?? 'upstream_timeout', message: text, retryable: true, retryAfter });
-  return new GatewayError({ status: 502, type: 'upstream_error', code: code ?? 'upstream_error', message: text, retryable: true, retryAfter });
+  if (status === 408)
+    return new GatewayError({
+      status: 504,
+      type: 'timeout_error',
+      code: code ?? 'upstream_timeout',
+      message: text,
+      retryable: true,
+      retryAfter,
+    });
+  if (status === 429)
+    return new GatewayError({
+      status: 429,
+      type: 'rate_limit_error',
+      code: code ?? 'upstream_rate_limited',
+      message: text,
+      retryable: true,
+      retryAfter,
+    });
+  if (status === 404)
+    return new GatewayError({
+      status: 404,
+      type: 'not_found_error',
+      code: code ?? 'upstream_not_found',
+      message: text,
+    });
+  if (status === 413)
+    return new GatewayError({
+      status: 413,
+      type: 'invalid_request_error',
+      code: code ?? 'upstream_request_too_large',
+      message: text,
+    });
+  if (status >= 400 && status < 500)
+    return new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: code ?? 'upstream_bad_request',
+      message: text,
+    });
+  if (status === 504)
+    return new GatewayError({
+      status: 504,
+      type: 'timeout_error',
+      code: code ?? 'upstream_timeout',
+      message: text,
+      retryable: true,
+      retryAfter,
+    });
+  return new GatewayError({
+    status: 502,
+    type: 'upstream_error',
+    code: code ?? 'upstream_error',
+    message: text,
+    retryable: true,
+    retryAfter,
+  });
 }
 
 export function truncate(s: string, n: number): string {

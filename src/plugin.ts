@@ -19,7 +19,15 @@ export type {
   StateFor,
   StrategyExtension,
 } from './pipeline/plugin';
-export type { Attempt, AttemptPlan, AttemptRecord, ChatResult, GatewayRequestOptions, GatewayState, Principal } from './pipeline/state';
+export type {
+  Attempt,
+  AttemptPlan,
+  AttemptRecord,
+  ChatResult,
+  GatewayRequestOptions,
+  GatewayState,
+  Principal,
+} from './pipeline/state';
 export type { CounterValue, SharedState } from './pipeline/shared-state';
 export type { ChatStream, StreamEnd, StreamObserver } from './stream/chat-stream';
 export {

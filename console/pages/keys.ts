@@ -1,14 +1,34 @@
 import { api, ApiError, query, type Me } from '../api';
 import { clear, credits, h, notice, table, when } from '../dom';
 
-interface Account { id: string; name: string; email: string | null; credits: number; usage: number; created_at: string }
-interface Key {
-  hash: string; name: string; label: string; account_id: string; limit: number | null; limit_remaining: number | null; limit_reset: string | null;
-  usage: number; disabled: boolean; expires_at: string | null; created_at: string;
-  /** Filled in once per-key allowlists and rate limits exist (issue 16); null until then. */
-  allowlists: unknown; rate_limits: unknown;
+interface Account {
+  id: string;
+  name: string;
+  email: string | null;
+  credits: number;
+  usage: number;
+  created_at: string;
 }
-interface Page<T> { data: T[]; next_cursor: string | null }
+interface Key {
+  hash: string;
+  name: string;
+  label: string;
+  account_id: string;
+  limit: number | null;
+  limit_remaining: number | null;
+  limit_reset: string | null;
+  usage: number;
+  disabled: boolean;
+  expires_at: string | null;
+  created_at: string;
+  /** Filled in once per-key allowlists and rate limits exist (issue 16); null until then. */
+  allowlists: unknown;
+  rate_limits: unknown;
+}
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
 
 function errText(e: unknown): string {
   return e instanceof ApiError ? e.message : String(e);
@@ -19,7 +39,12 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
   const accountsBox = h('section', { class: 'card' });
   const keysBox = h('section', { class: 'card' });
   let filter = '';
-  main.append(h('header', { class: 'page-head' }, h('h1', {}, me.is_admin ? 'Accounts & keys' : 'Your account & keys')), status, accountsBox, keysBox);
+  main.append(
+    h('header', { class: 'page-head' }, h('h1', {}, me.is_admin ? 'Accounts & keys' : 'Your account & keys')),
+    status,
+    accountsBox,
+    keysBox,
+  );
   const say = (text: string, kind: 'error' | 'ok' | 'warn' = 'error') => clear(status, notice(text, kind));
 
   async function act(fn: () => Promise<unknown>, ok?: string): Promise<void> {
@@ -47,10 +72,26 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
     const accounts = await loadAccounts();
     const names = new Map(accounts.map((a) => [a.id, a.name]));
     const topUp = (a: Account) => {
-      const amount = h('input', { type: 'number', step: 'any', min: '-9000000', placeholder: 'credits', class: 'small', 'aria-label': `credits for ${a.name}` });
+      const amount = h('input', {
+        type: 'number',
+        step: 'any',
+        min: '-9000000',
+        placeholder: 'credits',
+        class: 'small',
+        'aria-label': `credits for ${a.name}`,
+      });
       return h(
         'form',
-        { class: 'inline', onsubmit: (e: Event) => (e.preventDefault(), void act(() => api('POST', `accounts/${encodeURIComponent(a.id)}/credits`, { amount: Number(amount.value) }), `Added ${amount.value} credits to ${a.name}`)) },
+        {
+          class: 'inline',
+          onsubmit: (e: Event) => (
+            e.preventDefault(),
+            void act(
+              () => api('POST', `accounts/${encodeURIComponent(a.id)}/credits`, { amount: Number(amount.value) }),
+              `Added ${amount.value} credits to ${a.name}`,
+            )
+          ),
+        },
         amount,
         h('button', { type: 'submit' }, 'Top up'),
       );
@@ -60,30 +101,85 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
       h('h2', {}, 'Accounts'),
       table(
         ['Name', 'Id', 'Credits', 'Used', 'Balance', 'Created', ...(me.is_admin ? ['Top up'] : [])],
-        accounts.map((a) => [
-          h('a', { href: '#/keys', onclick: (e: Event) => (e.preventDefault(), (filter = a.id), void load()) }, a.name),
-          h('code', {}, a.id), credits(a.credits), credits(a.usage), credits(a.credits - a.usage), when(a.created_at).slice(0, 16),
-          ...(me.is_admin ? [topUp(a)] : []),
-        ].map((c) => (typeof c === 'string' ? document.createTextNode(c) : c))),
+        accounts.map((a) =>
+          [
+            h(
+              'a',
+              { href: '#/keys', onclick: (e: Event) => (e.preventDefault(), (filter = a.id), void load()) },
+              a.name,
+            ),
+            h('code', {}, a.id),
+            credits(a.credits),
+            credits(a.usage),
+            credits(a.credits - a.usage),
+            when(a.created_at).slice(0, 16),
+            ...(me.is_admin ? [topUp(a)] : []),
+          ].map((c) => (typeof c === 'string' ? document.createTextNode(c) : c)),
+        ),
         { id: 'accounts-table' },
       ),
       me.is_admin ? newAccountForm() : null,
     );
 
     const keys = await api<Page<Key>>('GET', `keys${query({ account_id: filter || undefined, limit: '200' })}`);
-    const accountSelect = h('select', { id: 'key-account', 'aria-label': 'account' }, ...accounts.map((a) => h('option', { value: a.id, selected: a.id === filter }, a.name)));
+    const accountSelect = h(
+      'select',
+      { id: 'key-account', 'aria-label': 'account' },
+      ...accounts.map((a) => h('option', { value: a.id, selected: a.id === filter }, a.name)),
+    );
     clear(
       keysBox,
-      h('h2', {}, 'API keys', filter ? h('small', {}, ` of ${names.get(filter) ?? filter} `, h('a', { href: '#/keys', onclick: (e: Event) => (e.preventDefault(), (filter = ''), void load()) }, '(show all)')) : null),
+      h(
+        'h2',
+        {},
+        'API keys',
+        filter
+          ? h(
+              'small',
+              {},
+              ` of ${names.get(filter) ?? filter} `,
+              h(
+                'a',
+                { href: '#/keys', onclick: (e: Event) => (e.preventDefault(), (filter = ''), void load()) },
+                '(show all)',
+              ),
+            )
+          : null,
+      ),
       table(
-        ['Name', 'Key', 'Account', 'Limit', 'Remaining', 'Used', 'Status', 'Allowlists · rate limits', ...(me.is_admin ? ['Actions'] : [])],
+        [
+          'Name',
+          'Key',
+          'Account',
+          'Limit',
+          'Remaining',
+          'Used',
+          'Status',
+          'Allowlists · rate limits',
+          ...(me.is_admin ? ['Actions'] : []),
+        ],
         keys.data.map((k) => [
-          document.createTextNode(k.name), h('code', {}, k.label), document.createTextNode(names.get(k.account_id) ?? k.account_id),
-          document.createTextNode(k.limit === null ? 'none' : `${credits(k.limit)}${k.limit_reset ? ` / ${k.limit_reset}` : ''}`),
-          document.createTextNode(credits(k.limit_remaining)), document.createTextNode(credits(k.usage)),
-          h('span', { class: `badge ${k.disabled ? 'off' : 'on'}`, 'data-key-status': k.label }, k.disabled ? 'disabled' : 'active'),
+          document.createTextNode(k.name),
+          h('code', {}, k.label),
+          document.createTextNode(names.get(k.account_id) ?? k.account_id),
+          document.createTextNode(
+            k.limit === null ? 'none' : `${credits(k.limit)}${k.limit_reset ? ` / ${k.limit_reset}` : ''}`,
+          ),
+          document.createTextNode(credits(k.limit_remaining)),
+          document.createTextNode(credits(k.usage)),
+          h(
+            'span',
+            { class: `badge ${k.disabled ? 'off' : 'on'}`, 'data-key-status': k.label },
+            k.disabled ? 'disabled' : 'active',
+          ),
           // Where per-key allowlists and rate limits will be shown and edited once they exist.
-          h('span', { class: 'muted', title: 'per-key allowlists and rate limits appear here when the gateway has them' }, k.allowlists || k.rate_limits ? JSON.stringify({ allowlists: k.allowlists, rate_limits: k.rate_limits }) : '—'),
+          h(
+            'span',
+            { class: 'muted', title: 'per-key allowlists and rate limits appear here when the gateway has them' },
+            k.allowlists || k.rate_limits
+              ? JSON.stringify({ allowlists: k.allowlists, rate_limits: k.rate_limits })
+              : '—',
+          ),
           ...(me.is_admin ? [keyActions(k)] : []),
         ]),
         { id: 'keys-table' },
@@ -93,32 +189,110 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
   }
 
   function keyActions(k: Key): HTMLElement {
-    const limit = h('input', { type: 'number', step: 'any', min: '0', placeholder: 'limit', class: 'small', value: k.limit ?? '', 'aria-label': `limit of ${k.name}` });
-    const reset = h('select', { 'aria-label': `limit reset of ${k.name}` }, ...[['', 'never resets'], ['daily', 'daily'], ['weekly', 'weekly'], ['monthly', 'monthly']].map(([v, t]) => h('option', { value: v, selected: (k.limit_reset ?? '') === v }, t)));
+    const limit = h('input', {
+      type: 'number',
+      step: 'any',
+      min: '0',
+      placeholder: 'limit',
+      class: 'small',
+      value: k.limit ?? '',
+      'aria-label': `limit of ${k.name}`,
+    });
+    const reset = h(
+      'select',
+      { 'aria-label': `limit reset of ${k.name}` },
+      ...[
+        ['', 'never resets'],
+        ['daily', 'daily'],
+        ['weekly', 'weekly'],
+        ['monthly', 'monthly'],
+      ].map(([v, t]) => h('option', { value: v, selected: (k.limit_reset ?? '') === v }, t)),
+    );
     return h(
       'div',
       { class: 'inline' },
-      h('button', { 'data-toggle-key': k.label, onclick: () => void act(() => api('PATCH', `keys/${k.hash}`, { disabled: !k.disabled }), `${k.name} ${k.disabled ? 'enabled' : 'disabled'}`) }, k.disabled ? 'Enable' : 'Disable'),
+      h(
+        'button',
+        {
+          'data-toggle-key': k.label,
+          onclick: () =>
+            void act(
+              () => api('PATCH', `keys/${k.hash}`, { disabled: !k.disabled }),
+              `${k.name} ${k.disabled ? 'enabled' : 'disabled'}`,
+            ),
+        },
+        k.disabled ? 'Enable' : 'Disable',
+      ),
       limit,
       reset,
-      h('button', { onclick: () => void act(() => api('PATCH', `keys/${k.hash}`, { limit: limit.value === '' ? null : Number(limit.value), limit_reset: reset.value || null }), `Limit of ${k.name} saved`) }, 'Set limit'),
+      h(
+        'button',
+        {
+          onclick: () =>
+            void act(
+              () =>
+                api('PATCH', `keys/${k.hash}`, {
+                  limit: limit.value === '' ? null : Number(limit.value),
+                  limit_reset: reset.value || null,
+                }),
+              `Limit of ${k.name} saved`,
+            ),
+        },
+        'Set limit',
+      ),
     );
   }
 
   function newAccountForm(): HTMLElement {
-    const name = h('input', { id: 'new-account-name', placeholder: 'name', required: true, 'aria-label': 'account name' });
-    const cr = h('input', { id: 'new-account-credits', type: 'number', step: 'any', min: '0', placeholder: 'credits', 'aria-label': 'credits' });
+    const name = h('input', {
+      id: 'new-account-name',
+      placeholder: 'name',
+      required: true,
+      'aria-label': 'account name',
+    });
+    const cr = h('input', {
+      id: 'new-account-credits',
+      type: 'number',
+      step: 'any',
+      min: '0',
+      placeholder: 'credits',
+      'aria-label': 'credits',
+    });
     return h(
       'form',
-      { class: 'inline create', onsubmit: (e: Event) => (e.preventDefault(), void act(() => api('POST', 'accounts', { name: name.value, credits: Number(cr.value || 0) }), `Account ${name.value} created`)) },
-      h('strong', {}, 'New account'), name, cr, h('button', { id: 'new-account-submit', type: 'submit', class: 'primary' }, 'Create account'),
+      {
+        class: 'inline create',
+        onsubmit: (e: Event) => (
+          e.preventDefault(),
+          void act(
+            () => api('POST', 'accounts', { name: name.value, credits: Number(cr.value || 0) }),
+            `Account ${name.value} created`,
+          )
+        ),
+      },
+      h('strong', {}, 'New account'),
+      name,
+      cr,
+      h('button', { id: 'new-account-submit', type: 'submit', class: 'primary' }, 'Create account'),
     );
   }
 
   function newKeyForm(accountSelect: HTMLSelectElement): HTMLElement {
     const name = h('input', { id: 'new-key-name', placeholder: 'key name', required: true, 'aria-label': 'key name' });
-    const limit = h('input', { id: 'new-key-limit', type: 'number', step: 'any', min: '0', placeholder: 'limit (optional)', 'aria-label': 'credit limit' });
-    const reset = h('select', { id: 'new-key-reset', 'aria-label': 'limit reset' }, h('option', { value: '' }, 'never resets'), ...['daily', 'weekly', 'monthly'].map((r) => h('option', { value: r }, r)));
+    const limit = h('input', {
+      id: 'new-key-limit',
+      type: 'number',
+      step: 'any',
+      min: '0',
+      placeholder: 'limit (optional)',
+      'aria-label': 'credit limit',
+    });
+    const reset = h(
+      'select',
+      { id: 'new-key-reset', 'aria-label': 'limit reset' },
+      h('option', { value: '' }, 'never resets'),
+      ...['daily', 'weekly', 'monthly'].map((r) => h('option', { value: r }, r)),
+    );
     return h(
       'form',
       {
@@ -126,15 +300,33 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
         onsubmit: async (e: Event) => {
           e.preventDefault();
           try {
-            const r = await api<{ key: string; data: Key }>('POST', 'keys', { account_id: accountSelect.value, name: name.value, limit: limit.value === '' ? null : Number(limit.value), limit_reset: reset.value || null });
+            const r = await api<{ key: string; data: Key }>('POST', 'keys', {
+              account_id: accountSelect.value,
+              name: name.value,
+              limit: limit.value === '' ? null : Number(limit.value),
+              limit_reset: reset.value || null,
+            });
             await load();
-            clear(status, h('div', { class: 'notice warn once', id: 'new-key' }, h('strong', {}, `Key "${r.data.name}" created. It is shown once: copy it now.`), h('code', { id: 'new-key-value' }, r.key)));
+            clear(
+              status,
+              h(
+                'div',
+                { class: 'notice warn once', id: 'new-key' },
+                h('strong', {}, `Key "${r.data.name}" created. It is shown once: copy it now.`),
+                h('code', { id: 'new-key-value' }, r.key),
+              ),
+            );
           } catch (err) {
             say(errText(err));
           }
         },
       },
-      h('strong', {}, 'New key'), accountSelect, name, limit, reset, h('button', { id: 'new-key-submit', type: 'submit', class: 'primary' }, 'Create key'),
+      h('strong', {}, 'New key'),
+      accountSelect,
+      name,
+      limit,
+      reset,
+      h('button', { id: 'new-key-submit', type: 'submit', class: 'primary' }, 'Create key'),
     );
   }
 

@@ -34,7 +34,11 @@ export default definePlugin<LimiterConfig, ['principal']>({
         const { value, resetAt } = await services.state.increment(`key:${key}`, 1, windowMs);
         if (value > config.limit) {
           const wait = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
-          throw errors.rateLimited(pluginCode('key_request_limit'), `This key may make ${config.limit} requests per ${config.window_seconds} s; retry in ${wait} s`, wait);
+          throw errors.rateLimited(
+            pluginCode('key_request_limit'),
+            `This key may make ${config.limit} requests per ${config.window_seconds} s; retry in ${wait} s`,
+            wait,
+          );
         }
         ctx.set('X-Limiter-Remaining', String(config.limit - value));
         await next();

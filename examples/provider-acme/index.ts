@@ -8,9 +8,21 @@
  * errors are { "problem": { "kind": "...", "detail": "..." } }.
  * Written only against the public API: `model-gateway/plugin`.
  */
-import { adapterKit, definePlugin, upstreamStatusError, type ChatRequest, type HttpProviderAdapter } from 'model-gateway/plugin';
+import {
+  adapterKit,
+  definePlugin,
+  upstreamStatusError,
+  type ChatRequest,
+  type HttpProviderAdapter,
+} from 'model-gateway/plugin';
 
-const SPEAKER: Record<string, string> = { system: 'rules', developer: 'rules', user: 'human', assistant: 'machine', tool: 'human' };
+const SPEAKER: Record<string, string> = {
+  system: 'rules',
+  developer: 'rules',
+  user: 'human',
+  assistant: 'machine',
+  tool: 'human',
+};
 const STOP: Record<string, 'stop' | 'length'> = { done: 'stop', budget: 'length' };
 
 type Meter = { read?: number; written?: number };
@@ -19,7 +31,10 @@ const usageOf = (m: Meter | undefined) => adapterKit.usage(Number(m?.read ?? 0),
 function body(req: ChatRequest, engine: string, stream: boolean): Record<string, unknown> {
   return {
     engine,
-    turns: req.messages.map((m) => ({ speaker: SPEAKER[m.role] ?? 'human', text: adapterKit.textOf(m.content ?? null) })),
+    turns: req.messages.map((m) => ({
+      speaker: SPEAKER[m.role] ?? 'human',
+      text: adapterKit.textOf(m.content ?? null),
+    })),
     ...(req.max_tokens !== undefined ? { budget: req.max_tokens } : {}),
     ...(req.temperature !== undefined ? { heat: req.temperature } : {}),
     stream,
@@ -36,7 +51,11 @@ export const acmeAdapter: HttpProviderAdapter = {
     return {
       url: `${base}/v1/generate`,
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-acme-key': target.provider.api_key ?? '', ...target.extraHeaders },
+      headers: {
+        'content-type': 'application/json',
+        'x-acme-key': target.provider.api_key ?? '',
+        ...target.extraHeaders,
+      },
       body: JSON.stringify(body(req, target.deployment.model, stream)),
     };
   },
@@ -62,7 +81,10 @@ export const acmeAdapter: HttpProviderAdapter = {
         if (typeof line.piece === 'string') out.push(adapterKit.chunk(ctx, { content: line.piece }));
         if (line.stop) {
           done = true;
-          out.push(adapterKit.chunk(ctx, {}, STOP[line.stop] ?? 'stop'), adapterKit.usageChunk(ctx, usageOf(line.meter)));
+          out.push(
+            adapterKit.chunk(ctx, {}, STOP[line.stop] ?? 'stop'),
+            adapterKit.usageChunk(ctx, usageOf(line.meter)),
+          );
         }
         return out;
       },

@@ -12,39 +12,94 @@ import { bodyReader, paging } from '../../src/api/body';
 import { registerLimitRoutes } from '../limits/admin-api';
 
 export function accountJson(a: Account) {
-  return { id: a.id, name: a.name, email: a.email, credits: fromNano(a.credits), usage: fromNano(a.usage), custom_pricing: a.customPricing, created_at: new Date(a.createdAt).toISOString() };
+  return {
+    id: a.id,
+    name: a.name,
+    email: a.email,
+    credits: fromNano(a.credits),
+    usage: fromNano(a.usage),
+    custom_pricing: a.customPricing,
+    created_at: new Date(a.createdAt).toISOString(),
+  };
 }
 
 export function keyJson(k: ApiKey) {
   const remaining = limitRemaining(k);
   return {
-    hash: k.hash, name: k.name, label: k.label, account_id: k.accountId,
-    limit: k.limit === null ? null : fromNano(k.limit), limit_remaining: remaining === null ? null : fromNano(remaining), limit_reset: k.limitReset,
-    usage: fromNano(k.usage), disabled: k.disabled, expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
-    created_at: new Date(k.createdAt).toISOString(), updated_at: new Date(k.updatedAt).toISOString(),
+    hash: k.hash,
+    name: k.name,
+    label: k.label,
+    account_id: k.accountId,
+    limit: k.limit === null ? null : fromNano(k.limit),
+    limit_remaining: remaining === null ? null : fromNano(remaining),
+    limit_reset: k.limitReset,
+    usage: fromNano(k.usage),
+    disabled: k.disabled,
+    expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+    created_at: new Date(k.createdAt).toISOString(),
+    updated_at: new Date(k.updatedAt).toISOString(),
   };
 }
 
 export const credits = { type: 'number', minimum: 0, maximum: 9_000_000 } as const;
 export const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>({
-  type: 'object', additionalProperties: false, required: ['name'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 }, credits, custom_pricing: { type: 'boolean' } },
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 },
+    credits,
+    custom_pricing: { type: 'boolean' },
+  },
 });
-export const readAmount = bodyReader<{ amount: number }>({ type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } } });
+export const readAmount = bodyReader<{ amount: number }>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['amount'],
+  properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } },
+});
 const reset = { enum: ['daily', 'weekly', 'monthly', null] };
-export const readNewKey = bodyReader<{ name: string; account_id: string; limit?: number | null; limit_reset?: LimitReset | null; expires_at?: string | null }>({
-  type: 'object', additionalProperties: false, required: ['name', 'account_id'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, account_id: { type: 'string', minLength: 1 }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset, expires_at: { type: ['string', 'null'] } },
+export const readNewKey = bodyReader<{
+  name: string;
+  account_id: string;
+  limit?: number | null;
+  limit_reset?: LimitReset | null;
+  expires_at?: string | null;
+}>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'account_id'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    account_id: { type: 'string', minLength: 1 },
+    limit: { anyOf: [credits, { type: 'null' }] },
+    limit_reset: reset,
+    expires_at: { type: ['string', 'null'] },
+  },
 });
-export const readKeyPatch = bodyReader<{ name?: string; disabled?: boolean; limit?: number | null; limit_reset?: LimitReset | null }>({
-  type: 'object', additionalProperties: false, minProperties: 1,
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, disabled: { type: 'boolean' }, limit: { anyOf: [credits, { type: 'null' }] }, limit_reset: reset },
+export const readKeyPatch = bodyReader<{
+  name?: string;
+  disabled?: boolean;
+  limit?: number | null;
+  limit_reset?: LimitReset | null;
+}>({
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    disabled: { type: 'boolean' },
+    limit: { anyOf: [credits, { type: 'null' }] },
+    limit_reset: reset,
+  },
 });
 
 function parseDate(s: string | null | undefined): number | null {
   if (s === undefined || s === null) return null;
   const t = Date.parse(s);
-  if (Number.isNaN(t)) throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
+  if (Number.isNaN(t))
+    throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
   return t;
 }
 
@@ -74,7 +129,12 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
   router.post('/v1/accounts', async (ctx) => {
     await admin(ctx);
     const b = await readAccount(ctx);
-    const a = await store.accounts.create({ name: b.name, email: b.email ?? null, credits: toNano(b.credits ?? 0), customPricing: b.custom_pricing ?? false });
+    const a = await store.accounts.create({
+      name: b.name,
+      email: b.email ?? null,
+      credits: toNano(b.credits ?? 0),
+      customPricing: b.custom_pricing ?? false,
+    });
     ctx.status = 201;
     ctx.body = { data: accountJson(a) };
   });
@@ -101,8 +161,13 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     await account(b.account_id);
     const raw = generateKey();
     const k = await store.keys.create({
-      hash: hashKey(raw), accountId: b.account_id, name: b.name, label: keyLabel(raw),
-      limit: b.limit === undefined || b.limit === null ? null : toNano(b.limit), limitReset: b.limit_reset ?? null, expiresAt: parseDate(b.expires_at),
+      hash: hashKey(raw),
+      accountId: b.account_id,
+      name: b.name,
+      label: keyLabel(raw),
+      limit: b.limit === undefined || b.limit === null ? null : toNano(b.limit),
+      limitReset: b.limit_reset ?? null,
+      expiresAt: parseDate(b.expires_at),
     });
     ctx.status = 201;
     ctx.body = { key: raw, data: keyJson(k) };
@@ -122,7 +187,10 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     await key(ctx.params.hash);
     const b = await readKeyPatch(ctx);
     const k = await store.keys.update(ctx.params.hash, {
-      name: b.name, disabled: b.disabled, limit: b.limit === undefined ? undefined : b.limit === null ? null : toNano(b.limit), limitReset: b.limit_reset,
+      name: b.name,
+      disabled: b.disabled,
+      limit: b.limit === undefined ? undefined : b.limit === null ? null : toNano(b.limit),
+      limitReset: b.limit_reset,
     });
     auth.forget(ctx.params.hash);
     ctx.body = { data: keyJson(k as ApiKey) };
@@ -138,16 +206,28 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
   router.get('/v1/key', async (ctx) => {
     const p = await auth.authenticate(ctx);
     if (p.isAdmin) {
-      ctx.body = { data: { label: 'admin', name: 'admin', usage: 0, limit: null, limit_remaining: null, is_admin: true } };
+      ctx.body = {
+        data: { label: 'admin', name: 'admin', usage: 0, limit: null, limit_remaining: null, is_admin: true },
+      };
       return;
     }
     const k = await key(p.keyHash);
     const j = keyJson(k);
-    ctx.body = { data: { label: j.label, name: j.name, usage: j.usage, limit: j.limit, limit_remaining: j.limit_remaining, limit_reset: j.limit_reset, is_admin: false } };
+    ctx.body = {
+      data: {
+        label: j.label,
+        name: j.name,
+        usage: j.usage,
+        limit: j.limit,
+        limit_remaining: j.limit_remaining,
+        limit_reset: j.limit_reset,
+        is_admin: false,
+      },
+    };
   });
   router.get('/v1/credits', async (ctx) => {
     const p = await auth.authenticate(ctx);
-    if (p.isAdmin) throw errors.forbidden('account_key_required', 'The admin key has no account; use an account\'s key');
+    if (p.isAdmin) throw errors.forbidden('account_key_required', "The admin key has no account; use an account's key");
     const a = await account(p.accountId);
     ctx.body = { data: { total_credits: fromNano(a.credits), total_usage: fromNano(a.usage) } };
   });

@@ -9,7 +9,11 @@ const META = 'admin_key_hash';
  * first start generates a key, prints it once to the terminal (stderr; never the log) and stores
  * only its hash, which later starts reuse.
  */
-export async function adminKeyHash(store: Store, configured: string | undefined, print: (line: string) => void): Promise<string> {
+export async function adminKeyHash(
+  store: Store,
+  configured: string | undefined,
+  print: (line: string) => void,
+): Promise<string> {
   if (configured) return hashKey(configured);
   const stored = await store.getMeta(META);
   if (stored) return stored;
@@ -25,7 +29,11 @@ export async function adminKeyHash(store: Store, configured: string | undefined,
  * credit and a key, and print the key once, so that the README's curl works at once.
  * Only when the operator's config asks for it (the example gateway.yaml does).
  */
-export async function bootstrapAccount(store: Store, opts: { account: string; credits: number }, print: (line: string) => void): Promise<void> {
+export async function bootstrapAccount(
+  store: Store,
+  opts: { account: string; credits: number },
+  print: (line: string) => void,
+): Promise<void> {
   if ((await store.accounts.list(1, 0)).length > 0) return;
   const account = await store.accounts.create({ name: opts.account, credits: toNano(opts.credits) });
   const key = generateKey();

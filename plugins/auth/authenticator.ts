@@ -24,7 +24,10 @@ const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 export class Authenticator {
   private readonly cache = new Map<string, Cached>();
 
-  constructor(private readonly store: Store, private readonly opts: AuthenticatorOptions) {}
+  constructor(
+    private readonly store: Store,
+    private readonly opts: AuthenticatorOptions,
+  ) {}
 
   async fromHeader(header: string | undefined): Promise<Principal> {
     if (!header) throw errors.unauthorized('missing_api_key', 'No API key: send it as "Authorization: Bearer <key>"');
@@ -35,10 +38,13 @@ export class Authenticator {
 
   async fromKey(key: string): Promise<Principal> {
     const hash = hashKey(key);
-    if (constantTimeEqual(hash, this.opts.adminHash)) return { keyHash: hash, keyLabel: 'admin', accountId: '*', isAdmin: true };
+    if (constantTimeEqual(hash, this.opts.adminHash))
+      return { keyHash: hash, keyLabel: 'admin', accountId: '*', isAdmin: true };
     const shape = checkKey(key);
-    if (shape === 'malformed') throw errors.unauthorized('malformed_api_key', 'The API key is not in the gateway\'s format (sk-gw-...)');
-    if (shape === 'bad_checksum') throw errors.unauthorized('invalid_api_key_checksum', 'The API key is mistyped: its checksum does not match');
+    if (shape === 'malformed')
+      throw errors.unauthorized('malformed_api_key', "The API key is not in the gateway's format (sk-gw-...)");
+    if (shape === 'bad_checksum')
+      throw errors.unauthorized('invalid_api_key_checksum', 'The API key is mistyped: its checksum does not match');
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.until > now) {
@@ -47,11 +53,23 @@ export class Authenticator {
     }
     const row = await this.store.keys.get(hash);
     let entry: Cached;
-    if (!row) entry = { until: now + this.opts.cacheTtlMs, error: errors.unauthorized('invalid_api_key', 'The API key is not valid') };
+    if (!row)
+      entry = {
+        until: now + this.opts.cacheTtlMs,
+        error: errors.unauthorized('invalid_api_key', 'The API key is not valid'),
+      };
     else {
       entry = {
         until: now + this.opts.cacheTtlMs,
-        principal: { keyHash: hash, keyLabel: keyLabel(key), accountId: row.accountId, isAdmin: false, disabled: row.disabled, expiresAt: row.expiresAt, keyName: row.name },
+        principal: {
+          keyHash: hash,
+          keyLabel: keyLabel(key),
+          accountId: row.accountId,
+          isAdmin: false,
+          disabled: row.disabled,
+          expiresAt: row.expiresAt,
+          keyName: row.name,
+        },
       };
     }
     if (this.cache.size >= this.opts.cacheMax) this.cache.clear();
@@ -62,7 +80,8 @@ export class Authenticator {
 
   private check(p: Principal, now: number): Principal {
     if (p.disabled) throw errors.unauthorized('api_key_disabled', 'The API key is disabled');
-    if (typeof p.expiresAt === 'number' && p.expiresAt <= now) throw errors.unauthorized('api_key_expired', 'The API key has expired');
+    if (typeof p.expiresAt === 'number' && p.expiresAt <= now)
+      throw errors.unauthorized('api_key_expired', 'The API key has expired');
     return p;
   }
 

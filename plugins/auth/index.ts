@@ -1,6 +1,14 @@
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
-import { AUTH_THROTTLE, AUTHENTICATE, AUTHENTICATE_KEY, FORGET_KEY, MODELS_GUARD, type AuthThrottle, type RouteGuard } from '../../src/auth/contract';
+import {
+  AUTH_THROTTLE,
+  AUTHENTICATE,
+  AUTHENTICATE_KEY,
+  FORGET_KEY,
+  MODELS_GUARD,
+  type AuthThrottle,
+  type RouteGuard,
+} from '../../src/auth/contract';
 import type Koa from 'koa';
 import { Authenticator } from './authenticator';
 import { adminKeyHash, bootstrapAccount } from './admin-key';
@@ -47,7 +55,11 @@ export default definePlugin<AuthConfig>({
   },
   async setup(config, services) {
     const adminHash = await adminKeyHash(services.store, services.config.server.admin_key, printSecret);
-    const auth = new Authenticator(services.store, { cacheTtlMs: config.cache_ttl_ms, cacheMax: config.cache_max_entries, adminHash });
+    const auth = new Authenticator(services.store, {
+      cacheTtlMs: config.cache_ttl_ms,
+      cacheMax: config.cache_max_entries,
+      adminHash,
+    });
     // Failed-authentication throttling per client address, when a plugin (limits) registered one.
     const plain = auth.authenticate;
     auth.authenticate = async (ctx: Koa.Context) => {
@@ -71,7 +83,11 @@ export default definePlugin<AuthConfig>({
     return {
       async middleware(ctx, next) {
         const principal = await auth.authenticate(ctx as unknown as Koa.Context);
-        if (principal.isAdmin) throw errors.forbidden('admin_key_not_allowed', 'The admin key cannot call chat completions; use an account\'s key');
+        if (principal.isAdmin)
+          throw errors.forbidden(
+            'admin_key_not_allowed',
+            "The admin key cannot call chat completions; use an account's key",
+          );
         ctx.state.gateway.principal = principal;
         await next();
       },

@@ -4,7 +4,23 @@ import { errors } from '../../src/errors';
 import { accountFilter, dayRange, groupParam, limitParam, qs, type Scope } from './params';
 import { activityJson, cursorOf, parseCursor, type UsageQuery, type UsageRepo } from './usage';
 
-const CSV_COLUMNS = ['date', 'model', 'provider_name', 'endpoint_id', 'api_key_hash', 'account_id', 'app', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'usage', 'mean_latency_ms'] as const;
+const CSV_COLUMNS = [
+  'date',
+  'model',
+  'provider_name',
+  'endpoint_id',
+  'api_key_hash',
+  'account_id',
+  'app',
+  'requests',
+  'errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+  'cached_tokens',
+  'usage',
+  'mean_latency_ms',
+] as const;
 const CSV_PAGE = 1000;
 
 function csvCell(v: unknown): string {
@@ -19,7 +35,8 @@ function csvCell(v: unknown): string {
 export function activityQuery(ctx: Koa.Context, scope: Scope, limit: number): UsageQuery {
   const cursor = qs(ctx, 'cursor', 2000);
   const after = cursor === undefined ? undefined : parseCursor(cursor);
-  if (cursor !== undefined && after === undefined) throw errors.invalidRequest('cursor is not one this endpoint gave out', 'cursor', 'invalid_cursor');
+  if (cursor !== undefined && after === undefined)
+    throw errors.invalidRequest('cursor is not one this endpoint gave out', 'cursor', 'invalid_cursor');
   return {
     ...dayRange(ctx),
     accountId: accountFilter(ctx, scope),
@@ -48,7 +65,10 @@ export async function serveActivity(ctx: Koa.Context, repo: UsageRepo, scope: Sc
   const q = activityQuery(ctx, scope, limitParam(ctx, 500, 5000));
   const rows = await repo.query({ ...q, limit: q.limit + 1 });
   const page = rows.slice(0, q.limit);
-  ctx.body = { data: page.map(activityJson), next_cursor: rows.length > q.limit ? cursorOf(page[page.length - 1], q.groupBy) : null };
+  ctx.body = {
+    data: page.map(activityJson),
+    next_cursor: rows.length > q.limit ? cursorOf(page[page.length - 1], q.groupBy) : null,
+  };
 }
 
 async function* csvPages(repo: UsageRepo, q: UsageQuery): AsyncGenerator<string> {
@@ -57,10 +77,12 @@ async function* csvPages(repo: UsageRepo, q: UsageQuery): AsyncGenerator<string>
   for (;;) {
     const rows = await repo.query({ ...q, after });
     if (rows.length === 0) return;
-    yield rows.map((r) => {
-      const j = activityJson(r) as Record<string, unknown>;
-      return `${CSV_COLUMNS.map((c) => csvCell(j[c])).join(',')}\n`;
-    }).join('');
+    yield rows
+      .map((r) => {
+        const j = activityJson(r) as Record<string, unknown>;
+        return `${CSV_COLUMNS.map((c) => csvCell(j[c])).join(',')}\n`;
+      })
+      .join('');
     if (rows.length < q.limit) return;
     after = parseCursor(cursorOf(rows[rows.length - 1], q.groupBy));
   }

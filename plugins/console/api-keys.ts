@@ -40,19 +40,35 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     const after = cursorIn(qs(ctx, 'cursor', 500));
     const where = [s.isAdmin ? '1 = 1' : 'id = ?'];
     const params: Array<string | number> = s.isAdmin ? [] : [s.accountId];
-    if (after) (where.push('(created_at > ? OR (created_at = ? AND id > ?))'), params.push(after[0], after[0], after[1]));
-    const rows = await store.db.all<{ id: string; created_at: unknown }>(`SELECT id, created_at FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ?`, [...params, limit + 1]);
+    if (after)
+      (where.push('(created_at > ? OR (created_at = ? AND id > ?))'), params.push(after[0], after[0], after[1]));
+    const rows = await store.db.all<{ id: string; created_at: unknown }>(
+      `SELECT id, created_at FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ?`,
+      [...params, limit + 1],
+    );
     const page = rows.slice(0, limit);
     const accounts = await Promise.all(page.map((r) => store.accounts.get(r.id)));
     const last = page[page.length - 1];
-    ctx.body = { data: accounts.filter((a) => a !== undefined).map((a) => accountJson(a)), next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.id) : null };
+    ctx.body = {
+      data: accounts.filter((a) => a !== undefined).map((a) => accountJson(a)),
+      next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.id) : null,
+    };
   });
 
   router.post('/console/api/accounts', async (ctx) => {
     adminOnly(await need(ctx));
     const b = await readAccount(ctx);
     ctx.status = 201;
-    ctx.body = { data: accountJson(await store.accounts.create({ name: b.name, email: b.email ?? null, credits: toNano(b.credits ?? 0), customPricing: b.custom_pricing ?? false })) };
+    ctx.body = {
+      data: accountJson(
+        await store.accounts.create({
+          name: b.name,
+          email: b.email ?? null,
+          credits: toNano(b.credits ?? 0),
+          customPricing: b.custom_pricing ?? false,
+        }),
+      ),
+    };
   });
 
   router.post('/console/api/accounts/:id/credits', async (ctx) => {
@@ -71,8 +87,12 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     const where: string[] = [];
     const params: Array<string | number> = [];
     if (account) (where.push('account_id = ?'), params.push(account));
-    if (after) (where.push('(created_at > ? OR (created_at = ? AND hash > ?))'), params.push(after[0], after[0], after[1]));
-    const rows = await store.db.all<{ hash: string; created_at: unknown }>(`SELECT hash, created_at FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, hash LIMIT ?`, [...params, limit + 1]);
+    if (after)
+      (where.push('(created_at > ? OR (created_at = ? AND hash > ?))'), params.push(after[0], after[0], after[1]));
+    const rows = await store.db.all<{ hash: string; created_at: unknown }>(
+      `SELECT hash, created_at FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, hash LIMIT ?`,
+      [...params, limit + 1],
+    );
     const page = rows.slice(0, limit);
     const keys = await Promise.all(page.map((r) => store.keys.get(r.hash)));
     const last = page[page.length - 1];
@@ -85,11 +105,21 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
   router.post('/console/api/keys', async (ctx) => {
     adminOnly(await need(ctx));
     const b = await readNewKey(ctx);
-    if (!(await store.accounts.get(b.account_id))) throw errors.notFound('account_not_found', `No account '${b.account_id}'`);
+    if (!(await store.accounts.get(b.account_id)))
+      throw errors.notFound('account_not_found', `No account '${b.account_id}'`);
     const expiresAt = b.expires_at ? Date.parse(b.expires_at) : null;
-    if (Number.isNaN(expiresAt)) throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
+    if (Number.isNaN(expiresAt))
+      throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
     const raw = generateKey();
-    const k = await store.keys.create({ hash: hashKey(raw), accountId: b.account_id, name: b.name, label: keyLabel(raw), limit: b.limit == null ? null : toNano(b.limit), limitReset: b.limit_reset ?? null, expiresAt });
+    const k = await store.keys.create({
+      hash: hashKey(raw),
+      accountId: b.account_id,
+      name: b.name,
+      label: keyLabel(raw),
+      limit: b.limit == null ? null : toNano(b.limit),
+      limitReset: b.limit_reset ?? null,
+      expiresAt,
+    });
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { key: raw, data: keyJson(k) };
@@ -98,9 +128,15 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
   router.patch('/console/api/keys/:hash', async (ctx) => {
     adminOnly(await need(ctx));
     const hash = ctx.params.hash;
-    if (!/^[0-9a-f]{64}$/.test(hash) || !(await store.keys.get(hash))) throw errors.notFound('key_not_found', 'No key with that hash');
+    if (!/^[0-9a-f]{64}$/.test(hash) || !(await store.keys.get(hash)))
+      throw errors.notFound('key_not_found', 'No key with that hash');
     const b = await readKeyPatch(ctx);
-    const k = await store.keys.update(hash, { name: b.name, disabled: b.disabled, limit: b.limit === undefined ? undefined : b.limit === null ? null : toNano(b.limit), limitReset: b.limit_reset });
+    const k = await store.keys.update(hash, {
+      name: b.name,
+      disabled: b.disabled,
+      limit: b.limit === undefined ? undefined : b.limit === null ? null : toNano(b.limit),
+      limitReset: b.limit_reset,
+    });
     forget(hash);
     if (!k) throw errors.notFound('key_not_found', 'No key with that hash');
     ctx.body = { data: keyJson(k) };

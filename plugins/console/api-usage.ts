@@ -16,13 +16,19 @@ const STATUSES = ['completed', 'incomplete', 'error'] as const;
 /** Overview, activity records, analytics, models and rankings for the console; every query is scoped to the session. */
 export function registerUsageRoutes(router: Router, c: ServiceContext): void {
   const { store, usage, need } = c;
-  const scoped = (s: { isAdmin: boolean; accountId: string }, requested: string | undefined) => (s.isAdmin ? requested : s.accountId);
+  const scoped = (s: { isAdmin: boolean; accountId: string }, requested: string | undefined) =>
+    s.isAdmin ? requested : s.accountId;
 
   router.get('/console/api/overview', async (ctx) => {
     const s = await need(ctx);
     const win = qs(ctx, 'window', 4) ?? '1h';
     const span = WINDOWS[win];
-    if (!span) throw errors.invalidRequest(`window must be one of ${Object.keys(WINDOWS).join(', ')}`, 'window', 'invalid_parameter');
+    if (!span)
+      throw errors.invalidRequest(
+        `window must be one of ${Object.keys(WINDOWS).join(', ')}`,
+        'window',
+        'invalid_parameter',
+      );
     const accountId = scoped(s, qs(ctx, 'account_id', 64));
     const live = await overview(store.db, { accountId, keyHash: qs(ctx, 'key_hash', 64) }, span, 60);
     const today = dayOf(Date.now());
@@ -36,7 +42,13 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
       daily: Array.from({ length: 30 }, (_, i) => {
         const day = today - 29 + i;
         const d = daily.find((r) => r.day === day);
-        return { date: dayString(day), requests: d?.requests ?? 0, errors: d?.errors ?? 0, tokens: d ? d.promptTokens + d.completionTokens : 0, usage: fromNano(d?.cost ?? 0) };
+        return {
+          date: dayString(day),
+          requests: d?.requests ?? 0,
+          errors: d?.errors ?? 0,
+          tokens: d ? d.promptTokens + d.completionTokens : 0,
+          usage: fromNano(d?.cost ?? 0),
+        };
       }),
     };
   });
@@ -44,18 +56,38 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
   router.get('/console/api/records', async (ctx) => {
     const s = await need(ctx);
     const status = qs(ctx, 'status', 20);
-    if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) throw errors.invalidRequest(`status must be one of ${STATUSES.join(', ')}`, 'status', 'invalid_parameter');
+    if (status !== undefined && !(STATUSES as readonly string[]).includes(status))
+      throw errors.invalidRequest(`status must be one of ${STATUSES.join(', ')}`, 'status', 'invalid_parameter');
     const page = await listRecords(
       store.db,
-      { accountId: scoped(s, qs(ctx, 'account_id', 64)), keyHash: qs(ctx, 'key_hash', 64), model: qs(ctx, 'model'), status: status as (typeof STATUSES)[number] | undefined, from: timeParam(ctx, 'from'), to: timeParam(ctx, 'to') },
+      {
+        accountId: scoped(s, qs(ctx, 'account_id', 64)),
+        keyHash: qs(ctx, 'key_hash', 64),
+        model: qs(ctx, 'model'),
+        status: status as (typeof STATUSES)[number] | undefined,
+        from: timeParam(ctx, 'from'),
+        to: timeParam(ctx, 'to'),
+      },
       limitParam(ctx, 50, 200),
       qs(ctx, 'cursor', 500),
     );
     ctx.body = {
       data: page.rows.map((r) => ({
-        id: r.id, created_at: new Date(num(r.created_at)).toISOString(), account_id: r.account_id, api_key_hash: r.key_hash, model: r.model, provider: r.provider,
-        deployment: r.deployment, tokens_prompt: num(r.prompt_tokens), tokens_completion: num(r.completion_tokens), total_cost: fromNano(num(r.cost)),
-        latency_ms: numOrNull(r.latency_ms), time_to_first_token_ms: numOrNull(r.ttft_ms), status: r.status, error_code: r.error_code, streamed: num(r.streamed) === 1,
+        id: r.id,
+        created_at: new Date(num(r.created_at)).toISOString(),
+        account_id: r.account_id,
+        api_key_hash: r.key_hash,
+        model: r.model,
+        provider: r.provider,
+        deployment: r.deployment,
+        tokens_prompt: num(r.prompt_tokens),
+        tokens_completion: num(r.completion_tokens),
+        total_cost: fromNano(num(r.cost)),
+        latency_ms: numOrNull(r.latency_ms),
+        time_to_first_token_ms: numOrNull(r.ttft_ms),
+        status: r.status,
+        error_code: r.error_code,
+        streamed: num(r.streamed) === 1,
         app: r.app_title ?? r.app_referer ?? null,
       })),
       next_cursor: page.next,
@@ -65,9 +97,12 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
   router.get('/console/api/records/:id', async (ctx) => {
     const s = await need(ctx);
     const g = await store.generations.get(ctx.params.id.slice(0, 200));
-    if (!g || (!s.isAdmin && g.accountId !== s.accountId)) throw errors.notFound('generation_not_found', 'No such generation record');
+    if (!g || (!s.isAdmin && g.accountId !== s.accountId))
+      throw errors.notFound('generation_not_found', 'No such generation record');
     const stored = await store.responses.get(g.id);
-    ctx.body = { data: { ...generationJson(g), account_id: g.accountId, api_key_hash: g.keyHash, response: stored?.body ?? null } };
+    ctx.body = {
+      data: { ...generationJson(g), account_id: g.accountId, api_key_hash: g.keyHash, response: stored?.body ?? null },
+    };
   });
 
   router.get('/console/api/activity', async (ctx) => serveActivity(ctx, usage, await need(ctx)));
@@ -76,7 +111,13 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
     const s = await need(ctx);
     const health = c.shared.get(HEALTH) as DeploymentHealth | undefined;
     const today = dayOf(Date.now());
-    const rows = await usage.query({ fromDay: today, toDay: today, accountId: s.isAdmin ? undefined : s.accountId, groupBy: ['model', 'deployment'], limit: 5000 });
+    const rows = await usage.query({
+      fromDay: today,
+      toDay: today,
+      accountId: s.isAdmin ? undefined : s.accountId,
+      groupBy: ['model', 'deployment'],
+      limit: 5000,
+    });
     const byDeployment = new Map(rows.map((r) => [`${r.model}\u0000${r.deployment}`, r]));
     ctx.body = {
       data: c.models.all().map((m) => ({
@@ -87,10 +128,17 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
           const key = deploymentKey(d);
           const u = byDeployment.get(`${m.id}\u0000${key}`);
           return {
-            deployment: key, provider: d.provider, weight: d.weight,
-            state: health ? health.state(key) : 'unknown', in_flight: health ? health.inFlight(key) : null,
+            deployment: key,
+            provider: d.provider,
+            weight: d.weight,
+            state: health ? health.state(key) : 'unknown',
+            in_flight: health ? health.inFlight(key) : null,
             latency_ms: health && health.latency(key) > 0 ? Math.round(health.latency(key) * 10) / 10 : null,
-            today: { requests: u?.requests ?? 0, errors: u?.errors ?? 0, mean_latency_ms: u && u.requests ? Math.round(u.latencyMsSum / u.requests) : null },
+            today: {
+              requests: u?.requests ?? 0,
+              errors: u?.errors ?? 0,
+              mean_latency_ms: u && u.requests ? Math.round(u.latencyMsSum / u.requests) : null,
+            },
           };
         }),
       })),
@@ -100,10 +148,26 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
   router.get('/console/api/rankings', async (ctx) => {
     const s = await need(ctx);
     const days = Number(qs(ctx, 'days', 3) ?? 7);
-    if (!Number.isInteger(days) || days < 1 || days > 366) throw errors.invalidRequest('days must be an integer from 1 to 366', 'days', 'invalid_parameter');
+    if (!Number.isInteger(days) || days < 1 || days > 366)
+      throw errors.invalidRequest('days must be an integer from 1 to 366', 'days', 'invalid_parameter');
     const today = dayOf(Date.now());
-    const rows = await usage.query({ fromDay: today - days + 1, toDay: today, accountId: s.isAdmin ? undefined : s.accountId, groupBy: ['app', 'model'], limit: limitParam(ctx, 1000, 5000) });
-    const apps = new Map<string, { app: string | null; requests: number; tokens: number; usage: number; models: Array<{ model: string | null; requests: number; tokens: number }> }>();
+    const rows = await usage.query({
+      fromDay: today - days + 1,
+      toDay: today,
+      accountId: s.isAdmin ? undefined : s.accountId,
+      groupBy: ['app', 'model'],
+      limit: limitParam(ctx, 1000, 5000),
+    });
+    const apps = new Map<
+      string,
+      {
+        app: string | null;
+        requests: number;
+        tokens: number;
+        usage: number;
+        models: Array<{ model: string | null; requests: number; tokens: number }>;
+      }
+    >();
     for (const r of rows) {
       const a = apps.get(r.app ?? '') ?? { app: r.app || null, requests: 0, tokens: 0, usage: 0, models: [] };
       const tokens = r.promptTokens + r.completionTokens;

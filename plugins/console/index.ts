@@ -1,7 +1,13 @@
 import type Koa from 'koa';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
-import { AUTHENTICATE_KEY, FORGET_KEY, getAuthenticate, type AuthenticateKey, type ForgetKey } from '../../src/auth/contract';
+import {
+  AUTHENTICATE_KEY,
+  FORGET_KEY,
+  getAuthenticate,
+  type AuthenticateKey,
+  type ForgetKey,
+} from '../../src/auth/contract';
 import { bodyReader } from '../../src/api/body';
 import { fromNano } from '../../src/store/money';
 import { loadAssets, type Asset } from './assets';
@@ -22,11 +28,19 @@ export interface ConsoleConfig {
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-const readSignIn = bodyReader<{ key: string }>({ type: 'object', additionalProperties: false, required: ['key'], properties: { key: { type: 'string', minLength: 1, maxLength: 200 } } });
+const readSignIn = bodyReader<{ key: string }>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['key'],
+  properties: { key: { type: 'string', minLength: 1, maxLength: 200 } },
+});
 
 /** Headers on every console answer: no framing, no third-party anything, no caching of data. */
 function secure(ctx: Koa.Context): void {
-  ctx.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  );
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Frame-Options', 'DENY');
@@ -74,7 +88,10 @@ export default definePlugin<ConsoleConfig>({
 
     const on = config.enabled === 'auto' ? LOOPBACK.test(services.config.server.host) : config.enabled;
     if (!on) {
-      logger.info({ host: services.config.server.host }, 'console off: the gateway does not listen on loopback only (set console.enabled: true to serve it)');
+      logger.info(
+        { host: services.config.server.host },
+        'console off: the gateway does not listen on loopback only (set console.enabled: true to serve it)',
+      );
       return { close: async () => void (clearInterval(timer), await rolling) };
     }
 
@@ -87,10 +104,23 @@ export default definePlugin<ConsoleConfig>({
       const check = shared.get(AUTHENTICATE_KEY) as AuthenticateKey | undefined;
       if (!check) throw errors.forbidden('auth_not_configured', 'The console needs the auth plugin to sign in');
       const origin = ctx.get('origin');
-      if (origin && origin !== `${ctx.protocol}://${ctx.host}`) throw errors.forbidden('cross_origin_refused', 'Sign in from the console itself');
+      if (origin && origin !== `${ctx.protocol}://${ctx.host}`)
+        throw errors.forbidden('cross_origin_refused', 'Sign in from the console itself');
       const p = await check((await readSignIn(ctx)).key.trim());
-      const s = sessions.issue(ctx, { keyHash: p.keyHash, keyLabel: p.keyLabel, accountId: p.accountId, isAdmin: p.isAdmin });
-      ctx.body = { data: { is_admin: s.isAdmin, account_id: s.isAdmin ? null : s.accountId, key_label: s.keyLabel, csrf_token: sessions.csrfToken(s) } };
+      const s = sessions.issue(ctx, {
+        keyHash: p.keyHash,
+        keyLabel: p.keyLabel,
+        accountId: p.accountId,
+        isAdmin: p.isAdmin,
+      });
+      ctx.body = {
+        data: {
+          is_admin: s.isAdmin,
+          account_id: s.isAdmin ? null : s.accountId,
+          key_label: s.keyLabel,
+          csrf_token: sessions.csrfToken(s),
+        },
+      };
     });
     router.delete('/console/api/session', async (ctx) => {
       await need(ctx);
@@ -103,8 +133,12 @@ export default definePlugin<ConsoleConfig>({
       ctx.set('Cache-Control', 'no-store');
       ctx.body = {
         data: {
-          is_admin: s.isAdmin, key_label: s.keyLabel, csrf_token: sessions.csrfToken(s),
-          account: account ? { id: account.id, name: account.name, credits: fromNano(account.credits), usage: fromNano(account.usage) } : null,
+          is_admin: s.isAdmin,
+          key_label: s.keyLabel,
+          csrf_token: sessions.csrfToken(s),
+          account: account
+            ? { id: account.id, name: account.name, credits: fromNano(account.credits), usage: fromNano(account.usage) }
+            : null,
         },
       };
     });

@@ -21,7 +21,8 @@ export function limitParam(ctx: Koa.Context, dflt: number, max: number): number 
   const s = qs(ctx, 'limit', 10);
   if (s === undefined) return dflt;
   const n = Number(s);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw errors.invalidRequest(`limit must be an integer from 1 to ${max}`, 'limit', 'invalid_parameter');
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw errors.invalidRequest(`limit must be an integer from 1 to ${max}`, 'limit', 'invalid_parameter');
   return n;
 }
 
@@ -49,7 +50,8 @@ export function dayRange(ctx: Koa.Context, now = Date.now()): { fromDay: number;
   const toDay = day('to') ?? dayOf(now);
   const fromDay = day('from') ?? toDay - 29;
   if (fromDay > toDay) throw errors.invalidRequest('from must not be after to', 'from', 'invalid_date');
-  if (toDay - fromDay >= MAX_DAYS) throw errors.invalidRequest(`a range spans at most ${MAX_DAYS} days`, 'from', 'invalid_date');
+  if (toDay - fromDay >= MAX_DAYS)
+    throw errors.invalidRequest(`a range spans at most ${MAX_DAYS} days`, 'from', 'invalid_date');
   return { fromDay, toDay };
 }
 
@@ -57,7 +59,13 @@ export function groupParam(ctx: Koa.Context): Dimension[] {
   const s = qs(ctx, 'group_by', 100);
   if (s === undefined) return [...DEFAULT_GROUP];
   const dims = s.split(',').map((d) => d.trim());
-  for (const d of dims) if (!(d in DIMENSIONS)) throw errors.invalidRequest(`group_by takes: ${Object.keys(DIMENSIONS).join(', ')}`, 'group_by', 'invalid_parameter');
+  for (const d of dims)
+    if (!(d in DIMENSIONS))
+      throw errors.invalidRequest(
+        `group_by takes: ${Object.keys(DIMENSIONS).join(', ')}`,
+        'group_by',
+        'invalid_parameter',
+      );
   return [...new Set(dims)] as Dimension[];
 }
 
@@ -66,6 +74,7 @@ export function timeParam(ctx: Koa.Context, name: string): number | undefined {
   const s = qs(ctx, name, 40);
   if (s === undefined) return undefined;
   const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s);
-  if (Number.isNaN(t)) throw errors.invalidRequest(`${name} must be an ISO 8601 date or date-time`, name, 'invalid_date');
+  if (Number.isNaN(t))
+    throw errors.invalidRequest(`${name} must be an ISO 8601 date or date-time`, name, 'invalid_date');
   return t;
 }

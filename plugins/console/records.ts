@@ -17,7 +17,8 @@ export interface RecordPage {
   next: string | null;
 }
 
-const LIST_COLUMNS = 'id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cost, latency_ms, ttft_ms, status, error_code, streamed, app_referer, app_title, created_at';
+const LIST_COLUMNS =
+  'id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cost, latency_ms, ttft_ms, status, error_code, streamed, app_referer, app_title, created_at';
 
 function where(f: RecordFilter): { sql: string[]; params: Param[] } {
   const sql: string[] = [];
@@ -49,7 +50,10 @@ export async function listRecords(db: Db, f: RecordFilter, limit: number, cursor
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { rows: page, next: more && last ? Buffer.from(JSON.stringify([num(last.created_at), last.id])).toString('base64url') : null };
+  return {
+    rows: page,
+    next: more && last ? Buffer.from(JSON.stringify([num(last.created_at), last.id])).toString('base64url') : null,
+  };
 }
 
 function parseRecordCursor(s: string): { t: number; id: string } | undefined {
@@ -82,7 +86,13 @@ export const OVERVIEW_MAX_RECORDS = 20_000;
  * records (at most OVERVIEW_MAX_RECORDS, read by the created_at index): requests, errors,
  * latency percentiles, tokens, spend. Longer ranges come from the daily aggregates.
  */
-export async function overview(db: Db, f: RecordFilter, windowMs: number, buckets: number, now = Date.now()): Promise<{ buckets: OverviewBucket[]; truncated: boolean }> {
+export async function overview(
+  db: Db,
+  f: RecordFilter,
+  windowMs: number,
+  buckets: number,
+  now = Date.now(),
+): Promise<{ buckets: OverviewBucket[]; truncated: boolean }> {
   const start = now - windowMs;
   const w = where({ ...f, from: start });
   const rows = await db.all<Record<string, unknown>>(
@@ -91,7 +101,17 @@ export async function overview(db: Db, f: RecordFilter, windowMs: number, bucket
   );
   const size = windowMs / buckets;
   const out: Array<OverviewBucket & { lat: number[] }> = [];
-  for (let i = 0; i < buckets; i++) out.push({ t: Math.round(start + i * size), requests: 0, errors: 0, p50: null, p99: null, tokens: 0, cost: 0, lat: [] });
+  for (let i = 0; i < buckets; i++)
+    out.push({
+      t: Math.round(start + i * size),
+      requests: 0,
+      errors: 0,
+      p50: null,
+      p99: null,
+      tokens: 0,
+      cost: 0,
+      lat: [],
+    });
   for (const r of rows) {
     const i = Math.min(buckets - 1, Math.floor((num(r.created_at) - start) / size));
     if (i < 0) continue;

@@ -7,7 +7,15 @@ const WATERMARK = 'usage_rollup_watermark';
 const ROLLUP_LOCK = 7_270_020;
 
 /** The dimensions a daily aggregate can be grouped by, and their columns. */
-export const DIMENSIONS = { date: 'day', account: 'account_id', key: 'key_hash', model: 'model', provider: 'provider', deployment: 'deployment', app: 'app' } as const;
+export const DIMENSIONS = {
+  date: 'day',
+  account: 'account_id',
+  key: 'key_hash',
+  model: 'model',
+  provider: 'provider',
+  deployment: 'deployment',
+  app: 'app',
+} as const;
 export type Dimension = keyof typeof DIMENSIONS;
 export const DEFAULT_GROUP: readonly Dimension[] = ['date', 'account', 'key', 'model', 'provider', 'deployment', 'app'];
 
@@ -44,7 +52,16 @@ export interface UsageRow {
   latencyMsSum: number;
 }
 
-const SUMS = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'cost', 'latency_ms_sum'] as const;
+const SUMS = [
+  'requests',
+  'errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+  'cached_tokens',
+  'cost',
+  'latency_ms_sum',
+] as const;
 
 /** generations -> the usage_daily columns (dimensions, then SUMS), for one record each. */
 const FROM_GENERATIONS = `CAST(created_at / ${DAY_MS} AS INTEGER) AS day, account_id, COALESCE(key_hash, '') AS key_hash, model,
@@ -74,7 +91,10 @@ export function parseDay(s: string): number | undefined {
  * in one statement so both sides see the same watermark. Nothing scans all records.
  */
 export class UsageRepo {
-  constructor(private readonly db: Db, private readonly opts: { lagMs: number; maxSpanMs: number } = { lagMs: 10_000, maxSpanMs: 6 * 3_600_000 }) {}
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { lagMs: number; maxSpanMs: number } = { lagMs: 10_000, maxSpanMs: 6 * 3_600_000 },
+  ) {}
 
   /** Roll up what is due; returns the number of aggregate rows written. Loops over spans of at most maxSpanMs. */
   async rollUp(now = Date.now()): Promise<number> {
@@ -131,11 +151,23 @@ export class UsageRepo {
     const cond = where.length ? ` AND ${where.join(' AND ')}` : '';
     const cols = q.groupBy.map((d) => DIMENSIONS[d]);
     // Daily or per-account totals without other filters read the (much smaller) per-account table.
-    const totalsOnly = q.groupBy.every((d) => d === 'date' || d === 'account') && q.keyHash === undefined && q.model === undefined && q.app === undefined;
+    const totalsOnly =
+      q.groupBy.every((d) => d === 'date' || d === 'account') &&
+      q.keyHash === undefined &&
+      q.model === undefined &&
+      q.app === undefined;
     const rolled = totalsOnly
       ? `'' AS key_hash, '' AS model, '' AS provider, '' AS deployment, '' AS app, ${SUMS.join(', ')} FROM usage_daily_accounts`
       : `key_hash, model, provider, deployment, app, ${SUMS.join(', ')} FROM usage_daily`;
-    const all: Param[] = [q.fromDay, q.toDay, ...params, WATERMARK, q.fromDay * DAY_MS, (q.toDay + 1) * DAY_MS, ...params];
+    const all: Param[] = [
+      q.fromDay,
+      q.toDay,
+      ...params,
+      WATERMARK,
+      q.fromDay * DAY_MS,
+      (q.toDay + 1) * DAY_MS,
+      ...params,
+    ];
     let page = '';
     if (q.after && q.after.length === cols.length && cols.length > 0) {
       // Keyset: day descending, every other column ascending.
@@ -224,7 +256,15 @@ export function activityJson(r: UsageRow) {
 /** The cursor of a page: the last row's group values, base64url JSON. */
 export function cursorOf(r: UsageRow, groupBy: readonly Dimension[]): string {
   const rec = r as unknown as Record<string, unknown>;
-  const field: Record<Dimension, string> = { date: 'day', account: 'accountId', key: 'keyHash', model: 'model', provider: 'provider', deployment: 'deployment', app: 'app' };
+  const field: Record<Dimension, string> = {
+    date: 'day',
+    account: 'accountId',
+    key: 'keyHash',
+    model: 'model',
+    provider: 'provider',
+    deployment: 'deployment',
+    app: 'app',
+  };
   return Buffer.from(JSON.stringify(groupBy.map((d) => rec[field[d]]))).toString('base64url');
 }
 

@@ -26,20 +26,43 @@ interface CountRules {
 }
 
 // OpenAI: gpt-4o-mini's image rule is the largest documented: 2,833 tokens low, 2,833 + 8 tiles x 5,667 high.
-const OPENAI: CountRules = { request: 8, message: 8, tool: 16, toolsBlock: 64, responseFormat: 64, image: { low: 2833, high: 48169 } };
+const OPENAI: CountRules = {
+  request: 8,
+  message: 8,
+  tool: 16,
+  toolsBlock: 64,
+  responseFormat: 64,
+  image: { low: 2833, high: 48169 },
+};
 const GENERIC: CountRules = { request: 16, message: 16, tool: 32, toolsBlock: 1024, responseFormat: 128 };
 
 const RULES: Readonly<Record<string, CountRules>> = {
   openai: OPENAI,
   azure: OPENAI,
   // Images are scaled to at most ~1.15 megapixels, about 1,600 tokens (w x h / 750).
-  anthropic: { request: 16, message: 8, tool: 16, toolsBlock: 600, responseFormat: 128, image: { low: 1600, high: 1600 } },
+  anthropic: {
+    request: 16,
+    message: 8,
+    tool: 16,
+    toolsBlock: 600,
+    responseFormat: 128,
+    image: { low: 1600, high: 1600 },
+  },
   // Pixtral: 16x16 patches of at most 1024x1024 plus a break token per row: 4,160.
   mistral: { ...GENERIC, image: { low: 4160, high: 4160 } },
   // Gemini 2.x tiles a large image into any number of 258-token tiles; audio and PDFs count by duration and pages.
   gemini: GENERIC,
   // The built-in mock counts text only.
-  mock: { request: 8, message: 8, tool: 8, toolsBlock: 8, responseFormat: 8, image: { low: 0, high: 0 }, audio: 0, file: 0 },
+  mock: {
+    request: 8,
+    message: 8,
+    tool: 8,
+    toolsBlock: 8,
+    responseFormat: 8,
+    image: { low: 0, high: 0 },
+    audio: 0,
+    file: 0,
+  },
 };
 
 export interface TokenBound {
@@ -72,7 +95,7 @@ interface Walk {
 }
 
 function itemTokens(w: Walk, kind: 'audio' | 'file', param: string): number {
-  const v = kind === 'audio' ? w.items.audio_tokens ?? w.rules.audio : w.items.file_tokens ?? w.rules.file;
+  const v = kind === 'audio' ? (w.items.audio_tokens ?? w.rules.audio) : (w.items.file_tokens ?? w.rules.file);
   if (v !== undefined) return v;
   w.unbounded ??= param;
   return 0;
@@ -84,7 +107,7 @@ function partTokens(w: Walk, p: ContentPart, param: string): number {
   if (p.type === 'refusal') return bytes((p as { refusal?: unknown }).refusal);
   if (p.type === 'image_url') {
     const image = w.items.image_tokens ?? w.rules.image;
-    if (!image) return (w.unbounded ??= param), 0;
+    if (!image) return ((w.unbounded ??= param), 0);
     const detail = (p as { image_url?: { detail?: unknown } }).image_url?.detail;
     return detail === 'low' ? image.low : image.high;
   }
@@ -96,11 +119,17 @@ function partTokens(w: Walk, p: ContentPart, param: string): number {
 
 const MESSAGE_TEXT_FIELDS = new Set(['content', 'role']);
 
-function messageTokens(w: Walk, m: ChatMessage, i: number, roles: Record<string, { pre_message?: unknown; post_message?: unknown }> | undefined): number {
+function messageTokens(
+  w: Walk,
+  m: ChatMessage,
+  i: number,
+  roles: Record<string, { pre_message?: unknown; post_message?: unknown }> | undefined,
+): number {
   if (!m || typeof m !== 'object') return jsonBytes(m);
   let n = w.rules.message + bytes(m.role);
   if (typeof m.content === 'string') n += bytes(m.content);
-  else if (Array.isArray(m.content)) m.content.forEach((p, j) => (n += partTokens(w, p, `messages[${i}].content[${j}]`)));
+  else if (Array.isArray(m.content))
+    m.content.forEach((p, j) => (n += partTokens(w, p, `messages[${i}].content[${j}]`)));
   // name, tool_calls, tool_call_id, function_call and anything else the message carries.
   for (const k of Object.keys(m)) if (!MESSAGE_TEXT_FIELDS.has(k)) n += jsonBytes((m as Record<string, unknown>)[k]);
   const template = roles?.[m.role];
@@ -123,18 +152,24 @@ const CLAUDE_DEFAULT_MAX = 4096;
  * to fit a thinking budget; the model may produce all of it. Cohere's thinking budget may come
  * on top of max_tokens. Undefined: the request's own.
  */
-function adapterOutput(request: ChatRequest, providerType: string, target: BoundTarget | undefined): number | undefined {
+function adapterOutput(
+  request: ChatRequest,
+  providerType: string,
+  target: BoundTarget | undefined,
+): number | undefined {
   if (providerType === 'anthropic') {
     const o = { ...target?.provider.options, ...target?.deployment.options };
     return claudeOutputAllowance(request, Number(o.max_tokens ?? CLAUDE_DEFAULT_MAX));
   }
   // Bedrock raises maxTokens only for Claude models with thinking on (without a target: assume Claude).
   const claude = target === undefined || /anthropic|claude/.test(target.deployment.model);
-  if (providerType === 'bedrock' && claude && reasoningAsk(request)?.enabled) return claudeOutputAllowance(request, CLAUDE_DEFAULT_MAX);
+  if (providerType === 'bedrock' && claude && reasoningAsk(request)?.enabled)
+    return claudeOutputAllowance(request, CLAUDE_DEFAULT_MAX);
   // Cohere's thinking token_budget is not documented to count within max_tokens: bound both.
   const ask = reasoningAsk(request);
   const max = request.max_completion_tokens ?? request.max_tokens;
-  if (providerType === 'cohere' && ask?.enabled && ask.maxTokens !== undefined && typeof max === 'number') return max + ask.maxTokens;
+  if (providerType === 'cohere' && ask?.enabled && ask.maxTokens !== undefined && typeof max === 'number')
+    return max + ask.maxTokens;
   return undefined;
 }
 
@@ -147,27 +182,45 @@ const COUNTED_FIELDS = new Set(['messages', 'tools', 'functions', 'response_form
  * gateway fields (prompt templates). The output is what the upstream may produce after the
  * adapter's mapping, reasoning included.
  */
-export function requestTokenBound(request: ChatRequest, model: ModelConfig, providerType: string, options: Record<string, unknown> = {}, target?: BoundTarget): TokenBound {
+export function requestTokenBound(
+  request: ChatRequest,
+  model: ModelConfig,
+  providerType: string,
+  options: Record<string, unknown> = {},
+  target?: BoundTarget,
+): TokenBound {
   const w: Walk = { rules: RULES[providerType] ?? GENERIC, items: model.credit_bound ?? {}, unbounded: null };
   const roles = options.roles as Record<string, { pre_message?: unknown; post_message?: unknown }> | undefined;
   let input = w.rules.request;
   (Array.isArray(request.messages) ? request.messages : []).forEach((m, i) => (input += messageTokens(w, m, i, roles)));
   for (const list of [request.tools, request.functions]) {
-    if (Array.isArray(list) && list.length > 0) input += w.rules.toolsBlock + list.length * w.rules.tool + jsonBytes(list);
+    if (Array.isArray(list) && list.length > 0)
+      input += w.rules.toolsBlock + list.length * w.rules.tool + jsonBytes(list);
   }
   if (request.response_format !== undefined) input += w.rules.responseFormat + jsonBytes(request.response_format);
   // Every other field (parameters, and provider-specific ones that may carry text) at its JSON size.
   for (const k of Object.keys(request)) if (!COUNTED_FIELDS.has(k)) input += jsonBytes(request[k]);
   for (const k of PROMPT_TEXT_OPTIONS) input += bytes(options[k]);
   const ctx = model.context_length;
-  const asked = [request.max_tokens, request.max_completion_tokens].filter((v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0);
+  const asked = [request.max_tokens, request.max_completion_tokens].filter(
+    (v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0,
+  );
   const sent = adapterOutput(request, providerType, target);
   const adapterSends = sent !== undefined && Number.isFinite(sent) && sent > 0 ? sent : 0;
-  const output = Math.min(Math.max(asked.length > 0 ? Math.max(...asked) : model.max_output_tokens ?? ctx, adapterSends), ctx);
+  const output = Math.min(
+    Math.max(asked.length > 0 ? Math.max(...asked) : (model.max_output_tokens ?? ctx), adapterSends),
+    ctx,
+  );
   // A lenient upstream may coerce "8" or 7.5 into a count: bound what it could make of it.
   const asN = typeof request.n === 'string' ? Number(request.n) : request.n;
   const n = typeof asN === 'number' && Number.isFinite(asN) && asN > 1 ? Math.ceil(asN) : 1;
-  return { input: w.unbounded !== null ? ctx : Math.min(input, ctx), output, n, contextLength: ctx, unbounded: w.unbounded };
+  return {
+    input: w.unbounded !== null ? ctx : Math.min(input, ctx),
+    output,
+    n,
+    contextLength: ctx,
+    unbounded: w.unbounded,
+  };
 }
 
 /**
@@ -188,7 +241,13 @@ export function worstCase(b: TokenBound, inputWeight: number, outputWeight: numb
  * The most tokens (input + every choice's output) one attempt of this request can use:
  * for token-per-minute limits. Same rules as the credit reservation, without prices.
  */
-export function maxRequestTokens(request: ChatRequest, model: ModelConfig, providerType: string, options: Record<string, unknown> = {}, target?: BoundTarget): number {
+export function maxRequestTokens(
+  request: ChatRequest,
+  model: ModelConfig,
+  providerType: string,
+  options: Record<string, unknown> = {},
+  target?: BoundTarget,
+): number {
   return worstCase(requestTokenBound(request, model, providerType, options, target), 1, 1);
 }
 

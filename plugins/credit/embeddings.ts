@@ -14,9 +14,14 @@ export function embeddingsMaxCost(price: Price, s: GatewayState): number {
 }
 
 /** The reservation for an embeddings request: the most any model of its plan can charge for its inputs. */
-export function embeddingsReservation(plan: AttemptPlan, s: GatewayState, priceOf: (m: ModelConfig) => Price): PlannedReservation {
+export function embeddingsReservation(
+  plan: AttemptPlan,
+  s: GatewayState,
+  priceOf: (m: ModelConfig) => Price,
+): PlannedReservation {
   const caps = new Map<string, number>();
-  for (const a of plan.attempts) caps.set(a.model.id, Math.max(caps.get(a.model.id) ?? 0, embeddingsMaxCost(priceOf(a.model), s)));
+  for (const a of plan.attempts)
+    caps.set(a.model.id, Math.max(caps.get(a.model.id) ?? 0, embeddingsMaxCost(priceOf(a.model), s)));
   if (caps.size === 0) caps.set(s.model.id, embeddingsMaxCost(priceOf(s.model), s));
   return { amount: Math.max(...caps.values()), caps, unbounded: null };
 }
@@ -26,8 +31,16 @@ export function embeddingsReservation(plan: AttemptPlan, s: GatewayState, priceO
  * above the reservation: an overrun, charged at the cap) and capped at it; the answer's usage
  * shows the checked count and `cost`.
  */
-export function embeddingsCharge(body: EmbeddingsResponse, price: Price, cap: number): { charge: Charge; outcome: Outcome } {
-  const charge = chargeFor(price, { prompt_tokens: body.usage.prompt_tokens, completion_tokens: 0, total_tokens: body.usage.total_tokens }, cap);
+export function embeddingsCharge(
+  body: EmbeddingsResponse,
+  price: Price,
+  cap: number,
+): { charge: Charge; outcome: Outcome } {
+  const charge = chargeFor(
+    price,
+    { prompt_tokens: body.usage.prompt_tokens, completion_tokens: 0, total_tokens: body.usage.total_tokens },
+    cap,
+  );
   body.usage.prompt_tokens = charge.usage.prompt_tokens;
   body.usage.total_tokens = charge.usage.total_tokens;
   body.usage.cost = fromNano(charge.cost);

@@ -29,7 +29,8 @@ function completionUsage(body: ChatCompletion, promptTokens: number): Usage {
   let completion = 0;
   for (const c of body.choices) {
     completion += countTextTokens(messageText(c.message));
-    for (const t of c.message.tool_calls ?? []) completion += countTextTokens(t.function.name) + countTextTokens(t.function.arguments);
+    for (const t of c.message.tool_calls ?? [])
+      completion += countTextTokens(t.function.name) + countTextTokens(t.function.arguments);
   }
   return { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
 }
@@ -49,7 +50,16 @@ function checkChainOrder(names: readonly string[]): void {
   const credit = names.indexOf('credit');
   const fallback = names.indexOf('fallback');
   if (credit >= 0 && fallback > credit) {
-    throw new ConfigError([{ pointer: `/plugins/${fallback}`, message: "plugin 'fallback' must come before 'credit': credit reserves for every attempt of the plan fallback writes" }], 'plugins');
+    throw new ConfigError(
+      [
+        {
+          pointer: `/plugins/${fallback}`,
+          message:
+            "plugin 'fallback' must come before 'credit': credit reserves for every attempt of the plan fallback writes",
+        },
+      ],
+      'plugins',
+    );
   }
 }
 
@@ -78,14 +88,35 @@ export default definePlugin<CreditConfig>({
     // One process on SQLite owns every reservation: all of them are left over from before.
     const released = await store.credit.releaseStale(store.driver === 'sqlite' ? 0 : staleMs);
     if (released > 0) logger.warn({ released }, 'released credit reservations left by an earlier process');
-    const sweeper = setInterval(() => void store.credit.releaseStale(staleMs).catch((e: unknown) => logger.error({ err: e }, 'reservation sweep failed')), 60_000);
+    const sweeper = setInterval(
+      () =>
+        void store.credit
+          .releaseStale(staleMs)
+          .catch((e: unknown) => logger.error({ err: e }, 'reservation sweep failed')),
+      60_000,
+    );
     sweeper.unref();
     registerGenerationRoutes(services.router, store, services.shared);
     const registers = [services.metrics];
-    const overruns = new Counter({ name: 'gateway_credit_overrun_total', help: 'Answers whose upstream usage exceeded the reservation or was malformed, by model and reason', labelNames: ['model', 'reason'], registers });
-    const overrunCredits = new Counter({ name: 'gateway_credit_overrun_credits_total', help: 'Credits of upstream usage beyond the reservation, carried by the operator, by model', labelNames: ['model'], registers });
+    const overruns = new Counter({
+      name: 'gateway_credit_overrun_total',
+      help: 'Answers whose upstream usage exceeded the reservation or was malformed, by model and reason',
+      labelNames: ['model', 'reason'],
+      registers,
+    });
+    const overrunCredits = new Counter({
+      name: 'gateway_credit_overrun_credits_total',
+      help: 'Credits of upstream usage beyond the reservation, carried by the operator, by model',
+      labelNames: ['model'],
+      registers,
+    });
 
-    async function settle(ctx: GatewayContext, reservation: string, out: Outcome, charge: Charge | null): Promise<void> {
+    async function settle(
+      ctx: GatewayContext,
+      reservation: string,
+      out: Outcome,
+      charge: Charge | null,
+    ): Promise<void> {
       const gen = buildGeneration(ctx, out);
       const overrun = charge?.reason ? { amount: charge.overrun, reason: charge.reason } : null;
       // The request's other writes (its stored response) commit in the same transaction.
@@ -95,10 +126,23 @@ export default definePlugin<CreditConfig>({
       } catch (e) {
         // Nothing the client sent may keep the charge from landing: once more without the client's
         // free-form fields and without the other writes, which then follow on their own.
-        logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'credit settlement failed; retrying without client fields');
+        logger.error(
+          { err: e, requestId: ctx.state.gateway.requestId },
+          'credit settlement failed; retrying without client fields',
+        );
         try {
-          await store.credit.settle(reservation, out.cost, { ...gen, metadata: null, user: null, appReferer: null, appTitle: null }, overrun);
-          for (const w of writes) await store.db.write(w.sql, w.params).catch((e3: unknown) => logger.error({ err: e3, requestId: ctx.state.gateway.requestId }, 'a write of the request failed'));
+          await store.credit.settle(
+            reservation,
+            out.cost,
+            { ...gen, metadata: null, user: null, appReferer: null, appTitle: null },
+            overrun,
+          );
+          for (const w of writes)
+            await store.db
+              .write(w.sql, w.params)
+              .catch((e3: unknown) =>
+                logger.error({ err: e3, requestId: ctx.state.gateway.requestId }, 'a write of the request failed'),
+              );
         } catch (e2) {
           // The answer has gone out; the reservation stays and the sweep releases it.
           logger.error({ err: e2, requestId: ctx.state.gateway.requestId }, 'credit settlement failed');
@@ -108,7 +152,18 @@ export default definePlugin<CreditConfig>({
       if (overrun) {
         overruns.inc({ model: gen.model, reason: overrun.reason });
         overrunCredits.inc({ model: gen.model }, fromNano(overrun.amount));
-        logger.warn({ requestId: ctx.state.gateway.requestId, generationId: gen.id, model: gen.model, provider: gen.provider, charged: fromNano(out.cost), overrun: fromNano(overrun.amount), reason: overrun.reason }, 'upstream usage beyond the reservation: charge capped');
+        logger.warn(
+          {
+            requestId: ctx.state.gateway.requestId,
+            generationId: gen.id,
+            model: gen.model,
+            provider: gen.provider,
+            charged: fromNano(out.cost),
+            overrun: fromNano(overrun.amount),
+            reason: overrun.reason,
+          },
+          'upstream usage beyond the reservation: charge capped',
+        );
       }
     }
 
@@ -119,35 +174,66 @@ export default definePlugin<CreditConfig>({
         if (!principal) throw errors.internal();
         const bad = metadataProblem(s.options.metadata);
         if (bad) throw bad;
-        const wantsCustom = s.options.input_cost_per_token !== undefined || s.options.output_cost_per_token !== undefined;
-        const customAllowed = wantsCustom ? Boolean((await store.accounts.get(principal.accountId))?.customPricing) : false;
+        const wantsCustom =
+          s.options.input_cost_per_token !== undefined || s.options.output_cost_per_token !== undefined;
+        const customAllowed = wantsCustom
+          ? Boolean((await store.accounts.get(principal.accountId))?.customPricing)
+          : false;
         const priceOf = (m: ModelConfig): Price => {
           const base = prices.get(m.id) ?? modelPrice(m);
           return wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
         };
         // Without a fallback plugin, routing would make this same plan: make it here and hand it on, fixed.
-        const plan: AttemptPlan = s.plan ?? defaultPlan(s, s.model, models, services.shared.get(HEALTH) as DeploymentHealth | undefined);
+        const plan: AttemptPlan =
+          s.plan ?? defaultPlan(s, s.model, models, services.shared.get(HEALTH) as DeploymentHealth | undefined);
         Object.defineProperty(s, 'plan', { value: plan, writable: false, enumerable: true, configurable: false });
-        const planned = s.operation === 'embeddings' ? embeddingsReservation(plan, s, priceOf) : planReservation(plan, s.options, priceOf);
+        const planned =
+          s.operation === 'embeddings'
+            ? embeddingsReservation(plan, s, priceOf)
+            : planReservation(plan, s.options, priceOf);
         if (planned.unbounded && planned.unbounded.model.credit_bound?.unbounded_items === 'refuse') {
           const key = await store.keys.get(principal.keyHash);
           if (key?.limit !== null && key?.limit !== undefined) {
-            throw errors.invalidRequest(`${planned.unbounded.param} has no known token maximum on model '${planned.unbounded.model.id}', so a key with a credit limit cannot send it`, planned.unbounded.param, 'unbounded_item');
+            throw errors.invalidRequest(
+              `${planned.unbounded.param} has no known token maximum on model '${planned.unbounded.model.id}', so a key with a credit limit cannot send it`,
+              planned.unbounded.param,
+              'unbounded_item',
+            );
           }
         }
         const most = fromNano(planned.amount);
         const r = await store.credit.reserve(principal.accountId, principal.keyHash, planned.amount);
         if (!r.ok) {
           throw r.limit === 'account'
-            ? errors.insufficientCredits('insufficient_account_credits', `The account's credit does not cover this request (at most ${most} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`)
-            : errors.insufficientCredits('key_limit_exceeded', `This key's credit limit does not cover this request (at most ${most} credits; ${fromNano(r.available)} left in its limit). Raise the limit or lower max_tokens.`);
+            ? errors.insufficientCredits(
+                'insufficient_account_credits',
+                `The account's credit does not cover this request (at most ${most} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`,
+              )
+            : errors.insufficientCredits(
+                'key_limit_exceeded',
+                `This key's credit limit does not cover this request (at most ${most} credits; ${fromNano(r.available)} left in its limit). Raise the limit or lower max_tokens.`,
+              );
         }
         openBatch(s.extensions); // writes of plugins inside (storage) commit with the settlement
         try {
           await next();
         } catch (e) {
           const err = toGatewayError(e);
-          await settle(ctx, r.id, { usage: null, cost: 0, finishReason: null, streamed: s.request.stream === true, cancelled: s.signal.aborted, status: 'error', errorCode: err.code, firstContentAt: null }, null);
+          await settle(
+            ctx,
+            r.id,
+            {
+              usage: null,
+              cost: 0,
+              finishReason: null,
+              streamed: s.request.stream === true,
+              cancelled: s.signal.aborted,
+              status: 'error',
+              errorCode: err.code,
+              firstContentAt: null,
+            },
+            null,
+          );
           throw e;
         }
         // The attempt that answered is billed at its own model's price, capped at its own bound.
@@ -163,7 +249,21 @@ export default definePlugin<CreditConfig>({
           const charge = chargeFor(price, completionUsage(result.body, promptTokens(s)), cap);
           if (result.body.usage) showCharge(result.body.usage, charge);
           else result.body.usage = { ...charge.usage, cost: fromNano(charge.cost) };
-          await settle(ctx, r.id, { usage: charge.usage, cost: charge.cost, finishReason: result.body.choices[0]?.finish_reason ?? null, streamed: false, cancelled: false, status: 'completed', errorCode: null, firstContentAt: null }, charge);
+          await settle(
+            ctx,
+            r.id,
+            {
+              usage: charge.usage,
+              cost: charge.cost,
+              finishReason: result.body.choices[0]?.finish_reason ?? null,
+              streamed: false,
+              cancelled: false,
+              status: 'completed',
+              errorCode: null,
+              firstContentAt: null,
+            },
+            charge,
+          );
         } else if (result?.kind === 'stream') {
           let charged: Charge | null = null;
           result.stream.observe({
@@ -175,15 +275,45 @@ export default definePlugin<CreditConfig>({
               }
             },
             onEnd: (end) => {
-              const charge: Charge | null = end.error === null && !end.cancelled && charged !== null ? charged : end.usage ? chargeFor(price, end.usage, cap) : null;
-              return settle(ctx, r.id, {
-                usage: charge?.usage ?? null, cost: charge?.cost ?? 0, finishReason: end.finishReasons[0] ?? null, streamed: true, cancelled: end.cancelled,
-                status: end.error || end.cancelled ? 'incomplete' : 'completed', errorCode: end.error?.code ?? null, firstContentAt: end.firstContentAt,
-              }, charge);
+              const charge: Charge | null =
+                end.error === null && !end.cancelled && charged !== null
+                  ? charged
+                  : end.usage
+                    ? chargeFor(price, end.usage, cap)
+                    : null;
+              return settle(
+                ctx,
+                r.id,
+                {
+                  usage: charge?.usage ?? null,
+                  cost: charge?.cost ?? 0,
+                  finishReason: end.finishReasons[0] ?? null,
+                  streamed: true,
+                  cancelled: end.cancelled,
+                  status: end.error || end.cancelled ? 'incomplete' : 'completed',
+                  errorCode: end.error?.code ?? null,
+                  firstContentAt: end.firstContentAt,
+                },
+                charge,
+              );
             },
           });
         } else {
-          await settle(ctx, r.id, { usage: null, cost: 0, finishReason: null, streamed: false, cancelled: false, status: 'error', errorCode: 'no_result', firstContentAt: null }, null);
+          await settle(
+            ctx,
+            r.id,
+            {
+              usage: null,
+              cost: 0,
+              finishReason: null,
+              streamed: false,
+              cancelled: false,
+              status: 'error',
+              errorCode: 'no_result',
+              firstContentAt: null,
+            },
+            null,
+          );
         }
       },
       close() {

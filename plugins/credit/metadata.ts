@@ -14,9 +14,11 @@ export function metadataProblem(metadata: unknown): GatewayError | null {
   const entries = Object.entries(metadata);
   if (entries.length > METADATA_LIMITS.keys) return bad(`may have at most ${METADATA_LIMITS.keys} keys`);
   for (const [k, v] of entries) {
-    if (k.length > METADATA_LIMITS.keyLength) return bad(`keys may have at most ${METADATA_LIMITS.keyLength} characters`);
+    if (k.length > METADATA_LIMITS.keyLength)
+      return bad(`keys may have at most ${METADATA_LIMITS.keyLength} characters`);
     if (typeof v !== 'string') return bad(`values must be strings (metadata.${k.slice(0, 64)} is not)`);
-    if (v.length > METADATA_LIMITS.valueLength) return bad(`values may have at most ${METADATA_LIMITS.valueLength} characters`);
+    if (v.length > METADATA_LIMITS.valueLength)
+      return bad(`values may have at most ${METADATA_LIMITS.valueLength} characters`);
   }
   return null;
 }

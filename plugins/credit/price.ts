@@ -18,7 +18,11 @@ export interface Price {
 export function modelPrice(m: ModelConfig): Price {
   const p = m.pricing;
   const nano = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * NANO));
-  const price: Price = { prompt: Math.round(p.prompt * NANO), completion: Math.round(p.completion * NANO), request: Math.round((p.request ?? 0) * NANO) };
+  const price: Price = {
+    prompt: Math.round(p.prompt * NANO),
+    completion: Math.round(p.completion * NANO),
+    request: Math.round((p.request ?? 0) * NANO),
+  };
   if (p.cache_read !== undefined) price.cacheRead = nano(p.cache_read);
   if (p.cache_write !== undefined) price.cacheWrite = nano(p.cache_write);
   if (p.reasoning !== undefined) price.reasoning = nano(p.reasoning);
@@ -30,10 +34,13 @@ export function modelPrice(m: ModelConfig): Price {
  * for accounts allowed custom prices; for everyone else they can only raise the charge.
  */
 export function effectivePrice(base: Price, options: Record<string, unknown>, customAllowed: boolean): Price {
-  const custom = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v * NANO) : fallback);
+  const custom = (v: unknown, fallback: number) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v * NANO) : fallback;
   const input = custom(options.input_cost_per_token, base.prompt);
   const output = custom(options.output_cost_per_token, base.completion);
-  return customAllowed ? { ...base, prompt: input, completion: output } : { ...base, prompt: Math.max(input, base.prompt), completion: Math.max(output, base.completion) };
+  return customAllowed
+    ? { ...base, prompt: input, completion: output }
+    : { ...base, prompt: Math.max(input, base.prompt), completion: Math.max(output, base.completion) };
 }
 
 /** The most a prompt token can cost (a cache write, or an odd operator's cache read, may cost more than a plain prompt token). */

@@ -19,7 +19,11 @@ export interface PlannedReservation {
  * attempt that answers is billed (routing switches attempts only before the first byte, and
  * a failed attempt is charged nothing), so the maximum over attempts bounds the charge.
  */
-export function planReservation(plan: AttemptPlan, options: Record<string, unknown>, priceOf: (m: ModelConfig) => Price): PlannedReservation {
+export function planReservation(
+  plan: AttemptPlan,
+  options: Record<string, unknown>,
+  priceOf: (m: ModelConfig) => Price,
+): PlannedReservation {
   const caps = new Map<string, number>();
   const seen = new Map<ChatRequest, Set<string>>();
   let unbounded: PlannedReservation['unbounded'] = null;
@@ -33,7 +37,8 @@ export function planReservation(plan: AttemptPlan, options: Record<string, unkno
     const b = requestTokenBound(a.request, a.model, a.provider.type, options, a);
     // Remember the first such item, or one on a model whose operator chose to refuse it.
     const refuses = (m: ModelConfig) => m.credit_bound?.unbounded_items === 'refuse';
-    if (b.unbounded !== null && (unbounded === null || (refuses(a.model) && !refuses(unbounded.model)))) unbounded = { param: b.unbounded, model: a.model };
+    if (b.unbounded !== null && (unbounded === null || (refuses(a.model) && !refuses(unbounded.model))))
+      unbounded = { param: b.unbounded, model: a.model };
     const cost = costBound(priceOf(a.model), b);
     caps.set(a.model.id, Math.max(caps.get(a.model.id) ?? 0, cost));
   }

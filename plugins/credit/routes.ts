@@ -17,10 +17,16 @@ export function registerGenerationRoutes(router: Router, store: Store, shared: M
     if (!id || id.length > 128) throw errors.invalidRequest('id is required: the completion id', 'id', 'invalid_id');
     const g = await store.generations.get(id);
     // Another account's record is as unknown as a missing one.
-    if (!g || (!p.isAdmin && g.accountId !== p.accountId)) throw errors.notFound('generation_not_found', `No generation '${id}'`, 'id');
+    if (!g || (!p.isAdmin && g.accountId !== p.accountId))
+      throw errors.notFound('generation_not_found', `No generation '${id}'`, 'id');
     // Usage the upstream reported beyond the reservation (or malformed): what the operator carried, and why.
     const overrun = await store.credit.overrun(g.id);
-    ctx.body = { data: { ...generationJson(g), overrun: overrun ? { credits: fromNano(overrun.amount), reason: overrun.reason } : null } };
+    ctx.body = {
+      data: {
+        ...generationJson(g),
+        overrun: overrun ? { credits: fromNano(overrun.amount), reason: overrun.reason } : null,
+      },
+    };
   });
 
   // The caller's own generation records, newest first; ?user= and ?metadata.<key>=<value> filter them.
@@ -30,9 +36,17 @@ export function registerGenerationRoutes(router: Router, store: Store, shared: M
     const p = await auth(ctx);
     const limit = Math.min(Math.max(Number.parseInt(String(ctx.query.limit ?? '100'), 10) || 100, 1), 1000);
     const user = typeof ctx.query.user === 'string' ? ctx.query.user : undefined;
-    const meta = Object.entries(ctx.query).filter(([k, v]) => k.startsWith('metadata.') && typeof v === 'string') as Array<[string, string]>;
-    const rows = await store.generations.list({ accountId: p.isAdmin ? undefined : p.accountId, user, limit: meta.length ? 1000 : limit });
-    const matched = rows.filter((g) => meta.every(([k, v]) => String(g.metadata?.[k.slice('metadata.'.length)] ?? '') === v)).slice(0, limit);
+    const meta = Object.entries(ctx.query).filter(
+      ([k, v]) => k.startsWith('metadata.') && typeof v === 'string',
+    ) as Array<[string, string]>;
+    const rows = await store.generations.list({
+      accountId: p.isAdmin ? undefined : p.accountId,
+      user,
+      limit: meta.length ? 1000 : limit,
+    });
+    const matched = rows
+      .filter((g) => meta.every(([k, v]) => String(g.metadata?.[k.slice('metadata.'.length)] ?? '') === v))
+      .slice(0, limit);
     ctx.body = { data: matched.map(generationJson) };
   });
 
@@ -45,7 +59,16 @@ export function registerGenerationRoutes(router: Router, store: Store, shared: M
     const span = PERIODS[period];
     if (!span) throw errors.invalidRequest('period must be day, week or month', 'period', 'invalid_period');
     const rows = await store.generations.rankings(Date.now() - span);
-    const apps = new Map<string, { referer: string | null; title: string | null; requests: number; tokens: number; models: Array<{ model: string; requests: number; tokens: number }> }>();
+    const apps = new Map<
+      string,
+      {
+        referer: string | null;
+        title: string | null;
+        requests: number;
+        tokens: number;
+        models: Array<{ model: string; requests: number; tokens: number }>;
+      }
+    >();
     for (const r of rows) {
       const k = `${r.referer ?? ''}\u0000${r.title ?? ''}`;
       const app = apps.get(k) ?? { referer: r.referer, title: r.title, requests: 0, tokens: 0, models: [] };

@@ -25,16 +25,26 @@ export function checkUsage(u: Usage): CheckedUsage {
   const prompt = count(raw.prompt_tokens, 'prompt_tokens', false);
   const completion = count(raw.completion_tokens, 'completion_tokens', false);
   const total = count(raw.total_tokens, 'total_tokens', true);
-  const out: Usage = { ...raw, prompt_tokens: prompt, completion_tokens: completion, total_tokens: raw.total_tokens === undefined ? prompt + completion : total };
+  const out: Usage = {
+    ...raw,
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: raw.total_tokens === undefined ? prompt + completion : total,
+  };
   const details = raw.prompt_tokens_details;
   if (details?.cached_tokens !== undefined || details?.cache_write_tokens !== undefined) {
     out.prompt_tokens_details = { ...details };
     for (const k of ['cached_tokens', 'cache_write_tokens'] as const) {
-      if (details[k] !== undefined) out.prompt_tokens_details[k] = count(details[k], `prompt_tokens_details.${k}`, true);
+      if (details[k] !== undefined)
+        out.prompt_tokens_details[k] = count(details[k], `prompt_tokens_details.${k}`, true);
     }
   }
   const reasoning = raw.completion_tokens_details?.reasoning_tokens;
-  if (reasoning !== undefined) out.completion_tokens_details = { ...raw.completion_tokens_details, reasoning_tokens: count(reasoning, 'completion_tokens_details.reasoning_tokens', true) };
+  if (reasoning !== undefined)
+    out.completion_tokens_details = {
+      ...raw.completion_tokens_details,
+      reasoning_tokens: count(reasoning, 'completion_tokens_details.reasoning_tokens', true),
+    };
   return { usage: out, malformed };
 }
 
@@ -59,6 +69,13 @@ export function chargeFor(price: Price, reported: Usage, cap: number): Charge {
   if (malformed !== null) return { usage, cost: cap, overrun: 0, reason: 'malformed_usage' };
   const cost = usageCost(price, usage);
   if (Number.isSafeInteger(cost) && cost >= 0 && cost <= cap) return { usage, cost, overrun: 0, reason: null };
-  const excess = Number.isFinite(cost) ? Math.min(Math.max(0, Math.round(cost - cap)), Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
-  return { usage, cost: cap, overrun: excess, reason: Number.isFinite(cost) && cost >= 0 ? 'usage_above_bound' : 'malformed_usage' };
+  const excess = Number.isFinite(cost)
+    ? Math.min(Math.max(0, Math.round(cost - cap)), Number.MAX_SAFE_INTEGER)
+    : Number.MAX_SAFE_INTEGER;
+  return {
+    usage,
+    cost: cap,
+    overrun: excess,
+    reason: Number.isFinite(cost) && cost >= 0 ? 'usage_above_bound' : 'malformed_usage',
+  };
 }

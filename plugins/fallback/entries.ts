@@ -18,7 +18,10 @@ export function entryOverrides(entry: Record<string, unknown>, i: number): Recor
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(entry)) {
     if (k === 'model') continue;
-    if (PROTOTYPE_KEYS.has(k) || NOT_OVERRIDABLE.has(k)) problems.push(errors.invalidRequest(`'${k}' cannot be set in a fallback entry`, `fallbacks[${i}].${k}`, 'invalid_fallback'));
+    if (PROTOTYPE_KEYS.has(k) || NOT_OVERRIDABLE.has(k))
+      problems.push(
+        errors.invalidRequest(`'${k}' cannot be set in a fallback entry`, `fallbacks[${i}].${k}`, 'invalid_fallback'),
+      );
   }
   if (problems.length > 0) throw combine(problems);
   for (const k of ownSafeKeys(entry)) if (k !== 'model') out[k] = entry[k];
@@ -30,10 +33,16 @@ export function entryOverrides(entry: Record<string, unknown>, i: number): Recor
  * compiled schema as the request itself; problems of the overridden fields are named
  * `fallbacks[i].<field>` (the rest of the request is the params plugin's to report).
  */
-export function checkFallbackRequest(request: ChatRequest, overrides: Record<string, unknown>, i: number, model: ModelConfig): void {
+export function checkFallbackRequest(
+  request: ChatRequest,
+  overrides: Record<string, unknown>,
+  i: number,
+  model: ModelConfig,
+): void {
   const keys = Object.keys(overrides);
   if (keys.length === 0) return;
-  const mine = (param: string | null) => param !== null && keys.some((k) => param === k || param.startsWith(`${k}.`) || param.startsWith(`${k}[`));
+  const mine = (param: string | null) =>
+    param !== null && keys.some((k) => param === k || param.startsWith(`${k}.`) || param.startsWith(`${k}[`));
   const problems = validateChatRequest(request, {}, () => model.context_length - countPromptTokens(request))
     .filter((p) => mine(p.param))
     .map((p) => errors.invalidRequest(`fallbacks[${i}].${p.message}`, `fallbacks[${i}].${p.param}`, p.code));

@@ -61,7 +61,11 @@ export default definePlugin<FallbackConfig>({
         properties: {
           allow: { type: 'boolean', default: false },
           api_base_allowlist: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
-          allow_private: { type: 'array', items: { type: 'string', pattern: '^[0-9a-fA-F:.]+(/[0-9]{1,3})?$' }, default: [] },
+          allow_private: {
+            type: 'array',
+            items: { type: 'string', pattern: '^[0-9a-fA-F:.]+(/[0-9]{1,3})?$' },
+            default: [],
+          },
         },
       },
     },
@@ -70,19 +74,38 @@ export default definePlugin<FallbackConfig>({
     const { models } = services;
     const health = new DeploymentHealth(config.cooldown, services.metrics);
     services.shared.set(HEALTH, health);
-    const policy = { allow: config.overrides.api_base_allowlist, allowPrivate: config.overrides.allow_private, self: { host: services.config.server.host, port: services.config.server.port } };
-    const backoff = { baseMs: config.backoff_base_ms, maxMs: config.backoff_max_ms, retryAfterMaxMs: config.retry_after_max_ms };
+    const policy = {
+      allow: config.overrides.api_base_allowlist,
+      allowPrivate: config.overrides.allow_private,
+      self: { host: services.config.server.host, port: services.config.server.port },
+    };
+    const backoff = {
+      baseMs: config.backoff_base_ms,
+      maxMs: config.backoff_max_ms,
+      retryAfterMaxMs: config.retry_after_max_ms,
+    };
 
     const resolve = (id: string, param: string): ModelConfig => {
       const m = models.get(id);
-      if (!m) throw errors.invalidRequest(`${param} names the model '${id.slice(0, 200)}', which does not exist`, param, 'model_not_found');
+      if (!m)
+        throw errors.invalidRequest(
+          `${param} names the model '${id.slice(0, 200)}', which does not exist`,
+          param,
+          'model_not_found',
+        );
       return m;
     };
 
     /** One model's attempts: its deployments in strategy order, cycled through for 1 + retries tries. */
     const group = (model: ModelConfig, request: ChatRequest, retries: number, s: GatewayState): Attempt[] => {
       const input = { model, request, promptTokens: promptTokens(s) };
-      const order = orderDeployments(model.deployments, model.routing?.strategy ?? 'weighted', health, Math.random, input);
+      const order = orderDeployments(
+        model.deployments,
+        model.routing?.strategy ?? 'weighted',
+        health,
+        Math.random,
+        input,
+      );
       if (order.length === 0) return [];
       return Array.from({ length: 1 + retries }, (_, retry) => {
         const deployment = order[retry % order.length];
@@ -90,7 +113,10 @@ export default definePlugin<FallbackConfig>({
       });
     };
 
-    const retriesFor = (s: GatewayState, m: ModelConfig) => (typeof s.options.num_retries === 'number' ? s.options.num_retries : m.routing?.num_retries ?? config.num_retries);
+    const retriesFor = (s: GatewayState, m: ModelConfig) =>
+      typeof s.options.num_retries === 'number'
+        ? s.options.num_retries
+        : (m.routing?.num_retries ?? config.num_retries);
 
     return {
       async middleware(ctx, next) {
@@ -98,7 +124,10 @@ export default definePlugin<FallbackConfig>({
         const o = s.options;
         const overriding = OVERRIDE_FIELDS.some((f) => o[f] !== undefined);
         if (overriding && !config.overrides.allow) {
-          throw errors.forbidden('override_not_allowed', `This gateway does not allow per-request ${OVERRIDE_FIELDS.filter((f) => o[f] !== undefined).join(', ')}`);
+          throw errors.forbidden(
+            'override_not_allowed',
+            `This gateway does not allow per-request ${OVERRIDE_FIELDS.filter((f) => o[f] !== undefined).join(', ')}`,
+          );
         }
 
         // Fallback models: the request's `fallbacks` (names or {model, ...parameter overrides}), OpenRouter's `models`, else the model's own.
@@ -106,22 +135,46 @@ export default definePlugin<FallbackConfig>({
         if (Array.isArray(o.fallbacks)) {
           (o.fallbacks as Array<string | Record<string, unknown>>).forEach((f, i) => {
             if (typeof f === 'string') fallbackSpecs.push({ id: f, overrides: {}, param: `fallbacks[${i}]` });
-            else fallbackSpecs.push({ id: String(f.model), overrides: entryOverrides(f, i), param: `fallbacks[${i}].model` });
+            else
+              fallbackSpecs.push({
+                id: String(f.model),
+                overrides: entryOverrides(f, i),
+                param: `fallbacks[${i}].model`,
+              });
           });
         } else if (Array.isArray(o.models)) {
-          (o.models as string[]).forEach((id, i) => id !== s.model.id && fallbackSpecs.push({ id, overrides: {}, param: `models[${i}]` }));
-        } else for (const id of s.model.routing?.fallbacks ?? []) fallbackSpecs.push({ id, overrides: {}, param: `models.${s.model.id}.routing.fallbacks` });
+          (o.models as string[]).forEach(
+            (id, i) => id !== s.model.id && fallbackSpecs.push({ id, overrides: {}, param: `models[${i}]` }),
+          );
+        } else
+          for (const id of s.model.routing?.fallbacks ?? [])
+            fallbackSpecs.push({ id, overrides: {}, param: `models.${s.model.id}.routing.fallbacks` });
 
         const contextDict = (o.context_window_fallback_dict as Record<string, string> | undefined) ?? {};
         const contextId = contextDict[s.model.id] ?? s.model.routing?.context_window_fallback;
-        const contextModel = contextId && s.allowModel?.(contextId) !== false ? resolve(contextId, 'context_window_fallback_dict') : undefined;
-        const contextAttempts = contextModel ? group(contextModel, { ...s.request, model: contextModel.id }, retriesFor(s, contextModel), s) : undefined;
+        const contextModel =
+          contextId && s.allowModel?.(contextId) !== false
+            ? resolve(contextId, 'context_window_fallback_dict')
+            : undefined;
+        const contextAttempts = contextModel
+          ? group(contextModel, { ...s.request, model: contextModel.id }, retriesFor(s, contextModel), s)
+          : undefined;
 
         let attempts: Attempt[];
         if (overriding) {
           const first = s.model.deployments[0];
-          const targets = await overrideTargets(o, { provider: models.provider(first.provider), deployment: first }, policy);
-          attempts = (targets ?? []).map((t) => ({ model: s.model, deployment: t.deployment, provider: t.provider, request: s.request, retry: 0 }));
+          const targets = await overrideTargets(
+            o,
+            { provider: models.provider(first.provider), deployment: first },
+            policy,
+          );
+          attempts = (targets ?? []).map((t) => ({
+            model: s.model,
+            deployment: t.deployment,
+            provider: t.provider,
+            request: s.request,
+            retry: 0,
+          }));
         } else if (contextAttempts && promptTokens(s) > s.model.context_length) {
           // The gateway's own count already says the prompt does not fit: go to the larger model at once.
           attempts = contextAttempts;

@@ -15,7 +15,13 @@ export interface OverrideTarget {
   deployment: DeploymentConfig;
 }
 
-function adHocProvider(base: ProviderConfig, apiBase: string | undefined, apiKey: string, apiVersion: string | undefined, pinned: ProviderConfig['pinned']): ProviderConfig {
+function adHocProvider(
+  base: ProviderConfig,
+  apiBase: string | undefined,
+  apiKey: string,
+  apiVersion: string | undefined,
+  pinned: ProviderConfig['pinned'],
+): ProviderConfig {
   return {
     name: `${base.name}~override`,
     type: base.type,
@@ -34,7 +40,11 @@ function adHocProvider(base: ProviderConfig, apiBase: string | undefined, apiKey
  * comes with the request's own api_key (the operator's key never goes to it).
  * Returns null when the request overrides nothing.
  */
-export async function overrideTargets(o: GatewayRequestOptions, base: { provider: ProviderConfig; deployment: DeploymentConfig }, policy: SsrfPolicy): Promise<OverrideTarget[] | null> {
+export async function overrideTargets(
+  o: GatewayRequestOptions,
+  base: { provider: ProviderConfig; deployment: DeploymentConfig },
+  policy: SsrfPolicy,
+): Promise<OverrideTarget[] | null> {
   const used = OVERRIDE_FIELDS.filter((f) => o[f] !== undefined);
   if (used.length === 0) return null;
   const out: OverrideTarget[] = [];
@@ -44,23 +54,48 @@ export async function overrideTargets(o: GatewayRequestOptions, base: { provider
     for (const [i, entry] of (o.model_list as Array<Record<string, unknown>>).entries()) {
       const params = (entry.litellm_params as Record<string, unknown> | undefined) ?? entry;
       if (typeof params.api_base !== 'string' || typeof params.api_key !== 'string') {
-        throw errors.invalidRequest('each model_list entry needs its own api_base and api_key', `model_list[${i}]`, 'invalid_override');
+        throw errors.invalidRequest(
+          'each model_list entry needs its own api_base and api_key',
+          `model_list[${i}]`,
+          'invalid_override',
+        );
       }
       const checked = await checkApiBase(params.api_base, policy);
       out.push({
-        provider: adHocProvider(base.provider, params.api_base, params.api_key, version, { address: checked.address, family: checked.family }),
-        deployment: { provider: `${base.provider.name}~override`, model: typeof params.model === 'string' ? params.model : model, weight: 1 },
+        provider: adHocProvider(base.provider, params.api_base, params.api_key, version, {
+          address: checked.address,
+          family: checked.family,
+        }),
+        deployment: {
+          provider: `${base.provider.name}~override`,
+          model: typeof params.model === 'string' ? params.model : model,
+          weight: 1,
+        },
       });
     }
     return out;
   }
   if (typeof o.api_base === 'string') {
-    if (typeof o.api_key !== 'string') throw errors.invalidRequest('A request that sets api_base must bring its own api_key: the operator\'s key is never sent to another address', 'api_key', 'api_key_required');
+    if (typeof o.api_key !== 'string')
+      throw errors.invalidRequest(
+        "A request that sets api_base must bring its own api_key: the operator's key is never sent to another address",
+        'api_key',
+        'api_key_required',
+      );
     const checked = await checkApiBase(o.api_base, policy);
-    out.push({ provider: adHocProvider(base.provider, o.api_base, o.api_key, version, { address: checked.address, family: checked.family }), deployment: withVersion({ ...base.deployment, provider: `${base.provider.name}~override`, model }, version) });
+    out.push({
+      provider: adHocProvider(base.provider, o.api_base, o.api_key, version, {
+        address: checked.address,
+        family: checked.family,
+      }),
+      deployment: withVersion({ ...base.deployment, provider: `${base.provider.name}~override`, model }, version),
+    });
     return out;
   }
-  const key = typeof o.api_key === 'string' ? o.api_key : base.provider.api_key ?? '';
-  out.push({ provider: adHocProvider(base.provider, undefined, key, version, undefined), deployment: withVersion({ ...base.deployment, provider: `${base.provider.name}~override`, model }, version) });
+  const key = typeof o.api_key === 'string' ? o.api_key : (base.provider.api_key ?? '');
+  out.push({
+    provider: adHocProvider(base.provider, undefined, key, version, undefined),
+    deployment: withVersion({ ...base.deployment, provider: `${base.provider.name}~override`, model }, version),
+  });
   return out;
 }

@@ -4,10 +4,33 @@ import { errors, type GatewayError } from '../../src/errors';
 
 /** Address ranges a client-supplied upstream may never point at (RFC 6890 special-purpose, private, metadata). */
 const BLOCKED_V4 = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-  ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const;
-const BLOCKED_V6 = [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64], ['2001::', 23]] as const;
+const BLOCKED_V6 = [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['100::', 64],
+  ['2001::', 23],
+] as const;
 /** Cloud metadata services: refused even when the operator allows private ranges. */
 const METADATA = new Set(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200', '168.63.129.16']);
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'metadata.azure.com', 'instance-data']);
@@ -64,10 +87,16 @@ export function checkAddress(ip: string, policy: SsrfPolicy, port: number): void
   const family = isIP(ip) as 0 | 4 | 6;
   if (family === 0) throw refuse('not an IP address');
   const v4 = family === 6 ? embeddedV4(ip.toLowerCase()) : ip;
-  if (METADATA.has(ip.toLowerCase()) || (v4 && METADATA.has(v4))) throw refuse('cloud metadata addresses are never allowed');
-  if ((ip === policy.self.host || v4 === policy.self.host) && port === policy.self.port) throw refuse("the gateway's own address");
-  const isBlocked = v4 && family === 6 ? blocked.check(v4, 'ipv4') || blocked.check(ip, 'ipv6') : blocked.check(ip, family === 6 ? 'ipv6' : 'ipv4');
-  if (isBlocked && !privateAllowed(v4 ?? ip, v4 ? 4 : family, policy)) throw refuse('loopback, private, link-local and reserved addresses are not allowed');
+  if (METADATA.has(ip.toLowerCase()) || (v4 && METADATA.has(v4)))
+    throw refuse('cloud metadata addresses are never allowed');
+  if ((ip === policy.self.host || v4 === policy.self.host) && port === policy.self.port)
+    throw refuse("the gateway's own address");
+  const isBlocked =
+    v4 && family === 6
+      ? blocked.check(v4, 'ipv4') || blocked.check(ip, 'ipv6')
+      : blocked.check(ip, family === 6 ? 'ipv6' : 'ipv4');
+  if (isBlocked && !privateAllowed(v4 ?? ip, v4 ? 4 : family, policy))
+    throw refuse('loopback, private, link-local and reserved addresses are not allowed');
 }
 
 function allowlisted(url: URL, allow: readonly string[]): boolean {
@@ -75,7 +104,11 @@ function allowlisted(url: URL, allow: readonly string[]): boolean {
   return allow.some((entry) => {
     if (/^https?:\/\//i.test(entry)) {
       const prefix = new URL(entry);
-      return url.protocol === prefix.protocol && url.host.toLowerCase() === prefix.host.toLowerCase() && url.pathname.startsWith(prefix.pathname.replace(/\/$/, ''));
+      return (
+        url.protocol === prefix.protocol &&
+        url.host.toLowerCase() === prefix.host.toLowerCase() &&
+        url.pathname.startsWith(prefix.pathname.replace(/\/$/, ''))
+      );
     }
     return host === entry.toLowerCase();
   });
@@ -86,7 +119,11 @@ function allowlisted(url: URL, allow: readonly string[]): boolean {
  * allowlist, and resolving only to public addresses (or operator-permitted ones). The
  * first checked address is returned to be pinned for the connection.
  */
-export async function checkApiBase(raw: string, policy: SsrfPolicy, resolve: typeof lookup = lookup): Promise<CheckedTarget> {
+export async function checkApiBase(
+  raw: string,
+  policy: SsrfPolicy,
+  resolve: typeof lookup = lookup,
+): Promise<CheckedTarget> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -95,7 +132,10 @@ export async function checkApiBase(raw: string, policy: SsrfPolicy, resolve: typ
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse(`scheme ${url.protocol} is not allowed`);
   if (url.username || url.password) throw refuse('credentials in the URL are not allowed');
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (METADATA_HOSTS.has(host)) throw refuse('cloud metadata hosts are never allowed');
   if (!allowlisted(url, policy.allow)) throw refuse('the host is not on the allowlist');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -116,7 +156,11 @@ async function resolveAll(host: string, resolve: typeof lookup): Promise<Array<{
   } catch (e) {
     const code = (e as { code?: string }).code ?? 'unknown';
     if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'EAI_NONAME') {
-      throw errors.invalidRequest(`api_base refused: the host '${host.slice(0, 253)}' does not resolve`, 'api_base', 'api_base_unresolvable');
+      throw errors.invalidRequest(
+        `api_base refused: the host '${host.slice(0, 253)}' does not resolve`,
+        'api_base',
+        'api_base_unresolvable',
+      );
     }
     throw errors.upstreamUnavailable(host.slice(0, 253), `DNS lookup failed (${code})`);
   }

@@ -1,12 +1,21 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { errors } from '../../src/errors';
-import { LimitSettingsRepo, type LimitSettings, type LimitSubject, type RateLimitSettings } from '../../src/store/limit-settings';
+import {
+  LimitSettingsRepo,
+  type LimitSettings,
+  type LimitSubject,
+  type RateLimitSettings,
+} from '../../src/store/limit-settings';
 import type { Store } from '../../src/store/index';
 import { bodyReader } from '../../src/api/body';
 
 const count = { type: 'integer', minimum: 0, maximum: 1_000_000_000 };
-const values = { type: 'object', additionalProperties: false, properties: { rpm: count, tpm: count, concurrency: count } };
+const values = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { rpm: count, tpm: count, concurrency: count },
+};
 const modelPattern = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\s]+$' };
 
 /** The body of PUT .../limits: fields given replace, null clears (inherit / allow every model). */
@@ -21,7 +30,11 @@ export const limitSettingsSchema = {
         {
           type: 'object',
           additionalProperties: false,
-          properties: { ...values.properties, models: { type: 'object', maxProperties: 1000, propertyNames: modelPattern, additionalProperties: values }, plan: { type: 'string', minLength: 1, maxLength: 100 } },
+          properties: {
+            ...values.properties,
+            models: { type: 'object', maxProperties: 1000, propertyNames: modelPattern, additionalProperties: values },
+            plan: { type: 'string', minLength: 1, maxLength: 100 },
+          },
         },
         { type: 'null' },
       ],
@@ -48,9 +61,15 @@ export function limitSettingsJson(s: LimitSettings) {
 export function registerLimitRoutes(router: Router, store: Store, admin: (ctx: Koa.Context) => Promise<unknown>): void {
   const repo = new LimitSettingsRepo(store.db);
   const notFound = (subject: LimitSubject) =>
-    subject === 'key' ? errors.notFound('key_not_found', 'No key with that hash') : errors.notFound('account_not_found', 'No account with that id');
-  const idOf = (subject: LimitSubject, raw: string) => (subject === 'key' && !/^[0-9a-f]{64}$/.test(raw) ? undefined : raw);
-  for (const [subject, path] of [['key', '/v1/keys/:id/limits'], ['account', '/v1/accounts/:id/limits']] as const) {
+    subject === 'key'
+      ? errors.notFound('key_not_found', 'No key with that hash')
+      : errors.notFound('account_not_found', 'No account with that id');
+  const idOf = (subject: LimitSubject, raw: string) =>
+    subject === 'key' && !/^[0-9a-f]{64}$/.test(raw) ? undefined : raw;
+  for (const [subject, path] of [
+    ['key', '/v1/keys/:id/limits'],
+    ['account', '/v1/accounts/:id/limits'],
+  ] as const) {
     router.get(path, async (ctx) => {
       await admin(ctx);
       const id = idOf(subject, ctx.params.id);
@@ -63,7 +82,8 @@ export function registerLimitRoutes(router: Router, store: Store, admin: (ctx: K
       const id = idOf(subject, ctx.params.id);
       if (id === undefined) throw notFound(subject);
       const b = await readSettings(ctx);
-      if (!(await repo.set(subject, id, { allowedModels: b.allowed_models, rateLimits: b.rate_limits }))) throw notFound(subject);
+      if (!(await repo.set(subject, id, { allowedModels: b.allowed_models, rateLimits: b.rate_limits })))
+        throw notFound(subject);
       ctx.body = { data: limitSettingsJson((await repo.get(subject, id)) as LimitSettings) };
     });
   }

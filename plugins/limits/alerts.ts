@@ -39,7 +39,13 @@ export class BudgetAlerts {
     private readonly logger: Logger,
   ) {
     this.mailer = smtp
-      ? createTransport({ host: smtp.host, port: smtp.port, secure: smtp.secure, ignoreTLS: !smtp.secure, ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}) })
+      ? createTransport({
+          host: smtp.host,
+          port: smtp.port,
+          secure: smtp.secure,
+          ignoreTLS: !smtp.secure,
+          ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}),
+        })
       : undefined;
   }
 
@@ -84,10 +90,22 @@ export class BudgetAlerts {
         if (used * 100 < key.limit * pct) continue;
         const windowId = String(windowStart(key.limitReset, now));
         notices.push({
-          subject: `key:${key.hash}`, threshold: `${pct}%`, windowId, email: account?.email ?? null,
+          subject: `key:${key.hash}`,
+          threshold: `${pct}%`,
+          windowId,
+          email: account?.email ?? null,
           title: `API key ${key.label} has used ${pct}% of its credit limit`,
           text: `The API key "${key.name}" (${key.label}) has used ${fromNano(used)} of its ${fromNano(key.limit)} credit limit (${key.limitReset ?? 'lifetime'} window; threshold ${pct}%).\n`,
-          event: { type: 'budget.key_limit', key: { hash: key.hash, label: key.label, name: key.name, account_id: key.accountId }, threshold_percent: pct, usage: fromNano(used), limit: fromNano(key.limit), limit_reset: key.limitReset, window_start: new Date(Number(windowId)).toISOString(), at: new Date(now).toISOString() },
+          event: {
+            type: 'budget.key_limit',
+            key: { hash: key.hash, label: key.label, name: key.name, account_id: key.accountId },
+            threshold_percent: pct,
+            usage: fromNano(used),
+            limit: fromNano(key.limit),
+            limit_reset: key.limitReset,
+            window_start: new Date(Number(windowId)).toISOString(),
+            at: new Date(now).toISOString(),
+          },
         });
       }
     }
@@ -97,10 +115,19 @@ export class BudgetAlerts {
         if (balance >= toNano(below)) continue;
         // A window lasts until credit is added: a top-up re-arms the notice.
         notices.push({
-          subject: `account:${account.id}`, threshold: `below:${below}`, windowId: String(account.credits), email: account.email,
+          subject: `account:${account.id}`,
+          threshold: `below:${below}`,
+          windowId: String(account.credits),
+          email: account.email,
           title: `Account ${account.name} balance is below ${below} credits`,
           text: `The balance of account "${account.name}" is ${fromNano(balance)} credits, below ${below}.\n`,
-          event: { type: 'budget.account_balance', account: { id: account.id, name: account.name }, below, balance: fromNano(balance), at: new Date(now).toISOString() },
+          event: {
+            type: 'budget.account_balance',
+            account: { id: account.id, name: account.name },
+            below,
+            balance: fromNano(balance),
+            at: new Date(now).toISOString(),
+          },
         });
       }
     }
@@ -108,10 +135,17 @@ export class BudgetAlerts {
   }
 
   private send(n: Notice): void {
-    this.logger.info({ subject: n.subject.startsWith('key:') ? 'key' : 'account', threshold: n.threshold }, 'limits: budget notice');
+    this.logger.info(
+      { subject: n.subject.startsWith('key:') ? 'key' : 'account', threshold: n.threshold },
+      'limits: budget notice',
+    );
     const jobs: Array<Promise<unknown>> = [];
     if (this.mailer && this.smtp && n.email) {
-      jobs.push(this.mailer.sendMail({ from: this.smtp.from, to: n.email, subject: n.title, text: n.text }).catch((e: unknown) => this.logger.error({ err: e }, 'limits: budget e-mail failed')));
+      jobs.push(
+        this.mailer
+          .sendMail({ from: this.smtp.from, to: n.email, subject: n.title, text: n.text })
+          .catch((e: unknown) => this.logger.error({ err: e }, 'limits: budget e-mail failed')),
+      );
     }
     if (this.cfg.webhook) jobs.push(deliverWebhook(this.cfg.webhook, n.event, this.logger));
     const all = Promise.all(jobs);

@@ -16,7 +16,11 @@ export class FailedAuthThrottle implements AuthThrottle {
   /** Counts a failure for every replica; resolves the ms to wait when the address is over the limit. */
   shared?: (address: string) => Promise<number | undefined>;
 
-  constructor(private readonly max: number, private readonly windowMs: number, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly max: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), windowMs);
     this.sweeper.unref();
   }
@@ -32,10 +36,17 @@ export class FailedAuthThrottle implements AuthThrottle {
   check(address: string): void {
     const now = this.now();
     const list = this.recent(address, now);
-    const until = Math.max(list.length >= this.max ? list[list.length - this.max] + this.windowMs : 0, this.blocked.get(address) ?? 0);
+    const until = Math.max(
+      list.length >= this.max ? list[list.length - this.max] + this.windowMs : 0,
+      this.blocked.get(address) ?? 0,
+    );
     if (until > now) {
       const retry = Math.max(1, Math.ceil((until - now) / 1000));
-      throw errors.rateLimited('too_many_failed_authentications', `Too many failed authentications from this address; retry in ${retry} s`, retry);
+      throw errors.rateLimited(
+        'too_many_failed_authentications',
+        `Too many failed authentications from this address; retry in ${retry} s`,
+        retry,
+      );
     }
   }
 

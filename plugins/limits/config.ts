@@ -56,7 +56,14 @@ const smtp = {
   type: 'object',
   additionalProperties: false,
   required: ['host', 'port', 'from'],
-  properties: { host: { type: 'string' }, port: { type: 'integer' }, secure: { type: 'boolean', default: false }, from: { type: 'string' }, user: { type: 'string' }, pass: { type: 'string' } },
+  properties: {
+    host: { type: 'string' },
+    port: { type: 'integer' },
+    secure: { type: 'boolean', default: false },
+    from: { type: 'string' },
+    user: { type: 'string' },
+    pass: { type: 'string' },
+  },
 };
 
 export const configSchema = {
@@ -84,20 +91,31 @@ export const configSchema = {
     plans: {
       type: 'object',
       default: {},
-      additionalProperties: { type: 'object', additionalProperties: false, properties: { key: values(false), account: values(false) } },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { key: values(false), account: values(false) },
+      },
     },
     auth_failures: {
       type: 'object',
       additionalProperties: false,
       default: {},
-      properties: { max: { type: 'integer', minimum: 0, default: 20 }, window_ms: { type: 'integer', minimum: 1000, default: 60000 } },
+      properties: {
+        max: { type: 'integer', minimum: 0, default: 20 },
+        window_ms: { type: 'integer', minimum: 1000, default: 60000 },
+      },
     },
     alerts: {
       type: 'object',
       additionalProperties: false,
       default: {},
       properties: {
-        key_limit_percent: { type: 'array', items: { type: 'number', exclusiveMinimum: 0, maximum: 1000 }, default: [] },
+        key_limit_percent: {
+          type: 'array',
+          items: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
+          default: [],
+        },
         account_balance_below: { type: 'array', items: { type: 'number', minimum: 0 }, default: [] },
         smtp,
         webhook: {

@@ -50,7 +50,14 @@ export interface CounterStore {
 }
 
 /** Ms until `tokens` more fit under `limit`, given the window's entries oldest first (ts, amount). */
-export function tokensRetryMs(entries: Iterable<[number, number]>, used: number, tokens: number, limit: number, now: number, windowMs: number): number {
+export function tokensRetryMs(
+  entries: Iterable<[number, number]>,
+  used: number,
+  tokens: number,
+  limit: number,
+  now: number,
+  windowMs: number,
+): number {
   if (tokens > limit) return windowMs;
   let over = used + tokens - limit;
   let seen = 0;

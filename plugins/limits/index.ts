@@ -17,7 +17,12 @@ import { BudgetAlerts } from './alerts';
 import { FailedAuthThrottle } from './auth-throttle';
 
 const SCOPE_KIND: Record<string, string> = { k: 'key', a: 'account', m: 'model', km: 'key_model' };
-const SCOPE_TEXT: Record<string, string> = { k: 'this key', a: "this key's account", m: 'this model', km: 'this key on this model' };
+const SCOPE_TEXT: Record<string, string> = {
+  k: 'this key',
+  a: "this key's account",
+  m: 'this model',
+  km: 'this key on this model',
+};
 
 const kindOf = (s: ScopeLimits) => s.id.slice(0, s.id.indexOf(':'));
 
@@ -31,13 +36,30 @@ function refusal(a: Extract<Admission, { ok: false }>, scope: ScopeLimits, token
   const retryS = Math.max(1, Math.ceil(a.retryAfterMs / 1000));
   const who = SCOPE_TEXT[kindOf(scope)];
   if (a.dimension === 'concurrency') {
-    return errors.rateLimited('concurrency_limit_exceeded', `Too many concurrent requests for ${who} (limit ${scope.concurrency}); retry when one ends`, retryS);
+    return errors.rateLimited(
+      'concurrency_limit_exceeded',
+      `Too many concurrent requests for ${who} (limit ${scope.concurrency}); retry when one ends`,
+      retryS,
+    );
   }
-  if (a.dimension === 'requests') return errors.rateLimited('rate_limit_exceeded', `Rate limit for ${who}: ${scope.rpm} requests per minute; retry in ${retryS} s`, retryS);
+  if (a.dimension === 'requests')
+    return errors.rateLimited(
+      'rate_limit_exceeded',
+      `Rate limit for ${who}: ${scope.rpm} requests per minute; retry in ${retryS} s`,
+      retryS,
+    );
   if (tokens > scope.tpm) {
-    return errors.rateLimited('rate_limit_exceeded', `This request may use ${tokens} tokens, more than the ${scope.tpm} tokens per minute allowed for ${who}; lower max_tokens`, retryS);
+    return errors.rateLimited(
+      'rate_limit_exceeded',
+      `This request may use ${tokens} tokens, more than the ${scope.tpm} tokens per minute allowed for ${who}; lower max_tokens`,
+      retryS,
+    );
   }
-  return errors.rateLimited('rate_limit_exceeded', `Rate limit for ${who}: ${scope.tpm} tokens per minute; retry in ${retryS} s`, retryS);
+  return errors.rateLimited(
+    'rate_limit_exceeded',
+    `Rate limit for ${who}: ${scope.tpm} tokens per minute; retry in ${retryS} s`,
+    retryS,
+  );
 }
 
 /**
@@ -57,14 +79,37 @@ export default definePlugin<LimitsConfig>({
     const governance = new Governance(repo, config);
     const leaseMs = services.config.server.max_request_timeout_s * 1000 + 60_000;
     const registers = [services.metrics];
-    const storeUp = new Gauge({ name: 'gateway_limits_store_up', help: 'Whether the limits counter store answers (1) or the fail mode applies (0)', registers });
-    const refusals = new Counter({ name: 'gateway_limits_refusals_total', help: 'Requests refused by a limit, by scope kind and dimension', labelNames: ['scope', 'dimension'], registers });
-    const failModeUsed = new Counter({ name: 'gateway_limits_fail_mode_total', help: 'Requests decided by the fail mode while the counter store was unreachable', labelNames: ['mode'], registers });
+    const storeUp = new Gauge({
+      name: 'gateway_limits_store_up',
+      help: 'Whether the limits counter store answers (1) or the fail mode applies (0)',
+      registers,
+    });
+    const refusals = new Counter({
+      name: 'gateway_limits_refusals_total',
+      help: 'Requests refused by a limit, by scope kind and dimension',
+      labelNames: ['scope', 'dimension'],
+      registers,
+    });
+    const failModeUsed = new Counter({
+      name: 'gateway_limits_fail_mode_total',
+      help: 'Requests decided by the fail mode while the counter store was unreachable',
+      labelNames: ['mode'],
+      registers,
+    });
 
     let counters: CounterStore;
     let redis: RedisCounterStore | undefined;
     if (config.store === 'redis') {
-      redis = new RedisCounterStore({ url: config.redis.url, prefix: config.redis.prefix, windowMs: config.window_ms, leaseMs, timeoutMs: config.redis.timeout_ms }, logger);
+      redis = new RedisCounterStore(
+        {
+          url: config.redis.url,
+          prefix: config.redis.prefix,
+          windowMs: config.window_ms,
+          leaseMs,
+          timeoutMs: config.redis.timeout_ms,
+        },
+        logger,
+      );
       redis.onChange = (up) => storeUp.set(up ? 1 : 0);
       storeUp.set(0);
       await redis.connect(2000);
@@ -79,14 +124,22 @@ export default definePlugin<LimitsConfig>({
         : { name: 'limits', status: 'degraded', detail: `redis unreachable: failing ${config.fail_mode}` },
     );
 
-    const throttle = config.auth_failures.max > 0 ? new FailedAuthThrottle(config.auth_failures.max, config.auth_failures.window_ms) : undefined;
+    const throttle =
+      config.auth_failures.max > 0
+        ? new FailedAuthThrottle(config.auth_failures.max, config.auth_failures.window_ms)
+        : undefined;
     if (throttle) services.shared.set(AUTH_THROTTLE, throttle);
     if (throttle && redis) {
       const shared = redis;
       const max = config.auth_failures.max;
       const windowMs = config.auth_failures.window_ms;
       throttle.shared = async (address) => {
-        const a = await shared.admit({ id: randomId('fail_'), tokens: 0, windowMs, scopes: [{ id: `f:${address}`, rpm: max, tpm: 0, concurrency: 0 }] });
+        const a = await shared.admit({
+          id: randomId('fail_'),
+          tokens: 0,
+          windowMs,
+          scopes: [{ id: `f:${address}`, rpm: max, tpm: 0, concurrency: 0 }],
+        });
         return a.ok ? undefined : a.retryAfterMs;
       };
     }
@@ -99,18 +152,29 @@ export default definePlugin<LimitsConfig>({
     };
     services.shared.set(MODELS_FILTER, filter);
 
-    const alerts = new BudgetAlerts(services.store, repo, config.alerts, config.alerts.smtp ?? oauthSmtp(services), logger);
+    const alerts = new BudgetAlerts(
+      services.store,
+      repo,
+      config.alerts,
+      config.alerts.smtp ?? oauthSmtp(services),
+      logger,
+    );
 
     // Fail-open with Redis away: this replica's own counters, so each replica still holds the limits by itself.
     const local = redis && config.fail_mode === 'open' ? new MemoryCounterStore(config.window_ms, leaseMs) : undefined;
 
-    async function admit(id: string, tokens: number, scopes: ScopeLimits[]): Promise<{ admission: Admission; by: CounterStore }> {
+    async function admit(
+      id: string,
+      tokens: number,
+      scopes: ScopeLimits[],
+    ): Promise<{ admission: Admission; by: CounterStore }> {
       try {
         return { admission: await counters.admit({ id, tokens, scopes }), by: counters };
       } catch (e) {
         if (!(e instanceof CounterStoreDown)) throw e;
         failModeUsed.inc({ mode: config.fail_mode });
-        if (!local) throw errors.rateLimited('limits_unavailable', 'Rate limits cannot be checked right now; retry shortly', 2);
+        if (!local)
+          throw errors.rateLimited('limits_unavailable', 'Rate limits cannot be checked right now; retry shortly', 2);
         return { admission: local.admitSync({ id, tokens, scopes }), by: local };
       }
     }
@@ -157,7 +221,8 @@ export default definePlugin<LimitsConfig>({
         }
         const result = s.result;
         if (result?.kind === 'completion') finish(result.body.usage?.total_tokens ?? tokens);
-        else if (result?.kind === 'stream') result.stream.observe({ name: 'limits', onEnd: (end) => finish(end.usage?.total_tokens ?? 0) });
+        else if (result?.kind === 'stream')
+          result.stream.observe({ name: 'limits', onEnd: (end) => finish(end.usage?.total_tokens ?? 0) });
         else finish(0);
       },
       async close() {

@@ -31,7 +31,8 @@ class ScopeWindow {
 
   /** Running requests, after dropping leases that ran out (only looked at when the limit is near). */
   runningAt(now: number, limit: number): number {
-    if (this.running.size + 1 > limit) for (const [id, until] of this.running) if (until <= now) this.running.delete(id);
+    if (this.running.size + 1 > limit)
+      for (const [id, until] of this.running) if (until <= now) this.running.delete(id);
     return this.running.size;
   }
 
@@ -45,7 +46,12 @@ class ScopeWindow {
 
   usage(now: number, windowMs: number): ScopeUsage {
     const oldest = this.count > 0 ? this.log[this.head].ts + windowMs - now : 0;
-    return { requests: this.count, tokens: this.tokens, requestsResetMs: Math.max(0, oldest), tokensResetMs: Math.max(0, oldest) };
+    return {
+      requests: this.count,
+      tokens: this.tokens,
+      requestsResetMs: Math.max(0, oldest),
+      tokensResetMs: Math.max(0, oldest),
+    };
   }
 }
 
@@ -58,7 +64,11 @@ export class MemoryCounterStore implements CounterStore {
   private readonly scopes = new Map<string, ScopeWindow>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly windowMs: number, private readonly leaseMs: number, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly windowMs: number,
+    private readonly leaseMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
     // Drop idle scopes so a stream of one-off keys cannot grow the map for ever.
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, windowMs));
     this.sweeper.unref();
@@ -84,11 +94,25 @@ export class MemoryCounterStore implements CounterStore {
       const s = req.scopes[i];
       w.evict(now, this.windowMs);
       usage.push(w.usage(now, this.windowMs));
-      if (s.rpm > 0 && w.count + 1 > s.rpm) return { ok: false, scope: i, dimension: 'requests', retryAfterMs: Math.max(1, usage[i].requestsResetMs), usage };
+      if (s.rpm > 0 && w.count + 1 > s.rpm)
+        return {
+          ok: false,
+          scope: i,
+          dimension: 'requests',
+          retryAfterMs: Math.max(1, usage[i].requestsResetMs),
+          usage,
+        };
       if (s.tpm > 0 && w.tokens + req.tokens > s.tpm) {
-        return { ok: false, scope: i, dimension: 'tokens', retryAfterMs: tokensRetryMs(w.entries(), w.tokens, req.tokens, s.tpm, now, this.windowMs), usage };
+        return {
+          ok: false,
+          scope: i,
+          dimension: 'tokens',
+          retryAfterMs: tokensRetryMs(w.entries(), w.tokens, req.tokens, s.tpm, now, this.windowMs),
+          usage,
+        };
       }
-      if (s.concurrency > 0 && w.runningAt(now, s.concurrency) + 1 > s.concurrency) return { ok: false, scope: i, dimension: 'concurrency', retryAfterMs: 1000, usage };
+      if (s.concurrency > 0 && w.runningAt(now, s.concurrency) + 1 > s.concurrency)
+        return { ok: false, scope: i, dimension: 'concurrency', retryAfterMs: 1000, usage };
     }
     for (let i = 0; i < windows.length; i++) {
       const w = windows[i];

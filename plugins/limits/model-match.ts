@@ -31,7 +31,10 @@ export function bothAllow(a: ModelPredicate, b: ModelPredicate): ModelPredicate 
 }
 
 /** The first pattern-keyed entry whose glob matches the model (config maps such as `models: {'mock/*': ...}`). */
-export function matchFirst<T>(table: ReadonlyArray<{ match: ModelPredicate; value: T }>, modelId: string): T | undefined {
+export function matchFirst<T>(
+  table: ReadonlyArray<{ match: ModelPredicate; value: T }>,
+  modelId: string,
+): T | undefined {
   for (const e of table) if (e.match(modelId)) return e.value;
   return undefined;
 }

@@ -36,7 +36,10 @@ export class RedisCounterStore implements CounterStore {
   private closing = false;
   onChange?: (up: boolean) => void;
 
-  constructor(private readonly opts: RedisStoreOptions, private readonly logger: Logger) {
+  constructor(
+    private readonly opts: RedisStoreOptions,
+    private readonly logger: Logger,
+  ) {
     this.client = new Redis(opts.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -55,7 +58,10 @@ export class RedisCounterStore implements CounterStore {
 
   /** Connect, waiting at most `waitMs`; an unreachable Redis is not fatal (the fail mode applies). */
   async connect(waitMs: number): Promise<void> {
-    await Promise.race([this.client.connect().catch(() => undefined), new Promise((r) => setTimeout(r, waitMs).unref())]);
+    await Promise.race([
+      this.client.connect().catch(() => undefined),
+      new Promise((r) => setTimeout(r, waitMs).unref()),
+    ]);
   }
 
   private mark(up: boolean): void {
@@ -86,7 +92,12 @@ export class RedisCounterStore implements CounterStore {
       throw new CounterStoreDown((e as Error).message);
     }
     const [ok, scope, dim, retry, raw] = reply;
-    const usage: ScopeUsage[] = raw.map(([requests, tokens, reset]) => ({ requests, tokens, requestsResetMs: reset, tokensResetMs: reset }));
+    const usage: ScopeUsage[] = raw.map(([requests, tokens, reset]) => ({
+      requests,
+      tokens,
+      requestsResetMs: reset,
+      tokensResetMs: reset,
+    }));
     if (ok === 1) {
       for (const u of usage) {
         u.requests += 1;

@@ -1,4 +1,9 @@
-import { LimitSettingsRepo, type LimitSettings, type RateLimitSettings, type RateLimitValues } from '../../src/store/limit-settings';
+import {
+  LimitSettingsRepo,
+  type LimitSettings,
+  type RateLimitSettings,
+  type RateLimitValues,
+} from '../../src/store/limit-settings';
 import type { ScopeLimits } from './counter-store';
 import type { LimitsConfig } from './config';
 import { bothAllow, compileAllowlist, matchFirst, type ModelPredicate } from './model-match';
@@ -25,7 +30,12 @@ function pick(dim: keyof RateLimitValues, ...sources: Array<RateLimitValues | un
 }
 
 function scope(id: string, ...sources: Array<RateLimitValues | undefined>): ScopeLimits {
-  return { id, rpm: pick('rpm', ...sources), tpm: pick('tpm', ...sources), concurrency: pick('concurrency', ...sources) };
+  return {
+    id,
+    rpm: pick('rpm', ...sources),
+    tpm: pick('tpm', ...sources),
+    concurrency: pick('concurrency', ...sources),
+  };
 }
 
 const limited = (s: ScopeLimits) => s.rpm > 0 || s.tpm > 0 || s.concurrency > 0;
@@ -46,7 +56,10 @@ export class Governance {
   private readonly models: Table;
   private readonly keyModels: Table;
 
-  constructor(private readonly repo: LimitSettingsRepo, private readonly cfg: LimitsConfig) {
+  constructor(
+    private readonly repo: LimitSettingsRepo,
+    private readonly cfg: LimitsConfig,
+  ) {
     this.models = table(cfg.models);
     this.keyModels = table(cfg.key_models);
     LimitSettingsRepo.listeners.add(this.forget);
@@ -62,7 +75,12 @@ export class Governance {
     const hit = this.cache.get(cacheKey);
     if (hit && hit.until > now) return hit;
     const settings = (await this.repo.get(kind, id)) ?? NONE;
-    const entry: Cached = { until: now + this.cfg.settings_cache_ms, settings, allow: compileAllowlist(settings.allowedModels), models: table(settings.rateLimits?.models) };
+    const entry: Cached = {
+      until: now + this.cfg.settings_cache_ms,
+      settings,
+      allow: compileAllowlist(settings.allowedModels),
+      models: table(settings.rateLimits?.models),
+    };
     if (this.cache.size > 100_000) this.cache.clear();
     this.cache.set(cacheKey, entry);
     return entry;

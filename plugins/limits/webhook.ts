@@ -20,14 +20,22 @@ export function signature(secret: string, body: string, unixSeconds: number): st
  * or a 429, up to max_attempts. Resolves true once delivered. Callers do not await it on
  * a request's path.
  */
-export async function deliverWebhook(o: WebhookOptions, event: Record<string, unknown>, logger: Logger): Promise<boolean> {
+export async function deliverWebhook(
+  o: WebhookOptions,
+  event: Record<string, unknown>,
+  logger: Logger,
+): Promise<boolean> {
   const body = JSON.stringify(event);
   for (let attempt = 1; attempt <= o.max_attempts; attempt++) {
     let status = 0;
     try {
       const res = await fetch(o.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-gateway-signature': signature(o.secret, body, Math.floor(Date.now() / 1000)), 'x-gateway-event': String(event.type) },
+        headers: {
+          'content-type': 'application/json',
+          'x-gateway-signature': signature(o.secret, body, Math.floor(Date.now() / 1000)),
+          'x-gateway-event': String(event.type),
+        },
         body,
         signal: AbortSignal.timeout(o.timeout_ms),
       });

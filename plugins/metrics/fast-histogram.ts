@@ -12,7 +12,10 @@ export class HistogramSeries {
   sum = 0;
   count = 0;
 
-  constructor(readonly labels: Readonly<Record<string, string>>, private readonly bounds: readonly number[]) {
+  constructor(
+    readonly labels: Readonly<Record<string, string>>,
+    private readonly bounds: readonly number[],
+  ) {
     this.counts = new Float64Array(bounds.length);
   }
 

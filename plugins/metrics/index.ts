@@ -45,7 +45,8 @@ export default definePlugin<MetricsConfig>({
     const loopDelay = new LoopDelayHistogram(config.loop_delay_resolution_ms).register(registry);
     const timer: PluginTimer = (plugin, seconds) => m.plugin.with(plugin).observe(seconds);
     addPluginTimer(services.shared, timer);
-    const http: HttpObserver = (route, method, status) => m.http.inc({ route, method, status_class: statusClass(status) });
+    const http: HttpObserver = (route, method, status) =>
+      m.http.inc({ route, method, status_class: statusClass(status) });
     services.shared.set(HTTP_OBSERVER, http);
     services.store.db.observer = (op, seconds, failed) => {
       m.store.with(op).observe(seconds);
@@ -58,7 +59,8 @@ export default definePlugin<MetricsConfig>({
       m.tokens.inc({ model, type: 'cached' }, u.prompt_tokens_details?.cached_tokens ?? 0);
       m.tokens.inc({ model, type: 'reasoning' }, u.completion_tokens_details?.reasoning_tokens ?? 0);
     };
-    const authorized = (header: string | undefined) => !config.token || (header !== undefined && constantTimeEqual(header, `Bearer ${config.token}`));
+    const authorized = (header: string | undefined) =>
+      !config.token || (header !== undefined && constantTimeEqual(header, `Bearer ${config.token}`));
     let server: Server | undefined;
     if (config.port !== undefined) {
       server = createServer((req, res) => {
@@ -69,7 +71,8 @@ export default definePlugin<MetricsConfig>({
       await new Promise<void>((r) => server!.listen(config.port, services.config.server.host, () => r()));
     } else {
       services.router.get('/metrics', async (ctx) => {
-        if (!authorized(ctx.get('authorization') || undefined)) throw errors.unauthorized('metrics_token_required', 'GET /metrics needs the metrics bearer token');
+        if (!authorized(ctx.get('authorization') || undefined))
+          throw errors.unauthorized('metrics_token_required', 'GET /metrics needs the metrics bearer token');
         ctx.type = registry.contentType;
         ctx.body = await registry.metrics();
       });

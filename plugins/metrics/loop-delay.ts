@@ -19,7 +19,8 @@ interface Sample {
  */
 export class LoopDelayHistogram {
   readonly name = 'gateway_event_loop_delay_seconds';
-  readonly help = 'How late the event loop ran a periodic timer (perf_hooks.monitorEventLoopDelay, resolution subtracted)';
+  readonly help =
+    'How late the event loop ran a periodic timer (perf_hooks.monitorEventLoopDelay, resolution subtracted)';
   readonly type = 'histogram';
   private readonly monitor: IntervalHistogram;
   private readonly counts = LOOP_DELAY_BUCKETS.map(() => 0);
@@ -62,7 +63,11 @@ export class LoopDelayHistogram {
 
   get(): { name: string; help: string; type: string; aggregator: string; values: Sample[] } {
     this.fold();
-    const values: Sample[] = LOOP_DELAY_BUCKETS.map((le, i) => ({ labels: { le }, value: this.counts[i], metricName: `${this.name}_bucket` }));
+    const values: Sample[] = LOOP_DELAY_BUCKETS.map((le, i) => ({
+      labels: { le },
+      value: this.counts[i],
+      metricName: `${this.name}_bucket`,
+    }));
     values.push({ labels: { le: '+Inf' }, value: this.count, metricName: `${this.name}_bucket` });
     values.push({ labels: {}, value: this.sum, metricName: `${this.name}_sum` });
     values.push({ labels: {}, value: this.count, metricName: `${this.name}_count` });

@@ -11,7 +11,14 @@ const COOKIE = 'gw_consent_csrf';
  */
 export function issueCsrf(ctx: Koa.Context): string {
   const token = randomBytes(24).toString('base64url');
-  ctx.cookies.set(COOKIE, token, { path: '/auth', httpOnly: true, sameSite: 'strict', maxAge: 3_600_000, overwrite: true, secure: ctx.secure });
+  ctx.cookies.set(COOKIE, token, {
+    path: '/auth',
+    httpOnly: true,
+    sameSite: 'strict',
+    maxAge: 3_600_000,
+    overwrite: true,
+    secure: ctx.secure,
+  });
   return token;
 }
 
@@ -19,7 +26,10 @@ export function issueCsrf(ctx: Koa.Context): string {
 export function checkCsrf(ctx: Koa.Context, posted: string | null): void {
   const cookie = ctx.cookies.get(COOKIE);
   if (!cookie || !posted || !constantTimeEqual(cookie, posted)) {
-    throw errors.forbidden('csrf_failed', 'The consent form expired or was not sent from this gateway; open the authorization link again');
+    throw errors.forbidden(
+      'csrf_failed',
+      'The consent form expired or was not sent from this gateway; open the authorization link again',
+    );
   }
 }
 
@@ -35,5 +45,6 @@ export function checkSameOrigin(ctx: Koa.Context): void {
   } catch {
     host = undefined;
   }
-  if (host === undefined || host !== ctx.host) throw errors.forbidden('cross_origin', 'The consent form may only be posted from this gateway\'s own page');
+  if (host === undefined || host !== ctx.host)
+    throw errors.forbidden('cross_origin', "The consent form may only be posted from this gateway's own page");
 }

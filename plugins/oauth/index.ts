@@ -48,14 +48,30 @@ export default definePlugin<OAuthConfig>({
         additionalProperties: false,
         default: {},
         properties: {
-          public_keys: { type: 'array', default: [], items: { type: 'object', additionalProperties: false, required: ['key_identifier', 'pem'], properties: { key_identifier: { type: 'string' }, pem: { type: 'string' } } } },
+          public_keys: {
+            type: 'array',
+            default: [],
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['key_identifier', 'pem'],
+              properties: { key_identifier: { type: 'string' }, pem: { type: 'string' } },
+            },
+          },
           hmac_secret: { type: 'string', minLength: 16 },
           replay_window_s: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },
           smtp: {
             type: 'object',
             additionalProperties: false,
             required: ['host', 'port', 'from'],
-            properties: { host: { type: 'string' }, port: { type: 'integer' }, secure: { type: 'boolean', default: false }, from: { type: 'string' }, user: { type: 'string' }, pass: { type: 'string' } },
+            properties: {
+              host: { type: 'string' },
+              port: { type: 'integer' },
+              secure: { type: 'boolean', default: false },
+              from: { type: 'string' },
+              user: { type: 'string' },
+              pass: { type: 'string' },
+            },
           },
         },
       },
@@ -74,19 +90,33 @@ export default definePlugin<OAuthConfig>({
       } catch {
         throw errors.invalidRequest('callback_url must be an absolute URL', 'callback_url', 'invalid_callback_url');
       }
-      const local = (url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]') && url.protocol === 'http:';
+      const local =
+        (url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]') &&
+        url.protocol === 'http:';
       if (!(config.allow_localhost && local) && !config.callback_allowlist.includes(url.origin)) {
-        throw errors.forbidden('callback_not_allowed', `callback_url's origin ${url.origin} is not on this gateway's allowlist`);
+        throw errors.forbidden(
+          'callback_not_allowed',
+          `callback_url's origin ${url.origin} is not on this gateway's allowlist`,
+        );
       }
       return url;
     };
     const checkMethod = (m: unknown): 'S256' | 'plain' => {
       const method = m === undefined || m === '' ? 'S256' : String(m);
       if (method === 'S256' || (method === 'plain' && config.allow_plain)) return method;
-      throw errors.invalidRequest(`code_challenge_method must be S256${config.allow_plain ? ' or plain' : ''}`, 'code_challenge_method', 'invalid_code_challenge_method');
+      throw errors.invalidRequest(
+        `code_challenge_method must be S256${config.allow_plain ? ' or plain' : ''}`,
+        'code_challenge_method',
+        'invalid_code_challenge_method',
+      );
     };
     const checkChallenge = (c: unknown): string => {
-      if (typeof c !== 'string' || !PKCE_VALUE.test(c)) throw errors.invalidRequest('code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~', 'code_challenge', 'invalid_code_challenge');
+      if (typeof c !== 'string' || !PKCE_VALUE.test(c))
+        throw errors.invalidRequest(
+          'code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~',
+          'code_challenge',
+          'invalid_code_challenge',
+        );
       return c;
     };
 
@@ -96,8 +126,17 @@ export default definePlugin<OAuthConfig>({
       const method = checkMethod(ctx.query.code_challenge_method);
       ctx.type = 'text/html; charset=utf-8';
       // form-action also governs the redirect after the post: the callback's origin must be listed.
-      ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${url.origin}; frame-ancestors 'none'`);
-      ctx.body = consentPage({ site: url.origin, callbackUrl: url.toString(), challenge, method, csrf: issueCsrf(ctx) });
+      ctx.set(
+        'Content-Security-Policy',
+        `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${url.origin}; frame-ancestors 'none'`,
+      );
+      ctx.body = consentPage({
+        site: url.origin,
+        callbackUrl: url.toString(),
+        challenge,
+        method,
+        csrf: issueCsrf(ctx),
+      });
     });
 
     router.post('/auth/consent', async (ctx) => {
@@ -121,12 +160,23 @@ export default definePlugin<OAuthConfig>({
       } catch (e) {
         ctx.status = 401;
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = consentPage({ site: url.origin, callbackUrl: url.toString(), challenge, method, csrf: issueCsrf(ctx), error: `That key was not accepted: ${(e as Error).message}` });
+        ctx.body = consentPage({
+          site: url.origin,
+          callbackUrl: url.toString(),
+          challenge,
+          method,
+          csrf: issueCsrf(ctx),
+          error: `That key was not accepted: ${(e as Error).message}`,
+        });
         return;
       }
       const limit = consentLimit(form.get('limit'));
       const code = randomBytes(32).toString('base64url');
-      await store.oauthCodes.create(hashCode(code), { accountId, challenge, method, site: url.origin, limit: limit === null ? null : toNano(limit) }, config.code_ttl_seconds * 1000);
+      await store.oauthCodes.create(
+        hashCode(code),
+        { accountId, challenge, method, site: url.origin, limit: limit === null ? null : toNano(limit) },
+        config.code_ttl_seconds * 1000,
+      );
       url.searchParams.set('code', code);
       ctx.redirect(url.toString());
     });
@@ -134,23 +184,43 @@ export default definePlugin<OAuthConfig>({
     const readExchange = bodyReader<{ code: string; code_verifier: string; code_challenge_method?: string }>({
       type: 'object',
       required: ['code', 'code_verifier'],
-      properties: { code: { type: 'string', minLength: 1, maxLength: 200 }, code_verifier: { type: 'string', minLength: 1, maxLength: 200 }, code_challenge_method: { enum: ['S256', 'plain'] } },
+      properties: {
+        code: { type: 'string', minLength: 1, maxLength: 200 },
+        code_verifier: { type: 'string', minLength: 1, maxLength: 200 },
+        code_challenge_method: { enum: ['S256', 'plain'] },
+      },
     });
     router.post('/v1/auth/keys', async (ctx) => {
       const b = await readExchange(ctx);
       const c = await store.oauthCodes.consume(hashCode(b.code));
       // Unknown, used and expired codes look the same.
       if (!c) throw errors.forbidden('invalid_code', 'The code is unknown, already used or expired');
-      if (b.code_challenge_method !== undefined && b.code_challenge_method !== c.method) throw errors.invalidRequest('code_challenge_method does not match the one the code was issued for', 'code_challenge_method', 'invalid_code_challenge_method');
-      if (!verifyPkce(c.method, c.challenge, b.code_verifier)) throw errors.forbidden('invalid_code_verifier', 'code_verifier does not match the code_challenge');
+      if (b.code_challenge_method !== undefined && b.code_challenge_method !== c.method)
+        throw errors.invalidRequest(
+          'code_challenge_method does not match the one the code was issued for',
+          'code_challenge_method',
+          'invalid_code_challenge_method',
+        );
+      if (!verifyPkce(c.method, c.challenge, b.code_verifier))
+        throw errors.forbidden('invalid_code_verifier', 'code_verifier does not match the code_challenge');
       const raw = generateKey();
-      const k = await store.keys.create({ hash: hashKey(raw), accountId: c.accountId, name: c.site, label: keyLabel(raw), limit: c.limit });
+      const k = await store.keys.create({
+        hash: hashKey(raw),
+        accountId: c.accountId,
+        name: c.site,
+        label: keyLabel(raw),
+        limit: c.limit,
+      });
       ctx.body = { key: raw, user_id: c.accountId, data: keyJson(k) };
     });
 
     router.post('/v1/keys/leaked', async (ctx) => {
       const raw = await readRaw(ctx.req, 1024 * 1024, '1mb');
-      if (!signatureValid(raw, ctx.req.headers, config.leaks)) throw errors.unauthorized('invalid_signature', 'The report is not signed by a configured secret-scanning partner');
+      if (!signatureValid(raw, ctx.req.headers, config.leaks))
+        throw errors.unauthorized(
+          'invalid_signature',
+          'The report is not signed by a configured secret-scanning partner',
+        );
       replay.checkTimestamp(ctx.get('x-signature-timestamp') || undefined);
       const reports = parseReports(raw);
       await replay.once(ctx.get('github-public-key-signature') || ctx.get('x-signature-256'));
@@ -166,7 +236,11 @@ function consentLimit(raw: string | null): number | null {
   if (raw === null || raw.trim() === '') return null;
   const limit = Number(raw);
   if (!Number.isFinite(limit) || limit < credits.minimum || limit > credits.maximum) {
-    throw errors.invalidRequest(`limit must be a number from ${credits.minimum} to ${credits.maximum}`, 'limit', 'invalid_field');
+    throw errors.invalidRequest(
+      `limit must be a number from ${credits.minimum} to ${credits.maximum}`,
+      'limit',
+      'invalid_field',
+    );
   }
   return limit;
 }
@@ -179,7 +253,10 @@ function parseReports(raw: Buffer): LeakReport[] {
   } catch (e) {
     throw errors.invalidJson((e as Error).message);
   }
-  if (!Array.isArray(reports) || !reports.every((r) => r && typeof r === 'object' && typeof (r as LeakReport).token === 'string')) {
+  if (
+    !Array.isArray(reports) ||
+    !reports.every((r) => r && typeof r === 'object' && typeof (r as LeakReport).token === 'string')
+  ) {
     throw errors.invalidRequest('The body must be an array of {token, type, url, source}', null, 'invalid_body');
   }
   return reports as LeakReport[];

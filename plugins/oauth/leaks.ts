@@ -27,7 +27,11 @@ export interface LeakReport {
  * of the raw body with the shared secret in `X-Signature-256: sha256=<hex>` (of "<timestamp>.<body>"
  * when `X-Signature-Timestamp` is sent).
  */
-export function signatureValid(raw: Buffer, headers: Record<string, string | string[] | undefined>, cfg: LeakConfig): boolean {
+export function signatureValid(
+  raw: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+  cfg: LeakConfig,
+): boolean {
   const h = (n: string) => {
     const v = headers[n];
     return Array.isArray(v) ? v[0] : v;
@@ -57,15 +61,27 @@ export function signatureValid(raw: Buffer, headers: Record<string, string | str
 export class LeakHandler {
   private readonly mailer: Transporter | undefined;
 
-  constructor(private readonly store: Store, private readonly cfg: LeakConfig, private readonly logger: Logger) {
+  constructor(
+    private readonly store: Store,
+    private readonly cfg: LeakConfig,
+    private readonly logger: Logger,
+  ) {
     this.mailer = cfg.smtp
       ? // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when SMTP is configured
-        (require('nodemailer') as typeof import('nodemailer')).createTransport({ host: cfg.smtp.host, port: cfg.smtp.port, secure: cfg.smtp.secure, ignoreTLS: !cfg.smtp.secure, ...(cfg.smtp.user ? { auth: { user: cfg.smtp.user, pass: cfg.smtp.pass ?? '' } } : {}) })
+        (require('nodemailer') as typeof import('nodemailer')).createTransport({
+          host: cfg.smtp.host,
+          port: cfg.smtp.port,
+          secure: cfg.smtp.secure,
+          ignoreTLS: !cfg.smtp.secure,
+          ...(cfg.smtp.user ? { auth: { user: cfg.smtp.user, pass: cfg.smtp.pass ?? '' } } : {}),
+        })
       : undefined;
   }
 
   /** Disable every live key of ours among the reports, record where it was found, tell its owner. */
-  async handle(reports: LeakReport[]): Promise<Array<{ token_raw: string; token_type: string; label: 'true_positive' | 'false_positive' }>> {
+  async handle(
+    reports: LeakReport[],
+  ): Promise<Array<{ token_raw: string; token_type: string; label: 'true_positive' | 'false_positive' }>> {
     const out: Array<{ token_raw: string; token_type: string; label: 'true_positive' | 'false_positive' }> = [];
     for (const r of reports) {
       const live = checkKey(r.token) === 'ok' ? await this.store.keys.get(hashKey(r.token)) : undefined;

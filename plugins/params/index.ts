@@ -28,7 +28,14 @@ export default definePlugin<ParamsConfig>({
   setup(config, services) {
     const known = knownParams();
     const typeOf = (name: string) => services.models.provider(name).type;
-    const supported = new Map(services.models.all().map((m) => [m.id, { accepted: modelParams(m, typeOf), forwards: forwardsUnknown(m, typeOf), checks: valueChecks(m, typeOf) }]));
+    const supported = new Map(
+      services.models
+        .all()
+        .map((m) => [
+          m.id,
+          { accepted: modelParams(m, typeOf), forwards: forwardsUnknown(m, typeOf), checks: valueChecks(m, typeOf) },
+        ]),
+    );
     return {
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
@@ -38,13 +45,22 @@ export default definePlugin<ParamsConfig>({
         if (problems.length > 0) throw combine(problems);
 
         const legacy = functionsToTools(r);
-        const m = supported.get(s.model.id) as { accepted: Set<string>; forwards: boolean; checks: Array<(req: typeof r) => string[]> };
+        const m = supported.get(s.model.id) as {
+          accepted: Set<string>;
+          forwards: boolean;
+          checks: Array<(req: typeof r) => string[]>;
+        };
         const unsupported = unsupportedFields(r, known, m.accepted, m.forwards, m.checks);
         if (unsupported.length > 0) {
           const provider = s.options.provider as { require_parameters?: boolean } | undefined;
-          const mode = provider?.require_parameters === true ? 'reject' : s.model.unsupported_params ?? config.unsupported;
+          const mode =
+            provider?.require_parameters === true ? 'reject' : (s.model.unsupported_params ?? config.unsupported);
           if (mode === 'reject') {
-            throw combine(unsupported.map((k) => errors.invalidRequest(`${k} is not supported by model '${s.model.id}'`, k, 'unsupported_parameter')));
+            throw combine(
+              unsupported.map((k) =>
+                errors.invalidRequest(`${k} is not supported by model '${s.model.id}'`, k, 'unsupported_parameter'),
+              ),
+            );
           }
           for (const k of unsupported) delete r[k];
           s.responseHeaders['X-Gateway-Dropped-Params'] = unsupported.join(', ');

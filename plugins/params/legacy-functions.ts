@@ -1,4 +1,10 @@
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest, FunctionTool, ToolChoice } from '../../src/types/openai';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatRequest,
+  FunctionTool,
+  ToolChoice,
+} from '../../src/types/openai';
 
 /**
  * Deprecated `functions` / `function_call` (spec 9) become `tools` / `tool_choice` on the
@@ -32,7 +38,10 @@ export function chunkToFunctionCall(chunk: ChatCompletionChunk): void {
   for (const ch of chunk.choices) {
     const t = ch.delta.tool_calls?.[0];
     if (t) {
-      ch.delta.function_call = { ...(t.function?.name ? { name: t.function.name } : {}), arguments: t.function?.arguments ?? '' };
+      ch.delta.function_call = {
+        ...(t.function?.name ? { name: t.function.name } : {}),
+        arguments: t.function?.arguments ?? '',
+      };
       delete ch.delta.tool_calls;
     }
     if (ch.finish_reason === 'tool_calls') ch.finish_reason = 'function_call';

@@ -14,7 +14,11 @@ const contentPart = {
   properties: {
     type: { type: 'string', minLength: 1 },
     text: { type: 'string' },
-    image_url: { type: 'object', required: ['url'], properties: { url: { type: 'string', minLength: 1 }, detail: { enum: ['auto', 'low', 'high'] } } },
+    image_url: {
+      type: 'object',
+      required: ['url'],
+      properties: { url: { type: 'string', minLength: 1 }, detail: { enum: ['auto', 'low', 'high'] } },
+    },
   },
   allOf: [
     { if: { properties: { type: { const: 'text' } } }, then: { required: ['text'] } },
@@ -28,7 +32,11 @@ const toolCall = {
   properties: {
     id: { type: 'string', minLength: 1 },
     type: { const: 'function' },
-    function: { type: 'object', required: ['name', 'arguments'], properties: { name: { type: 'string' }, arguments: { type: 'string' } } },
+    function: {
+      type: 'object',
+      required: ['name', 'arguments'],
+      properties: { name: { type: 'string' }, arguments: { type: 'string' } },
+    },
   },
 };
 
@@ -40,7 +48,11 @@ export const messageSchema = {
     role: { enum: ['system', 'developer', 'user', 'assistant', 'function', 'tool'] },
     content: { anyOf: [{ type: 'string' }, { type: 'array', items: contentPart }, { type: 'null' }] },
     name: { type: 'string', pattern: NAME },
-    function_call: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, arguments: { type: 'string' } } },
+    function_call: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string' }, arguments: { type: 'string' } },
+    },
     tool_calls: { type: 'array', items: toolCall },
     tool_call_id: { type: 'string', minLength: 1 },
   },
@@ -49,7 +61,12 @@ export const messageSchema = {
 const functionDef = {
   type: 'object',
   required: ['name'],
-  properties: { name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' }, description: { type: 'string' }, parameters: { type: 'object' }, strict: { type: ['boolean', 'null'] } },
+  properties: {
+    name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+    description: { type: 'string' },
+    parameters: { type: 'object' },
+    strict: { type: ['boolean', 'null'] },
+  },
 };
 
 export const chatRequestSchema = {
@@ -77,24 +94,60 @@ export const chatRequestSchema = {
       required: ['type'],
       properties: {
         type: { enum: ['text', 'json_object', 'json_schema'] },
-        json_schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' }, schema: { type: 'object' }, strict: { type: ['boolean', 'null'] }, description: { type: 'string' } } },
+        json_schema: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+            schema: { type: 'object' },
+            strict: { type: ['boolean', 'null'] },
+            description: { type: 'string' },
+          },
+        },
       },
       if: { properties: { type: { const: 'json_schema' } } },
       then: { required: ['json_schema'] },
     },
     structured_outputs: { type: 'boolean' },
     reasoning_effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
-    reasoning: { type: 'object', properties: { effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] }, max_tokens: { type: 'integer', minimum: 0 }, exclude: { type: 'boolean' }, enabled: { type: 'boolean' } } },
-    tools: { type: 'array', items: { type: 'object', required: ['type', 'function'], properties: { type: { const: 'function' }, function: functionDef } } },
+    reasoning: {
+      type: 'object',
+      properties: {
+        effort: { enum: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] },
+        max_tokens: { type: 'integer', minimum: 0 },
+        exclude: { type: 'boolean' },
+        enabled: { type: 'boolean' },
+      },
+    },
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'function'],
+        properties: { type: { const: 'function' }, function: functionDef },
+      },
+    },
     tool_choice: {
       anyOf: [
         { enum: ['none', 'auto', 'required'] },
-        { type: 'object', required: ['type', 'function'], properties: { type: { const: 'function' }, function: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } },
+        {
+          type: 'object',
+          required: ['type', 'function'],
+          properties: {
+            type: { const: 'function' },
+            function: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+          },
+        },
       ],
     },
     parallel_tool_calls: { type: 'boolean' },
     functions: { type: 'array', items: functionDef },
-    function_call: { anyOf: [{ enum: ['none', 'auto'] }, { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }] },
+    function_call: {
+      anyOf: [
+        { enum: ['none', 'auto'] },
+        { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+      ],
+    },
     logit_bias: { type: 'object', propertyNames: { pattern: '^[0-9]+$' }, additionalProperties: num(-100, 100) },
     logprobs: { type: 'boolean' },
     top_logprobs: { type: 'integer', minimum: 0, maximum: 20 },
@@ -112,7 +165,12 @@ export const gatewayOptionsSchema = {
     headers: stringMap,
     extra_headers: stringMap,
     // OpenAI's rule: at most 16 keys of at most 64 characters, string values of at most 512 (plugins/credit/metadata.ts).
-    metadata: { type: 'object', maxProperties: 16, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 } },
+    metadata: {
+      type: 'object',
+      maxProperties: 16,
+      propertyNames: { maxLength: 64 },
+      additionalProperties: { type: 'string', maxLength: 512 },
+    },
     api_base: { type: 'string', minLength: 1 },
     api_version: { type: 'string', minLength: 1 },
     api_key: { type: 'string', minLength: 1 },
@@ -120,11 +178,25 @@ export const gatewayOptionsSchema = {
     deployment_id: { type: 'string', minLength: 1 },
     num_retries: { type: 'integer', minimum: 0, maximum: 10 },
     context_window_fallback_dict: stringMap,
-    fallbacks: { type: 'array', items: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object', required: ['model'], properties: { model: { type: 'string', minLength: 1 } } }] } },
+    fallbacks: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          { type: 'object', required: ['model'], properties: { model: { type: 'string', minLength: 1 } } },
+        ],
+      },
+    },
     input_cost_per_token: { type: 'number', minimum: 0 },
     output_cost_per_token: { type: 'number', minimum: 0 },
     initial_prompt_value: { type: 'string' },
-    roles: { type: 'object', additionalProperties: { type: 'object', properties: { pre_message: { type: 'string' }, post_message: { type: 'string' } } } },
+    roles: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        properties: { pre_message: { type: 'string' }, post_message: { type: 'string' } },
+      },
+    },
     final_prompt_value: { type: 'string' },
     bos_token: { type: 'string' },
     eos_token: { type: 'string' },

@@ -59,7 +59,10 @@ export function unsupportedFields(
 }
 
 /** Value checks of the adapters serving a model. */
-export function valueChecks(m: ModelConfig, providerType: (provider: string) => string): Array<(req: ChatRequest) => string[]> {
+export function valueChecks(
+  m: ModelConfig,
+  providerType: (provider: string) => string,
+): Array<(req: ChatRequest) => string[]> {
   return m.deployments.flatMap((d) => {
     const a = getAdapter(providerType(d.provider));
     return a.kind === 'http' && a.unsupportedValues ? [a.unsupportedValues] : [];

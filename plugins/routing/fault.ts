@@ -11,6 +11,7 @@ export function countsAgainstDeployment(record: AttemptRecord, s: GatewayState):
   if (!err) return false;
   if (err.status === 499 || err.code === 'shutting_down' || s.signal.aborted) return false;
   if (err.status < 500 && err.status !== 429) return false;
-  if (err.code === 'upstream_timeout' && s.options.timeout !== undefined && record.latencyMs >= s.options.timeoutMs - 5) return false;
+  if (err.code === 'upstream_timeout' && s.options.timeout !== undefined && record.latencyMs >= s.options.timeoutMs - 5)
+    return false;
   return true;
 }

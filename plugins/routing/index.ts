@@ -13,7 +13,14 @@ import { deploymentKey } from '../../src/deployments/strategies';
 import { backoffMs } from './backoff';
 import type { PromptOptions } from '../../src/prompt/index';
 
-const PROMPT_FIELDS = ['initial_prompt_value', 'roles', 'final_prompt_value', 'bos_token', 'eos_token', 'hf_model_name'] as const;
+const PROMPT_FIELDS = [
+  'initial_prompt_value',
+  'roles',
+  'final_prompt_value',
+  'bos_token',
+  'eos_token',
+  'hf_model_name',
+] as const;
 
 /** The request's prompt-template fields, if it sent any. */
 function promptOptionsOf(o: Record<string, unknown>): PromptOptions | undefined {
@@ -36,7 +43,6 @@ export interface RoutingConfig {
   max_forwarded_headers: number;
   max_forwarded_header_bytes: number;
 }
-
 
 /**
  * The terminal plugin: executes the attempt plan (written by `fallback`, or one of its
@@ -61,18 +67,39 @@ export default definePlugin<RoutingConfig>({
   setup(config, services) {
     const { transport, models } = services;
     const limits = { maxResponseBytes: config.max_response_bytes, maxEventBytes: config.max_event_bytes };
-    const logError = (provider: string, status: number, text: string) => services.logger.warn({ provider, status, upstreamError: text }, 'upstream error answer');
+    const logError = (provider: string, status: number, text: string) =>
+      services.logger.warn({ provider, status, upstreamError: text }, 'upstream error answer');
     const forwardLimits = { maxHeaders: config.max_forwarded_headers, maxBytes: config.max_forwarded_header_bytes };
 
-    async function attemptOnce(s: GatewayState, a: Attempt, ctx: AdapterContext, clientHeaders: Record<string, string> | undefined, health: DeploymentHealth | undefined) {
+    async function attemptOnce(
+      s: GatewayState,
+      a: Attempt,
+      ctx: AdapterContext,
+      clientHeaders: Record<string, string> | undefined,
+      health: DeploymentHealth | undefined,
+    ) {
       const started = performance.now();
       const key = deploymentKey(a.deployment);
       health?.begin(key);
       const sig = attemptSignal(s.signal, s.options.timeoutMs, a.provider.name);
       const ends = s.attemptHooks?.map((h) => h(a));
       const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
-      const opts = { signal: sig.signal, headersTimeoutMs: s.options.timeoutMs, idleTimeoutMs: config.stream_idle_timeout_ms, extraHeaders, promptOptions: promptOptionsOf(s.options), limits, logError };
-      const record: AttemptRecord = { provider: a.provider.name, deployment: `${a.provider.name}/${a.deployment.model}`, model: a.model.id, status: 'ok', latencyMs: 0 };
+      const opts = {
+        signal: sig.signal,
+        headersTimeoutMs: s.options.timeoutMs,
+        idleTimeoutMs: config.stream_idle_timeout_ms,
+        extraHeaders,
+        promptOptions: promptOptionsOf(s.options),
+        limits,
+        logError,
+      };
+      const record: AttemptRecord = {
+        provider: a.provider.name,
+        deployment: `${a.provider.name}/${a.deployment.model}`,
+        model: a.model.id,
+        status: 'ok',
+        latencyMs: 0,
+      };
       try {
         if (s.embeddings) {
           try {
@@ -92,7 +119,8 @@ export default definePlugin<RoutingConfig>({
         }
         return record;
       } catch (e) {
-        const err = sig.signal.aborted && sig.signal.reason instanceof GatewayError ? sig.signal.reason : toGatewayError(e);
+        const err =
+          sig.signal.aborted && sig.signal.reason instanceof GatewayError ? sig.signal.reason : toGatewayError(e);
         record.error = { code: err.code, status: err.status };
         record.status = 'error';
         throw err;
@@ -118,14 +146,21 @@ export default definePlugin<RoutingConfig>({
           includeUsage: s.request.stream_options?.include_usage === true,
           excludeReasoning: reasoningAsk(s.request)?.exclude === true,
         };
-        const clientHeaders = forwardableHeaders([s.options.headers as Record<string, unknown> | undefined, s.options.extra_headers as Record<string, unknown> | undefined], forwardLimits);
+        const clientHeaders = forwardableHeaders(
+          [
+            s.options.headers as Record<string, unknown> | undefined,
+            s.options.extra_headers as Record<string, unknown> | undefined,
+          ],
+          forwardLimits,
+        );
         let queue = plan.attempts;
         let last: GatewayError | undefined;
         for (let i = 0; i < queue.length; i++) {
           const a = queue[i];
           if (s.signal.aborted) throw toGatewayError(s.signal.reason);
           if (s.allowModel?.(a.model.id) === false) continue; // the limits plugin's allowlist: never called
-          if (a.retry && plan.backoff) await sleep(backoffMs(a.retry, last, plan.backoff), undefined, { signal: s.signal }).catch(() => undefined);
+          if (a.retry && plan.backoff)
+            await sleep(backoffMs(a.retry, last, plan.backoff), undefined, { signal: s.signal }).catch(() => undefined);
           actx.model = a.model.id;
           actx.provider = a.provider.name;
           try {

@@ -5,7 +5,12 @@ import type { DeploymentHealth } from '../../src/deployments/health';
 import { orderDeployments } from '../../src/deployments/strategies';
 
 /** The plan routing makes when no fallback plugin wrote one: each of the model's deployments once, in strategy order. */
-export function defaultPlan(state: GatewayState, model: ModelConfig, models: ModelRegistry, health?: DeploymentHealth): AttemptPlan {
+export function defaultPlan(
+  state: GatewayState,
+  model: ModelConfig,
+  models: ModelRegistry,
+  health?: DeploymentHealth,
+): AttemptPlan {
   const input = { model, request: state.request, promptTokens: promptTokens(state) };
   const order = orderDeployments(model.deployments, model.routing?.strategy ?? 'weighted', health, Math.random, input);
   const attempts: Attempt[] = order.map((deployment) => ({

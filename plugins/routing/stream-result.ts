@@ -11,14 +11,19 @@ import type { AttemptSignal } from './attempt-signal';
  * the upstream threw before content; afterwards the returned ChatStream yields the held
  * chunks, then the rest. It counts what was produced, for usage when none comes.
  */
-export async function openStream(source: AsyncGenerator<ChatCompletionChunk>, sig: AttemptSignal, promptTokens: number): Promise<ChatStream> {
+export async function openStream(
+  source: AsyncGenerator<ChatCompletionChunk>,
+  sig: AttemptSignal,
+  promptTokens: number,
+): Promise<ChatStream> {
   const held: ChatCompletionChunk[] = [];
   let completionText = '';
   let toolText = '';
   const see = (c: ChatCompletionChunk) => {
     for (const ch of c.choices) {
       if (ch.delta.content) completionText += ch.delta.content;
-      if (ch.delta.tool_calls) for (const t of ch.delta.tool_calls) toolText += (t.function?.name ?? '') + ' ' + (t.function?.arguments ?? '');
+      if (ch.delta.tool_calls)
+        for (const t of ch.delta.tool_calls) toolText += (t.function?.name ?? '') + ' ' + (t.function?.arguments ?? '');
     }
   };
   try {

@@ -5,5 +5,14 @@ import { redactSecrets } from '../../src/security/redact';
 export function sanitizeError(e: GatewayError, secrets: readonly string[]): GatewayError {
   const message = redactSecrets(e.message, secrets);
   if (message === e.message) return e;
-  return new GatewayError({ status: e.status, type: e.type, code: e.code, message, param: e.param, retryable: e.retryable, retryAfter: e.retryAfter, details: e.details });
+  return new GatewayError({
+    status: e.status,
+    type: e.type,
+    code: e.code,
+    message,
+    param: e.param,
+    retryable: e.retryable,
+    retryAfter: e.retryAfter,
+    details: e.details,
+  });
 }

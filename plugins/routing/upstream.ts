@@ -75,7 +75,12 @@ export function readBody(res: UpstreamResponse, limit: number): Promise<unknown>
 }
 
 /** The adapter's error for an upstream's error answer, with credentials removed; the raw text is logged after the same redaction. */
-export async function upstreamFailure(adapter: HttpProviderAdapter, a: Attempt, res: UpstreamResponse, opts: CallOptions): Promise<GatewayError> {
+export async function upstreamFailure(
+  adapter: HttpProviderAdapter,
+  a: Attempt,
+  res: UpstreamResponse,
+  opts: CallOptions,
+): Promise<GatewayError> {
   let body: unknown;
   try {
     body = await readBody(res, Math.min(opts.limits.maxResponseBytes, ERROR_BODY_LIMIT));
@@ -83,7 +88,11 @@ export async function upstreamFailure(adapter: HttpProviderAdapter, a: Attempt, 
     throw mapReadError(e, a.provider.name, opts.signal);
   }
   const secrets = providerSecrets(a.provider);
-  opts.logError?.(a.provider.name, res.status, redactSecrets((typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 2000), secrets));
+  opts.logError?.(
+    a.provider.name,
+    res.status,
+    redactSecrets((typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 2000), secrets),
+  );
   return sanitizeError(adapter.mapError(res.status, body, res.headers, a.provider.name), secrets);
 }
 
@@ -95,11 +104,20 @@ const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 const ERROR_BODY_LIMIT = 1024 * 1024;
 
 /** One plain (non-streaming) upstream call. */
-export async function callPlain(a: Attempt, transport: Transport, ctx: AdapterContext, opts: CallOptions): Promise<ChatCompletion> {
+export async function callPlain(
+  a: Attempt,
+  transport: Transport,
+  ctx: AdapterContext,
+  opts: CallOptions,
+): Promise<ChatCompletion> {
   const adapter = getAdapter(a.provider.type);
   if (adapter.kind === 'local') return adapter.complete(a.request, target(a, opts), ctx, opts.signal);
   const req = adapter.buildRequest(a.request, target(a, opts), false);
-  const res = await transport.send(req, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
+  const res = await transport.send(req, a.provider, {
+    signal: opts.signal,
+    headersTimeoutMs: opts.headersTimeoutMs,
+    bodyTimeoutMs: opts.idleTimeoutMs,
+  });
   if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
   let body: unknown;
   try {
@@ -112,23 +130,43 @@ export async function callPlain(a: Attempt, transport: Transport, ctx: AdapterCo
 }
 
 /** One streaming upstream call, as OpenAI chunks; errors before the first chunk throw from the first next(). */
-export async function* callStream(a: Attempt, transport: Transport, ctx: AdapterContext, opts: CallOptions): AsyncGenerator<ChatCompletionChunk> {
+export async function* callStream(
+  a: Attempt,
+  transport: Transport,
+  ctx: AdapterContext,
+  opts: CallOptions,
+): AsyncGenerator<ChatCompletionChunk> {
   const adapter = getAdapter(a.provider.type);
   if (adapter.kind === 'local') {
     yield* adapter.stream(a.request, target(a, opts), ctx, opts.signal);
     return;
   }
   const req = adapter.buildRequest(a.request, target(a, opts), true);
-  const res = await transport.send(req, a.provider, { signal: opts.signal, headersTimeoutMs: opts.headersTimeoutMs, bodyTimeoutMs: opts.idleTimeoutMs });
+  const res = await transport.send(req, a.provider, {
+    signal: opts.signal,
+    headersTimeoutMs: opts.headersTimeoutMs,
+    bodyTimeoutMs: opts.idleTimeoutMs,
+  });
   if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
   yield* translate(adapter, res.body, ctx, a.provider, opts);
 }
 
-async function* translate(adapter: HttpProviderAdapter, body: AsyncIterable<unknown>, ctx: AdapterContext, p: ProviderConfig, opts: CallOptions): AsyncGenerator<ChatCompletionChunk> {
+async function* translate(
+  adapter: HttpProviderAdapter,
+  body: AsyncIterable<unknown>,
+  ctx: AdapterContext,
+  p: ProviderConfig,
+  opts: CallOptions,
+): AsyncGenerator<ChatCompletionChunk> {
   const provider = p.name;
   const signal = opts.signal;
   const max = opts.limits.maxEventBytes;
-  const parser: EventParser = adapter.streamFormat === 'ndjson' ? new NdjsonParser(max) : adapter.streamFormat === 'aws-eventstream' ? new AwsEventStreamParser(max) : new SseParser(max);
+  const parser: EventParser =
+    adapter.streamFormat === 'ndjson'
+      ? new NdjsonParser(max)
+      : adapter.streamFormat === 'aws-eventstream'
+        ? new AwsEventStreamParser(max)
+        : new SseParser(max);
   const translator = adapter.createStreamTranslator(ctx);
   const events: UpstreamEvent[] = [];
   try {

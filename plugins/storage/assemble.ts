@@ -15,7 +15,11 @@ export function partsOfCompletion(c: ChatCompletion): ChoiceParts[] {
     out[ch.index] = {
       text: typeof m.content === 'string' ? m.content : '',
       refusal: typeof m.refusal === 'string' ? m.refusal : '',
-      toolCalls: (m.tool_calls ?? []).map((t) => ({ id: t.id, name: t.function.name, arguments: t.function.arguments })),
+      toolCalls: (m.tool_calls ?? []).map((t) => ({
+        id: t.id,
+        name: t.function.name,
+        arguments: t.function.arguments,
+      })),
       finishReason: ch.finish_reason,
     };
   }
@@ -65,11 +69,27 @@ export function toResponse(parts: ChoiceParts[], meta: ResponseMeta): Record<str
       if (!p) return;
       const itemStatus = meta.status === 'completed' ? 'completed' : 'incomplete';
       const content: Array<Record<string, unknown>> = [];
-      if (p.text || (!p.refusal && p.toolCalls.length === 0)) content.push({ type: 'output_text', text: p.text, annotations: [] });
+      if (p.text || (!p.refusal && p.toolCalls.length === 0))
+        content.push({ type: 'output_text', text: p.text, annotations: [] });
       if (p.refusal) content.push({ type: 'refusal', refusal: p.refusal });
-      if (content.length > 0) output.push({ type: 'message', id: `msg_${meta.id.replace(/^chatcmpl-/, '')}_${i}`, role: 'assistant', status: itemStatus, content });
+      if (content.length > 0)
+        output.push({
+          type: 'message',
+          id: `msg_${meta.id.replace(/^chatcmpl-/, '')}_${i}`,
+          role: 'assistant',
+          status: itemStatus,
+          content,
+        });
       p.toolCalls.forEach((t, j) => {
-        if (t) output.push({ type: 'function_call', id: `fc_${meta.id.replace(/^chatcmpl-/, '')}_${i}_${j}`, call_id: t.id, name: t.name, arguments: t.arguments, status: itemStatus });
+        if (t)
+          output.push({
+            type: 'function_call',
+            id: `fc_${meta.id.replace(/^chatcmpl-/, '')}_${i}_${j}`,
+            call_id: t.id,
+            name: t.name,
+            arguments: t.arguments,
+            status: itemStatus,
+          });
       });
     });
   }

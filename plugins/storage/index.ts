@@ -42,7 +42,11 @@ export default definePlugin<StorageConfig>({
     const { store, logger } = services;
     const disabled = new Set(config.disabled_models);
     const noContent = new Set(config.no_content_models);
-    const writeErrors = new Counter({ name: 'gateway_storage_write_errors_total', help: 'Stored-response writes that failed', registers: [services.metrics] });
+    const writeErrors = new Counter({
+      name: 'gateway_storage_write_errors_total',
+      help: 'Stored-response writes that failed',
+      registers: [services.metrics],
+    });
     registerResponseRoutes(services.router, store, services.shared);
 
     // Retention: small batches on a timer, so a large backlog never stalls requests.
@@ -57,10 +61,26 @@ export default definePlugin<StorageConfig>({
     }, config.sweep_interval_ms);
     sweeper.unref();
 
-    async function save(ctx: GatewayContext, parts: ChoiceParts[], status: 'completed' | 'incomplete', usage: Usage | null): Promise<void> {
+    async function save(
+      ctx: GatewayContext,
+      parts: ChoiceParts[],
+      status: 'completed' | 'incomplete',
+      usage: Usage | null,
+    ): Promise<void> {
       const s = ctx.state.gateway;
       const id = s.completionId;
-      await put(ctx, toResponse(parts, { id, model: s.model.id, createdAt: Date.now(), status, usage, withContent: !noContent.has(s.model.id) }), status);
+      await put(
+        ctx,
+        toResponse(parts, {
+          id,
+          model: s.model.id,
+          createdAt: Date.now(),
+          status,
+          usage,
+          withContent: !noContent.has(s.model.id),
+        }),
+        status,
+      );
     }
 
     async function put(ctx: GatewayContext, body: Record<string, unknown>, status: string): Promise<void> {
@@ -89,7 +109,14 @@ export default definePlugin<StorageConfig>({
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
         const wanted = s.options.store !== false && !disabled.has(s.model.id);
-        if (s.operation !== 'chat') return storeOperation(s, wanted && s.operation === 'responses', noContent.has(s.model.id), (body, status) => put(ctx, body, status), next);
+        if (s.operation !== 'chat')
+          return storeOperation(
+            s,
+            wanted && s.operation === 'responses',
+            noContent.has(s.model.id),
+            (body, status) => put(ctx, body, status),
+            next,
+          );
         await next();
         if (!wanted || !s.result || s.result.kind === 'embeddings') return;
         if (s.result.kind === 'completion') {
@@ -102,7 +129,8 @@ export default definePlugin<StorageConfig>({
           name: 'storage',
           // What the client got, after every plugin outside this one had its say (a redactor's edits included).
           onWritten: (chunk) => assembler.push(chunk),
-          onEnd: (end) => save(ctx, assembler.choices, end.error || end.cancelled ? 'incomplete' : 'completed', end.usage),
+          onEnd: (end) =>
+            save(ctx, assembler.choices, end.error || end.cancelled ? 'incomplete' : 'completed', end.usage),
         });
       },
       close() {

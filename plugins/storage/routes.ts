@@ -22,10 +22,16 @@ export function registerResponseRoutes(router: Router, store: Store, shared: Map
   const find = async (ctx: Koa.Context) => {
     const id = ctx.params.id as string;
     const p = await caller(ctx);
-    if (!ID.test(id)) throw errors.invalidRequest(`'${id.slice(0, 64)}' is not a response id (resp_... or chatcmpl-...)`, 'id', 'invalid_response_id');
+    if (!ID.test(id))
+      throw errors.invalidRequest(
+        `'${id.slice(0, 64)}' is not a response id (resp_... or chatcmpl-...)`,
+        'id',
+        'invalid_response_id',
+      );
     const r = await store.responses.get(id);
     // Another account's response is as unknown as a missing one.
-    if (!r || (!p.isAdmin && r.accountId !== p.accountId)) throw errors.notFound('response_not_found', `No response '${id}'`, 'id');
+    if (!r || (!p.isAdmin && r.accountId !== p.accountId))
+      throw errors.notFound('response_not_found', `No response '${id}'`, 'id');
     return r;
   };
   router.get(['/responses/:id', '/v1/responses/:id'], async (ctx) => {

@@ -6,7 +6,11 @@ type Attrs = Record<string, string | number | boolean | string[]>;
 /** GenAI semantic-convention attributes known when the request arrives. */
 export function requestAttributes(s: GatewayState): Attrs {
   const r = s.request;
-  const a: Attrs = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': s.model.id, 'gateway.request_id': s.requestId };
+  const a: Attrs = {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': s.model.id,
+    'gateway.request_id': s.requestId,
+  };
   if (typeof r.temperature === 'number') a['gen_ai.request.temperature'] = r.temperature;
   if (typeof r.top_p === 'number') a['gen_ai.request.top_p'] = r.top_p;
   const max = r.max_completion_tokens ?? r.max_tokens;

@@ -47,23 +47,42 @@ export default definePlugin<TracingConfig>({
     addPluginTimer(services.shared, (plugin, seconds, startedAtMs, totalMs, ctx) => {
       const parent = ctx.state.gateway?.extensions[SPAN] as import('@opentelemetry/api').Context | undefined;
       if (!parent || plugin === 'tracing') return;
-      tracer.startSpan(`plugin ${plugin}`, { startTime: startedAtMs, attributes: { 'gateway.plugin': plugin, 'gateway.plugin.self_seconds': seconds } }, parent).end(startedAtMs + totalMs);
+      tracer
+        .startSpan(
+          `plugin ${plugin}`,
+          { startTime: startedAtMs, attributes: { 'gateway.plugin': plugin, 'gateway.plugin.self_seconds': seconds } },
+          parent,
+        )
+        .end(startedAtMs + totalMs);
     });
     return {
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
         const parent = t.extract(ctx.headers);
-        const span = tracer.startSpan(`chat ${s.model.id}`, { kind: api.SpanKind.SERVER, attributes: requestAttributes(s) }, parent);
+        const span = tracer.startSpan(
+          `chat ${s.model.id}`,
+          { kind: api.SpanKind.SERVER, attributes: requestAttributes(s) },
+          parent,
+        );
         if (config.capture_content) span.setAttribute('gen_ai.input.messages', messagesForSpan(s.request.messages));
         const spanCtx = api.trace.setSpan(parent, span);
         s.extensions[SPAN] = spanCtx;
         s.attemptHooks = [
           ...(s.attemptHooks ?? []),
           (attempt) => {
-            const child = tracer.startSpan(`chat ${attempt.deployment.model}`, {
-              kind: api.SpanKind.CLIENT,
-              attributes: { 'gen_ai.operation.name': s.operation === 'embeddings' ? 'embeddings' : 'chat', 'gen_ai.provider.name': attempt.provider.type, 'gen_ai.request.model': attempt.deployment.model, 'gateway.provider': attempt.provider.name },
-            }, spanCtx);
+            const child = tracer.startSpan(
+              `chat ${attempt.deployment.model}`,
+              {
+                kind: api.SpanKind.CLIENT,
+                attributes: {
+                  'gen_ai.operation.name': s.operation === 'embeddings' ? 'embeddings' : 'chat',
+                  'gen_ai.provider.name': attempt.provider.type,
+                  'gen_ai.request.model': attempt.deployment.model,
+                  'gateway.provider': attempt.provider.name,
+                },
+              },
+              spanCtx,
+            );
             s.upstreamHeaders = { ...s.upstreamHeaders, ...t.inject(api.trace.setSpan(spanCtx, child)) };
             return (record) => {
               if (record.error) {
@@ -74,7 +93,12 @@ export default definePlugin<TracingConfig>({
             };
           },
         ];
-        const finish = (usage: Usage | null | undefined, finishReasons: Array<string | null>, errorCode: string | null, content?: string) => {
+        const finish = (
+          usage: Usage | null | undefined,
+          finishReasons: Array<string | null>,
+          errorCode: string | null,
+          content?: string,
+        ) => {
           const last = s.attempts[s.attempts.length - 1];
           if (last) span.setAttribute('gen_ai.provider.name', last.provider);
           span.setAttribute('gen_ai.response.model', s.model.id);
@@ -98,13 +122,26 @@ export default definePlugin<TracingConfig>({
         const result = s.result;
         if (result?.kind === 'completion') {
           const c = result.body;
-          finish(c.usage, c.choices.map((ch) => ch.finish_reason), null, config.capture_content ? JSON.stringify(c.choices.map((ch) => ch.message)) : undefined);
+          finish(
+            c.usage,
+            c.choices.map((ch) => ch.finish_reason),
+            null,
+            config.capture_content ? JSON.stringify(c.choices.map((ch) => ch.message)) : undefined,
+          );
         } else if (result?.kind === 'stream') {
           let text = '';
           result.stream.observe({
             name: 'tracing',
-            onChunk: config.capture_content ? (chunk) => void (text += chunk.choices[0]?.delta.content ?? '') : undefined,
-            onEnd: (end) => finish(end.usage, end.finishReasons, end.error?.code ?? (end.cancelled ? 'client_closed_request' : null), config.capture_content ? JSON.stringify([{ role: 'assistant', content: text }]) : undefined),
+            onChunk: config.capture_content
+              ? (chunk) => void (text += chunk.choices[0]?.delta.content ?? '')
+              : undefined,
+            onEnd: (end) =>
+              finish(
+                end.usage,
+                end.finishReasons,
+                end.error?.code ?? (end.cancelled ? 'client_closed_request' : null),
+                config.capture_content ? JSON.stringify([{ role: 'assistant', content: text }]) : undefined,
+              ),
           });
         } else if (result?.kind === 'embeddings') finish({ ...result.body.usage, completion_tokens: 0 }, [], null);
         else finish(null, [], 'no_result');

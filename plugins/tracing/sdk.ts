@@ -22,17 +22,26 @@ function envHeaders(raw: string | undefined): Record<string, string> {
 export function createTracer(config: TracingConfig, env: NodeJS.ProcessEnv = process.env): TracingSetup {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const api = require('@opentelemetry/api') as typeof Api;
-  const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } =
+    require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces` : 'http://127.0.0.1:4318/v1/traces';
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT
+    ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`
+    : 'http://127.0.0.1:4318/v1/traces';
   const url = config.endpoint ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? base;
-  const exporter = new OTLPTraceExporter({ url, headers: { ...envHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...config.headers } });
+  const exporter = new OTLPTraceExporter({
+    url,
+    headers: { ...envHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...config.headers },
+  });
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': config.service_name ?? env.OTEL_SERVICE_NAME ?? 'model-gateway' }),
+    resource: resourceFromAttributes({
+      'service.name': config.service_name ?? env.OTEL_SERVICE_NAME ?? 'model-gateway',
+    }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sample_ratio) }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
   });

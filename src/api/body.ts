@@ -14,8 +14,13 @@ export function bodyReader<T>(schema: Record<string, unknown>): (ctx: Koa.Contex
     if (!validate(body)) {
       throw combine(
         (validate.errors ?? []).map((e) => {
-          const field = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : e.instancePath.slice(1).replace(/\//g, '.');
-          const message = e.keyword === 'additionalProperties' ? 'is not a known field' : e.message ?? 'is invalid';
+          const field =
+            e.keyword === 'required'
+              ? (e.params as { missingProperty: string }).missingProperty
+              : e.keyword === 'additionalProperties'
+                ? (e.params as { additionalProperty: string }).additionalProperty
+                : e.instancePath.slice(1).replace(/\//g, '.');
+          const message = e.keyword === 'additionalProperties' ? 'is not a known field' : (e.message ?? 'is invalid');
           return errors.invalidRequest(`${field || 'body'} ${message}`, field || null, 'invalid_field');
         }),
       );

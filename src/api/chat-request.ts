@@ -8,11 +8,31 @@ import type { ChatRequest } from '../types/openai';
  * taken out of the body into `options` and never forwarded upstream as body fields.
  */
 export const GATEWAY_FIELDS = [
-  'timeout', 'headers', 'extra_headers', 'metadata',
-  'api_base', 'api_version', 'api_key', 'model_list', 'deployment_id', 'num_retries',
-  'context_window_fallback_dict', 'fallbacks', 'input_cost_per_token', 'output_cost_per_token',
-  'initial_prompt_value', 'roles', 'final_prompt_value', 'bos_token', 'eos_token', 'hf_model_name',
-  'models', 'provider', 'store', 'transforms', 'route',
+  'timeout',
+  'headers',
+  'extra_headers',
+  'metadata',
+  'api_base',
+  'api_version',
+  'api_key',
+  'model_list',
+  'deployment_id',
+  'num_retries',
+  'context_window_fallback_dict',
+  'fallbacks',
+  'input_cost_per_token',
+  'output_cost_per_token',
+  'initial_prompt_value',
+  'roles',
+  'final_prompt_value',
+  'bos_token',
+  'eos_token',
+  'hf_model_name',
+  'models',
+  'provider',
+  'store',
+  'transforms',
+  'route',
 ] as const;
 
 const GATEWAY_FIELD_SET: ReadonlySet<string> = new Set(GATEWAY_FIELDS);
@@ -39,20 +59,39 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * messages array, and the few gateway fields the core itself uses are well-formed.
  * (The params plugin validates every other field.)
  */
-export function splitChatRequest(body: unknown, limits: { defaultTimeoutS: number; maxTimeoutS: number }): SplitRequest {
+export function splitChatRequest(
+  body: unknown,
+  limits: { defaultTimeoutS: number; maxTimeoutS: number },
+): SplitRequest {
   if (!isRecord(body)) throw errors.invalidRequest('The request body must be a JSON object', null, 'invalid_body');
   const problems: GatewayError[] = [];
-  if (typeof body.model !== 'string' || body.model.length === 0) problems.push(errors.invalidRequest('model is required and must be a non-empty string', 'model', 'invalid_model'));
-  if (!Array.isArray(body.messages)) problems.push(errors.invalidRequest('messages is required and must be an array of chat messages', 'messages', 'invalid_messages'));
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') problems.push(errors.invalidRequest('stream must be a boolean', 'stream', 'invalid_type'));
+  if (typeof body.model !== 'string' || body.model.length === 0)
+    problems.push(errors.invalidRequest('model is required and must be a non-empty string', 'model', 'invalid_model'));
+  if (!Array.isArray(body.messages))
+    problems.push(
+      errors.invalidRequest(
+        'messages is required and must be an array of chat messages',
+        'messages',
+        'invalid_messages',
+      ),
+    );
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
+    problems.push(errors.invalidRequest('stream must be a boolean', 'stream', 'invalid_type'));
   if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
-    problems.push(errors.invalidRequest('stream_options is only allowed when stream is true', 'stream_options', 'stream_options_without_stream'));
+    problems.push(
+      errors.invalidRequest(
+        'stream_options is only allowed when stream is true',
+        'stream_options',
+        'stream_options_without_stream',
+      ),
+    );
   }
   if (body.timeout !== undefined && (typeof body.timeout !== 'number' || !(body.timeout > 0))) {
     problems.push(errors.invalidRequest('timeout must be a positive number of seconds', 'timeout', 'invalid_timeout'));
   }
   for (const key of Object.keys(body)) {
-    if (PROTOTYPE_KEYS.has(key)) problems.push(errors.invalidRequest(`A body field may not be named '${key}'`, key, 'invalid_field'));
+    if (PROTOTYPE_KEYS.has(key))
+      problems.push(errors.invalidRequest(`A body field may not be named '${key}'`, key, 'invalid_field'));
   }
   if (problems.length > 0) throw combine(problems);
 
@@ -62,7 +101,8 @@ export function splitChatRequest(body: unknown, limits: { defaultTimeoutS: numbe
     if (GATEWAY_FIELD_SET.has(key)) options[key] = body[key];
     else request[key] = body[key];
   }
-  const timeoutS = typeof body.timeout === 'number' ? Math.min(body.timeout, limits.maxTimeoutS) : limits.defaultTimeoutS;
+  const timeoutS =
+    typeof body.timeout === 'number' ? Math.min(body.timeout, limits.maxTimeoutS) : limits.defaultTimeoutS;
   options.timeoutMs = Math.round(timeoutS * 1000);
   return { request: request as ChatRequest, options };
 }

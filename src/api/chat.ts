@@ -25,13 +25,21 @@ export interface ChatDeps {
 /** How every chain endpoint reads its body: auth first when present, then the server's size and depth limits. */
 export function chainBodyLimits(deps: ChatDeps) {
   const s = deps.config.server;
-  return { authenticate: deps.authenticate, limit: parseSize(s.body_limit), limitText: s.body_limit, maxDepth: s.max_json_depth };
+  return {
+    authenticate: deps.authenticate,
+    limit: parseSize(s.body_limit),
+    limitText: s.body_limit,
+    maxDepth: s.max_json_depth,
+  };
 }
 
 /** POST /v1/chat/completions: parse, build the per-request state, run the chain, answer. */
 export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<void> {
   const bodyLimits = chainBodyLimits(deps);
-  const limits = { defaultTimeoutS: deps.config.server.default_request_timeout_s, maxTimeoutS: deps.config.server.max_request_timeout_s };
+  const limits = {
+    defaultTimeoutS: deps.config.server.default_request_timeout_s,
+    maxTimeoutS: deps.config.server.max_request_timeout_s,
+  };
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
     const body = await readChainBody(ctx, bodyLimits);

@@ -5,7 +5,12 @@ import { toModelObject } from '../models/registry';
 import type { ModelsFilter } from '../auth/contract';
 
 /** GET /v1/models and GET /v1/models/<id> (ids may contain slashes). */
-export function registerModelRoutes(router: Router, models: ModelRegistry, guard: (ctx: Router.RouterContext) => Promise<void>, filter?: ModelsFilter): void {
+export function registerModelRoutes(
+  router: Router,
+  models: ModelRegistry,
+  guard: (ctx: Router.RouterContext) => Promise<void>,
+  filter?: ModelsFilter,
+): void {
   router.get('/v1/models', async (ctx) => {
     await guard(ctx);
     const allowed = filter ? await filter(ctx) : undefined;

@@ -13,9 +13,18 @@ export function parseSize(limit: string): number {
  * announced by Content-Length), 400 for bytes that are not JSON. Any media type is
  * read as JSON except one that is plainly something else.
  */
-export async function readJson(req: IncomingMessage, limit: number, limitText: string, maxDepth = DEFAULT_MAX_DEPTH): Promise<unknown> {
+export async function readJson(
+  req: IncomingMessage,
+  limit: number,
+  limitText: string,
+  maxDepth = DEFAULT_MAX_DEPTH,
+): Promise<unknown> {
   const type = req.headers['content-type'];
-  if (type && !/^application\/([a-z0-9.+-]*\+)?json\b|^text\/plain\b/i.test(type) && !/^application\/x-www-form-urlencoded/i.test(type)) {
+  if (
+    type &&
+    !/^application\/([a-z0-9.+-]*\+)?json\b|^text\/plain\b/i.test(type) &&
+    !/^application\/x-www-form-urlencoded/i.test(type)
+  ) {
     throw errors.unsupportedMediaType();
   }
   const declared = Number(req.headers['content-length']);

@@ -49,7 +49,8 @@ export type KeyCheck = 'ok' | 'malformed' | 'bad_checksum';
 
 /** Shape and checksum, no store access. */
 export function checkKey(key: string): KeyCheck {
-  if (key.length !== KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH || !key.startsWith(KEY_PREFIX)) return 'malformed';
+  if (key.length !== KEY_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH || !key.startsWith(KEY_PREFIX))
+    return 'malformed';
   for (let i = KEY_PREFIX.length; i < key.length; i++) {
     const c = key.charCodeAt(i);
     const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);

@@ -17,33 +17,51 @@ export const accountsCommand: CliCommand = {
     '                                  top up; a negative AMOUNT removes credit;',
     '                                  ACCOUNT is an id (acct_...) or a unique name',
     'accounts limits ID [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N] [--plan P]',
-    '                                  show or set the account\'s allowlist, rate limits and plan',
+    "                                  show or set the account's allowlist, rate limits and plan",
   ],
   // A negative AMOUNT ("-5") would read as an option: it is passed through as a positional.
   run: (args) =>
-    args[0] === 'limits' ? runLimits('account', args.slice(1)) :
-    withStore(args.map((a) => (/^-\d/.test(a) ? `neg:${a}` : a)), { name: { type: 'string' }, email: { type: 'string' }, credits: { type: 'string' } }, async (store, v, [sub, op, ref, amount]) => {
-      const json = v.json === true;
-      if (sub === 'create') {
-        if (typeof v.name !== 'string' || !v.name) return fail('accounts create needs --name');
-        const credits = Number(v.credits ?? 0);
-        if (!Number.isFinite(credits) || credits < 0) return fail('--credits must be a number >= 0');
-        print([accountJson(await store.accounts.create({ name: v.name, email: (v.email as string | undefined) ?? null, credits: toNano(credits) }))], json);
-        return 0;
-      }
-      if (sub === 'list') {
-        print((await store.accounts.list(1000, 0)).map(accountJson), json);
-        return 0;
-      }
-      if (sub === 'credits') {
-        if (op !== 'add' || !ref || amount === undefined) return fail('usage: gateway accounts credits add ACCOUNT AMOUNT');
-        const n = Number(amount.replace(/^neg:/, ''));
-        if (!Number.isFinite(n) || Math.abs(n) > 9_000_000) return fail('AMOUNT must be a number of credits (at most 9,000,000)');
-        const account = await findAccount(store, ref);
-        if (typeof account === 'string') return fail(account);
-        print([accountJson((await store.accounts.addCredits(account.id, toNano(n))) ?? account)], json);
-        return 0;
-      }
-      return fail('usage: gateway accounts create|list|credits (see gateway help)');
-    }),
+    args[0] === 'limits'
+      ? runLimits('account', args.slice(1))
+      : withStore(
+          args.map((a) => (/^-\d/.test(a) ? `neg:${a}` : a)),
+          { name: { type: 'string' }, email: { type: 'string' }, credits: { type: 'string' } },
+          async (store, v, [sub, op, ref, amount]) => {
+            const json = v.json === true;
+            if (sub === 'create') {
+              if (typeof v.name !== 'string' || !v.name) return fail('accounts create needs --name');
+              const credits = Number(v.credits ?? 0);
+              if (!Number.isFinite(credits) || credits < 0) return fail('--credits must be a number >= 0');
+              print(
+                [
+                  accountJson(
+                    await store.accounts.create({
+                      name: v.name,
+                      email: (v.email as string | undefined) ?? null,
+                      credits: toNano(credits),
+                    }),
+                  ),
+                ],
+                json,
+              );
+              return 0;
+            }
+            if (sub === 'list') {
+              print((await store.accounts.list(1000, 0)).map(accountJson), json);
+              return 0;
+            }
+            if (sub === 'credits') {
+              if (op !== 'add' || !ref || amount === undefined)
+                return fail('usage: gateway accounts credits add ACCOUNT AMOUNT');
+              const n = Number(amount.replace(/^neg:/, ''));
+              if (!Number.isFinite(n) || Math.abs(n) > 9_000_000)
+                return fail('AMOUNT must be a number of credits (at most 9,000,000)');
+              const account = await findAccount(store, ref);
+              if (typeof account === 'string') return fail(account);
+              print([accountJson((await store.accounts.addCredits(account.id, toNano(n))) ?? account)], json);
+              return 0;
+            }
+            return fail('usage: gateway accounts create|list|credits (see gateway help)');
+          },
+        ),
 };

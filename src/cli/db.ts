@@ -18,7 +18,10 @@ export const dbCommand: CliCommand = {
         process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
         return 0;
       }
-      print(s.tables.map((t) => ({ table: t.table, rows: t.rows, bytes: t.bytes })), false);
+      print(
+        s.tables.map((t) => ({ table: t.table, rows: t.rows, bytes: t.bytes })),
+        false,
+      );
       const p = s.perThousand;
       process.stdout.write(
         [

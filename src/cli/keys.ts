@@ -22,44 +22,73 @@ export const keysCommand: CliCommand = {
     'keys disable|delete HASH          by the hash that keys list shows',
     'keys scan [PATH]                  find gateway keys committed in files (exit 1 if any)',
     'keys limits HASH [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
-    '                                  show or set the key\'s allowlist and rate limits',
+    "                                  show or set the key's allowlist and rate limits",
   ],
   run: async (args) =>
-    args[0] === 'limits' ? runLimits('key', args.slice(1)) :
-    args[0] === 'scan' ? runScan(args.slice(1)) : withStore(args, { account: { type: 'string' }, name: { type: 'string' }, limit: { type: 'string' }, reset: { type: 'string' } }, async (store, v, [sub, hash]) => {
-      const json = v.json === true;
-      if (sub === 'create') {
-        if (typeof v.account !== 'string' || typeof v.name !== 'string') return fail('keys create needs --account (id or name) and --name');
-        const account = await findAccount(store, v.account);
-        if (typeof account === 'string') return fail(account);
-        const limit = v.limit === undefined ? null : Number(v.limit);
-        if (limit !== null && (!Number.isFinite(limit) || limit < 0)) return fail('--limit must be a number >= 0');
-        if (v.reset !== undefined && !RESETS.includes(v.reset as string)) return fail('--reset must be daily, weekly or monthly');
-        const raw = generateKey();
-        const k = await store.keys.create({ hash: hashKey(raw), accountId: account.id, name: v.name, label: keyLabel(raw), limit: limit === null ? null : toNano(limit), limitReset: (v.reset as LimitReset | undefined) ?? null });
-        // The only time the key is shown: the warning goes to stderr so that --json output stays parseable.
-        process.stderr.write(`The key below is shown once: store it now (the gateway keeps only its hash).\n`);
-        if (json) print([{ key: raw, ...keyJson(k) }], true);
-        else process.stdout.write(`\n  ${raw}\n\n  name ${k.name}   account ${account.name} (${account.id})   hash ${k.hash}\n`);
-        return 0;
-      }
-      if (sub === 'list') {
-        let accountId: string | undefined;
-        if (typeof v.account === 'string') {
-          const a = await findAccount(store, v.account);
-          if (typeof a === 'string') return fail(a);
-          accountId = a.id;
-        }
-        print((await store.keys.list({ accountId, limit: 1000, offset: 0 })).map(keyJson), json);
-        return 0;
-      }
-      if (sub === 'disable' || sub === 'delete') {
-        if (!hash || !/^[0-9a-f]{64}$/.test(hash)) return fail(`keys ${sub} needs the key's hash (64 hex characters)`);
-        const ok = sub === 'disable' ? Boolean(await store.keys.update(hash, { disabled: true })) : await store.keys.delete(hash);
-        if (!ok) return fail('no key with that hash');
-        print([{ hash, [sub === 'disable' ? 'disabled' : 'deleted']: true }], json);
-        return 0;
-      }
-      return fail('usage: gateway keys create|list|disable|delete|scan (see gateway help)');
-    }),
+    args[0] === 'limits'
+      ? runLimits('key', args.slice(1))
+      : args[0] === 'scan'
+        ? runScan(args.slice(1))
+        : withStore(
+            args,
+            {
+              account: { type: 'string' },
+              name: { type: 'string' },
+              limit: { type: 'string' },
+              reset: { type: 'string' },
+            },
+            async (store, v, [sub, hash]) => {
+              const json = v.json === true;
+              if (sub === 'create') {
+                if (typeof v.account !== 'string' || typeof v.name !== 'string')
+                  return fail('keys create needs --account (id or name) and --name');
+                const account = await findAccount(store, v.account);
+                if (typeof account === 'string') return fail(account);
+                const limit = v.limit === undefined ? null : Number(v.limit);
+                if (limit !== null && (!Number.isFinite(limit) || limit < 0))
+                  return fail('--limit must be a number >= 0');
+                if (v.reset !== undefined && !RESETS.includes(v.reset as string))
+                  return fail('--reset must be daily, weekly or monthly');
+                const raw = generateKey();
+                const k = await store.keys.create({
+                  hash: hashKey(raw),
+                  accountId: account.id,
+                  name: v.name,
+                  label: keyLabel(raw),
+                  limit: limit === null ? null : toNano(limit),
+                  limitReset: (v.reset as LimitReset | undefined) ?? null,
+                });
+                // The only time the key is shown: the warning goes to stderr so that --json output stays parseable.
+                process.stderr.write(`The key below is shown once: store it now (the gateway keeps only its hash).\n`);
+                if (json) print([{ key: raw, ...keyJson(k) }], true);
+                else
+                  process.stdout.write(
+                    `\n  ${raw}\n\n  name ${k.name}   account ${account.name} (${account.id})   hash ${k.hash}\n`,
+                  );
+                return 0;
+              }
+              if (sub === 'list') {
+                let accountId: string | undefined;
+                if (typeof v.account === 'string') {
+                  const a = await findAccount(store, v.account);
+                  if (typeof a === 'string') return fail(a);
+                  accountId = a.id;
+                }
+                print((await store.keys.list({ accountId, limit: 1000, offset: 0 })).map(keyJson), json);
+                return 0;
+              }
+              if (sub === 'disable' || sub === 'delete') {
+                if (!hash || !/^[0-9a-f]{64}$/.test(hash))
+                  return fail(`keys ${sub} needs the key's hash (64 hex characters)`);
+                const ok =
+                  sub === 'disable'
+                    ? Boolean(await store.keys.update(hash, { disabled: true }))
+                    : await store.keys.delete(hash);
+                if (!ok) return fail('no key with that hash');
+                print([{ hash, [sub === 'disable' ? 'disabled' : 'deleted']: true }], json);
+                return 0;
+              }
+              return fail('usage: gateway keys create|list|disable|delete|scan (see gateway help)');
+            },
+          ),
 };

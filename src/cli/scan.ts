@@ -25,7 +25,8 @@ export function scanForKeys(root: string): Finding[] {
     if (!text.includes('sk-gw-')) return;
     text.split('\n').forEach((line, i) => {
       for (const m of line.matchAll(KEY_PATTERN)) {
-        if (checkKey(m[0]) === 'ok') out.push({ file: relative(root, path) || path, line: i + 1, label: keyLabel(m[0]) });
+        if (checkKey(m[0]) === 'ok')
+          out.push({ file: relative(root, path) || path, line: i + 1, label: keyLabel(m[0]) });
       }
     });
   };

@@ -8,7 +8,12 @@ export async function withStore<T extends NonNullable<ParseArgsConfig['options']
   options: T,
   fn: (store: Store, values: Record<string, string | boolean | undefined>, positionals: string[]) => Promise<number>,
 ): Promise<number> {
-  const parsed = parseArgs({ args, options: { ...options, config: { type: 'string', short: 'c' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const parsed = parseArgs({
+    args,
+    options: { ...options, config: { type: 'string', short: 'c' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const positionals = parsed.positionals;
   const config = loadConfigFile(resolveConfigPath(values.config as string | undefined));
@@ -32,7 +37,11 @@ export function print(rows: Array<Record<string, unknown>>, json: boolean): void
   }
   const cols = Object.keys(rows[0]);
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(width[i])).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(width[i]))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`${[line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c] ?? ''))))].join('\n')}\n`);
 }
 

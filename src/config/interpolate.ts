@@ -10,7 +10,12 @@ export interface InterpolationProblem {
   message: string;
 }
 
-export function interpolate(value: unknown, env: NodeJS.ProcessEnv, pointer = '', problems: InterpolationProblem[] = []): unknown {
+export function interpolate(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  pointer = '',
+  problems: InterpolationProblem[] = [],
+): unknown {
   if (typeof value === 'string') {
     return value.replace(PATTERN, (whole, escaped: string, name: string, fallback: string | undefined) => {
       if (escaped) return whole.slice(1);
@@ -24,7 +29,8 @@ export function interpolate(value: unknown, env: NodeJS.ProcessEnv, pointer = ''
   if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${pointer}/${i}`, problems));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, env, `${pointer}/${escapePointer(k)}`, problems);
+    for (const [k, v] of Object.entries(value))
+      out[k] = interpolate(v, env, `${pointer}/${escapePointer(k)}`, problems);
     return out;
   }
   return value;

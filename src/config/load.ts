@@ -16,7 +16,10 @@ export interface ConfigProblem {
 
 /** A config that cannot be used; `problems` lists every one found, each with its JSON pointer. */
 export class ConfigError extends Error {
-  constructor(readonly problems: ConfigProblem[], readonly source: string) {
+  constructor(
+    readonly problems: ConfigProblem[],
+    readonly source: string,
+  ) {
     super(`Invalid configuration ${source}:\n${problems.map((p) => `  ${p.pointer || '/'}: ${p.message}`).join('\n')}`);
     this.name = 'ConfigError';
   }
@@ -53,7 +56,10 @@ export function parseConfig(text: string, opts: ParseOptions = {}): GatewayConfi
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     // The YAML library's message carries line, column and an excerpt with a caret: keep all of it.
-    throw new ConfigError(doc.errors.map((e) => ({ pointer: '', message: `YAML: ${e.message.trimEnd().replace(/\n/g, '\n    ')}` })), source);
+    throw new ConfigError(
+      doc.errors.map((e) => ({ pointer: '', message: `YAML: ${e.message.trimEnd().replace(/\n/g, '\n    ')}` })),
+      source,
+    );
   }
   const problems: ConfigProblem[] = [];
   const raw = interpolate(doc.toJS() ?? {}, env, '', problems);
@@ -72,7 +78,8 @@ export function fromObject(raw: unknown, opts: ParseOptions = {}, problems: Conf
   const cfg = data as unknown as Omit<GatewayConfig, 'plugins' | 'baseDir'> & { plugins: unknown[] };
   if (env.PORT !== undefined && env.PORT !== '') {
     const port = Number(env.PORT);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push({ pointer: '/server/port', message: `PORT=${env.PORT} is not a port number` });
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      problems.push({ pointer: '/server/port', message: `PORT=${env.PORT} is not a port number` });
     else cfg.server.port = port;
   }
   if (env.GATEWAY_ADMIN_KEY) cfg.server.admin_key = env.GATEWAY_ADMIN_KEY;
@@ -93,7 +100,11 @@ function normalisePluginEntry(entry: unknown): PluginEntry {
   if (typeof entry === 'string') return { name: entry, config: {} };
   const obj = entry as Record<string, unknown>;
   if (typeof obj.use === 'string') {
-    return { name: typeof obj.name === 'string' ? obj.name : obj.use, use: obj.use, config: (obj.config as Record<string, unknown>) ?? {} };
+    return {
+      name: typeof obj.name === 'string' ? obj.name : obj.use,
+      use: obj.use,
+      config: (obj.config as Record<string, unknown>) ?? {},
+    };
   }
   const [name, config] = Object.entries(obj)[0] as [string, Record<string, unknown> | null];
   return { name, config: config ?? {} };
@@ -107,11 +118,20 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
   // A third-party plugin may register provider types and strategies: the plugin loader checks those names.
   const extensible = config.plugins.some((p) => p.use !== undefined);
   config.providers.forEach((p, i) => {
-    if (providerNames.has(p.name)) problems.push({ pointer: `/providers/${i}/name`, message: `duplicate provider name '${p.name}'` });
+    if (providerNames.has(p.name))
+      problems.push({ pointer: `/providers/${i}/name`, message: `duplicate provider name '${p.name}'` });
     providerNames.add(p.name);
-    if (!extensible && !known.includes(p.type)) problems.push({ pointer: `/providers/${i}/type`, message: `unknown provider type '${p.type}'; known types: ${known.join(', ')}` });
+    if (!extensible && !known.includes(p.type))
+      problems.push({
+        pointer: `/providers/${i}/type`,
+        message: `unknown provider type '${p.type}'; known types: ${known.join(', ')}`,
+      });
     // Azure has no default address: each resource has its own.
-    if (p.type === 'azure' && !p.api_base) problems.push({ pointer: `/providers/${i}/api_base`, message: 'an azure provider needs its resource endpoint as api_base (https://<resource>.openai.azure.com)' });
+    if (p.type === 'azure' && !p.api_base)
+      problems.push({
+        pointer: `/providers/${i}/api_base`,
+        message: 'an azure provider needs its resource endpoint as api_base (https://<resource>.openai.azure.com)',
+      });
   });
   const modelIds = new Set<string>();
   config.models.forEach((m, i) => {
@@ -119,17 +139,25 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
     modelIds.add(m.id);
     const strategy = m.routing?.strategy;
     if (!extensible && strategy !== undefined && !strategyNames().includes(strategy)) {
-      problems.push({ pointer: `/models/${i}/routing/strategy`, message: `unknown strategy '${strategy}'; known strategies: ${strategyNames().join(', ')}` });
+      problems.push({
+        pointer: `/models/${i}/routing/strategy`,
+        message: `unknown strategy '${strategy}'; known strategies: ${strategyNames().join(', ')}`,
+      });
     }
     problems.push(...fallbackProblems(m, config.models, `/models/${i}/routing/fallbacks`));
     m.deployments.forEach((d, j) => {
-      if (!providerNames.has(d.provider)) problems.push({ pointer: `/models/${i}/deployments/${j}/provider`, message: `no provider named '${d.provider}'` });
+      if (!providerNames.has(d.provider))
+        problems.push({
+          pointer: `/models/${i}/deployments/${j}/provider`,
+          message: `no provider named '${d.provider}'`,
+        });
       problems.push(...embeddingsProblems(m, d.provider, config.providers, `/models/${i}/deployments/${j}/provider`));
     });
   });
   const pluginNames = new Set<string>();
   config.plugins.forEach((p, i) => {
-    if (pluginNames.has(p.name)) problems.push({ pointer: `/plugins/${i}`, message: `plugin '${p.name}' is listed twice` });
+    if (pluginNames.has(p.name))
+      problems.push({ pointer: `/plugins/${i}`, message: `plugin '${p.name}' is listed twice` });
     pluginNames.add(p.name);
   });
   return problems;
@@ -161,7 +189,9 @@ export function formatAjvErrors(errs: ErrorObject[], prefix = ''): ConfigProblem
 /** "; did you mean 'x'?" when a known key is near the mistyped one (edit distance), else nothing. */
 export function suggest(key: string, known: readonly string[]): string {
   if (known.length === 0) return '';
-  const near = known.map((k) => ({ k, d: editDistance(key.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d)[0];
+  const near = known
+    .map((k) => ({ k, d: editDistance(key.toLowerCase(), k.toLowerCase()) }))
+    .sort((a, b) => a.d - b.d)[0];
   return near.d <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean '${near.k}'?` : '';
 }
 
@@ -169,7 +199,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length];

@@ -51,7 +51,13 @@ const model = {
     },
     deployments: { type: 'array', minItems: 1, items: deployment },
     /** Which endpoints the model serves: chat (also /v1/responses), embeddings. */
-    endpoints: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['chat', 'embeddings'] }, default: ['chat'] },
+    endpoints: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { enum: ['chat', 'embeddings'] },
+      default: ['chat'],
+    },
     /** Parameters this model accepts (default: what its providers' adapters declare). */
     supported_params: { type: 'array', items: { type: 'string' } },
     /** What to do with a parameter it does not accept: drop it (default: the params plugin's setting) or answer 400. */
@@ -72,7 +78,12 @@ const model = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        image_tokens: { type: 'object', additionalProperties: false, required: ['low', 'high'], properties: { low: { type: 'integer', minimum: 0 }, high: { type: 'integer', minimum: 0 } } },
+        image_tokens: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['low', 'high'],
+          properties: { low: { type: 'integer', minimum: 0 }, high: { type: 'integer', minimum: 0 } },
+        },
         audio_tokens: { type: 'integer', minimum: 0 },
         file_tokens: { type: 'integer', minimum: 0 },
         unbounded_items: { enum: ['refuse', 'context_length'] },
@@ -159,7 +170,11 @@ export const configSchema = {
           if: { properties: { driver: { const: 'sqlite' } } },
           then: {
             additionalProperties: false,
-            properties: { driver: {}, path: { type: 'string', minLength: 1, default: './data/gateway.db' }, generation_retention_days: RETENTION },
+            properties: {
+              driver: {},
+              path: { type: 'string', minLength: 1, default: './data/gateway.db' },
+              generation_retention_days: RETENTION,
+            },
           },
         },
         {

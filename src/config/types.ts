@@ -106,7 +106,12 @@ export interface ModelConfig {
   unsupported_params?: 'drop' | 'reject';
   /** Per-item token maxima the credit plugin reserves for (see plugins/credit/README.md). */
   credit_bound?: CreditBoundConfig;
-  routing?: { /** A built-in strategy or one a plugin registers. */ strategy: string; num_retries?: number; fallbacks?: string[]; context_window_fallback?: string };
+  routing?: {
+    /** A built-in strategy or one a plugin registers. */ strategy: string;
+    num_retries?: number;
+    fallbacks?: string[];
+    context_window_fallback?: string;
+  };
   [k: string]: unknown;
 }
 

@@ -9,8 +9,17 @@ export function configWarnings(config: GatewayConfig): string[] {
   const out: string[] = [];
   for (const m of config.models) {
     const p = m.pricing;
-    const priced = p.prompt > 0 || p.completion > 0 || (p.request ?? 0) > 0 || (p.cache_read ?? 0) > 0 || (p.cache_write ?? 0) > 0 || (p.reasoning ?? 0) > 0;
-    if (!priced && p.free !== true) out.push(`models[id=${m.id}]: no pricing, so it is served free of charge; set pricing (credits per token) or pricing.free: true`);
+    const priced =
+      p.prompt > 0 ||
+      p.completion > 0 ||
+      (p.request ?? 0) > 0 ||
+      (p.cache_read ?? 0) > 0 ||
+      (p.cache_write ?? 0) > 0 ||
+      (p.reasoning ?? 0) > 0;
+    if (!priced && p.free !== true)
+      out.push(
+        `models[id=${m.id}]: no pricing, so it is served free of charge; set pricing (credits per token) or pricing.free: true`,
+      );
   }
   return out;
 }

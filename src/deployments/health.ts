@@ -31,9 +31,22 @@ export class DeploymentHealth {
   private readonly stateGauge: Gauge;
   private readonly cooldowns: Counter;
 
-  constructor(private readonly opts: HealthOptions, registry: Registry) {
-    this.stateGauge = new Gauge({ name: 'gateway_deployment_state', help: 'Deployment circuit state: 0 healthy, 1 cooling down, 2 probing', labelNames: ['deployment'], registers: [registry] });
-    this.cooldowns = new Counter({ name: 'gateway_deployment_cooldowns_total', help: 'Times a deployment was taken out of rotation', labelNames: ['deployment'], registers: [registry] });
+  constructor(
+    private readonly opts: HealthOptions,
+    registry: Registry,
+  ) {
+    this.stateGauge = new Gauge({
+      name: 'gateway_deployment_state',
+      help: 'Deployment circuit state: 0 healthy, 1 cooling down, 2 probing',
+      labelNames: ['deployment'],
+      registers: [registry],
+    });
+    this.cooldowns = new Counter({
+      name: 'gateway_deployment_cooldowns_total',
+      help: 'Times a deployment was taken out of rotation',
+      labelNames: ['deployment'],
+      registers: [registry],
+    });
   }
 
   private entry(key: string): Entry {

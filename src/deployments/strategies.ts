@@ -40,7 +40,10 @@ export function deploymentKey(d: DeploymentConfig): string {
 }
 
 /** Weighted random order: the first is drawn by weight, the rest follow by weight too. */
-export function weightedOrder<T extends { weight: number }>(items: readonly T[], random: () => number = Math.random): T[] {
+export function weightedOrder<T extends { weight: number }>(
+  items: readonly T[],
+  random: () => number = Math.random,
+): T[] {
   if (items.length <= 1) return [...items];
   const pool = [...items];
   const out: T[] = [];
@@ -73,7 +76,11 @@ export function orderDeployments(
   const plugged = custom.get(strategy);
   if (plugged && input) return plugged(deployments, { ...input, ...(health ? { health } : {}) });
   let ordered: DeploymentConfig[];
-  const stable = (score: (d: DeploymentConfig) => number) => deployments.map((d, i) => ({ d, i, s: score(d) })).sort((a, b) => a.s - b.s || a.i - b.i).map((x) => x.d);
+  const stable = (score: (d: DeploymentConfig) => number) =>
+    deployments
+      .map((d, i) => ({ d, i, s: score(d) }))
+      .sort((a, b) => a.s - b.s || a.i - b.i)
+      .map((x) => x.d);
   switch (strategy) {
     case 'priority':
       ordered = stable((d) => num(d.priority, 0));

@@ -75,8 +75,10 @@ export function compose(
       return p.then(
         () => {
           timed();
-          if (downstream === Downstream.Running) throw violation(i, 'finished before the plugins after it did: await (or return) next()');
-          if (downstream === Downstream.CalledTwice) throw errors.pluginContract(names[i], 'called next() more than once');
+          if (downstream === Downstream.Running)
+            throw violation(i, 'finished before the plugins after it did: await (or return) next()');
+          if (downstream === Downstream.CalledTwice)
+            throw errors.pluginContract(names[i], 'called next() more than once');
         },
         (e: unknown) => {
           timed();

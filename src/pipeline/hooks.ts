@@ -10,7 +10,13 @@ import type { GatewayContext } from './plugin';
  * the plugins after it), when it started and its whole time (epoch ms, ms), and the request.
  * Several plugins may time the chain: add yours with addPluginTimer.
  */
-export type PluginTimer = (plugin: string, seconds: number, startedAtMs: number, totalMs: number, ctx: GatewayContext) => void;
+export type PluginTimer = (
+  plugin: string,
+  seconds: number,
+  startedAtMs: number,
+  totalMs: number,
+  ctx: GatewayContext,
+) => void;
 export const PLUGIN_TIMER = 'pipeline.timer';
 
 /** Register a timer beside any already registered (metrics and tracing both time plugins). */

@@ -48,7 +48,11 @@ export interface LoadedPlugin {
 /** Names of the built-in plugins (folders of plugins/ with an index). */
 export function builtinPluginNames(): string[] {
   return readdirSync(BUILTIN_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && (existsSync(join(BUILTIN_DIR, d.name, 'index.ts')) || existsSync(join(BUILTIN_DIR, d.name, 'index.js'))))
+    .filter(
+      (d) =>
+        d.isDirectory() &&
+        (existsSync(join(BUILTIN_DIR, d.name, 'index.ts')) || existsSync(join(BUILTIN_DIR, d.name, 'index.js'))),
+    )
     .map((d) => d.name)
     .sort();
 }
@@ -56,7 +60,9 @@ export function builtinPluginNames(): string[] {
 function resolveModule(entry: PluginEntry, baseDir: string): string {
   if (entry.use === undefined) {
     if (!/^[a-z0-9-]+$/.test(entry.name) || !builtinPluginNames().includes(entry.name)) {
-      throw new Error(`unknown plugin '${entry.name}'; built-in plugins: ${builtinPluginNames().join(', ')}; load others with {use: ./path-or-package}`);
+      throw new Error(
+        `unknown plugin '${entry.name}'; built-in plugins: ${builtinPluginNames().join(', ')}; load others with {use: ./path-or-package}`,
+      );
     }
     return join(BUILTIN_DIR, entry.name);
   }
@@ -67,7 +73,13 @@ function resolveModule(entry: PluginEntry, baseDir: string): string {
 
 function isPlugin(v: unknown): v is Plugin<Record<string, unknown>> {
   const p = v as Partial<Plugin>;
-  return typeof v === 'object' && v !== null && typeof p.name === 'string' && typeof p.setup === 'function' && typeof p.configSchema === 'object';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof p.name === 'string' &&
+    typeof p.setup === 'function' &&
+    typeof p.configSchema === 'object'
+  );
 }
 
 /**
@@ -101,12 +113,19 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
       validate = compiled.get(plugin) ?? ajv.compile(plugin.configSchema);
       compiled.set(plugin, validate);
     } catch (e) {
-      problems.push({ pointer, message: `plugin '${plugin.name}': its configSchema is not valid JSON Schema: ${(e as Error).message}` });
+      problems.push({
+        pointer,
+        message: `plugin '${plugin.name}': its configSchema is not valid JSON Schema: ${(e as Error).message}`,
+      });
       found.push({ plugin, config, entry, index });
       return;
     }
     if (!validate(config)) {
-      problems.push(...formatAjvErrors(validate.errors ?? [], `${pointer}/${entry.use ? 'config' : escapeKey(entry.name)}`).map((p) => ({ ...p, message: `plugin '${plugin.name}': ${p.message}` })));
+      problems.push(
+        ...formatAjvErrors(validate.errors ?? [], `${pointer}/${entry.use ? 'config' : escapeKey(entry.name)}`).map(
+          (p) => ({ ...p, message: `plugin '${plugin.name}': ${p.message}` }),
+        ),
+      );
       found.push({ plugin, config, entry, index });
       return;
     }
@@ -141,12 +160,18 @@ export function checkOrder(chain: readonly LoadedPlugin[]): ConfigProblem[] {
     }
     for (const cap of p.plugin.provides ?? []) seen.add(cap);
     if (p.plugin.terminal && i !== chain.length - 1) {
-      problems.push({ pointer: `/plugins/${p.index}`, message: `plugin '${p.plugin.name}' ends the chain and must be listed last; '${chain[i + 1].plugin.name}' comes after it` });
+      problems.push({
+        pointer: `/plugins/${p.index}`,
+        message: `plugin '${p.plugin.name}' ends the chain and must be listed last; '${chain[i + 1].plugin.name}' comes after it`,
+      });
     }
   });
   const last = chain[chain.length - 1];
   if (chain.length > 0 && !last.plugin.terminal) {
-    problems.push({ pointer: '/plugins', message: `the chain must end with a terminal plugin (e.g. 'routing'); it ends with '${last.plugin.name}'` });
+    problems.push({
+      pointer: '/plugins',
+      message: `the chain must end with a terminal plugin (e.g. 'routing'); it ends with '${last.plugin.name}'`,
+    });
   }
   return problems;
 }
@@ -177,7 +202,8 @@ function extensionsFor(plugin: Plugin<Record<string, unknown>>): Pick<PluginServ
   return {
     providers: {
       register(adapter) {
-        if (!(plugin.providerTypes ?? []).includes(adapter.type)) throw undeclared('provider type', adapter.type, 'providerTypes');
+        if (!(plugin.providerTypes ?? []).includes(adapter.type))
+          throw undeclared('provider type', adapter.type, 'providerTypes');
         registerAdapter(adapter);
       },
     },
@@ -197,13 +223,19 @@ function checkExtensions(config: GatewayConfig): ConfigProblem[] {
   const strategies = strategyNames();
   config.providers.forEach((p, i) => {
     if (!types.includes(p.type)) {
-      problems.push({ pointer: `/providers/${i}/type`, message: `unknown provider type '${p.type}'; known types: ${types.join(', ')}` });
+      problems.push({
+        pointer: `/providers/${i}/type`,
+        message: `unknown provider type '${p.type}'; known types: ${types.join(', ')}`,
+      });
     }
   });
   config.models.forEach((m, i) => {
     const s = m.routing?.strategy;
     if (s !== undefined && !strategies.includes(s)) {
-      problems.push({ pointer: `/models/${i}/routing/strategy`, message: `unknown strategy '${s}'; known strategies: ${strategies.join(', ')}` });
+      problems.push({
+        pointer: `/models/${i}/routing/strategy`,
+        message: `unknown strategy '${s}'; known strategies: ${strategies.join(', ')}`,
+      });
     }
   });
   return problems;

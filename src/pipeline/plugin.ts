@@ -20,12 +20,20 @@ export type Capability = 'principal' | 'plan' | 'credit' | (string & {});
 /** The state as a plugin that requires R sees it: what an earlier plugin provides is no longer optional. */
 export type StateFor<R extends readonly Capability[]> = string extends R[number]
   ? GatewayState
-  : GatewayState & ('principal' extends R[number] ? { principal: Principal } : unknown) & ('plan' extends R[number] ? { plan: AttemptPlan } : unknown);
+  : GatewayState &
+      ('principal' extends R[number] ? { principal: Principal } : unknown) &
+      ('plan' extends R[number] ? { plan: AttemptPlan } : unknown);
 
 /** The Koa context every chat plugin sees (narrowed by what the plugin requires). */
-export type GatewayContext<R extends readonly Capability[] = readonly []> = ParameterizedContext<{ gateway: StateFor<R>; requestId: string }>;
+export type GatewayContext<R extends readonly Capability[] = readonly []> = ParameterizedContext<{
+  gateway: StateFor<R>;
+  requestId: string;
+}>;
 export type Next = () => Promise<void>;
-export type GatewayMiddleware<R extends readonly Capability[] = readonly []> = (ctx: GatewayContext<R>, next: Next) => Promise<void>;
+export type GatewayMiddleware<R extends readonly Capability[] = readonly []> = (
+  ctx: GatewayContext<R>,
+  next: Next,
+) => Promise<void>;
 
 /** Extension point: add a provider type (usable as `providers[].type`), declared in the plugin's `providerTypes`. */
 export interface ProviderExtension {
@@ -96,8 +104,9 @@ export interface Plugin<C = Record<string, unknown>, R extends readonly Capabili
  * arguments, `requires: ['principal']` narrows `ctx.state.gateway.principal` to present;
  * `definePlugin<Config, ['principal']>` says the same with an explicit config type.
  */
-export function definePlugin<C = Record<string, unknown>, const R extends readonly Capability[] = readonly Capability[]>(
-  plugin: Plugin<C, R>,
-): Plugin<C, R> {
+export function definePlugin<
+  C = Record<string, unknown>,
+  const R extends readonly Capability[] = readonly Capability[],
+>(plugin: Plugin<C, R>): Plugin<C, R> {
   return plugin;
 }

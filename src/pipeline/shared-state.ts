@@ -55,7 +55,10 @@ export function scopedState(backend: StateBackend, plugin: string): SharedState 
 export function storeBackend(store: Store): StateBackend {
   const db = store.db;
   const live = '(expires_at IS NULL OR expires_at > ?)';
-  const sweep = setInterval(() => void db.run('DELETE FROM plugin_state WHERE expires_at <= ?', [Date.now()]).catch(() => undefined), 60_000);
+  const sweep = setInterval(
+    () => void db.run('DELETE FROM plugin_state WHERE expires_at <= ?', [Date.now()]).catch(() => undefined),
+    60_000,
+  );
   sweep.unref();
   return {
     backend: 'store',
@@ -67,7 +70,10 @@ export function storeBackend(store: Store): StateBackend {
       return Number(row?.counter ?? by);
     },
     async get(key) {
-      const row = await db.get<{ value: string | null }>(`SELECT value FROM plugin_state WHERE key = ? AND ${live}`, [key, Date.now()]);
+      const row = await db.get<{ value: string | null }>(`SELECT value FROM plugin_state WHERE key = ? AND ${live}`, [
+        key,
+        Date.now(),
+      ]);
       return row?.value ?? undefined;
     },
     async set(key, value, expiresAt) {

@@ -17,7 +17,10 @@ const text = (m: ChatMessage) => messageText(m);
 
 /** System messages folded into the first user turn, for templates without a system role. */
 function foldSystem(messages: readonly ChatMessage[]): ChatMessage[] {
-  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').map(text).join('\n\n');
+  const system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map(text)
+    .join('\n\n');
   const rest = messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
   if (!system) return rest;
   const i = rest.findIndex((m) => m.role === 'user');
@@ -29,7 +32,10 @@ function foldSystem(messages: readonly ChatMessage[]): ChatMessage[] {
 export const TEMPLATES: Record<string, Template> = {
   'llama-2': (messages) => {
     let out = '';
-    const system = messages.filter((m) => m.role === 'system').map(text).join('\n');
+    const system = messages
+      .filter((m) => m.role === 'system')
+      .map(text)
+      .join('\n');
     let first = true;
     for (const m of messages) {
       if (m.role === 'user') {
@@ -50,7 +56,8 @@ export const TEMPLATES: Record<string, Template> = {
     }
     return out;
   },
-  chatml: (messages) => `${messages.map((m) => `<|im_start|>${m.role === 'developer' ? 'system' : m.role}\n${text(m)}<|im_end|>\n`).join('')}<|im_start|>assistant\n`,
+  chatml: (messages) =>
+    `${messages.map((m) => `<|im_start|>${m.role === 'developer' ? 'system' : m.role}\n${text(m)}<|im_end|>\n`).join('')}<|im_start|>assistant\n`,
   gemma: (messages) =>
     `<bos>${foldSystem(messages)
       .map((m) => `<start_of_turn>${m.role === 'assistant' ? 'model' : 'user'}\n${text(m)}<end_of_turn>\n`)
@@ -77,7 +84,9 @@ export function buildPrompt(messages: readonly ChatMessage[], o: PromptOptions =
   let body: string;
   if (o.roles && Object.keys(o.roles).length > 0) {
     const roles = o.roles;
-    body = messages.map((m) => `${roles[m.role]?.pre_message ?? ''}${text(m)}${roles[m.role]?.post_message ?? ''}`).join('');
+    body = messages
+      .map((m) => `${roles[m.role]?.pre_message ?? ''}${text(m)}${roles[m.role]?.post_message ?? ''}`)
+      .join('');
   } else {
     const family = (o.hf_model_name && templateFor(o.hf_model_name)) || 'chatml';
     body = TEMPLATES[family](messages);

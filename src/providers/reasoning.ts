@@ -19,7 +19,12 @@ const EFFORTS = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
 
 export function reasoningAsk(req: ChatRequest): ReasoningAsk | undefined {
   const r = isRecord(req.reasoning) ? req.reasoning : undefined;
-  const effort = typeof r?.effort === 'string' ? r.effort : typeof req.reasoning_effort === 'string' ? req.reasoning_effort : undefined;
+  const effort =
+    typeof r?.effort === 'string'
+      ? r.effort
+      : typeof req.reasoning_effort === 'string'
+        ? req.reasoning_effort
+        : undefined;
   const maxTokens = typeof r?.max_tokens === 'number' && r.max_tokens >= 0 ? Math.floor(r.max_tokens) : undefined;
   if (!r && effort === undefined) return undefined;
   const exclude = r?.exclude === true;
@@ -56,7 +61,9 @@ export function claudeOutputAllowance(req: ChatRequest, defaultMax: number): num
 
 /** The reasoning details of an earlier assistant turn, as the client sent them back. */
 export function detailsOf(m: ChatMessage): ReasoningDetail[] {
-  return Array.isArray(m.reasoning_details) ? m.reasoning_details.filter((d): d is ReasoningDetail => isRecord(d) && typeof d.type === 'string') : [];
+  return Array.isArray(m.reasoning_details)
+    ? m.reasoning_details.filter((d): d is ReasoningDetail => isRecord(d) && typeof d.type === 'string')
+    : [];
 }
 
 /** Anthropic-style `cache_control` on a content part or on a whole message (LiteLLM's form). */

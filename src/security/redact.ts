@@ -8,7 +8,10 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/\bBasic\s+[A-Za-z0-9+/]{8,}={0,2}/g, `Basic ${REDACTED}`],
   [/\bsk-[A-Za-z0-9_*.-]{4,}/g, `sk-${REDACTED}`],
   [/\b([A-Za-z0-9_-]*(?:key|token|secret|password|signature|sig|credential)s?)=([^&\s"',;}]+)/gi, `$1=${REDACTED}`],
-  [/("?(?:api[_-]?key|x-api-key|api-key|authorization|access[_-]?token|secret|password)"?\s*:\s*")([^"]+)"/gi, `$1${REDACTED}"`],
+  [
+    /("?(?:api[_-]?key|x-api-key|api-key|authorization|access[_-]?token|secret|password)"?\s*:\s*")([^"]+)"/gi,
+    `$1${REDACTED}"`,
+  ],
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
   [/\bAIza[0-9A-Za-z_-]{30,}/g, REDACTED],
 ];
@@ -31,7 +34,8 @@ export function providerSecrets(p: ProviderConfig): string[] {
   if (p.api_key) out.push(p.api_key);
   if (p.headers) out.push(...Object.values(p.headers));
   if (p.options) {
-    for (const [k, v] of Object.entries(p.options)) if (typeof v === 'string' && /key|secret|token|password|credential/i.test(k)) out.push(v);
+    for (const [k, v] of Object.entries(p.options))
+      if (typeof v === 'string' && /key|secret|token|password|credential/i.test(k)) out.push(v);
   }
   return out;
 }
@@ -45,11 +49,12 @@ function withoutFragments(text: string, secret: string): string {
   let covered: Uint8Array | undefined;
   for (let i = 0; i + n <= secret.length; i++) {
     const piece = secret.slice(i, i + n);
-    for (let at = text.indexOf(piece); at !== -1; at = text.indexOf(piece, at + 1)) (covered ??= new Uint8Array(text.length)).fill(1, at, at + n);
+    for (let at = text.indexOf(piece); at !== -1; at = text.indexOf(piece, at + 1))
+      (covered ??= new Uint8Array(text.length)).fill(1, at, at + n);
   }
   if (!covered) return text;
   let out = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (covered[i]) {
       while (i < text.length && covered[i]) i++;
       out += REDACTED;

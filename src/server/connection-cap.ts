@@ -2,7 +2,12 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 const BODY = JSON.stringify({
-  error: { message: 'Too many concurrent connections from this address', type: 'rate_limit_error', param: '', code: 'too_many_connections' },
+  error: {
+    message: 'Too many concurrent connections from this address',
+    type: 'rate_limit_error',
+    param: '',
+    code: 'too_many_connections',
+  },
 });
 const REFUSAL =
   'HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\n' +

@@ -17,7 +17,10 @@ export interface RunningGateway extends Gateway {
   stop(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, opts: CreateOptions & { port?: number } = {}): Promise<RunningGateway> {
+export async function startGateway(
+  config: GatewayConfig,
+  opts: CreateOptions & { port?: number } = {},
+): Promise<RunningGateway> {
   const gw = await createApp(config, opts);
   const server = createServer({ connectionsCheckingInterval: checkingIntervalMs(config.server) }, gw.app.callback());
   applyServerTimeouts(server, config.server);

@@ -47,12 +47,18 @@ function toAccount(r: AccountRow): Account {
 export class AccountRepo {
   constructor(private readonly db: Db) {}
 
-  async create(input: { name: string; email?: string | null; credits?: number; customPricing?: boolean }): Promise<Account> {
+  async create(input: {
+    name: string;
+    email?: string | null;
+    credits?: number;
+    customPricing?: boolean;
+  }): Promise<Account> {
     const now = Date.now();
     const id = randomId('acct_');
-    await this.db.run('INSERT INTO accounts (id, name, email, credits, usage, reserved, custom_pricing, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)', [
-      id, input.name, input.email ?? null, input.credits ?? 0, input.customPricing ? 1 : 0, now, now,
-    ]);
+    await this.db.run(
+      'INSERT INTO accounts (id, name, email, credits, usage, reserved, custom_pricing, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)',
+      [id, input.name, input.email ?? null, input.credits ?? 0, input.customPricing ? 1 : 0, now, now],
+    );
     return (await this.get(id)) as Account;
   }
 
@@ -62,16 +68,33 @@ export class AccountRepo {
   }
 
   async list(limit: number, offset: number): Promise<Account[]> {
-    return (await this.db.all<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY created_at, id LIMIT ? OFFSET ?`, [limit, offset])).map(toAccount);
+    return (
+      await this.db.all<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY created_at, id LIMIT ? OFFSET ?`, [
+        limit,
+        offset,
+      ])
+    ).map(toAccount);
   }
 
   /** Add (or, negative, remove) credit; returns the account, or undefined when it does not exist. */
   async addCredits(id: string, nano: number): Promise<Account | undefined> {
-    const r = await this.db.run('UPDATE accounts SET credits = credits + ?, updated_at = ? WHERE id = ?', [nano, Date.now(), id]);
+    const r = await this.db.run('UPDATE accounts SET credits = credits + ?, updated_at = ? WHERE id = ?', [
+      nano,
+      Date.now(),
+      id,
+    ]);
     return r.changes === 0 ? undefined : this.get(id);
   }
 
   async setCustomPricing(id: string, allowed: boolean): Promise<boolean> {
-    return (await this.db.run('UPDATE accounts SET custom_pricing = ?, updated_at = ? WHERE id = ?', [allowed ? 1 : 0, Date.now(), id])).changes === 1;
+    return (
+      (
+        await this.db.run('UPDATE accounts SET custom_pricing = ?, updated_at = ? WHERE id = ?', [
+          allowed ? 1 : 0,
+          Date.now(),
+          id,
+        ])
+      ).changes === 1
+    );
   }
 }

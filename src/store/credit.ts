@@ -31,9 +31,15 @@ interface ReserveArgs {
 export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
   name: 'credit.reserve',
   *body({ id, accountId, keyHash, amount, now }) {
-    const a = yield* run('UPDATE accounts SET reserved = reserved + ? WHERE id = ? AND credits - usage - reserved >= ?', [amount, accountId, amount]);
+    const a = yield* run(
+      'UPDATE accounts SET reserved = reserved + ? WHERE id = ? AND credits - usage - reserved >= ?',
+      [amount, accountId, amount],
+    );
     if (a.changes === 0) {
-      const row = yield* get<{ free: unknown }>('SELECT credits - usage - reserved AS free FROM accounts WHERE id = ?', [accountId]);
+      const row = yield* get<{ free: unknown }>(
+        'SELECT credits - usage - reserved AS free FROM accounts WHERE id = ?',
+        [accountId],
+      );
       throw new Rollback<ReserveResult>({ ok: false, limit: 'account', available: Math.max(0, num(row?.free)) });
     }
     if (keyHash) {
@@ -43,13 +49,22 @@ export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
         "UPDATE api_keys SET window_usage = 0, window_start = CASE limit_reset WHEN 'daily' THEN CAST(? AS BIGINT) WHEN 'weekly' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END WHERE hash = ? AND limit_reset IS NOT NULL AND window_start < CASE limit_reset WHEN 'daily' THEN CAST(? AS BIGINT) WHEN 'weekly' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END",
         [...ws, keyHash, ...ws],
       );
-      const k = yield* run('UPDATE api_keys SET reserved = reserved + ? WHERE hash = ? AND (credit_limit IS NULL OR credit_limit - window_usage - reserved >= ?)', [amount, keyHash, amount]);
+      const k = yield* run(
+        'UPDATE api_keys SET reserved = reserved + ? WHERE hash = ? AND (credit_limit IS NULL OR credit_limit - window_usage - reserved >= ?)',
+        [amount, keyHash, amount],
+      );
       if (k.changes === 0) {
-        const row = yield* get<{ free: unknown }>('SELECT credit_limit - window_usage - reserved AS free FROM api_keys WHERE hash = ?', [keyHash]);
+        const row = yield* get<{ free: unknown }>(
+          'SELECT credit_limit - window_usage - reserved AS free FROM api_keys WHERE hash = ?',
+          [keyHash],
+        );
         throw new Rollback<ReserveResult>({ ok: false, limit: 'key', available: Math.max(0, num(row?.free)) });
       }
     }
-    yield* run('INSERT INTO credit_reservations (id, account_id, key_hash, amount, created_at) VALUES (?, ?, ?, ?, ?)', [id, accountId, keyHash, amount, now]);
+    yield* run(
+      'INSERT INTO credit_reservations (id, account_id, key_hash, amount, created_at) VALUES (?, ?, ?, ?, ?)',
+      [id, accountId, keyHash, amount, now],
+    );
     return { ok: true, id };
   },
 };
@@ -71,7 +86,10 @@ export const settleProc: Proc<SettleArgs, boolean> = {
   idempotent: true, // the reservation row is gone after the first
   *body({ reservationId, charge, generation, overrun, now, writes }) {
     for (const w of writes) yield* run(w.sql, w.params);
-    const r = yield* get<{ account_id: string; key_hash: string | null; amount: unknown }>('SELECT account_id, key_hash, amount FROM credit_reservations WHERE id = ?', [reservationId]);
+    const r = yield* get<{ account_id: string; key_hash: string | null; amount: unknown }>(
+      'SELECT account_id, key_hash, amount FROM credit_reservations WHERE id = ?',
+      [reservationId],
+    );
     if (!r) return false;
     const reserved = num(r.amount);
     // The last line of defence: nothing is charged beyond what was reserved (the rest is an overrun).
@@ -80,16 +98,31 @@ export const settleProc: Proc<SettleArgs, boolean> = {
     const excess = (overrun?.amount ?? 0) + (valid ? charge - cost : 0);
     const reason = overrun?.reason ?? (valid ? (excess > 0 ? 'usage_above_bound' : null) : 'malformed_usage');
     yield* run('DELETE FROM credit_reservations WHERE id = ?', [reservationId]);
-    yield* run('UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? WHERE id = ?', [reserved, cost, now, r.account_id]);
-    if (r.key_hash) yield* run('UPDATE api_keys SET reserved = reserved - ?, usage = usage + ?, window_usage = window_usage + ? WHERE hash = ?', [reserved, cost, cost, r.key_hash]);
+    yield* run('UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? WHERE id = ?', [
+      reserved,
+      cost,
+      now,
+      r.account_id,
+    ]);
+    if (r.key_hash)
+      yield* run(
+        'UPDATE api_keys SET reserved = reserved - ?, usage = usage + ?, window_usage = window_usage + ? WHERE hash = ?',
+        [reserved, cost, cost, r.key_hash],
+      );
     if (cost !== 0) {
-      yield* run('INSERT INTO credit_ledger (id, account_id, key_hash, generation_id, kind, amount, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        randomId('led_'), r.account_id, r.key_hash, generation?.id ?? null, 'charge', cost, now,
-      ]);
+      yield* run(
+        'INSERT INTO credit_ledger (id, account_id, key_hash, generation_id, kind, amount, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [randomId('led_'), r.account_id, r.key_hash, generation?.id ?? null, 'charge', cost, now],
+      );
     }
     if (generation) {
       yield* run(GENERATION_INSERT, generationParams({ ...generation, cost }));
-      if (reason !== null) yield* run('UPDATE generations SET overrun = ?, overrun_reason = ? WHERE id = ?', [Math.min(excess, Number.MAX_SAFE_INTEGER), reason, generation.id]);
+      if (reason !== null)
+        yield* run('UPDATE generations SET overrun = ?, overrun_reason = ? WHERE id = ?', [
+          Math.min(excess, Number.MAX_SAFE_INTEGER),
+          reason,
+          generation.id,
+        ]);
     }
     return true;
   },
@@ -107,32 +140,48 @@ export class CreditRepo {
    * excess is recorded as an overrun), writing the ledger entry and the generation record in
    * the same transaction. Settling twice charges once.
    */
-  settle(reservationId: string, charge: number, generation: Generation | null, overrun: Overrun | null = null, writes: PendingWrite[] = []): Promise<boolean> {
+  settle(
+    reservationId: string,
+    charge: number,
+    generation: Generation | null,
+    overrun: Overrun | null = null,
+    writes: PendingWrite[] = [],
+  ): Promise<boolean> {
     return this.db.call(settleProc, { reservationId, charge, generation, overrun, now: Date.now(), writes });
   }
 
   /** The overrun recorded on a generation (nano-credits beyond its reservation, and why), if any. */
   async overrun(generationId: string): Promise<Overrun | null> {
-    const r = await this.db.get<{ overrun: unknown; overrun_reason: string | null }>('SELECT overrun, overrun_reason FROM generations WHERE id = ?', [generationId]);
+    const r = await this.db.get<{ overrun: unknown; overrun_reason: string | null }>(
+      'SELECT overrun, overrun_reason FROM generations WHERE id = ?',
+      [generationId],
+    );
     return r && r.overrun_reason ? { amount: num(r.overrun), reason: r.overrun_reason } : null;
   }
 
   /** Release reservations older than `olderThanMs` (left by a crashed process); returns how many. */
   async releaseStale(olderThanMs: number, now = Date.now()): Promise<number> {
-    const stale = await this.db.all<{ id: string }>('SELECT id FROM credit_reservations WHERE created_at <= ?', [now - olderThanMs]);
+    const stale = await this.db.all<{ id: string }>('SELECT id FROM credit_reservations WHERE created_at <= ?', [
+      now - olderThanMs,
+    ]);
     let n = 0;
     for (const s of stale) if (await this.settle(s.id, 0, null)) n++;
     return n;
   }
 
   async ledgerSum(accountId: string): Promise<number> {
-    const r = await this.db.get<{ s: unknown }>('SELECT COALESCE(SUM(amount), 0) AS s FROM credit_ledger WHERE account_id = ?', [accountId]);
+    const r = await this.db.get<{ s: unknown }>(
+      'SELECT COALESCE(SUM(amount), 0) AS s FROM credit_ledger WHERE account_id = ?',
+      [accountId],
+    );
     return num(r?.s);
   }
 
   async openReservations(accountId?: string): Promise<number> {
     const r = accountId
-      ? await this.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM credit_reservations WHERE account_id = ?', [accountId])
+      ? await this.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM credit_reservations WHERE account_id = ?', [
+          accountId,
+        ])
       : await this.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM credit_reservations');
     return num(r?.n);
   }

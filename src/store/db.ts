@@ -78,7 +78,12 @@ export async function driveAsync<A, R>(proc: Proc<A, R>, args: A, t: Db): Promis
   let next = gen.next();
   while (!next.done) {
     const s = next.value;
-    const out = s.kind === 'all' ? await t.all(s.sql, s.params) : s.kind === 'get' ? await t.get(s.sql, s.params) : await t.run(s.sql, s.params);
+    const out =
+      s.kind === 'all'
+        ? await t.all(s.sql, s.params)
+        : s.kind === 'get'
+          ? await t.get(s.sql, s.params)
+          : await t.run(s.sql, s.params);
     next = gen.next(out);
   }
   return next.value;
@@ -114,7 +119,11 @@ export function pick(sql: Sql, dialect: Dialect): string {
 }
 
 /** Time one store operation for the observer, if any. */
-export async function observed<T>(db: { observer?: DbObserver }, op: Parameters<DbObserver>[0], fn: () => Promise<T> | T): Promise<T> {
+export async function observed<T>(
+  db: { observer?: DbObserver },
+  op: Parameters<DbObserver>[0],
+  fn: () => Promise<T> | T,
+): Promise<T> {
   const o = db.observer;
   if (!o) return fn();
   const t = performance.now();

@@ -36,8 +36,29 @@ export const GENERATION_INSERT =
 
 export function generationParams(g: Generation): Param[] {
   return [
-    g.id, g.accountId, g.keyHash, g.model, g.provider, g.deployment, g.promptTokens, g.completionTokens, g.cachedTokens, g.reasoningTokens, g.cost,
-    g.latencyMs, g.ttftMs, g.finishReason, g.streamed ? 1 : 0, g.cancelled ? 1 : 0, g.status, g.errorCode, g.appReferer, g.appTitle, g.user, g.metadata ? JSON.stringify(g.metadata) : null, g.createdAt,
+    g.id,
+    g.accountId,
+    g.keyHash,
+    g.model,
+    g.provider,
+    g.deployment,
+    g.promptTokens,
+    g.completionTokens,
+    g.cachedTokens,
+    g.reasoningTokens,
+    g.cost,
+    g.latencyMs,
+    g.ttftMs,
+    g.finishReason,
+    g.streamed ? 1 : 0,
+    g.cancelled ? 1 : 0,
+    g.status,
+    g.errorCode,
+    g.appReferer,
+    g.appTitle,
+    g.user,
+    g.metadata ? JSON.stringify(g.metadata) : null,
+    g.createdAt,
     g.cacheWriteTokens,
   ];
 }
@@ -76,11 +97,27 @@ function toGeneration(r: Row): Generation {
 /** The API form of a record. */
 export function generationJson(g: Generation) {
   return {
-    id: g.id, model: g.model, provider: g.provider, deployment: g.deployment,
-    tokens_prompt: g.promptTokens, tokens_completion: g.completionTokens, tokens_cached: g.cachedTokens, tokens_cache_write: g.cacheWriteTokens, tokens_reasoning: g.reasoningTokens,
-    total_cost: fromNano(g.cost), latency_ms: g.latencyMs, time_to_first_token_ms: g.ttftMs, finish_reason: g.finishReason,
-    streamed: g.streamed, cancelled: g.cancelled, status: g.status, error_code: g.errorCode,
-    app: { referer: g.appReferer, title: g.appTitle }, user: g.user, metadata: g.metadata, created_at: new Date(g.createdAt).toISOString(),
+    id: g.id,
+    model: g.model,
+    provider: g.provider,
+    deployment: g.deployment,
+    tokens_prompt: g.promptTokens,
+    tokens_completion: g.completionTokens,
+    tokens_cached: g.cachedTokens,
+    tokens_cache_write: g.cacheWriteTokens,
+    tokens_reasoning: g.reasoningTokens,
+    total_cost: fromNano(g.cost),
+    latency_ms: g.latencyMs,
+    time_to_first_token_ms: g.ttftMs,
+    finish_reason: g.finishReason,
+    streamed: g.streamed,
+    cancelled: g.cancelled,
+    status: g.status,
+    error_code: g.errorCode,
+    app: { referer: g.appReferer, title: g.appTitle },
+    user: g.user,
+    metadata: g.metadata,
+    created_at: new Date(g.createdAt).toISOString(),
   };
 }
 
@@ -99,20 +136,38 @@ export class GenerationRepo {
     if (opts.since !== undefined) (where.push('created_at >= ?'), params.push(opts.since));
     if (opts.user) (where.push('end_user = ?'), params.push(opts.user));
     params.push(opts.limit);
-    return (await this.db.all<Row>(`SELECT * FROM generations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC LIMIT ?`, params)).map(toGeneration);
+    return (
+      await this.db.all<Row>(
+        `SELECT * FROM generations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC LIMIT ?`,
+        params,
+      )
+    ).map(toGeneration);
   }
 
   /** Delete up to `batch` records created before `before` (retention); returns how many. */
   async deleteOlderThan(before: number, batch: number): Promise<number> {
-    return (await this.db.run('DELETE FROM generations WHERE id IN (SELECT id FROM generations WHERE created_at < ? LIMIT ?)', [before, batch])).changes;
+    return (
+      await this.db.run(
+        'DELETE FROM generations WHERE id IN (SELECT id FROM generations WHERE created_at < ? LIMIT ?)',
+        [before, batch],
+      )
+    ).changes;
   }
 
   /** Apps by tokens and requests since a time, with per-model rows (rankings). */
-  async rankings(since: number): Promise<Array<{ referer: string | null; title: string | null; model: string; requests: number; tokens: number }>> {
+  async rankings(
+    since: number,
+  ): Promise<Array<{ referer: string | null; title: string | null; model: string; requests: number; tokens: number }>> {
     const rows = await this.db.all<Row>(
       'SELECT app_referer, app_title, model, COUNT(*) AS requests, SUM(prompt_tokens + completion_tokens) AS tokens FROM generations WHERE created_at >= ? GROUP BY app_referer, app_title, model ORDER BY tokens DESC',
       [since],
     );
-    return rows.map((r) => ({ referer: (r.app_referer as string | null) ?? null, title: (r.app_title as string | null) ?? null, model: r.model as string, requests: num(r.requests), tokens: num(r.tokens) }));
+    return rows.map((r) => ({
+      referer: (r.app_referer as string | null) ?? null,
+      title: (r.app_title as string | null) ?? null,
+      model: r.model as string,
+      requests: num(r.requests),
+      tokens: num(r.tokens),
+    }));
   }
 }

@@ -56,7 +56,11 @@ export class Store {
     if (this.driver === 'postgres') {
       db.onState = (cause) => {
         if (cause === null) logger.warn('store available again');
-        else logger.error({ cause: cause instanceof Error ? cause.message : String(cause) }, 'store unavailable: requests are answered 503 until it answers');
+        else
+          logger.error(
+            { cause: cause instanceof Error ? cause.message : String(cause) },
+            'store unavailable: requests are answered 503 until it answers',
+          );
       };
     }
   }

@@ -40,7 +40,8 @@ interface KeyRow {
   updated_at: unknown;
 }
 
-const COLUMNS = 'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage, reserved, disabled, expires_at, leaked_at, created_at, updated_at';
+const COLUMNS =
+  'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage, reserved, disabled, expires_at, leaked_at, created_at, updated_at';
 
 function toKey(r: KeyRow): ApiKey {
   return {
@@ -92,11 +93,30 @@ export interface KeyPatch {
 export class KeyRepo {
   constructor(private readonly db: Db) {}
 
-  async create(input: { hash: string; accountId: string; name: string; label: string; limit?: number | null; limitReset?: LimitReset | null; expiresAt?: number | null }): Promise<ApiKey> {
+  async create(input: {
+    hash: string;
+    accountId: string;
+    name: string;
+    label: string;
+    limit?: number | null;
+    limitReset?: LimitReset | null;
+    expiresAt?: number | null;
+  }): Promise<ApiKey> {
     const now = Date.now();
     await this.db.run(
       'INSERT INTO api_keys (hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage, reserved, disabled, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?, ?, ?)',
-      [input.hash, input.accountId, input.name, input.label, input.limit ?? null, input.limitReset ?? null, windowStart(input.limitReset ?? null, now), input.expiresAt ?? null, now, now],
+      [
+        input.hash,
+        input.accountId,
+        input.name,
+        input.label,
+        input.limit ?? null,
+        input.limitReset ?? null,
+        windowStart(input.limitReset ?? null, now),
+        input.expiresAt ?? null,
+        now,
+        now,
+      ],
     );
     return (await this.get(input.hash)) as ApiKey;
   }
@@ -109,7 +129,12 @@ export class KeyRepo {
   async list(opts: { accountId?: string; limit: number; offset: number }): Promise<ApiKey[]> {
     const where = opts.accountId ? 'WHERE account_id = ?' : '';
     const params: Param[] = opts.accountId ? [opts.accountId, opts.limit, opts.offset] : [opts.limit, opts.offset];
-    return (await this.db.all<KeyRow>(`SELECT ${COLUMNS} FROM api_keys ${where} ORDER BY created_at, hash LIMIT ? OFFSET ?`, params)).map(toKey);
+    return (
+      await this.db.all<KeyRow>(
+        `SELECT ${COLUMNS} FROM api_keys ${where} ORDER BY created_at, hash LIMIT ? OFFSET ?`,
+        params,
+      )
+    ).map(toKey);
   }
 
   async update(hash: string, patch: KeyPatch): Promise<ApiKey | undefined> {
@@ -127,7 +152,14 @@ export class KeyRepo {
 
   async markLeaked(hash: string, source: string): Promise<boolean> {
     const now = Date.now();
-    return (await this.db.run('UPDATE api_keys SET disabled = 1, leaked_at = ?, leak_source = ?, updated_at = ? WHERE hash = ?', [now, source.slice(0, 2000), now, hash])).changes === 1;
+    return (
+      (
+        await this.db.run(
+          'UPDATE api_keys SET disabled = 1, leaked_at = ?, leak_source = ?, updated_at = ? WHERE hash = ?',
+          [now, source.slice(0, 2000), now, hash],
+        )
+      ).changes === 1
+    );
   }
 
   async delete(hash: string): Promise<boolean> {

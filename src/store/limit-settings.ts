@@ -45,8 +45,13 @@ export class LimitSettingsRepo {
   /** undefined when the key or account does not exist. */
   async get(subject: LimitSubject, id: string): Promise<LimitSettings | undefined> {
     const t = TABLE[subject];
-    const r = await this.db.get<{ allowed_models: unknown; rate_limits: unknown }>(`SELECT allowed_models, rate_limits FROM ${t.table} WHERE ${t.id} = ?`, [id]);
-    return r ? { allowedModels: parse<string[]>(r.allowed_models), rateLimits: parse<RateLimitSettings>(r.rate_limits) } : undefined;
+    const r = await this.db.get<{ allowed_models: unknown; rate_limits: unknown }>(
+      `SELECT allowed_models, rate_limits FROM ${t.table} WHERE ${t.id} = ?`,
+      [id],
+    );
+    return r
+      ? { allowedModels: parse<string[]>(r.allowed_models), rateLimits: parse<RateLimitSettings>(r.rate_limits) }
+      : undefined;
   }
 
   /** Set the fields given (null clears one); false when the key or account does not exist. */
@@ -54,18 +59,25 @@ export class LimitSettingsRepo {
     const t = TABLE[subject];
     const sets: string[] = [];
     const params: Array<string | number | null> = [];
-    if (patch.allowedModels !== undefined) (sets.push('allowed_models = ?'), params.push(patch.allowedModels === null ? null : JSON.stringify(patch.allowedModels)));
-    if (patch.rateLimits !== undefined) (sets.push('rate_limits = ?'), params.push(patch.rateLimits === null ? null : JSON.stringify(patch.rateLimits)));
+    if (patch.allowedModels !== undefined)
+      (sets.push('allowed_models = ?'),
+        params.push(patch.allowedModels === null ? null : JSON.stringify(patch.allowedModels)));
+    if (patch.rateLimits !== undefined)
+      (sets.push('rate_limits = ?'), params.push(patch.rateLimits === null ? null : JSON.stringify(patch.rateLimits)));
     sets.push('updated_at = ?');
     params.push(Date.now(), id);
-    const changed = (await this.db.run(`UPDATE ${t.table} SET ${sets.join(', ')} WHERE ${t.id} = ?`, params)).changes === 1;
+    const changed =
+      (await this.db.run(`UPDATE ${t.table} SET ${sets.join(', ')} WHERE ${t.id} = ?`, params)).changes === 1;
     for (const l of LimitSettingsRepo.listeners) l(subject, id);
     return changed;
   }
 
   /** Record a budget notice; true only for the first caller (any replica) per subject, threshold and window. */
   async claimNotice(subject: string, threshold: string, windowId: string): Promise<boolean> {
-    const r = await this.db.run('INSERT INTO limit_notices (subject, threshold, window_id, sent_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [subject, threshold, windowId, Date.now()]);
+    const r = await this.db.run(
+      'INSERT INTO limit_notices (subject, threshold, window_id, sent_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      [subject, threshold, windowId, Date.now()],
+    );
     return r.changes === 1;
   }
 }

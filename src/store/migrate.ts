@@ -19,11 +19,20 @@ export async function migrate(db: Db, list: readonly Migration[]): Promise<Migra
       applied_at BIGINT NOT NULL,
       PRIMARY KEY (module, version)
     )`);
-    const applied = new Set((await t.all<{ module: string; version: number }>('SELECT module, version FROM schema_migrations')).map((r) => `${r.module}@${Number(r.version)}`));
+    const applied = new Set(
+      (await t.all<{ module: string; version: number }>('SELECT module, version FROM schema_migrations')).map(
+        (r) => `${r.module}@${Number(r.version)}`,
+      ),
+    );
     const pending = list.filter((m) => !applied.has(`${m.module}@${m.version}`));
     for (const m of pending) {
       await t.exec(m.up);
-      await t.run('INSERT INTO schema_migrations (module, version, description, applied_at) VALUES (?, ?, ?, ?)', [m.module, m.version, m.description, Date.now()]);
+      await t.run('INSERT INTO schema_migrations (module, version, description, applied_at) VALUES (?, ?, ?, ?)', [
+        m.module,
+        m.version,
+        m.description,
+        Date.now(),
+      ]);
     }
     return pending;
   });

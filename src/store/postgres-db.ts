@@ -1,6 +1,18 @@
 import { Client, Pool, type PoolClient, type PoolConfig, type QueryConfig } from 'pg';
 import { errors } from '../errors';
-import { callNested, driveAsync, observed, pick, Rollback, type Db, type DbObserver, type Param, type Proc, type RunResult, type Sql } from './db';
+import {
+  callNested,
+  driveAsync,
+  observed,
+  pick,
+  Rollback,
+  type Db,
+  type DbObserver,
+  type Param,
+  type Proc,
+  type RunResult,
+  type Sql,
+} from './db';
 
 /** `?` placeholders become `$1..$n` (outside quoted strings), converted once per statement text. */
 const converted = new Map<string, string>();
@@ -49,7 +61,9 @@ export function isConnectionError(e: unknown): boolean {
     if (/^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)$/.test(code)) return true;
   }
   const message = e instanceof Error ? e.message : '';
-  return /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|connection timeout/i.test(message);
+  return /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|connection timeout/i.test(
+    message,
+  );
 }
 
 /** query_timeout per query is honoured by pg though its types do not list it. */
@@ -91,7 +105,10 @@ export class PostgresDb implements Db {
 
   private readonly config: PoolConfig;
 
-  constructor(url: string, private readonly opts: PostgresOptions) {
+  constructor(
+    url: string,
+    private readonly opts: PostgresOptions,
+  ) {
     this.config = {
       connectionString: url,
       max: opts.poolSize,
@@ -184,34 +201,68 @@ export class PostgresDb implements Db {
 
   /** A short check for /ready: fails at once while unavailable, within a second or two when the database is silent. */
   async ping(): Promise<void> {
-    await this.attempt(() => this.pool.query(PING), () => true);
+    await this.attempt(
+      () => this.pool.query(PING),
+      () => true,
+    );
   }
 
   all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
-    return observed(this, 'all', () => this.attempt(async () => (await query<T>(this.pool, sql, params)).rows, () => true));
+    return observed(this, 'all', () =>
+      this.attempt(
+        async () => (await query<T>(this.pool, sql, params)).rows,
+        () => true,
+      ),
+    );
   }
   get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
-    return observed(this, 'get', () => this.attempt(async () => (await query<T>(this.pool, sql, params)).rows[0], () => true));
+    return observed(this, 'get', () =>
+      this.attempt(
+        async () => (await query<T>(this.pool, sql, params)).rows[0],
+        () => true,
+      ),
+    );
   }
   run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
-    return observed(this, 'run', () => this.attempt(async () => ({ changes: (await query(this.pool, sql, params)).rowCount }), () => false));
+    return observed(this, 'run', () =>
+      this.attempt(
+        async () => ({ changes: (await query(this.pool, sql, params)).rowCount }),
+        () => false,
+      ),
+    );
   }
   async exec(sql: Sql): Promise<void> {
-    await this.attempt(() => this.pool.query(pick(sql, 'postgres')), () => false);
+    await this.attempt(
+      () => this.pool.query(pick(sql, 'postgres')),
+      () => false,
+    );
   }
   /** Repeated once when the connection is lost, so it must be idempotent (an upsert). */
   write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
-    return observed(this, 'run', () => this.attempt(async () => ({ changes: (await query(this.pool, sql, params)).rowCount }), () => true));
+    return observed(this, 'run', () =>
+      this.attempt(
+        async () => ({ changes: (await query(this.pool, sql, params)).rowCount }),
+        () => true,
+      ),
+    );
   }
   /** fn may await only the database; it is not repeated (it may have effects outside it). */
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    return observed(this, 'tx', () => this.attempt((mark) => this.transaction(fn, mark), () => false));
+    return observed(this, 'tx', () =>
+      this.attempt(
+        (mark) => this.transaction(fn, mark),
+        () => false,
+      ),
+    );
   }
   /** A transaction lost before COMMIT was sent left nothing behind: it runs again; after, only an idempotent one does. */
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
     return observed(this, 'tx', async () => {
       try {
-        return await this.attempt((mark) => this.transaction((t) => driveAsync(proc, args, t), mark), (committing) => !committing || proc.idempotent === true);
+        return await this.attempt(
+          (mark) => this.transaction((t) => driveAsync(proc, args, t), mark),
+          (committing) => !committing || proc.idempotent === true,
+        );
       } catch (e) {
         if (e instanceof Rollback) return e.value as R;
         throw e;

@@ -31,11 +31,22 @@ export class ResponseRepo {
   }
 
   async get(id: string, now = Date.now()): Promise<StoredResponse | undefined> {
-    const r = await this.db.get<Record<string, unknown>>('SELECT id, account_id, model, status, body, created_at, expires_at FROM responses WHERE id = ?', [id]);
+    const r = await this.db.get<Record<string, unknown>>(
+      'SELECT id, account_id, model, status, body, created_at, expires_at FROM responses WHERE id = ?',
+      [id],
+    );
     if (!r) return undefined;
     const expiresAt = numOrNull(r.expires_at);
     if (expiresAt !== null && expiresAt <= now) return undefined; // expired: as good as deleted, the sweep removes it
-    return { id: r.id as string, accountId: r.account_id as string, model: r.model as string, status: r.status as string, body: JSON.parse(r.body as string) as Record<string, unknown>, createdAt: num(r.created_at), expiresAt };
+    return {
+      id: r.id as string,
+      accountId: r.account_id as string,
+      model: r.model as string,
+      status: r.status as string,
+      body: JSON.parse(r.body as string) as Record<string, unknown>,
+      createdAt: num(r.created_at),
+      expiresAt,
+    };
   }
 
   async delete(id: string): Promise<boolean> {
@@ -44,6 +55,11 @@ export class ResponseRepo {
 
   /** Delete up to `batch` expired responses; returns how many. */
   async deleteExpired(batch: number, now = Date.now()): Promise<number> {
-    return (await this.db.run('DELETE FROM responses WHERE id IN (SELECT id FROM responses WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)', [now, batch])).changes;
+    return (
+      await this.db.run(
+        'DELETE FROM responses WHERE id IN (SELECT id FROM responses WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)',
+        [now, batch],
+      )
+    ).changes;
   }
 }

@@ -1,6 +1,16 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { callNested, observed, pick, type Db, type DbObserver, type Param, type Proc, type RunResult, type Sql } from './db';
+import {
+  callNested,
+  observed,
+  pick,
+  type Db,
+  type DbObserver,
+  type Param,
+  type Proc,
+  type RunResult,
+  type Sql,
+} from './db';
 import { SqliteEngine, type EngineReply, type EngineRequest, type ErrorInfo } from './sqlite-engine';
 import { procedures } from './procedures';
 
@@ -47,7 +57,10 @@ class WorkerLink implements EngineLink {
     const file = join(__dirname, `sqlite-worker${extname(__filename)}`);
     const workerData = { path: this.path };
     const w = file.endsWith('.ts')
-      ? new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(file)});`, { eval: true, workerData })
+      ? new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(file)});`, {
+          eval: true,
+          workerData,
+        })
       : new Worker(file, { workerData });
     w.on('message', (m: { id: number } & EngineReply) => {
       const p = this.pending.get(m.id);
@@ -108,13 +121,32 @@ export class SqliteDb implements Db {
   }
 
   all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
-    return observed(this, 'all', () => this.link.request({ op: 'read', kind: 'all', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<T[]>);
+    return observed(
+      this,
+      'all',
+      () =>
+        this.link.request({ op: 'read', kind: 'all', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<
+          T[]
+        >,
+    );
   }
   get<T>(sql: Sql, params: readonly Param[] = []): Promise<T | undefined> {
-    return observed(this, 'get', () => this.link.request({ op: 'read', kind: 'get', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<T | undefined>);
+    return observed(
+      this,
+      'get',
+      () =>
+        this.link.request({ op: 'read', kind: 'get', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<
+          T | undefined
+        >,
+    );
   }
   run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
-    return observed(this, 'run', () => this.link.request({ op: 'write', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<RunResult>);
+    return observed(
+      this,
+      'run',
+      () =>
+        this.link.request({ op: 'write', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<RunResult>,
+    );
   }
   write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
     return this.run(sql, params);

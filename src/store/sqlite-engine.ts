@@ -71,7 +71,11 @@ export class SqliteEngine {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
-    this.control = { savepoint: this.db.prepare('SAVEPOINT item'), release: this.db.prepare('RELEASE item'), rollbackTo: this.db.prepare('ROLLBACK TO item') };
+    this.control = {
+      savepoint: this.db.prepare('SAVEPOINT item'),
+      release: this.db.prepare('RELEASE item'),
+      rollbackTo: this.db.prepare('ROLLBACK TO item'),
+    };
     if (file) {
       // Checkpoints run on a timer here, off the event loop, rather than inside whichever commit crosses 1000 pages.
       this.db.pragma('wal_autocheckpoint = 0');
@@ -193,7 +197,9 @@ export class SqliteEngine {
         } catch (e) {
           rollbackTo.run();
           release.run();
-          out.push(e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) });
+          out.push(
+            e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) },
+          );
         }
       }
       this.db.exec('COMMIT');

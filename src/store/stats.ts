@@ -32,7 +32,12 @@ export interface StoreStats {
   /** Requests recorded (generation records kept). */
   requests: number;
   /** Bytes per 1,000 requests: on average over what is kept, and since the previous `db stats` (null the first time). */
-  perThousand: { average: number | null; sinceLast: number | null; lastAt: string | null; requestsSinceLast: number | null };
+  perThousand: {
+    average: number | null;
+    sinceLast: number | null;
+    lastAt: string | null;
+    requestsSinceLast: number | null;
+  };
 }
 
 /** Every table of the store (other modules add theirs), by name. */
@@ -56,7 +61,7 @@ async function tableBytes(store: Store, tables: string[]): Promise<Map<string, n
   }
   // dbstat names tables and indexes; an index's pages count for its table.
   const rows = await store.db.all<{ tbl: string | null; name: string; b: unknown }>(
-    "SELECT m.tbl_name AS tbl, s.name AS name, SUM(s.pgsize) AS b FROM dbstat s LEFT JOIN sqlite_master m ON m.name = s.name GROUP BY s.name",
+    'SELECT m.tbl_name AS tbl, s.name AS name, SUM(s.pgsize) AS b FROM dbstat s LEFT JOIN sqlite_master m ON m.name = s.name GROUP BY s.name',
   );
   for (const r of rows) out.set(r.tbl ?? r.name, (out.get(r.tbl ?? r.name) ?? 0) + num(r.b));
   return out;
@@ -82,7 +87,9 @@ export async function storeStats(store: Store, config: StoreConfig, now = Date.n
   let sinceLast: number | null = null;
   let requestsSinceLast: number | null = null;
   if (last) {
-    requestsSinceLast = num((await store.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM generations WHERE created_at > ?', [last.at]))?.n);
+    requestsSinceLast = num(
+      (await store.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM generations WHERE created_at > ?', [last.at]))?.n,
+    );
     sinceLast = requestsSinceLast > 0 ? Math.round(((bytes + walBytes - last.bytes) / requestsSinceLast) * 1000) : null;
   }
   await store.setMeta(SNAPSHOT, JSON.stringify({ at: now, bytes: bytes + walBytes }));

@@ -30,7 +30,11 @@ const DONE = 'data: [DONE]\n\n';
  * each flushed as it comes, `usage: null` on every chunk but the usage chunk (sent only
  * when the client asked), `[DONE]` at the end, one error event if the upstream breaks.
  */
-export async function writeStream(res: ServerResponse, stream: ChatStream, opts: WriteStreamOptions): Promise<StreamEnd> {
+export async function writeStream(
+  res: ServerResponse,
+  stream: ChatStream,
+  opts: WriteStreamOptions,
+): Promise<StreamEnd> {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache');
@@ -156,7 +160,14 @@ export async function writeStream(res: ServerResponse, stream: ChatStream, opts:
 }
 
 export function hasContent(delta: ChatCompletionChunk['choices'][number]['delta']): boolean {
-  return Boolean(delta.content || delta.tool_calls?.length || delta.function_call || delta.refusal || delta.reasoning || delta.reasoning_details?.length);
+  return Boolean(
+    delta.content ||
+    delta.tool_calls?.length ||
+    delta.function_call ||
+    delta.refusal ||
+    delta.reasoning ||
+    delta.reasoning_details?.length,
+  );
 }
 
 function drained(res: ServerResponse): Promise<void> {

@@ -8,7 +8,14 @@ import { fromObject } from '../config/load';
 import { createLogger } from '../logger';
 import { startGateway as start, type RunningGateway } from '../server/start';
 
-export { MockUpstream, openaiFixtures, sendJson, writeSse, type RecordedRequest, type UpstreamHandler } from './mock-upstream';
+export {
+  MockUpstream,
+  openaiFixtures,
+  sendJson,
+  writeSse,
+  type RecordedRequest,
+  type UpstreamHandler,
+} from './mock-upstream';
 
 export interface TestGatewayOptions {
   /** Environment for ${VAR} interpolation (default: none). */
@@ -23,7 +30,10 @@ export interface StartedGateway extends RunningGateway {
 }
 
 /** Start a gateway on 127.0.0.1, port 0, memory store and silent-ish logs unless the config says otherwise. */
-export async function startGateway(config: Record<string, unknown>, opts: TestGatewayOptions = {}): Promise<StartedGateway> {
+export async function startGateway(
+  config: Record<string, unknown>,
+  opts: TestGatewayOptions = {},
+): Promise<StartedGateway> {
   const server = { host: '127.0.0.1', port: 0, ...(config.server as Record<string, unknown> | undefined) };
   const parsed = fromObject(
     { store: { driver: 'memory' }, ...config, server },

@@ -79,7 +79,11 @@ export class MockUpstream {
 }
 
 /** Write `data: <json>\n\n` frames (optionally with an `event:` line) with an optional pause between them. */
-export async function writeSse(res: ServerResponse, events: Array<unknown | { event: string; data: unknown }>, opts: { delayMs?: number; done?: boolean; named?: boolean } = {}): Promise<void> {
+export async function writeSse(
+  res: ServerResponse,
+  events: Array<unknown | { event: string; data: unknown }>,
+  opts: { delayMs?: number; done?: boolean; named?: boolean } = {},
+): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const ev of events) {
     if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
@@ -93,7 +97,12 @@ export async function writeSse(res: ServerResponse, events: Array<unknown | { ev
   res.end();
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -105,8 +114,26 @@ export const openaiFixtures = {
     object: 'chat.completion',
     created: 1741569952,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } },
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
+    usage: {
+      prompt_tokens: 19,
+      completion_tokens: 10,
+      total_tokens: 29,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: 0,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
+    },
     service_tier: 'default',
   }),
   chunk: (delta: Record<string, unknown>, finish: string | null = null, model = 'gpt-4o-mini') => ({

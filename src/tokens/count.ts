@@ -43,7 +43,8 @@ export function countMessageTokens(messages: readonly ChatMessage[]): number {
   for (const m of messages) {
     n += MESSAGE_OVERHEAD + countTextTokens(messageText(m));
     if (m.name) n += 1;
-    if (m.tool_calls) for (const c of m.tool_calls) n += countTextTokens(c.function.name) + countTextTokens(c.function.arguments);
+    if (m.tool_calls)
+      for (const c of m.tool_calls) n += countTextTokens(c.function.name) + countTextTokens(c.function.arguments);
     if (m.function_call) n += countTextTokens(m.function_call.name) + countTextTokens(m.function_call.arguments);
   }
   return n;

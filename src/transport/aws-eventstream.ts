@@ -29,11 +29,17 @@ export class AwsEventStreamParser {
       if (this.pending < total) break;
       const msg = this.take(total);
       if (crc32(msg.subarray(0, 8)) !== msg.readUInt32BE(8)) throw new Error('event stream: prelude CRC mismatch');
-      if (crc32(msg.subarray(0, total - 4)) !== msg.readUInt32BE(total - 4)) throw new Error('event stream: message CRC mismatch');
+      if (crc32(msg.subarray(0, total - 4)) !== msg.readUInt32BE(total - 4))
+        throw new Error('event stream: message CRC mismatch');
       const headersLength = msg.readUInt32BE(4);
       const headers = parseHeaders(msg.subarray(12, 12 + headersLength));
       const data = msg.subarray(12 + headersLength, total - 4).toString('utf8');
-      const type = headers[':message-type'] === 'exception' ? `exception:${headers[':exception-type'] ?? 'unknown'}` : headers[':message-type'] === 'error' ? `exception:${headers[':error-code'] ?? 'unknown'}` : headers[':event-type'] ?? '';
+      const type =
+        headers[':message-type'] === 'exception'
+          ? `exception:${headers[':exception-type'] ?? 'unknown'}`
+          : headers[':message-type'] === 'error'
+            ? `exception:${headers[':error-code'] ?? 'unknown'}`
+            : (headers[':event-type'] ?? '');
       out.push({ event: type, data });
     }
     return out;

@@ -94,7 +94,11 @@ export function mapTransportError(e: unknown, provider: string, signal?: AbortSi
     // Aborted without a gateway reason: the client went away.
     return errors.clientClosed();
   }
-  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || e instanceof undiciErrors.ConnectTimeoutError) {
+  if (
+    e instanceof undiciErrors.HeadersTimeoutError ||
+    e instanceof undiciErrors.BodyTimeoutError ||
+    e instanceof undiciErrors.ConnectTimeoutError
+  ) {
     return errors.upstreamTimeout(provider);
   }
   const code = (e as { code?: string }).code;
@@ -103,7 +107,11 @@ export function mapTransportError(e: unknown, provider: string, signal?: AbortSi
   return errors.upstreamUnavailable(provider, code ?? (e as Error).message ?? 'unknown error');
 }
 
-type LookupCallback = (e: Error | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+type LookupCallback = (
+  e: Error | null,
+  address: string | Array<{ address: string; family: number }>,
+  family?: number,
+) => void;
 
 /** A dns.lookup stand-in that answers the pinned address, in either calling convention (all: true or not). */
 function pinnedLookup(pin: { address: string; family: 4 | 6 }) {

@@ -3,7 +3,10 @@ export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
 /** Thrown by a parser or body reader when an upstream sends more than it may; routing maps it to a 502. */
 export class SizeLimitError extends Error {
-  constructor(readonly what: string, readonly limit: number) {
+  constructor(
+    readonly what: string,
+    readonly limit: number,
+  ) {
     super(`${what} is larger than ${limit} bytes`);
     this.name = 'SizeLimitError';
   }
@@ -22,7 +25,10 @@ export class LineSplitter {
   /** The previous chunk ended with CR: a LF starting this one belongs to it. */
   private skipLf = false;
 
-  constructor(private readonly maxBytes: number, private readonly what: string) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly what: string,
+  ) {}
 
   push(chunk: Uint8Array, onLine: (line: string) => void): void {
     this.feed(this.decoder.decode(chunk, { stream: true }), onLine);

@@ -38,20 +38,61 @@ describe('auth plugin and admin API', () => {
     const acct = a.body.data as Record<string, unknown>;
     expect(acct).to.include({ name: 'acme', email: 'ops@acme.test', credits: 5, usage: 0 });
     expect(Object.keys(acct)).to.include.members(['id', 'name', 'email', 'credits', 'usage', 'created_at']);
-    const k = await adminCall(gw, 'POST', '/v1/keys', { name: 'ci', account_id: acct.id, limit: 2, limit_reset: 'monthly' });
+    const k = await adminCall(gw, 'POST', '/v1/keys', {
+      name: 'ci',
+      account_id: acct.id,
+      limit: 2,
+      limit_reset: 'monthly',
+    });
     expect(k.status).to.equal(201);
     const key = k.body.key as string;
     const data = k.body.data as Record<string, unknown>;
-    expect(data).to.include({ name: 'ci', account_id: acct.id, limit: 2, limit_remaining: 2, limit_reset: 'monthly', usage: 0, disabled: false, expires_at: null, label: `sk-gw-...${key.slice(-4)}` });
+    expect(data).to.include({
+      name: 'ci',
+      account_id: acct.id,
+      limit: 2,
+      limit_remaining: 2,
+      limit_reset: 'monthly',
+      usage: 0,
+      disabled: false,
+      expires_at: null,
+      label: `sk-gw-...${key.slice(-4)}`,
+    });
     expect(data.hash).to.equal(hashKey(key));
-    expect(Object.keys(data).sort()).to.deep.equal(['account_id', 'created_at', 'disabled', 'expires_at', 'hash', 'label', 'limit', 'limit_remaining', 'limit_reset', 'name', 'updated_at', 'usage']);
+    expect(Object.keys(data).sort()).to.deep.equal([
+      'account_id',
+      'created_at',
+      'disabled',
+      'expires_at',
+      'hash',
+      'label',
+      'limit',
+      'limit_remaining',
+      'limit_reset',
+      'name',
+      'updated_at',
+      'usage',
+    ]);
     const got = await adminCall(gw, 'GET', `/v1/keys/${data.hash as string}`);
     expect(got.body).to.not.have.property('key');
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-    const c = await client.chat.completions.create({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    const c = await client.chat.completions.create({
+      model: 'mock/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(c.choices[0].message.content).to.equal('Mock answer: hi');
     const me = await adminCall(gw, 'GET', '/v1/key', undefined, key);
-    expect(me.body).to.deep.equal({ data: { label: data.label, name: 'ci', usage: 0, limit: 2, limit_remaining: 2, limit_reset: 'monthly', is_admin: false } });
+    expect(me.body).to.deep.equal({
+      data: {
+        label: data.label,
+        name: 'ci',
+        usage: 0,
+        limit: 2,
+        limit_remaining: 2,
+        limit_reset: 'monthly',
+        is_admin: false,
+      },
+    });
     const credits = await adminCall(gw, 'GET', '/v1/credits', undefined, key);
     expect(credits.body).to.deep.equal({ data: { total_credits: 5, total_usage: 0 } });
   });
@@ -73,10 +114,12 @@ describe('auth plugin and admin API', () => {
       expect(body.error.type).to.equal('authentication_error');
     }
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: generateKey(), maxRetries: 0 });
-    await client.chat.completions.create({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }).then(
-      () => expect.fail('should throw'),
-      (e: unknown) => expect(e).to.be.instanceOf(OpenAI.AuthenticationError),
-    );
+    await client.chat.completions
+      .create({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })
+      .then(
+        () => expect.fail('should throw'),
+        (e: unknown) => expect(e).to.be.instanceOf(OpenAI.AuthenticationError),
+      );
   });
 
   it('a disabled, deleted or expired key is refused; re-enabled it works again', async () => {
@@ -91,8 +134,14 @@ describe('auth plugin and admin API', () => {
     expect((await postJson(`${gw.url}/v1/chat/completions`, chat, h)).status).to.equal(200);
     expect((await adminCall(gw, 'DELETE', `/v1/keys/${hash}`)).body).to.deep.equal({ data: { hash, deleted: true } });
     expect((await postJson(`${gw.url}/v1/chat/completions`, chat, h)).status).to.equal(401);
-    const exp = await adminCall(gw, 'POST', '/v1/keys', { name: 'old', account_id: accountId, expires_at: '2020-01-01T00:00:00Z' });
-    const r2 = await postJson(`${gw.url}/v1/chat/completions`, chat, { authorization: `Bearer ${exp.body.key as string}` });
+    const exp = await adminCall(gw, 'POST', '/v1/keys', {
+      name: 'old',
+      account_id: accountId,
+      expires_at: '2020-01-01T00:00:00Z',
+    });
+    const r2 = await postJson(`${gw.url}/v1/chat/completions`, chat, {
+      authorization: `Bearer ${exp.body.key as string}`,
+    });
     expect(((await r2.json()) as { error: { code: string } }).error.code).to.equal('api_key_expired');
   });
 
@@ -101,7 +150,11 @@ describe('auth plugin and admin API', () => {
     expect(r.status).to.equal(403);
     expect(((await r.json()) as { error: { code: string } }).error.code).to.equal('admin_key_not_allowed');
     const { key } = await makeAccountKey(gw);
-    for (const [m, p] of [['GET', '/v1/accounts'], ['POST', '/v1/keys'], ['GET', '/v1/keys']] as const) {
+    for (const [m, p] of [
+      ['GET', '/v1/accounts'],
+      ['POST', '/v1/keys'],
+      ['GET', '/v1/keys'],
+    ] as const) {
       const res = await adminCall(gw, m, p, m === 'POST' ? { name: 'x', account_id: 'y' } : undefined, key);
       expect(res.status, `${m} ${p}`).to.equal(403);
       expect((res.body.error as { code: string }).code).to.equal('admin_key_required');
@@ -111,7 +164,10 @@ describe('auth plugin and admin API', () => {
   it('validates admin bodies with every problem at once, adds credit, pages lists, 404s unknown ids', async () => {
     const bad = await adminCall(gw, 'POST', '/v1/accounts', { credits: -1, colour: 'red' });
     expect(bad.status).to.equal(400);
-    expect((bad.body.error as { message: string }).message).to.match(/name/).and.match(/credits/).and.match(/colour/);
+    expect((bad.body.error as { message: string }).message)
+      .to.match(/name/)
+      .and.match(/credits/)
+      .and.match(/colour/);
     const { accountId } = await makeAccountKey(gw, { credits: 1 });
     const added = await adminCall(gw, 'POST', `/v1/accounts/${accountId}/credits`, { amount: 2.5 });
     expect((added.body.data as { credits: number }).credits).to.equal(3.5);
@@ -120,7 +176,10 @@ describe('auth plugin and admin API', () => {
     expect((await adminCall(gw, 'POST', '/v1/keys', { name: 'x', account_id: 'acct_missing' })).status).to.equal(404);
     const page = await adminCall(gw, 'GET', '/v1/accounts?limit=1&offset=0');
     expect(page.body.data).to.have.length(1);
-    expect((await adminCall(gw, 'GET', `/v1/accounts/${accountId}`)).body.data).to.include({ id: accountId, credits: 3.5 });
+    expect((await adminCall(gw, 'GET', `/v1/accounts/${accountId}`)).body.data).to.include({
+      id: accountId,
+      credits: 3.5,
+    });
   });
 
   it('never writes a key, its hash or the Authorization header into logs or errors (canary through every error path)', async () => {
@@ -128,12 +187,18 @@ describe('auth plugin and admin API', () => {
     const canaries = [key, key.slice(0, -1) + (key.endsWith('a') ? 'b' : 'a'), generateKey(), ADMIN_KEY];
     const bodies: string[] = [];
     for (const c of canaries) {
-      for (const body of [chat, { model: 'nope', messages: [] }, '{bad json', { model: 'mock/gpt-4o-mini', messages: [], stream_options: {} }]) {
+      for (const body of [
+        chat,
+        { model: 'nope', messages: [] },
+        '{bad json',
+        { model: 'mock/gpt-4o-mini', messages: [], stream_options: {} },
+      ]) {
         const res = await postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${c}` });
         bodies.push(await res.text());
       }
       // (the admin key may list key hashes: that is the admin API's purpose)
-      if (c !== ADMIN_KEY) bodies.push(await (await fetch(`${gw.url}/v1/keys`, { headers: { authorization: `Bearer ${c}` } })).text());
+      if (c !== ADMIN_KEY)
+        bodies.push(await (await fetch(`${gw.url}/v1/keys`, { headers: { authorization: `Bearer ${c}` } })).text());
       bodies.push(await (await fetch(`${gw.url}/v1/nowhere`, { headers: { authorization: `Bearer ${c}` } })).text());
     }
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
@@ -150,7 +215,9 @@ describe('auth: models protection and the generated admin key', () => {
     try {
       expect((await fetch(`${gw.url}/v1/models`)).status).to.equal(401);
       const { key } = await makeAccountKey(gw);
-      expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status).to.equal(200);
+      expect((await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status).to.equal(
+        200,
+      );
       expect((await fetch(`${gw.url}/v1/models/mock/gpt-4o-mini`)).status).to.equal(401);
     } finally {
       await gw.stop();

@@ -15,31 +15,80 @@ describe('gateway accounts / keys CLI on the configured store', function () {
   const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
   const cfgPath = join(dir, 'g.yaml');
   const db = join(dir, 'g.db');
-  writeFileSync(cfgPath, `store: { driver: sqlite, path: ${db} }\nproviders: [{ name: mock, type: mock }]\nmodels: [{ id: m, deployments: [{ provider: mock, model: x }] }]\nplugins: [auth, routing]\n`);
-  const cli = async (...args: string[]) => (await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', ...args, '--config', cfgPath], { env: { ...process.env, GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' } })).stdout;
+  writeFileSync(
+    cfgPath,
+    `store: { driver: sqlite, path: ${db} }\nproviders: [{ name: mock, type: mock }]\nmodels: [{ id: m, deployments: [{ provider: mock, model: x }] }]\nplugins: [auth, routing]\n`,
+  );
+  const cli = async (...args: string[]) =>
+    (
+      await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', ...args, '--config', cfgPath], {
+        env: { ...process.env, GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' },
+      })
+    ).stdout;
 
   it('creates an account and a key that the gateway then accepts; disables and deletes it', async () => {
-    const account = JSON.parse(await cli('accounts', 'create', '--name', 'ops', '--credits', '3', '--json')) as { id: string; credits: number };
+    const account = JSON.parse(await cli('accounts', 'create', '--name', 'ops', '--credits', '3', '--json')) as {
+      id: string;
+      credits: number;
+    };
     expect(account.credits).to.equal(3);
-    expect(await cli('accounts', 'list')).to.match(/^id\s+name/).and.include(account.id);
-    const key = JSON.parse(await cli('keys', 'create', '--account', account.id, '--name', 'deploy', '--limit', '1', '--reset', 'daily', '--json')) as { key: string; hash: string; limit: number };
+    expect(await cli('accounts', 'list'))
+      .to.match(/^id\s+name/)
+      .and.include(account.id);
+    const key = JSON.parse(
+      await cli(
+        'keys',
+        'create',
+        '--account',
+        account.id,
+        '--name',
+        'deploy',
+        '--limit',
+        '1',
+        '--reset',
+        'daily',
+        '--json',
+      ),
+    ) as { key: string; hash: string; limit: number };
     expect(key.key).to.match(/^sk-gw-/);
     expect(key.limit).to.equal(1);
     const listed = JSON.parse(await cli('keys', 'list', '--json')) as { hash: string; key?: string };
     expect(listed.hash).to.equal(key.hash);
     expect(listed).to.not.have.property('key');
 
-    const gw = await startTestGateway(fromObject({ server: { port: 0, log_level: 'silent' }, store: { driver: 'sqlite', path: db }, providers: [{ name: 'mock', type: 'mock' }], models: [{ id: 'm', deployments: [{ provider: 'mock', model: 'x' }] }], plugins: ['auth', 'routing'] }, { env: { GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' } }));
+    const gw = await startTestGateway(
+      fromObject(
+        {
+          server: { port: 0, log_level: 'silent' },
+          store: { driver: 'sqlite', path: db },
+          providers: [{ name: 'mock', type: 'mock' }],
+          models: [{ id: 'm', deployments: [{ provider: 'mock', model: 'x' }] }],
+          plugins: ['auth', 'routing'],
+        },
+        { env: { GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' } },
+      ),
+    );
     try {
-      const ask = () => postJson(`${gw.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key.key}` });
+      const ask = () =>
+        postJson(
+          `${gw.url}/v1/chat/completions`,
+          { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+          { authorization: `Bearer ${key.key}` },
+        );
       expect((await ask()).status).to.equal(200);
-      expect(JSON.parse(await cli('keys', 'disable', key.hash, '--json'))).to.deep.equal({ hash: key.hash, disabled: true });
+      expect(JSON.parse(await cli('keys', 'disable', key.hash, '--json'))).to.deep.equal({
+        hash: key.hash,
+        disabled: true,
+      });
       await new Promise((r) => setTimeout(r, 2100)); // the auth cache bound
       expect((await ask()).status).to.equal(401);
     } finally {
       await gw.stop();
     }
-    expect(JSON.parse(await cli('keys', 'delete', key.hash, '--json'))).to.deep.equal({ hash: key.hash, deleted: true });
+    expect(JSON.parse(await cli('keys', 'delete', key.hash, '--json'))).to.deep.equal({
+      hash: key.hash,
+      deleted: true,
+    });
     const err = await cli('keys', 'delete', key.hash).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).to.equal(2);
   });

@@ -13,10 +13,30 @@ export function makeRecords(n: number, now: number, days: number, seed = 7): Gen
   const out: Generation[] = [];
   for (let i = 0; i < n; i++) {
     out.push({
-      id: `chatcmpl-t${seed}-${i}`, accountId: `acct_${rnd(3)}`, keyHash: rnd(5) === 0 ? null : `k${rnd(4)}`, model: `m/${rnd(3)}`, provider: 'mock', deployment: `mock/d${rnd(2)}`,
-      promptTokens: rnd(100), completionTokens: rnd(50), cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: rnd(3), cost: rnd(10_000), latencyMs: rnd(500), ttftMs: null, finishReason: 'stop',
-      streamed: false, cancelled: false, status: rnd(10) === 0 ? 'error' : 'completed', errorCode: null, appReferer: rnd(2) ? `https://app${rnd(3)}.example` : null, appTitle: null,
-      user: null, metadata: null, createdAt: now - rnd(days * DAY_MS),
+      id: `chatcmpl-t${seed}-${i}`,
+      accountId: `acct_${rnd(3)}`,
+      keyHash: rnd(5) === 0 ? null : `k${rnd(4)}`,
+      model: `m/${rnd(3)}`,
+      provider: 'mock',
+      deployment: `mock/d${rnd(2)}`,
+      promptTokens: rnd(100),
+      completionTokens: rnd(50),
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: rnd(3),
+      cost: rnd(10_000),
+      latencyMs: rnd(500),
+      ttftMs: null,
+      finishReason: 'stop',
+      streamed: false,
+      cancelled: false,
+      status: rnd(10) === 0 ? 'error' : 'completed',
+      errorCode: null,
+      appReferer: rnd(2) ? `https://app${rnd(3)}.example` : null,
+      appTitle: null,
+      user: null,
+      metadata: null,
+      createdAt: now - rnd(days * DAY_MS),
     });
   }
   return out;
@@ -31,7 +51,12 @@ export async function insertRecords(store: Store, rows: Generation[]): Promise<v
 }
 
 /** The same aggregation, done naively in JS, as the oracle. */
-function naive(rows: Generation[], fromDay: number, toDay: number, accountId?: string): Map<string, { requests: number; cost: number; prompt: number; errors: number }> {
+function naive(
+  rows: Generation[],
+  fromDay: number,
+  toDay: number,
+  accountId?: string,
+): Map<string, { requests: number; cost: number; prompt: number; errors: number }> {
   const m = new Map<string, { requests: number; cost: number; prompt: number; errors: number }>();
   for (const g of rows) {
     const day = dayOf(g.createdAt);
@@ -113,13 +138,19 @@ function contract(name: string, open: () => Promise<Store>) {
 }
 
 contract('SQLite', () => openStore({ driver: 'memory' }));
-if (POSTGRES_URL) contract('PostgreSQL', async () => openStore({ driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 }));
+if (POSTGRES_URL)
+  contract('PostgreSQL', async () => openStore({ driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 }));
 
 describe('GET /v1/activity', function () {
   this.timeout(60_000);
   let gw: TestGateway;
   before(async () => {
-    gw = await startTestGateway(testConfig({ plugins: ['auth', { console: { rollup_lag_ms: 0 } }, 'credit', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
+    gw = await startTestGateway(
+      testConfig(
+        { plugins: ['auth', { console: { rollup_lag_ms: 0 } }, 'credit', 'routing'] },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
+    );
   });
   after(async () => gw?.stop());
 
@@ -127,18 +158,54 @@ describe('GET /v1/activity', function () {
     const a = await makeAccountKey(gw, { name: 'a' });
     const b = await makeAccountKey(gw, { name: 'b' });
     for (const k of [a.key, a.key, b.key]) {
-      const r = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+      const r = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       expect(r.status).to.equal(200);
     }
     const get = async (key: string, q: string) => {
       const r = await fetch(`${gw.url}/v1/activity${q}`, { headers: { authorization: `Bearer ${key}` } });
-      return { status: r.status, body: (await r.json()) as { data: Array<Record<string, unknown>>; next_cursor: string | null; error?: { code: string } } };
+      return {
+        status: r.status,
+        body: (await r.json()) as {
+          data: Array<Record<string, unknown>>;
+          next_cursor: string | null;
+          error?: { code: string };
+        },
+      };
     };
     const mine = await get(a.key, '?account_id=' + b.accountId);
     expect(mine.status).to.equal(200);
     expect(mine.body.data).to.have.length(1);
-    expect(mine.body.data[0]).to.include({ date: new Date().toISOString().slice(0, 10), model: 'mock/gpt-4o-mini', requests: 2, api_key_hash: a.hash, account_id: a.accountId, byok_usage_inference: 0 });
-    expect(mine.body.data[0]).to.have.keys('date', 'model', 'model_permaslug', 'endpoint_id', 'provider_name', 'usage', 'byok_usage_inference', 'requests', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'errors', 'mean_latency_ms', 'api_key_hash', 'account_id', 'app');
+    expect(mine.body.data[0]).to.include({
+      date: new Date().toISOString().slice(0, 10),
+      model: 'mock/gpt-4o-mini',
+      requests: 2,
+      api_key_hash: a.hash,
+      account_id: a.accountId,
+      byok_usage_inference: 0,
+    });
+    expect(mine.body.data[0]).to.have.keys(
+      'date',
+      'model',
+      'model_permaslug',
+      'endpoint_id',
+      'provider_name',
+      'usage',
+      'byok_usage_inference',
+      'requests',
+      'prompt_tokens',
+      'completion_tokens',
+      'reasoning_tokens',
+      'cached_tokens',
+      'errors',
+      'mean_latency_ms',
+      'api_key_hash',
+      'account_id',
+      'app',
+    );
     const admin = await get(ADMIN_KEY, '?group_by=account&limit=1');
     expect(admin.body.data).to.have.length(1);
     expect(admin.body.next_cursor).to.be.a('string');
@@ -154,7 +221,10 @@ describe('GET /v1/activity', function () {
   it('CSV export streams page by page: every group once, pages read as the client reads', async () => {
     const store = gw.services.store;
     const now = Date.now();
-    await insertRecords(store, makeRecords(6000, now, 25, 3).map((g) => ({ ...g, keyHash: `${g.keyHash ?? 'x'}-${g.id.slice(-3)}` })));
+    await insertRecords(
+      store,
+      makeRecords(6000, now, 25, 3).map((g) => ({ ...g, keyHash: `${g.keyHash ?? 'x'}-${g.id.slice(-3)}` })),
+    );
     // Back-dated records arrive behind the watermark: recompute the aggregates from scratch, as after an import.
     await store.db.run('DELETE FROM usage_daily');
     await store.db.run('DELETE FROM usage_daily_accounts');
@@ -166,7 +236,9 @@ describe('GET /v1/activity', function () {
       if (op === 'all') reads++;
       prev?.(op, s, f);
     };
-    const res = await fetch(`${gw.url}/v1/activity?format=csv&group_by=date,key`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const res = await fetch(`${gw.url}/v1/activity?format=csv&group_by=date,key`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
     expect(res.headers.get('content-type')).to.include('text/csv');
     expect(res.headers.get('transfer-encoding')).to.equal('chunked');
     const lines = (await res.text()).trim().split('\n');
@@ -175,7 +247,7 @@ describe('GET /v1/activity', function () {
     const body = lines.slice(1);
     expect(new Set(body).size).to.equal(body.length);
     const total = await gw.services.store.db.get<{ n: unknown }>(
-      'SELECT COUNT(*) AS n FROM (SELECT DISTINCT CAST(created_at / 86400000 AS INTEGER), COALESCE(key_hash, \'\') FROM generations WHERE created_at >= ?) x',
+      "SELECT COUNT(*) AS n FROM (SELECT DISTINCT CAST(created_at / 86400000 AS INTEGER), COALESCE(key_hash, '') FROM generations WHERE created_at >= ?) x",
       [(dayOf(now) - 29) * DAY_MS],
     );
     expect(body.length).to.equal(Number(total?.n));

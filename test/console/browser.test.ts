@@ -16,12 +16,37 @@ describe('operator console (browser)', function () {
   const foreign: string[] = [];
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is needed at ${CHROMIUM} (npm test installs Debian's chromium when run as root)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`Chromium is needed at ${CHROMIUM} (npm test installs Debian's chromium when run as root)`);
     mkdirSync(SHOTS, { recursive: true });
     gw = await startTestGateway(
-      testConfig({ plugins: ['auth', { console: { rollup_interval_ms: 200, rollup_lag_ms: 0 } }, 'params', 'fallback', 'credit', 'storage', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }),
+      testConfig(
+        {
+          plugins: [
+            'auth',
+            { console: { rollup_interval_ms: 200, rollup_lag_ms: 0 } },
+            'params',
+            'fallback',
+            'credit',
+            'storage',
+            'routing',
+          ],
+        },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
     );
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -45,9 +70,14 @@ describe('operator console (browser)', function () {
     await page.waitForSelector('#page-overview .tiles');
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true });
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(SHOTS, `console-${name}.png`), fullPage: true });
   const chat = (key: string) =>
-    postJson(`${gw.url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello console' }] }, { authorization: `Bearer ${key}`, 'x-title': 'Console Test App', 'http-referer': 'https://app.example' });
+    postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello console' }] },
+      { authorization: `Bearer ${key}`, 'x-title': 'Console Test App', 'http-referer': 'https://app.example' },
+    );
 
   it('admin: sign in, create an account and a key, see its request in activity and the overview, disable it and see the next request refused', async () => {
     const { context, page } = await newPage();
@@ -89,8 +119,12 @@ describe('operator console (browser)', function () {
     await page.click(`#records-table a[data-id="${completionId}"]`);
     await page.waitForSelector('#record-response');
     expect(await page.textContent('#record-json')).to.include(completionId);
-    expect(await page.textContent('#record-response')).to.include('"output"').and.include('Hello');
-    expect(await page.textContent('#daily-table')).to.include('mock/gpt-4o-mini').and.include('https://app.example');
+    expect(await page.textContent('#record-response'))
+      .to.include('"output"')
+      .and.include('Hello');
+    expect(await page.textContent('#daily-table'))
+      .to.include('mock/gpt-4o-mini')
+      .and.include('https://app.example');
     await shot(page, 'activity');
 
     await page.click('#nav-overview');
@@ -142,18 +176,25 @@ describe('operator console (browser)', function () {
 
     // The same session through the API: another account's data is invisible, even when asked for by id.
     const req = context.request;
-    const records = (await (await req.get(`${gw.url}/console/api/records?account_id=${b.accountId}`)).json()) as { data: Array<{ account_id: string }> };
+    const records = (await (await req.get(`${gw.url}/console/api/records?account_id=${b.accountId}`)).json()) as {
+      data: Array<{ account_id: string }>;
+    };
     expect(records.data.length).to.be.greaterThan(0);
     expect(records.data.every((r) => r.account_id === a.accountId)).to.equal(true);
     expect((await req.get(`${gw.url}/console/api/records/${bId}`)).status()).to.equal(404);
-    const activity = (await (await req.get(`${gw.url}/console/api/activity?account_id=${b.accountId}&group_by=account`)).json()) as { data: Array<{ account_id: string }> };
+    const activity = (await (
+      await req.get(`${gw.url}/console/api/activity?account_id=${b.accountId}&group_by=account`)
+    ).json()) as { data: Array<{ account_id: string }> };
     expect(activity.data.map((r) => r.account_id)).to.deep.equal([a.accountId]);
     // Writes: no CSRF header -> 403; an account may not create keys even with it.
     const noCsrf = await req.post(`${gw.url}/console/api/keys`, { data: { account_id: a.accountId, name: 'x' } });
     expect(noCsrf.status()).to.equal(403);
     expect(((await noCsrf.json()) as { error: { code: string } }).error.code).to.equal('csrf_token_invalid');
     const me = (await (await req.get(`${gw.url}/console/api/me`)).json()) as { data: { csrf_token: string } };
-    const withCsrf = await req.post(`${gw.url}/console/api/keys`, { data: { account_id: a.accountId, name: 'x' }, headers: { 'x-csrf-token': me.data.csrf_token } });
+    const withCsrf = await req.post(`${gw.url}/console/api/keys`, {
+      data: { account_id: a.accountId, name: 'x' },
+      headers: { 'x-csrf-token': me.data.csrf_token },
+    });
     expect(withCsrf.status()).to.equal(403);
     expect(((await withCsrf.json()) as { error: { code: string } }).error.code).to.equal('admin_key_required');
 

@@ -1,6 +1,15 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,34 +37,56 @@ describe('first hour: config errors and the CLI', function () {
     const r = await cli(['check', '--config', file]);
     expect(r.code).to.equal(1);
     expect(r.stderr).to.include(`Invalid configuration ${file}`);
-    expect(r.stderr).to.include("/plugins/2/auth/protect_model: plugin 'auth': unknown key; did you mean 'protect_models'?");
+    expect(r.stderr).to.include(
+      "/plugins/2/auth/protect_model: plugin 'auth': unknown key; did you mean 'protect_models'?",
+    );
     expect(r.stderr).to.not.include('requires');
   });
 
   it('a YAML error keeps its line, column and excerpt; an unset variable is one message', async () => {
     const yaml = await cli(['check', '--config', write('bad.yaml', base.replace('  port: 8080', '  port: [8080'))]);
     expect(yaml.code).to.equal(1);
-    expect(yaml.stderr).to.match(/line \d+, column \d+/).and.include('^');
-    const env = await cli(['check', '--config', write('env.yaml', base.replace('${LOG_LEVEL:-info}', '${GW_TEST_UNSET_LEVEL}'))]);
+    expect(yaml.stderr)
+      .to.match(/line \d+, column \d+/)
+      .and.include('^');
+    const env = await cli([
+      'check',
+      '--config',
+      write('env.yaml', base.replace('${LOG_LEVEL:-info}', '${GW_TEST_UNSET_LEVEL}')),
+    ]);
     expect(env.code).to.equal(1);
     const lines = env.stderr.trim().split('\n').slice(1);
-    expect(lines).to.deep.equal(['  /server/log_level: environment variable GW_TEST_UNSET_LEVEL is not set and has no default']);
+    expect(lines).to.deep.equal([
+      '  /server/log_level: environment variable GW_TEST_UNSET_LEVEL is not set and has no default',
+    ]);
   });
 
   it('accounts credits add and keys create --account take a name; the key is printed once with a warning; help lists every command', async () => {
-    const cfg = write('cli.yaml', `store: { driver: sqlite, path: ${join(dir, 'cli.db')} }\nproviders: [{ name: mock, type: mock }]\nmodels: [{ id: m, deployments: [{ provider: mock, model: x }] }]\nplugins: [auth, routing]\n`);
+    const cfg = write(
+      'cli.yaml',
+      `store: { driver: sqlite, path: ${join(dir, 'cli.db')} }\nproviders: [{ name: mock, type: mock }]\nmodels: [{ id: m, deployments: [{ provider: mock, model: x }] }]\nplugins: [auth, routing]\n`,
+    );
     expect((await cli(['accounts', 'create', '--name', 'team', '--credits', '5', '--config', cfg])).code).to.equal(0);
     const topped = await cli(['accounts', 'credits', 'add', 'team', '2.5', '--json', '--config', cfg]);
     expect(JSON.parse(topped.stdout)).to.include({ name: 'team', credits: 7.5 });
     const less = await cli(['accounts', 'credits', 'add', 'team', '-1', '--json', '--config', cfg]);
     expect(JSON.parse(less.stdout)).to.include({ credits: 6.5 });
-    expect((await cli(['accounts', 'credits', 'add', 'nobody', '1', '--config', cfg])).stderr).to.include("no account with the id or name 'nobody'");
+    expect((await cli(['accounts', 'credits', 'add', 'nobody', '1', '--config', cfg])).stderr).to.include(
+      "no account with the id or name 'nobody'",
+    );
     const key = await cli(['keys', 'create', '--account', 'team', '--name', 'ci', '--config', cfg]);
     expect(key.code).to.equal(0);
     expect(key.stderr).to.include('shown once');
     expect(key.stdout).to.match(/^\s+sk-gw-[0-9A-Za-z]{36}\n/);
     const help = await cli(['help']);
-    for (const c of ['gateway start', 'gateway check', 'gateway accounts credits add', 'gateway keys create --account', 'gateway keys scan']) expect(help.stdout).to.include(c);
+    for (const c of [
+      'gateway start',
+      'gateway check',
+      'gateway accounts credits add',
+      'gateway keys create --account',
+      'gateway keys scan',
+    ])
+      expect(help.stdout).to.include(c);
     expect(Math.max(...help.stdout.split('\n').map((l) => l.length))).to.be.at.most(110);
   });
 });
@@ -68,7 +99,9 @@ function newest(path: string): number {
 }
 
 /** `npm start` in `dir` (its own process group), until the gateway says where it listens. */
-async function npmStart(dir: string): Promise<{ child: ChildProcess; url: string; out: () => string; err: () => string; stop: () => Promise<void> }> {
+async function npmStart(
+  dir: string,
+): Promise<{ child: ChildProcess; url: string; out: () => string; err: () => string; stop: () => Promise<void> }> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0' };
   delete env.GATEWAY_ADMIN_KEY;
   delete env.GATEWAY_CONFIG;
@@ -87,7 +120,10 @@ async function npmStart(dir: string): Promise<{ child: ChildProcess; url: string
   });
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   return {
-    child, url, out: () => out, err: () => err,
+    child,
+    url,
+    out: () => out,
+    err: () => err,
     stop: async () => {
       process.kill(-(child.pid as number), 'SIGTERM');
       await exited;
@@ -118,10 +154,15 @@ describe("first hour: the README's two commands in a fresh clone", function () {
       const local = /first API key \(shown once\): (sk-gw-[0-9A-Za-z]{36})/.exec(err)?.[1];
       expect(admin, err).to.be.a('string');
       expect(local, err).to.be.a('string');
-      expect(first.out()).to.not.include(admin as string).and.not.include(local as string);
+      expect(first.out())
+        .to.not.include(admin as string)
+        .and.not.include(local as string);
       expect(first.out()).to.include('build: sources changed');
       // Every stdout line after npm's own header is a JSON log line.
-      const logLines = first.out().split('\n').filter((l) => l.startsWith('{'));
+      const logLines = first
+        .out()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
       expect(logLines.length).to.be.greaterThan(0);
 
       // The README's SDK snippet, as written, saved as hello.mjs.
@@ -129,7 +170,10 @@ describe("first hour: the README's two commands in a fresh clone", function () {
       const snippet = /save this as `hello\.mjs`[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
       expect(snippet, 'README snippet').to.be.a('string');
       writeFileSync(join(dir, 'hello.mjs'), snippet as string);
-      const hello = await run(process.execPath, ['hello.mjs'], { cwd: dir, env: { ...process.env, GATEWAY_KEY: local as string, GATEWAY_URL: `${first.url}/v1` } });
+      const hello = await run(process.execPath, ['hello.mjs'], {
+        cwd: dir,
+        env: { ...process.env, GATEWAY_KEY: local as string, GATEWAY_URL: `${first.url}/v1` },
+      });
       expect(hello.stdout).to.include('Mock answer');
 
       const console = await fetch(`${first.url}/console`);

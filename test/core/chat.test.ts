@@ -15,7 +15,10 @@ describe('chat completions and models (core, with the openai SDK)', () => {
   after(() => gw.stop());
 
   it('answers a plain request in OpenAI shape', async () => {
-    const c = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there, gateway!' }] });
+    const c = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hello there, gateway!' }],
+    });
     expect(c.object).to.equal('chat.completion');
     expect(c.id).to.match(/^chatcmpl-/);
     expect(c.model).to.equal(MODEL);
@@ -26,7 +29,12 @@ describe('chat completions and models (core, with the openai SDK)', () => {
   });
 
   it('streams with include_usage: usage null on every chunk, one usage chunk with empty choices before [DONE]', async () => {
-    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there, gateway!' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hello there, gateway!' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks = [];
     for await (const c of stream) chunks.push(c);
     const last = chunks[chunks.length - 1];
@@ -34,13 +42,21 @@ describe('chat completions and models (core, with the openai SDK)', () => {
     expect(last.usage).to.deep.include({ prompt_tokens: 11, completion_tokens: 8, total_tokens: 19 });
     for (const c of chunks.slice(0, -1)) expect(c.usage).to.equal(null);
     expect(chunks[0].choices[0].delta.role).to.equal('assistant');
-    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).to.equal('Mock answer: Hello there, gateway!');
-    expect(chunks.filter((c) => c.choices[0]?.finish_reason).map((c) => c.choices[0].finish_reason)).to.deep.equal(['stop']);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).to.equal(
+      'Mock answer: Hello there, gateway!',
+    );
+    expect(chunks.filter((c) => c.choices[0]?.finish_reason).map((c) => c.choices[0].finish_reason)).to.deep.equal([
+      'stop',
+    ]);
     expect(new Set(chunks.map((c) => c.id)).size).to.equal(1);
   });
 
   it('frames a stream exactly as data: <json>\\n\\n ending with data: [DONE], with no usage chunk unless asked', async () => {
-    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: MODEL, stream: true, messages: [{ role: 'user', content: 'one two three' }] });
+    const res = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three' }],
+    });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
     const body = await res.text();
@@ -58,7 +74,12 @@ describe('chat completions and models (core, with the openai SDK)', () => {
   it('lists models and retrieves one whose id contains a slash', async () => {
     const list = await client.models.list();
     expect(list.data).to.deep.equal([{ id: MODEL, object: 'model', created: 1715367049, owned_by: 'mock' }]);
-    expect(await client.models.retrieve(MODEL)).to.deep.equal({ id: MODEL, object: 'model', created: 1715367049, owned_by: 'mock' });
+    expect(await client.models.retrieve(MODEL)).to.deep.equal({
+      id: MODEL,
+      object: 'model',
+      created: 1715367049,
+      owned_by: 'mock',
+    });
   });
 
   it('unknown model: NotFoundError for retrieve and for chat, with the spec error object', async () => {
@@ -92,11 +113,16 @@ describe('chat completions and models (core, with the openai SDK)', () => {
     const so = await postJson(url, { model: MODEL, messages: [], stream_options: { include_usage: true } });
     expect(so.status).to.equal(400);
     expect(((await so.json()) as { error: { param: string } }).error.param).to.equal('stream_options');
-    await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], stream_options: { include_usage: true } }).then(
-      () => expect.fail('should throw'),
-      (e: unknown) => expect(e).to.be.instanceOf(OpenAI.BadRequestError),
-    );
-    const big = await postJson(url, { model: MODEL, messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 10) }] });
+    await client.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], stream_options: { include_usage: true } })
+      .then(
+        () => expect.fail('should throw'),
+        (e: unknown) => expect(e).to.be.instanceOf(OpenAI.BadRequestError),
+      );
+    const big = await postJson(url, {
+      model: MODEL,
+      messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 10) }],
+    });
     expect(big.status).to.equal(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).to.equal('request_too_large');
   });
@@ -147,15 +173,31 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
   it('forwards unknown fields unchanged, consumes the gateway fields, maps the model name, sends the provider key', async () => {
     up.enqueue((_req, res) => sendJson(res, 200, openaiFixtures.completion('hi there')));
     const body = {
-      model: 'up/gpt', messages: [{ role: 'user', content: 'x' }], temperature: 0.3, some_vendor_flag: { a: 1 }, safe_prompt: true,
-      timeout: 30, metadata: { run: 7 }, headers: { 'x-h': '1' }, num_retries: 0, fallbacks: [], api_base: 'http://evil', api_key: 'sk-client',
+      model: 'up/gpt',
+      messages: [{ role: 'user', content: 'x' }],
+      temperature: 0.3,
+      some_vendor_flag: { a: 1 },
+      safe_prompt: true,
+      timeout: 30,
+      metadata: { run: 7 },
+      headers: { 'x-h': '1' },
+      num_retries: 0,
+      fallbacks: [],
+      api_base: 'http://evil',
+      api_key: 'sk-client',
     };
     const res = await postJson(`${gw.url}/v1/chat/completions`, body);
     expect(res.status).to.equal(200);
     const sent = up.requests[0];
     expect(sent.path).to.equal('/v1/chat/completions');
     expect(sent.headers.authorization).to.equal('Bearer sk-upstream-secret-xyz');
-    expect(sent.json).to.deep.equal({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], temperature: 0.3, some_vendor_flag: { a: 1 }, safe_prompt: true });
+    expect(sent.json).to.deep.equal({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'x' }],
+      temperature: 0.3,
+      some_vendor_flag: { a: 1 },
+      safe_prompt: true,
+    });
     const c = (await res.json()) as { model: string; id: string; choices: Array<{ message: { content: string } }> };
     expect(c.model).to.equal('up/gpt');
     expect(c.id).to.match(/^chatcmpl-/);
@@ -164,9 +206,19 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
 
   it('streams the upstream chunks through and always asks the upstream for usage', async () => {
     up.enqueue((_req, res) =>
-      writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: '' }), openaiFixtures.chunk({ content: 'Hel' }), openaiFixtures.chunk({ content: 'lo' }), openaiFixtures.chunk({}, 'stop'), openaiFixtures.usageChunk(5, 2)]),
+      writeSse(res, [
+        openaiFixtures.chunk({ role: 'assistant', content: '' }),
+        openaiFixtures.chunk({ content: 'Hel' }),
+        openaiFixtures.chunk({ content: 'lo' }),
+        openaiFixtures.chunk({}, 'stop'),
+        openaiFixtures.usageChunk(5, 2),
+      ]),
     );
-    const stream = await client.chat.completions.create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'up/gpt',
+      messages: [{ role: 'user', content: 'x' }],
+      stream: true,
+    });
     let text = '';
     let sawUsage = false;
     for await (const c of stream) {
@@ -179,22 +231,48 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
   });
 
   it('maps upstream errors to the right SDK error class without leaking upstream secrets', async () => {
-    up.enqueue((_req, res) => sendJson(res, 429, { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after': '7' }));
-    const e1 = await client.chat.completions.create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    up.enqueue((_req, res) =>
+      sendJson(
+        res,
+        429,
+        { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } },
+        { 'retry-after': '7' },
+      ),
+    );
+    const e1 = await client.chat.completions
+      .create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(e1).to.be.instanceOf(OpenAI.RateLimitError);
     expect((e1 as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).to.equal('7');
-    up.enqueue((_req, res) => sendJson(res, 400, { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error', param: 'temperature', code: null } }));
-    const e2 = await client.chat.completions.create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    up.enqueue((_req, res) =>
+      sendJson(res, 400, {
+        error: {
+          message: "Invalid value for 'temperature'",
+          type: 'invalid_request_error',
+          param: 'temperature',
+          code: null,
+        },
+      }),
+    );
+    const e2 = await client.chat.completions
+      .create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(e2).to.be.instanceOf(OpenAI.BadRequestError);
     expect((e2 as Error).message).to.include("Invalid value for 'temperature'");
-    up.enqueue((_req, res) => sendJson(res, 401, { error: { message: 'Incorrect API key provided: sk-upstr**********-xyz' } }));
-    const e3 = await client.chat.completions.create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    up.enqueue((_req, res) =>
+      sendJson(res, 401, { error: { message: 'Incorrect API key provided: sk-upstr**********-xyz' } }),
+    );
+    const e3 = await client.chat.completions
+      .create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(e3).to.be.instanceOf(OpenAI.InternalServerError);
     expect((e3 as InstanceType<typeof OpenAI.APIError>).status).to.equal(502);
     expect((e3 as Error).message).to.not.match(/sk-upstr/);
     expect((e3 as InstanceType<typeof OpenAI.APIError>).code).to.equal('upstream_auth_failed');
     up.enqueue((_req, res) => sendJson(res, 503, { error: { message: 'overloaded' } }));
-    const e4 = await client.chat.completions.create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    const e4 = await client.chat.completions
+      .create({ model: 'up/gpt', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect((e4 as InstanceType<typeof OpenAI.APIError>).status).to.equal(502);
   });
 
@@ -203,7 +281,11 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
       await new Promise((r) => setTimeout(r, 3000));
       if (!res.destroyed) sendJson(res, 200, openaiFixtures.completion('late'));
     });
-    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/gpt', messages: [{ role: 'user', content: 'x' }], timeout: 0.3 });
+    const res = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: 'up/gpt',
+      messages: [{ role: 'user', content: 'x' }],
+      timeout: 0.3,
+    });
     expect(res.status).to.equal(504);
     expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('upstream_timeout');
   });
@@ -214,7 +296,11 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
       res.write(`data: ${JSON.stringify(openaiFixtures.chunk({ role: 'assistant', content: 'partial' }))}\n\n`);
       setTimeout(() => res.socket?.destroy(), 50);
     });
-    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/gpt', stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const res = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: 'up/gpt',
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).to.equal(200);
     const frames = sseData(await res.text());
     expect(frames).to.not.include('[DONE]');
@@ -224,8 +310,18 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
   });
 
   it('a stream the upstream closes without [DONE] is not a success either', async () => {
-    up.enqueue((_req, res) => writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: 'cut' })], { done: false }));
-    const frames = sseData(await (await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/gpt', stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
+    up.enqueue((_req, res) =>
+      writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: 'cut' })], { done: false }),
+    );
+    const frames = sseData(
+      await (
+        await postJson(`${gw.url}/v1/chat/completions`, {
+          model: 'up/gpt',
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        })
+      ).text(),
+    );
     expect(frames).to.not.include('[DONE]');
     expect(JSON.parse(frames[frames.length - 1]).error.code).to.equal('stream_interrupted');
   });
@@ -239,7 +335,11 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
       res.on('close', () => upstreamClosed());
     });
     const ac = new AbortController();
-    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/gpt', stream: true, messages: [{ role: 'user', content: 'x' }] }).then((r) => r);
+    const res = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: 'up/gpt',
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    }).then((r) => r);
     const reader = res.body!.getReader();
     await reader.read();
     ac.abort();

@@ -40,16 +40,28 @@ describe('config', () => {
 
   it('interpolates ${VAR} and ${VAR:-default} in values, never in keys, and $${ stays literal', () => {
     const env = { KEY: 'sk-from-env', EMPTY: '' };
-    expect(interpolate({ a: '${KEY}', b: 'x-${MISSING:-dflt}-y', c: '${EMPTY:-fallback}', d: '$${KEY}', '${KEY}': 1 }, env)).to.deep.equal({
-      a: 'sk-from-env', b: 'x-dflt-y', c: 'fallback', d: '${KEY}', '${KEY}': 1,
+    expect(
+      interpolate({ a: '${KEY}', b: 'x-${MISSING:-dflt}-y', c: '${EMPTY:-fallback}', d: '$${KEY}', '${KEY}': 1 }, env),
+    ).to.deep.equal({
+      a: 'sk-from-env',
+      b: 'x-dflt-y',
+      c: 'fallback',
+      d: '${KEY}',
+      '${KEY}': 1,
     });
-    const c = parseConfig(`${MINIMAL}\n# comment\n`.replace('type: mock }', 'type: mock, api_key: "${UPSTREAM_KEY:-none}" }'), { env: {} });
+    const c = parseConfig(
+      `${MINIMAL}\n# comment\n`.replace('type: mock }', 'type: mock, api_key: "${UPSTREAM_KEY:-none}" }'),
+      { env: {} },
+    );
     expect(c.providers[0].api_key).to.equal('none');
   });
 
   it('names an unset variable without default by its JSON pointer', () => {
     const p = problemsOf(MINIMAL.replace('type: mock }', 'type: mock, api_key: "${NOPE}" }'));
-    expect(p).to.deep.include({ pointer: '/providers/0/api_key', message: 'environment variable NOPE is not set and has no default' });
+    expect(p).to.deep.include({
+      pointer: '/providers/0/api_key',
+      message: 'environment variable NOPE is not set and has no default',
+    });
   });
 
   it('reports every problem at once, each with its JSON pointer: unknown keys, types, references, duplicates', () => {
@@ -88,7 +100,9 @@ plugins: [routing, routing]
 `);
     expect(p).to.deep.include({ pointer: '/providers/1/name', message: "duplicate provider name 'mock'" });
     expect(p.find((x) => x.pointer === '/providers/2/api_base')?.message).to.match(/azure provider needs/);
-    expect(p.find((x) => x.pointer === '/providers/1/type')?.message).to.match(/unknown provider type 'nosuch'; known types: .*openai.*mock/);
+    expect(p.find((x) => x.pointer === '/providers/1/type')?.message).to.match(
+      /unknown provider type 'nosuch'; known types: .*openai.*mock/,
+    );
     expect(p).to.deep.include({ pointer: '/models/0/deployments/0/provider', message: "no provider named 'ghost'" });
     expect(p).to.deep.include({ pointer: '/models/1/id', message: "duplicate model id 'a'" });
     expect(p).to.deep.include({ pointer: '/plugins/1', message: "plugin 'routing' is listed twice" });
@@ -96,7 +110,10 @@ plugins: [routing, routing]
 
   it('PORT overrides server.port; a bad PORT is a problem', () => {
     expect(parseConfig(MINIMAL, { env: { PORT: '9123' } }).server.port).to.equal(9123);
-    expect(problemsOf(MINIMAL, { PORT: 'x' })).to.deep.include({ pointer: '/server/port', message: 'PORT=x is not a port number' });
+    expect(problemsOf(MINIMAL, { PORT: 'x' })).to.deep.include({
+      pointer: '/server/port',
+      message: 'PORT=x is not a port number',
+    });
   });
 
   it('reports YAML syntax errors', () => {
@@ -108,7 +125,11 @@ plugins: [routing, routing]
     const dir = mkdtempSync(join(tmpdir(), 'gw-check-'));
 
     it('accepts the root gateway.yaml', async () => {
-      const { stdout } = await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'check', '--config', 'gateway.yaml'], { env: { ...process.env, GATEWAY_CONFIG: '' } });
+      const { stdout } = await run(
+        process.execPath,
+        ['--require', 'tsx/cjs', 'src/cli.ts', 'check', '--config', 'gateway.yaml'],
+        { env: { ...process.env, GATEWAY_CONFIG: '' } },
+      );
       expect(stdout).to.match(/gateway\.yaml: OK/);
     });
 
@@ -126,8 +147,12 @@ plugins: [routing, routing]
       }
       const p = join(dir, 'badplugin.yaml');
       writeFileSync(p, `${MINIMAL}\nplugins: [nosuchplugin, routing]\n`);
-      const e2 = await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'check', '--config', p]).catch((e: { stderr: string }) => e);
-      expect((e2 as { stderr: string }).stderr).to.match(/\/plugins\/0: unknown plugin 'nosuchplugin'; built-in plugins: .*routing/);
+      const e2 = await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'check', '--config', p]).catch(
+        (e: { stderr: string }) => e,
+      );
+      expect((e2 as { stderr: string }).stderr).to.match(
+        /\/plugins\/0: unknown plugin 'nosuchplugin'; built-in plugins: .*routing/,
+      );
     });
   });
 });

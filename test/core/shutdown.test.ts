@@ -13,8 +13,17 @@ const slowModel = (delayMs: number) => ({
 
 describe('graceful shutdown', () => {
   it('lets a stream that finishes within the grace period finish', async () => {
-    const gw = await startTestGateway(testConfig({ models: [slowModel(20)], server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 5000 } }));
-    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'mock/slow', stream: true, messages: [{ role: 'user', content: 'a b c d e' }] });
+    const gw = await startTestGateway(
+      testConfig({
+        models: [slowModel(20)],
+        server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 5000 },
+      }),
+    );
+    const res = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: 'mock/slow',
+      stream: true,
+      messages: [{ role: 'user', content: 'a b c d e' }],
+    });
     const body = res.text();
     await new Promise((r) => setTimeout(r, 60));
     const stopped = gw.stop();
@@ -24,8 +33,17 @@ describe('graceful shutdown', () => {
   });
 
   it('ends streams still running at the deadline with one error event', async () => {
-    const gw = await startTestGateway(testConfig({ models: [slowModel(200)], server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 300 } }));
-    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'mock/slow', stream: true, messages: [{ role: 'user', content: 'one two three four five six seven eight' }] });
+    const gw = await startTestGateway(
+      testConfig({
+        models: [slowModel(200)],
+        server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 300 },
+      }),
+    );
+    const res = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: 'mock/slow',
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three four five six seven eight' }],
+    });
     const body = res.text();
     await new Promise((r) => setTimeout(r, 100));
     const t0 = Date.now();
@@ -34,7 +52,12 @@ describe('graceful shutdown', () => {
     const frames = sseData(await body);
     expect(frames).to.not.include('[DONE]');
     expect(JSON.parse(frames[frames.length - 1])).to.deep.equal({
-      error: { message: 'The gateway is shutting down; retry the request', type: 'server_error', param: '', code: 'shutting_down' },
+      error: {
+        message: 'The gateway is shutting down; retry the request',
+        type: 'server_error',
+        param: '',
+        code: 'shutting_down',
+      },
     });
   });
 
@@ -42,8 +65,13 @@ describe('graceful shutdown', () => {
     this.timeout(30000);
     const dir = mkdtempSync(join(tmpdir(), 'gw-sig-'));
     const cfg = join(dir, 'g.yaml');
-    writeFileSync(cfg, `server: { port: 0, log_level: info, shutdown_grace_ms: 3000 }\nstore: { driver: sqlite, path: ${join(dir, 'db.sqlite')} }\nproviders: [{ name: mock, type: mock }]\nmodels:\n  - { id: m, deployments: [{ provider: mock, model: x, options: { chunk_size: 1, chunk_delay_ms: 30 } }] }\nplugins: [routing]\n`);
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'start', '--config', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(
+      cfg,
+      `server: { port: 0, log_level: info, shutdown_grace_ms: 3000 }\nstore: { driver: sqlite, path: ${join(dir, 'db.sqlite')} }\nproviders: [{ name: mock, type: mock }]\nmodels:\n  - { id: m, deployments: [{ provider: mock, model: x, options: { chunk_size: 1, chunk_delay_ms: 30 } }] }\nplugins: [routing]\n`,
+    );
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'start', '--config', cfg], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {
@@ -53,7 +81,11 @@ describe('graceful shutdown', () => {
       });
       child.on('exit', () => reject(new Error(`exited early: ${out}`)));
     });
-    const res = await postJson(`${url}/v1/chat/completions`, { model: 'm', stream: true, messages: [{ role: 'user', content: 'a b c d' }] });
+    const res = await postJson(`${url}/v1/chat/completions`, {
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'a b c d' }],
+    });
     const body = res.text();
     await new Promise((r) => setTimeout(r, 50));
     const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));

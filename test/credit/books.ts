@@ -31,7 +31,9 @@ export async function books(gw: TestGateway, k: Key, returned: number[]): Promis
   const ledger = await store.credit.ledgerSum(k.accountId);
   expect(ledger, 'ledger == records').to.equal(records);
   expect(ledger, 'ledger == sum of usage.cost returned').to.equal(returned.reduce((s, c) => s + c, 0));
-  expect(key.usage, "key usage == its records").to.equal(list.filter((g) => g.keyHash === k.hash).reduce((s, g) => s + g.cost, 0));
+  expect(key.usage, 'key usage == its records').to.equal(
+    list.filter((g) => g.keyHash === k.hash).reduce((s, g) => s + g.cost, 0),
+  );
   return key.usage;
 }
 
@@ -69,7 +71,13 @@ export interface Burst {
 }
 
 /** Send `count` requests at once to `path` with key `k`; only 200 and 402 are acceptable answers. */
-export async function burst(gw: TestGateway, path: string, k: Key, body: (i: number) => unknown, count: number): Promise<Burst> {
+export async function burst(
+  gw: TestGateway,
+  path: string,
+  k: Key,
+  body: (i: number) => unknown,
+  count: number,
+): Promise<Burst> {
   const res = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       const r = await postJson(`${gw.url}${path}`, body(i), { authorization: `Bearer ${k.key}` });

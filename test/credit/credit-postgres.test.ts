@@ -24,16 +24,39 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
       server: { host: '127.0.0.1', port: 0, log_level: 'warn' },
       store: { driver: 'postgres', url, pool_size: 10 },
       providers: [{ name: 'mock', type: 'mock' }],
-      models: [{ id: 'mock/gpt-4o-mini', pricing: { prompt: 0.000001, completion: 0.000002 }, deployments: [{ provider: 'mock', model: 'm' }] }],
+      models: [
+        {
+          id: 'mock/gpt-4o-mini',
+          pricing: { prompt: 0.000001, completion: 0.000002 },
+          deployments: [{ provider: 'mock', model: 'm' }],
+        },
+      ],
       plugins: ['auth', 'params', { fallback: { num_retries: 0 } }, 'credit', 'routing'],
     };
     up = await honestUpstream().start();
     const models = cfg.models as Array<Record<string, unknown>>;
     (cfg.providers as Array<Record<string, unknown>>).push({ name: 'up', type: 'openai', api_base: `${up.url}/v1` });
-    models.push({ id: 'up/4o', pricing: { prompt: 0.00001, completion: 0.00003 }, credit_bound: { image_tokens: { low: 85, high: 1445 } }, deployments: [{ provider: 'up', model: 'gpt-4o' }] });
-    models.push({ id: 'up/fails', pricing: { prompt: 0.00001, completion: 0.00003 }, deployments: [{ provider: 'up', model: 'fail' }] });
-    models.push({ id: 'up/liar', pricing: { prompt: 0.00001, completion: 0.00003 }, deployments: [{ provider: 'up', model: 'liar-huge' }] });
-    models.push({ id: 'up/pricey', pricing: { prompt: 0.0001, completion: 0.0003 }, deployments: [{ provider: 'up', model: 'gpt-4o' }] });
+    models.push({
+      id: 'up/4o',
+      pricing: { prompt: 0.00001, completion: 0.00003 },
+      credit_bound: { image_tokens: { low: 85, high: 1445 } },
+      deployments: [{ provider: 'up', model: 'gpt-4o' }],
+    });
+    models.push({
+      id: 'up/fails',
+      pricing: { prompt: 0.00001, completion: 0.00003 },
+      deployments: [{ provider: 'up', model: 'fail' }],
+    });
+    models.push({
+      id: 'up/liar',
+      pricing: { prompt: 0.00001, completion: 0.00003 },
+      deployments: [{ provider: 'up', model: 'liar-huge' }],
+    });
+    models.push({
+      id: 'up/pricey',
+      pricing: { prompt: 0.0001, completion: 0.0003 },
+      deployments: [{ provider: 'up', model: 'gpt-4o' }],
+    });
     // log_level warn hides the listening line: start at info, it is one line per request.
     cfg.server.log_level = 'info';
     procs.push(await startGatewayProcess(cfg, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
@@ -48,8 +71,22 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
     const N = 23;
     const { body, cost, reserve } = exactRequest();
     const { key, accountId, hash } = await makeAccountKey(procs[0], { credits: 1000, limit: fromNano(N * reserve) });
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => postJson(`${procs[i % 2].url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }).then(async (r) => (r.status === 200 || r.status === 402 ? r.status : `${r.status} ${await r.text()}`))));
-    if (results.some((s) => s !== 200 && s !== 402)) console.log(procs[0].output().split("\n").filter((l) => l.includes("unhandled")).slice(0, 2).join("\n"));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        postJson(`${procs[i % 2].url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }).then(async (r) =>
+          r.status === 200 || r.status === 402 ? r.status : `${r.status} ${await r.text()}`,
+        ),
+      ),
+    );
+    if (results.some((s) => s !== 200 && s !== 402))
+      console.log(
+        procs[0]
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('unhandled'))
+          .slice(0, 2)
+          .join('\n'),
+      );
     expect(results.filter((s) => s !== 200 && s !== 402)).to.deep.equal([]);
     const ok = results.filter((s) => s === 200).length;
     expect(ok).to.be.within(N, Math.floor((N * reserve) / cost));
@@ -67,8 +104,14 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
       expect(Number(k.usage)).to.equal(ok * cost);
       expect(Number(k.usage)).to.be.at.most(Number(k.credit_limit));
       expect(Number(k.reserved)).to.equal(0);
-      const ledger = Number((await db.query('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1', [accountId])).rows[0].s);
-      const records = Number((await db.query('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1', [accountId])).rows[0].s);
+      const ledger = Number(
+        (await db.query('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1', [accountId]))
+          .rows[0].s,
+      );
+      const records = Number(
+        (await db.query('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1', [accountId]))
+          .rows[0].s,
+      );
       expect(ledger).to.equal(records);
       expect(records).to.equal(ok * cost);
     } finally {
@@ -81,12 +124,25 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
     const img = { type: 'image_url', image_url: { url: 'https://img.example/a.png', detail: 'high' } };
     const body = (i: number) =>
       i % 3 === 0
-        ? { model: 'up/4o', max_tokens: 200, messages: [{ role: 'user', content: [{ type: 'text', text: `look ${i}` }, img] }] }
+        ? {
+            model: 'up/4o',
+            max_tokens: 200,
+            messages: [{ role: 'user', content: [{ type: 'text', text: `look ${i}` }, img] }],
+          }
         : i % 3 === 1
           ? { model: 'up/liar', max_tokens: 200, messages: [{ role: 'user', content: `lie ${i}` }] }
-          : { model: 'up/fails', max_tokens: 200, fallbacks: ['up/pricey'], messages: [{ role: 'user', content: `fall back ${i}` }] };
+          : {
+              model: 'up/fails',
+              max_tokens: 200,
+              fallbacks: ['up/pricey'],
+              messages: [{ role: 'user', content: `fall back ${i}` }],
+            };
     const results = await Promise.all(
-      Array.from({ length: 120 }, (_, i) => postJson(`${procs[i % 2].url}/v1/chat/completions`, body(i), { authorization: `Bearer ${key}` }).then(async (r) => ({ status: r.status, text: await r.text() }))),
+      Array.from({ length: 120 }, (_, i) =>
+        postJson(`${procs[i % 2].url}/v1/chat/completions`, body(i), { authorization: `Bearer ${key}` }).then(
+          async (r) => ({ status: r.status, text: await r.text() }),
+        ),
+      ),
     );
     expect(results.filter((r) => r.status !== 200 && r.status !== 402).map((r) => r.text)).to.deep.equal([]);
     const ok = results.filter((r) => r.status === 200);
@@ -97,14 +153,23 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
     try {
       let open = 1;
       for (let i = 0; i < 100 && open > 0; i++) {
-        open = Number((await db.query('SELECT COUNT(*) AS n FROM credit_reservations WHERE account_id = $1', [accountId])).rows[0].n);
+        open = Number(
+          (await db.query('SELECT COUNT(*) AS n FROM credit_reservations WHERE account_id = $1', [accountId])).rows[0]
+            .n,
+        );
         if (open > 0) await new Promise((r) => setTimeout(r, 20));
       }
       expect(open).to.equal(0);
       const k = (await db.query('SELECT usage, reserved, credit_limit FROM api_keys WHERE hash = $1', [hash])).rows[0];
       expect(Number(k.usage)).to.be.at.most(Number(k.credit_limit));
-      const ledger = Number((await db.query('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1', [accountId])).rows[0].s);
-      const records = Number((await db.query('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1', [accountId])).rows[0].s);
+      const ledger = Number(
+        (await db.query('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1', [accountId]))
+          .rows[0].s,
+      );
+      const records = Number(
+        (await db.query('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1', [accountId]))
+          .rows[0].s,
+      );
       expect(ledger).to.equal(records);
       expect(ledger).to.equal(returned);
       expect(Number(k.usage)).to.equal(ledger);

@@ -24,7 +24,10 @@ describe('credit', () => {
   it('charges the real cost, shows usage.cost, and records the generation', async () => {
     const { key, accountId } = await makeAccountKey(gw, { credits: 1 });
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-    const c = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there, gateway!' }] }, { headers: { 'HTTP-Referer': 'https://app.example', 'X-Title': 'Example App' } });
+    const c = await client.chat.completions.create(
+      { model: MODEL, messages: [{ role: 'user', content: 'Hello there, gateway!' }] },
+      { headers: { 'HTTP-Referer': 'https://app.example', 'X-Title': 'Example App' } },
+    );
     const usage = c.usage as unknown as { prompt_tokens: number; completion_tokens: number; cost: number };
     const expected = usage.prompt_tokens * 1000 + usage.completion_tokens * 2000;
     expect(usage.cost).to.equal(fromNano(expected));
@@ -33,8 +36,22 @@ describe('credit', () => {
     expect(credits.body.data).to.deep.equal({ total_credits: 1, total_usage: fromNano(expected) });
     const g = await adminCall(gw, 'GET', `/v1/generation?id=${c.id}`, undefined, key);
     expect(g.status).to.equal(200);
-    expect(g.body.data).to.deep.include({ id: c.id, model: MODEL, provider: 'mock', tokens_prompt: usage.prompt_tokens, tokens_completion: usage.completion_tokens, total_cost: fromNano(expected), streamed: false, cancelled: false, status: 'completed', finish_reason: 'stop' });
-    expect((g.body.data as { app: unknown }).app).to.deep.equal({ referer: 'https://app.example', title: 'Example App' });
+    expect(g.body.data).to.deep.include({
+      id: c.id,
+      model: MODEL,
+      provider: 'mock',
+      tokens_prompt: usage.prompt_tokens,
+      tokens_completion: usage.completion_tokens,
+      total_cost: fromNano(expected),
+      streamed: false,
+      cancelled: false,
+      status: 'completed',
+      finish_reason: 'stop',
+    });
+    expect((g.body.data as { app: unknown }).app).to.deep.equal({
+      referer: 'https://app.example',
+      title: 'Example App',
+    });
     const other = await makeAccountKey(gw);
     expect((await adminCall(gw, 'GET', `/v1/generation?id=${c.id}`, undefined, other.key)).status).to.equal(404);
     expect((await adminCall(gw, 'GET', `/v1/generation?id=${c.id}`)).status).to.equal(200);
@@ -43,12 +60,19 @@ describe('credit', () => {
   it('puts usage.cost on the stream usage chunk and charges the same', async () => {
     const { key, accountId } = await makeAccountKey(gw, { credits: 1 });
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'stream me' }] });
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'stream me' }],
+    });
     let usage: { prompt_tokens: number; completion_tokens: number; cost?: number } | null = null;
     for await (const ch of stream) if (ch.usage) usage = ch.usage as unknown as typeof usage;
     expect(usage!.cost).to.equal(fromNano(usage!.prompt_tokens * 1000 + usage!.completion_tokens * 2000));
     await settled(gw, accountId);
-    expect(((await adminCall(gw, 'GET', '/v1/credits', undefined, key)).body.data as { total_usage: number }).total_usage).to.equal(usage!.cost);
+    expect(
+      ((await adminCall(gw, 'GET', '/v1/credits', undefined, key)).body.data as { total_usage: number }).total_usage,
+    ).to.equal(usage!.cost);
   });
 
   it('402 with the limit named and nothing sent upstream when the account or the key cannot cover the request', async () => {
@@ -56,22 +80,34 @@ describe('credit', () => {
     const g2 = await startTestGateway(
       creditConfig({
         providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }],
-        models: [{ id: 'up/m', pricing: { prompt: 0.001, completion: 0.001 }, deployments: [{ provider: 'up', model: 'm' }] }],
+        models: [
+          { id: 'up/m', pricing: { prompt: 0.001, completion: 0.001 }, deployments: [{ provider: 'up', model: 'm' }] },
+        ],
       }),
     );
     try {
       const poor = await makeAccountKey(g2, { credits: 0.001 });
-      const r1 = await postJson(`${g2.url}/v1/chat/completions`, { model: 'up/m', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${poor.key}` });
+      const r1 = await postJson(
+        `${g2.url}/v1/chat/completions`,
+        { model: 'up/m', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${poor.key}` },
+      );
       expect(r1.status).to.equal(402);
       const e1 = ((await r1.json()) as { error: Record<string, string> }).error;
       expect(e1.code).to.equal('insufficient_account_credits');
       expect(Object.values(e1).every((v) => typeof v === 'string')).to.equal(true);
       const limited = await makeAccountKey(g2, { credits: 100, limit: 0.01 });
-      const r2 = await postJson(`${g2.url}/v1/chat/completions`, { model: 'up/m', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${limited.key}` });
+      const r2 = await postJson(
+        `${g2.url}/v1/chat/completions`,
+        { model: 'up/m', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: `Bearer ${limited.key}` },
+      );
       expect(r2.status).to.equal(402);
       expect(((await r2.json()) as { error: { code: string } }).error.code).to.equal('key_limit_exceeded');
       const client = new OpenAI({ baseURL: `${g2.url}/v1`, apiKey: limited.key, maxRetries: 0 });
-      const e3 = await client.chat.completions.create({ model: 'up/m', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      const e3 = await client.chat.completions
+        .create({ model: 'up/m', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e: unknown) => e);
       expect((e3 as InstanceType<typeof OpenAI.APIError>).status).to.equal(402);
       expect(up.requests).to.have.length(0);
       expect(await g2.services.store.credit.openReservations()).to.equal(0);
@@ -85,7 +121,14 @@ describe('credit', () => {
     const N = 37;
     const { body, cost, reserve } = exactRequest();
     const { key, accountId, hash } = await makeAccountKey(gw, { credits: 1000, limit: fromNano(N * reserve) });
-    const results = await Promise.all(Array.from({ length: 200 }, () => postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }).then(async (r) => ({ status: r.status, body: await r.text() }))));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }).then(async (r) => ({
+          status: r.status,
+          body: await r.text(),
+        })),
+      ),
+    );
     const ok = results.filter((r) => r.status === 200);
     // A settled request frees the part of its reservation it did not use, so more than N may get in; never past the limit.
     expect(ok.length).to.be.within(N, Math.floor((N * reserve) / cost));
@@ -105,7 +148,11 @@ describe('credit', () => {
 
   it('a stream the client cuts after a few chunks bills what was produced and leaves no reservation', async () => {
     const { key, accountId } = await makeAccountKey(gw, { credits: 1 });
-    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'mock/slow', stream: true, messages: [{ role: 'user', content: 'a b c d e f g h i j k l m n o p' }] }, { authorization: `Bearer ${key}` });
+    const res = await postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'mock/slow', stream: true, messages: [{ role: 'user', content: 'a b c d e f g h i j k l m n o p' }] },
+      { authorization: `Bearer ${key}` },
+    );
     const reader = res.body!.getReader();
     let text = '';
     while ((text.match(/data: /g) ?? []).length < 4) text += new TextDecoder().decode((await reader.read()).value);
@@ -121,7 +168,18 @@ describe('credit', () => {
 
   it('a stream the upstream breaks mid-way bills the produced part and ends with an error event', async () => {
     const up = await new MockUpstream().start();
-    const g2 = await startTestGateway(creditConfig({ providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }], models: [{ id: 'up/m', pricing: { prompt: 0.000001, completion: 0.000002 }, deployments: [{ provider: 'up', model: 'm' }] }] }));
+    const g2 = await startTestGateway(
+      creditConfig({
+        providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }],
+        models: [
+          {
+            id: 'up/m',
+            pricing: { prompt: 0.000001, completion: 0.000002 },
+            deployments: [{ provider: 'up', model: 'm' }],
+          },
+        ],
+      }),
+    );
     try {
       up.enqueue((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -129,11 +187,24 @@ describe('credit', () => {
         setTimeout(() => res.socket?.destroy(), 30);
       });
       const { key, accountId } = await makeAccountKey(g2, { credits: 1 });
-      const frames = sseData(await (await postJson(`${g2.url}/v1/chat/completions`, { model: 'up/m', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key}` })).text());
+      const frames = sseData(
+        await (
+          await postJson(
+            `${g2.url}/v1/chat/completions`,
+            { model: 'up/m', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+            { authorization: `Bearer ${key}` },
+          )
+        ).text(),
+      );
       expect(JSON.parse(frames[frames.length - 1]).error.code).to.equal('stream_interrupted');
       await settled(g2, accountId);
       const [g] = await g2.services.store.generations.list({ accountId, limit: 1 });
-      expect(g).to.include({ status: 'incomplete', errorCode: 'stream_interrupted', completionTokens: 3, cancelled: false });
+      expect(g).to.include({
+        status: 'incomplete',
+        errorCode: 'stream_interrupted',
+        completionTokens: 3,
+        cancelled: false,
+      });
       expect(g.cost).to.equal(g.promptTokens * 1000 + 3 * 2000);
       expect((await g2.services.store.accounts.get(accountId))!.usage).to.equal(g.cost);
     } finally {
@@ -144,7 +215,17 @@ describe('credit', () => {
 
   it('custom per-token prices: honoured for allowed accounts, never lower the charge for others', async () => {
     const ask = async (key: string) => {
-      const r = await postJson(`${gw.url}/v1/chat/completions`, { model: MODEL, max_tokens: 20, input_cost_per_token: 0, output_cost_per_token: 0.00001, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key}` });
+      const r = await postJson(
+        `${gw.url}/v1/chat/completions`,
+        {
+          model: MODEL,
+          max_tokens: 20,
+          input_cost_per_token: 0,
+          output_cost_per_token: 0.00001,
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+        { authorization: `Bearer ${key}` },
+      );
       return (await r.json()) as { usage: { prompt_tokens: number; completion_tokens: number; cost: number } };
     };
     const plain = await makeAccountKey(gw, { credits: 1 });

@@ -34,7 +34,8 @@ export function worstClaudeCount(body: Record<string, unknown>): { input: number
   return { input, output: Number(body.max_tokens ?? inf.maxTokens ?? 4096) };
 }
 
-const modeOf = (model: string): CacheMode => (model.includes('cache-write') ? 'write' : model.includes('cache-read') ? 'read' : 'none');
+const modeOf = (model: string): CacheMode =>
+  model.includes('cache-write') ? 'write' : model.includes('cache-read') ? 'read' : 'none';
 
 function anthropicUsage(input: number, mode: CacheMode) {
   return {
@@ -59,18 +60,47 @@ function anthropicAnswer(res: ServerResponse, body: Record<string, unknown>): Pr
         ]
       : [];
     const i = blocks.length > 0 ? 1 : 0;
-    return writeSse(res, [
-      ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: body.model, stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
-      ...blocks,
-      ev('content_block_start', { index: i, content_block: { type: 'text', text: '' } }),
-      ev('content_block_delta', { index: i, delta: { type: 'text_delta', text: 'ok' } }),
-      ev('content_block_stop', { index: i }),
-      ev('message_delta', { delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { output_tokens: output } }),
-      ev('message_stop', {}),
-    ], { named: true });
+    return writeSse(
+      res,
+      [
+        ev('message_start', {
+          message: {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            content: [],
+            model: body.model,
+            stop_reason: null,
+            usage: { ...usage, output_tokens: 1 },
+          },
+        }),
+        ...blocks,
+        ev('content_block_start', { index: i, content_block: { type: 'text', text: '' } }),
+        ev('content_block_delta', { index: i, delta: { type: 'text_delta', text: 'ok' } }),
+        ev('content_block_stop', { index: i }),
+        ev('message_delta', {
+          delta: { stop_reason: 'max_tokens', stop_sequence: null },
+          usage: { output_tokens: output },
+        }),
+        ev('message_stop', {}),
+      ],
+      { named: true },
+    );
   }
-  const content = [...(thinking ? [{ type: 'thinking', thinking: 'let me think', signature: 'sig' }] : []), { type: 'text', text: 'ok' }];
-  sendJson(res, 200, { id: 'msg_1', type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'max_tokens', stop_sequence: null, usage: { ...usage, output_tokens: output } });
+  const content = [
+    ...(thinking ? [{ type: 'thinking', thinking: 'let me think', signature: 'sig' }] : []),
+    { type: 'text', text: 'ok' },
+  ];
+  sendJson(res, 200, {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content,
+    stop_reason: 'max_tokens',
+    stop_sequence: null,
+    usage: { ...usage, output_tokens: output },
+  });
 }
 
 function bedrockAnswer(res: ServerResponse, path: string, body: Record<string, unknown>): void {
@@ -83,7 +113,17 @@ function bedrockAnswer(res: ServerResponse, path: string, body: Record<string, u
     outputTokens: output,
     totalTokens: input + output,
   };
-  sendJson(res, 200, { output: { message: { role: 'assistant', content: [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }] } }, stopReason: 'max_tokens', usage, metrics: { latencyMs: 1 } });
+  sendJson(res, 200, {
+    output: {
+      message: {
+        role: 'assistant',
+        content: [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
+      },
+    },
+    stopReason: 'max_tokens',
+    usage,
+    metrics: { latencyMs: 1 },
+  });
 }
 
 /**

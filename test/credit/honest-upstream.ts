@@ -1,7 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { MockUpstream, openaiFixtures, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
 
-type Body = Record<string, unknown> & { messages?: Array<{ role?: string; content?: unknown }>; n?: number; max_tokens?: number; max_completion_tokens?: number };
+type Body = Record<string, unknown> & {
+  messages?: Array<{ role?: string; content?: unknown }>;
+  n?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+};
 
 const bytes = (s: unknown) => (typeof s === 'string' ? Buffer.byteLength(s, 'utf8') : 0);
 
@@ -15,7 +20,10 @@ export const AUDIO_TOKENS = 1500;
  * the reply), tool and response_format schemas at their JSON size, images by the documented
  * rule of the model, and every choice using its whole output allowance.
  */
-export function worstHonestUsage(body: Body, upstreamModel: string): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+export function worstHonestUsage(
+  body: Body,
+  upstreamModel: string,
+): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
   const image = upstreamModel.includes('mini') ? IMAGE['gpt-4o-mini'] : IMAGE['gpt-4o'];
   let prompt = 3;
   for (const m of body.messages ?? []) {
@@ -24,7 +32,8 @@ export function worstHonestUsage(body: Body, upstreamModel: string): { prompt_to
     else if (Array.isArray(m.content)) {
       for (const p of m.content as Array<Record<string, unknown>>) {
         if (p.type === 'text') prompt += bytes(p.text);
-        else if (p.type === 'image_url') prompt += (p.image_url as { detail?: string }).detail === 'low' ? image.low : image.high;
+        else if (p.type === 'image_url')
+          prompt += (p.image_url as { detail?: string }).detail === 'low' ? image.low : image.high;
         else if (p.type === 'input_audio') prompt += AUDIO_TOKENS;
       }
     }
@@ -43,11 +52,20 @@ const LIES: Record<string, unknown> = {
   string: { prompt_tokens: '1e9', completion_tokens: 5, total_tokens: '1e9' },
 };
 
-function answer(res: ServerResponse, body: Body, usage: unknown, opts: { delayMs?: number; chunks?: number } = {}): Promise<void> | void {
+function answer(
+  res: ServerResponse,
+  body: Body,
+  usage: unknown,
+  opts: { delayMs?: number; chunks?: number } = {},
+): Promise<void> | void {
   const n = body.n ?? 1;
   if (body.stream === true) {
-    const pieces = Array.from({ length: opts.chunks ?? 2 }, (_, i) => openaiFixtures.chunk(i === 0 ? { role: 'assistant', content: 'ok' } : { content: ' ok' }));
-    return writeSse(res, [...pieces, openaiFixtures.chunk({}, 'stop'), { ...openaiFixtures.usageChunk(0, 0), usage }], { delayMs: opts.delayMs });
+    const pieces = Array.from({ length: opts.chunks ?? 2 }, (_, i) =>
+      openaiFixtures.chunk(i === 0 ? { role: 'assistant', content: 'ok' } : { content: ' ok' }),
+    );
+    return writeSse(res, [...pieces, openaiFixtures.chunk({}, 'stop'), { ...openaiFixtures.usageChunk(0, 0), usage }], {
+      delayMs: opts.delayMs,
+    });
   }
   const c = openaiFixtures.completion('ok');
   c.choices = Array.from({ length: n }, (_, index) => ({ ...c.choices[0], index }));
@@ -62,11 +80,21 @@ export function worstEmbeddingTokens(input: unknown): number {
 
 /** An OpenAI embeddings answer (one 3-dimension vector per input) with the worst honest count, or a lie. */
 function embeddings(res: ServerResponse, body: Body & { input?: unknown }, model: string): void {
-  const inputs = Array.isArray(body.input) && !body.input.every((x) => typeof x === 'number') ? body.input : [body.input];
+  const inputs =
+    Array.isArray(body.input) && !body.input.every((x) => typeof x === 'number') ? body.input : [body.input];
   const tokens = worstEmbeddingTokens(body.input);
-  const lie = model.startsWith('liar-') ? (LIES[model.slice('liar-'.length)] as { prompt_tokens: unknown; total_tokens: unknown }) : null;
-  const usage = lie ? { prompt_tokens: lie.prompt_tokens, total_tokens: lie.total_tokens } : { prompt_tokens: tokens, total_tokens: tokens };
-  sendJson(res, 200, { object: 'list', data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.6, 0.8, 0] })), model, usage });
+  const lie = model.startsWith('liar-')
+    ? (LIES[model.slice('liar-'.length)] as { prompt_tokens: unknown; total_tokens: unknown })
+    : null;
+  const usage = lie
+    ? { prompt_tokens: lie.prompt_tokens, total_tokens: lie.total_tokens }
+    : { prompt_tokens: tokens, total_tokens: tokens };
+  sendJson(res, 200, {
+    object: 'list',
+    data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.6, 0.8, 0] })),
+    model,
+    usage,
+  });
 }
 
 /**
@@ -83,12 +111,14 @@ export function honestUpstream(): MockUpstream {
     const model = String(body.model);
     if (req.path.endsWith('/embeddings')) return embeddings(res, body, model);
     const honest = worstHonestUsage(body, model);
-    if (model === 'fail') return sendJson(res, 500, { error: { message: 'upstream down', type: 'server_error', code: null, param: null } });
+    if (model === 'fail')
+      return sendJson(res, 500, { error: { message: 'upstream down', type: 'server_error', code: null, param: null } });
     if (model === 'flaky') {
       const id = JSON.stringify(body.messages);
       const n = (tries.get(id) ?? 0) + 1;
       tries.set(id, n);
-      if (n <= 2) return sendJson(res, 503, { error: { message: 'overloaded', type: 'server_error', code: null, param: null } });
+      if (n <= 2)
+        return sendJson(res, 503, { error: { message: 'overloaded', type: 'server_error', code: null, param: null } });
     }
     if (model.startsWith('liar-')) return answer(res, body, LIES[model.slice('liar-'.length)]);
     if (model === 'slow') return answer(res, body, honest, { delayMs: 20, chunks: 40 });

@@ -19,7 +19,14 @@ const bedrockOptions = { region: 'us-east-1', access_key_id: 'AKIDEXAMPLE', secr
 
 function models() {
   // max_output_tokens below the adapter's default max_tokens (4096): the default is what bounds the output.
-  const m = (id: string, provider: string, upstream: string) => ({ id, owned_by: 'up', context_length: 200000, max_output_tokens: 2000, pricing: PRICING, deployments: [{ provider, model: upstream }] });
+  const m = (id: string, provider: string, upstream: string) => ({
+    id,
+    owned_by: 'up',
+    context_length: 200000,
+    max_output_tokens: 2000,
+    pricing: PRICING,
+    deployments: [{ provider, model: upstream }],
+  });
   return [
     m('a/claude', 'anthropic', 'claude-sonnet'),
     m('a/claude-cw', 'anthropic', 'claude-sonnet-cache-write'),
@@ -27,7 +34,11 @@ function models() {
     m('b/claude', 'bedrock', 'anthropic.claude-sonnet'),
     m('b/claude-cw', 'bedrock', 'anthropic.claude-sonnet-cache-write'),
     // A reasoning token dearer than a completion token; Gemini's default output allowance is the model's maximum.
-    { ...m('g/gemini', 'gemini', 'gemini-2.5-flash'), max_output_tokens: 8192, pricing: { ...PRICING, reasoning: 0.00006 } },
+    {
+      ...m('g/gemini', 'gemini', 'gemini-2.5-flash'),
+      max_output_tokens: 8192,
+      pricing: { ...PRICING, reasoning: 0.00006 },
+    },
   ];
 }
 
@@ -67,14 +78,30 @@ describe('credit bound across reasoning budgets and cache pricing (issues 13, 17
 
   const user = (text: string) => [{ role: 'user', content: text }];
   const limited = (limit: number) => makeAccountKey(gw, { credits: 100, limit });
-  const sentMaxTokens = () => up.requests.map((r) => (r.json as { max_tokens?: number; inferenceConfig?: { maxTokens?: number } }).max_tokens ?? (r.json as { inferenceConfig?: { maxTokens?: number } }).inferenceConfig?.maxTokens);
+  const sentMaxTokens = () =>
+    up.requests.map(
+      (r) =>
+        (r.json as { max_tokens?: number; inferenceConfig?: { maxTokens?: number } }).max_tokens ??
+        (r.json as { inferenceConfig?: { maxTokens?: number } }).inferenceConfig?.maxTokens,
+    );
 
   for (const model of ['a/claude', 'b/claude']) {
     it(`${model}: a thinking budget, an upstream using the whole allowance, 40 concurrent: limit holds, no overrun`, async () => {
       const k = await limited(0.5);
       const before = up.requests.length;
       const stream = model.startsWith('a/');
-      const { costs, statuses } = await burst(gw, '/v1/chat/completions', k, (i) => ({ model, messages: user(`think about ${i}`), ...thinking[i % thinking.length], ...(stream && i % 2 === 1 ? { stream: true, stream_options: { include_usage: true } } : {}) }), 40);
+      const { costs, statuses } = await burst(
+        gw,
+        '/v1/chat/completions',
+        k,
+        (i) => ({
+          model,
+          messages: user(`think about ${i}`),
+          ...thinking[i % thinking.length],
+          ...(stream && i % 2 === 1 ? { stream: true, stream_options: { include_usage: true } } : {}),
+        }),
+        40,
+      );
       const sent = sentMaxTokens().slice(before);
       // The adapter did raise the allowance: the upstream was allowed (and used) more than the client asked.
       expect(sent).to.include.members([1074, 3100, 4096, 1088]);
@@ -87,7 +114,18 @@ describe('credit bound across reasoning budgets and cache pricing (issues 13, 17
   it('g/gemini: thoughts billed within maxOutputTokens at a dearer reasoning price, 40 concurrent: limit holds, no overrun', async () => {
     const k = await limited(0.5);
     const before = gemini.requests.length;
-    const { costs, statuses } = await burst(gw, '/v1/chat/completions', k, (i) => ({ model: 'g/gemini', messages: user(`think about ${i}`), ...thinking[i % thinking.length], ...(i % 2 === 1 ? { stream: true, stream_options: { include_usage: true } } : {}) }), 40);
+    const { costs, statuses } = await burst(
+      gw,
+      '/v1/chat/completions',
+      k,
+      (i) => ({
+        model: 'g/gemini',
+        messages: user(`think about ${i}`),
+        ...thinking[i % thinking.length],
+        ...(i % 2 === 1 ? { stream: true, stream_options: { include_usage: true } } : {}),
+      }),
+      40,
+    );
     expect(served(statuses)).to.be.within(1, 39);
     expect(gemini.requests.length - before).to.equal(served(statuses));
     await books(gw, k, costs);
@@ -100,7 +138,13 @@ describe('credit bound across reasoning budgets and cache pricing (issues 13, 17
     // 1,074 output tokens at 0.000015 are 0.0161 credits: a 0.015 limit cannot cover it, 50 tokens alone could.
     const k = await limited(0.015);
     const before = up.requests.length;
-    const { statuses } = await burst(gw, '/v1/chat/completions', k, () => ({ model: 'a/claude', messages: user('hi'), ...thinking[0] }), 1);
+    const { statuses } = await burst(
+      gw,
+      '/v1/chat/completions',
+      k,
+      () => ({ model: 'a/claude', messages: user('hi'), ...thinking[0] }),
+      1,
+    );
     expect(statuses).to.deep.equal([402]);
     expect(up.requests.length).to.equal(before);
     await books(gw, k, []);
@@ -110,10 +154,21 @@ describe('credit bound across reasoning budgets and cache pricing (issues 13, 17
     it(`${model}: the whole prompt reported as cache ${model.includes('cw') ? 'writes' : 'reads'}: bound and charge agree`, async () => {
       const k = await limited(0.5);
       const system = 'You are a careful assistant. '.repeat(400); // about 12 KB, cached
-      const { costs, statuses, bodies } = await burst(gw, '/v1/chat/completions', k, (i) => ({
-        model, max_tokens: 200, ...(i % 3 === 0 ? thinking[1] : {}),
-        messages: [{ role: 'system', content: [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }] }, ...user(`question ${i}`)],
-      }), 40);
+      const { costs, statuses, bodies } = await burst(
+        gw,
+        '/v1/chat/completions',
+        k,
+        (i) => ({
+          model,
+          max_tokens: 200,
+          ...(i % 3 === 0 ? thinking[1] : {}),
+          messages: [
+            { role: 'system', content: [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }] },
+            ...user(`question ${i}`),
+          ],
+        }),
+        40,
+      );
       expect(served(statuses)).to.be.within(1, 39);
       await books(gw, k, costs);
       expect(await noOverruns(gw, k.accountId)).to.equal(served(statuses));

@@ -43,16 +43,23 @@ describe('example plugins, packed and installed outside the repo', function () {
     const deps: Record<string, string> = { 'model-gateway': `file:${REPO}` };
     for (const name of EXAMPLES) {
       const stage = join(tmp, 'stage', name);
-      cpSync(join(REPO, 'examples', name), stage, { recursive: true, filter: (src) => !/node_modules|dist/.test(src.slice(REPO.length)) });
+      cpSync(join(REPO, 'examples', name), stage, {
+        recursive: true,
+        filter: (src) => !/node_modules|dist/.test(src.slice(REPO.length)),
+      });
       mkdirSync(join(stage, 'node_modules'));
       symlinkSync(REPO, join(stage, 'node_modules', 'model-gateway'), 'dir');
       run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', '.'], stage);
       run('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp], stage);
     }
-    for (const tgz of readdirSync(tmp).filter((f) => f.endsWith('.tgz'))) deps[tgz.replace(/-1\.0\.0\.tgz$/, '')] = `file:${join(tmp, tgz)}`;
+    for (const tgz of readdirSync(tmp).filter((f) => f.endsWith('.tgz')))
+      deps[tgz.replace(/-1\.0\.0\.tgz$/, '')] = `file:${join(tmp, tgz)}`;
     project = join(tmp, 'project');
     mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'operator-project', private: true, dependencies: deps }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'operator-project', private: true, dependencies: deps }),
+    );
     run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], project);
     acme = await new MockUpstream().start();
   });
@@ -65,13 +72,21 @@ describe('example plugins, packed and installed outside the repo', function () {
 
   it('installs each as its own package with compiled JS and type declarations', () => {
     for (const name of ['gateway-provider-acme', 'gateway-strategy-cheapest-fit', 'gateway-limiter-shared']) {
-      expect(readdirSync(join(project, 'node_modules', name, 'dist')).sort()).to.include.members(['index.js', 'index.d.ts']);
+      expect(readdirSync(join(project, 'node_modules', name, 'dist')).sort()).to.include.members([
+        'index.js',
+        'index.d.ts',
+      ]);
     }
   });
 
   it('runs two replicas with them: the acme adapter, the cheapest-fit strategy, and one limit across both', async () => {
     acme.handler = (req, res) => {
-      const b = req.json as { engine: string; turns: Array<{ speaker: string; text: string }>; budget?: number; stream: boolean };
+      const b = req.json as {
+        engine: string;
+        turns: Array<{ speaker: string; text: string }>;
+        budget?: number;
+        stream: boolean;
+      };
       const text = `acme says ${b.turns.at(-1)?.text} (${b.engine}, ${req.headers['x-acme-key']})`;
       if (b.stream) {
         res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -90,7 +105,11 @@ describe('example plugins, packed and installed outside the repo', function () {
         { name: 'mock', type: 'mock' },
       ],
       models: [
-        { id: 'acme/text', pricing: { prompt: 0.000001, completion: 0.000001 }, deployments: [{ provider: 'acme', model: 'acme-large' }] },
+        {
+          id: 'acme/text',
+          pricing: { prompt: 0.000001, completion: 0.000001 },
+          deployments: [{ provider: 'acme', model: 'acme-large' }],
+        },
         {
           id: 'mock/fit',
           pricing: { prompt: 0.000001, completion: 0.000001 },
@@ -101,7 +120,13 @@ describe('example plugins, packed and installed outside the repo', function () {
           ],
         },
       ],
-      plugins: ['auth', { use: 'gateway-limiter-shared', config: { limit: 5 } }, { use: 'gateway-provider-acme' }, { use: 'gateway-strategy-cheapest-fit' }, 'routing'],
+      plugins: [
+        'auth',
+        { use: 'gateway-limiter-shared', config: { limit: 5 } },
+        { use: 'gateway-provider-acme' },
+        { use: 'gateway-strategy-cheapest-fit' },
+        'routing',
+      ],
     };
     const cli = join(project, 'node_modules', 'model-gateway', 'dist', 'src', 'cli.js');
     const env = { GATEWAY_ADMIN_KEY: ADMIN_KEY };
@@ -112,31 +137,62 @@ describe('example plugins, packed and installed outside the repo', function () {
     const auth = { authorization: `Bearer ${key}` };
 
     // The acme adapter: plain and streamed, in the made-up wire format, with its key header.
-    const plain = await postJson(`${a.url}/v1/chat/completions`, { model: 'acme/text', messages: [{ role: 'user', content: 'hello' }] }, auth);
+    const plain = await postJson(
+      `${a.url}/v1/chat/completions`,
+      { model: 'acme/text', messages: [{ role: 'user', content: 'hello' }] },
+      auth,
+    );
     expect(plain.status).to.equal(200);
-    const body = (await plain.json()) as { choices: Array<{ message: { content: string } }>; usage: { prompt_tokens: number } };
+    const body = (await plain.json()) as {
+      choices: Array<{ message: { content: string } }>;
+      usage: { prompt_tokens: number };
+    };
     expect(body.choices[0].message.content).to.equal('acme says hello (acme-large, acme-test-key)');
     expect(body.usage.prompt_tokens).to.equal(7);
-    expect(acme.requests[0].json).to.deep.include({ engine: 'acme-large', stream: false, turns: [{ speaker: 'human', text: 'hello' }] });
-    const streamed = await postJson(`${b.url}/v1/chat/completions`, { model: 'acme/text', stream: true, messages: [{ role: 'user', content: 'hi' }] }, auth);
+    expect(acme.requests[0].json).to.deep.include({
+      engine: 'acme-large',
+      stream: false,
+      turns: [{ speaker: 'human', text: 'hello' }],
+    });
+    const streamed = await postJson(
+      `${b.url}/v1/chat/completions`,
+      { model: 'acme/text', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     const text = (await streamed.text())
       .split('\n\n')
       .filter((f) => f.startsWith('data: {'))
-      .map((f) => (JSON.parse(f.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+      .map(
+        (f) =>
+          (JSON.parse(f.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ??
+          '',
+      )
       .join('');
     expect(text.trim()).to.equal('acme says hi (acme-large, acme-test-key)');
 
     // The strategy: a short prompt goes to the cheap deployment, a long one to the one it fits.
-    const short = await postJson(`${a.url}/v1/chat/completions`, { model: 'mock/fit', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    const short = await postJson(
+      `${a.url}/v1/chat/completions`,
+      { model: 'mock/fit', messages: [{ role: 'user', content: 'hi' }] },
+      auth,
+    );
     expect(short.headers.get('x-gateway-deployment')).to.equal('mock/tiny-cheap');
-    const long = await postJson(`${b.url}/v1/chat/completions`, { model: 'mock/fit', messages: [{ role: 'user', content: 'word '.repeat(60) }] }, auth);
+    const long = await postJson(
+      `${b.url}/v1/chat/completions`,
+      { model: 'mock/fit', messages: [{ role: 'user', content: 'word '.repeat(60) }] },
+      auth,
+    );
     expect(long.headers.get('x-gateway-deployment')).to.equal('mock/big-dear');
 
     // The limiter: 4 requests so far; 8 more spread over both replicas -> 1 more admitted in all.
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
       const g = i % 2 === 0 ? a : b;
-      const r = await postJson(`${g.url}/v1/chat/completions`, { model: 'mock/fit', messages: [{ role: 'user', content: 'hi' }] }, auth);
+      const r = await postJson(
+        `${g.url}/v1/chat/completions`,
+        { model: 'mock/fit', messages: [{ role: 'user', content: 'hi' }] },
+        auth,
+      );
       statuses.push(r.status);
       if (r.status === 429) {
         expect(Number(r.headers.get('retry-after'))).to.be.within(1, 60);
@@ -147,7 +203,15 @@ describe('example plugins, packed and installed outside the repo', function () {
     expect(statuses.filter((s) => s === 429)).to.have.length(7);
     // Another key has its own count.
     const other = await makeAccountKey(b, { credits: 10 });
-    expect((await postJson(`${a.url}/v1/chat/completions`, { model: 'mock/fit', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${other.key}` })).status).to.equal(200);
+    expect(
+      (
+        await postJson(
+          `${a.url}/v1/chat/completions`,
+          { model: 'mock/fit', messages: [{ role: 'user', content: 'hi' }] },
+          { authorization: `Bearer ${other.key}` },
+        )
+      ).status,
+    ).to.equal(200);
     expect((await adminCall(a, 'GET', '/v1/accounts')).status).to.equal(200);
   });
 });

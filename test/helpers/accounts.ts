@@ -2,7 +2,13 @@ import type { TestGateway } from './gateway';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
-export async function adminCall(gw: { url: string }, method: string, path: string, body?: unknown, key = ADMIN_KEY): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function adminCall(
+  gw: { url: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  key = ADMIN_KEY,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(gw.url + path, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -13,11 +19,18 @@ export async function adminCall(gw: { url: string }, method: string, path: strin
 }
 
 /** An account with `credits` and a key on it (with an optional limit); returns the raw key and ids. */
-export async function makeAccountKey(gw: TestGateway | { url: string }, opts: { credits?: number; limit?: number | null; name?: string } = {}): Promise<{ key: string; accountId: string; hash: string }> {
+export async function makeAccountKey(
+  gw: TestGateway | { url: string },
+  opts: { credits?: number; limit?: number | null; name?: string } = {},
+): Promise<{ key: string; accountId: string; hash: string }> {
   const a = await adminCall(gw, 'POST', '/v1/accounts', { name: opts.name ?? 'test', credits: opts.credits ?? 100 });
   if (a.status !== 201) throw new Error(`account: ${a.status} ${JSON.stringify(a.body)}`);
   const accountId = (a.body.data as { id: string }).id;
-  const k = await adminCall(gw, 'POST', '/v1/keys', { name: 'k', account_id: accountId, ...(opts.limit !== undefined ? { limit: opts.limit } : {}) });
+  const k = await adminCall(gw, 'POST', '/v1/keys', {
+    name: 'k',
+    account_id: accountId,
+    ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+  });
   if (k.status !== 201) throw new Error(`key: ${k.status} ${JSON.stringify(k.body)}`);
   return { key: k.body.key as string, accountId, hash: (k.body.data as { hash: string }).hash };
 }

@@ -5,11 +5,19 @@ import type { ChatRequest } from '../../src/types/openai';
 import { costBound, requestTokenBound } from '../../plugins/credit/bound';
 
 export const MODEL = 'mock/gpt-4o-mini'; // prompt 1000 nano/token, completion 2000 nano/token
-export const slow = { id: 'mock/slow', owned_by: 'mock', pricing: { prompt: 0.000001, completion: 0.000002 }, deployments: [{ provider: 'mock', model: 'slow', options: { chunk_size: 1, chunk_delay_ms: 25 } }] };
+export const slow = {
+  id: 'mock/slow',
+  owned_by: 'mock',
+  pricing: { prompt: 0.000001, completion: 0.000002 },
+  deployments: [{ provider: 'mock', model: 'slow', options: { chunk_size: 1, chunk_delay_ms: 25 } }],
+};
 
 export function creditConfig(extra: Record<string, unknown> = {}) {
   const base = testConfig({}, {});
-  return testConfig({ models: [...base.models, slow], plugins: ['auth', 'credit', 'routing'], ...extra }, { GATEWAY_ADMIN_KEY: ADMIN_KEY });
+  return testConfig(
+    { models: [...base.models, slow], plugins: ['auth', 'credit', 'routing'], ...extra },
+    { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+  );
 }
 
 /**
@@ -17,9 +25,19 @@ export function creditConfig(extra: Record<string, unknown> = {}) {
  * reservation (the credit plugin's bound for it on the mock provider, at least the cost).
  */
 export function exactRequest(): { body: ChatRequest; cost: number; reserve: number } {
-  const body: ChatRequest = { model: MODEL, max_tokens: 3, messages: [{ role: 'user', content: 'count the words in this rather long sentence please' }] };
-  const model = { id: MODEL, owned_by: 'mock', created: 0, context_length: 128000, pricing: { prompt: 0.000001, completion: 0.000002 }, deployments: [] };
+  const body: ChatRequest = {
+    model: MODEL,
+    max_tokens: 3,
+    messages: [{ role: 'user', content: 'count the words in this rather long sentence please' }],
+  };
+  const model = {
+    id: MODEL,
+    owned_by: 'mock',
+    created: 0,
+    context_length: 128000,
+    pricing: { prompt: 0.000001, completion: 0.000002 },
+    deployments: [],
+  };
   const reserve = costBound({ prompt: 1000, completion: 2000, request: 0 }, requestTokenBound(body, model, 'mock'));
   return { body, cost: countPromptTokens(body) * 1000 + 3 * 2000, reserve };
 }
-

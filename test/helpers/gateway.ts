@@ -32,7 +32,10 @@ export function testConfig(overrides: Record<string, unknown> = {}, env: NodeJS.
 }
 
 /** Start a real gateway on a loopback port; logs are captured in memory. */
-export async function startTestGateway(config: GatewayConfig = testConfig(), opts: { store?: Store } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  config: GatewayConfig = testConfig(),
+  opts: { store?: Store } = {},
+): Promise<TestGateway> {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -57,5 +60,9 @@ export function sseData(body: string): string[] {
 }
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }

@@ -21,7 +21,11 @@ export async function startGatewayProcess(
   const file = join(dir, 'gateway.yaml');
   writeFileSync(file, JSON.stringify(config));
   const args = opts.cli ? [opts.cli] : ['--require', 'tsx/cjs', 'src/cli.ts'];
-  const child = spawn(process.execPath, [...args, 'start', '--config', file], { cwd: opts.dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...args, 'start', '--config', file], {
+    cwd: opts.dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {

@@ -10,7 +10,11 @@ export interface ProviderRig {
 }
 
 /** A loopback mock of one provider, a gateway with model `p/m` on it, and the openai SDK pointed at the gateway. */
-export async function providerRig(type: string, provider: Record<string, unknown> = {}, deployment: Record<string, unknown> = {}): Promise<ProviderRig> {
+export async function providerRig(
+  type: string,
+  provider: Record<string, unknown> = {},
+  deployment: Record<string, unknown> = {},
+): Promise<ProviderRig> {
   const up = await new MockUpstream().start();
   let gw: TestGateway;
   try {
@@ -29,7 +33,14 @@ export async function providerRig(type: string, provider: Record<string, unknown
   return { up, gw, client, stop: async () => (await gw.stop(), await up.stop()) };
 }
 
-export const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+export const weatherTool = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
 
 /** Collect a streamed answer the way a client does: text, tool calls by index, finish reason, usage. */
 export async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {

@@ -22,7 +22,26 @@ const DEEP = /"@@deep:(\d+)@@"/g;
 const withDeep = (json: string) => json.replace(DEEP, (_m, n: string) => nestedText(Number(n)));
 
 const anyText = fc.string({ unit: 'binary', maxLength: 30 });
-const fieldNames = fc.constantFrom('tools', 'tool_calls', 'messages', 'metadata', 'response_format', 'zz_unknown', 'headers', 'extra_headers', 'stop', 'logit_bias', 'tool_choice', 'n', 'max_tokens', 'temperature', 'user', 'timeout', 'fallbacks', 'models');
+const fieldNames = fc.constantFrom(
+  'tools',
+  'tool_calls',
+  'messages',
+  'metadata',
+  'response_format',
+  'zz_unknown',
+  'headers',
+  'extra_headers',
+  'stop',
+  'logit_bias',
+  'tool_choice',
+  'n',
+  'max_tokens',
+  'temperature',
+  'user',
+  'timeout',
+  'fallbacks',
+  'models',
+);
 const fieldValue = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
   fc.integer({ min: 65, max: 6000 }).map((n) => `@@deep:${n}@@`),
@@ -32,7 +51,10 @@ const fieldValue = fc.oneof(
   fc.oneof(fc.constant(0), fc.constant(-1), fc.constant('5'), fc.double({ min: 1, max: 900, noNaN: true })),
 );
 const message = fc.oneof(
-  fc.record({ role: fc.constantFrom('user', 'system', 'assistant', 'tool', 'developer', 'x'), content: fc.oneof(anyText, fc.jsonValue({ maxDepth: 3 })) }),
+  fc.record({
+    role: fc.constantFrom('user', 'system', 'assistant', 'tool', 'developer', 'x'),
+    content: fc.oneof(anyText, fc.jsonValue({ maxDepth: 3 })),
+  }),
   fc.jsonValue({ maxDepth: 3 }),
 );
 const chatBody = fc
@@ -86,24 +108,39 @@ describe('hostile: 10,000 fuzzed bodies against the default chain (issue 15, ite
   before(async () => {
     up = await new MockUpstream().start();
     up.handler = async (r, res) => {
-      if ((r.json as { stream?: boolean } | undefined)?.stream) await writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: 'ok' }), openaiFixtures.chunk({}, 'stop')]);
+      if ((r.json as { stream?: boolean } | undefined)?.stream)
+        await writeSse(res, [
+          openaiFixtures.chunk({ role: 'assistant', content: 'ok' }),
+          openaiFixtures.chunk({}, 'stop'),
+        ]);
       else sendJson(res, 200, openaiFixtures.completion('ok'));
     };
     gw = await startTestGateway(
-      testConfig(
-        {
-          server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 500, admin_key: ADMIN_KEY },
-          providers: [
-            { name: 'mock', type: 'mock' },
-            { name: 'up', type: 'openai', api_base: `${up.url}/v1`, api_key: 'sk-fuzz-upstream-key' },
-          ],
-          models: [
-            { id: 'mock/gpt-4o-mini', pricing: { prompt: 0.000001, completion: 0.000002 }, deployments: [{ provider: 'mock', model: 'mock-small' }] },
-            { id: 'up/m', deployments: [{ provider: 'up', model: 'gpt-4o-mini' }] },
-          ],
-          plugins: ['metrics', 'auth', 'params', 'limits', { fallback: { num_retries: 2 } }, 'credit', 'storage', 'routing'],
-        },
-      ),
+      testConfig({
+        server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 500, admin_key: ADMIN_KEY },
+        providers: [
+          { name: 'mock', type: 'mock' },
+          { name: 'up', type: 'openai', api_base: `${up.url}/v1`, api_key: 'sk-fuzz-upstream-key' },
+        ],
+        models: [
+          {
+            id: 'mock/gpt-4o-mini',
+            pricing: { prompt: 0.000001, completion: 0.000002 },
+            deployments: [{ provider: 'mock', model: 'mock-small' }],
+          },
+          { id: 'up/m', deployments: [{ provider: 'up', model: 'gpt-4o-mini' }] },
+        ],
+        plugins: [
+          'metrics',
+          'auth',
+          'params',
+          'limits',
+          { fallback: { num_retries: 2 } },
+          'credit',
+          'storage',
+          'routing',
+        ],
+      }),
     );
     key = (await makeAccountKey(gw, { credits: 1_000_000 })).key;
   });
@@ -138,7 +175,8 @@ describe('hostile: 10,000 fuzzed bodies against the default chain (issue 15, ite
           } catch {
             err = undefined;
           }
-          if (!err || !['message', 'type', 'param', 'code'].every((f) => typeof err[f] === 'string')) failures.push(`not the error object: ${text.slice(0, 200)}`);
+          if (!err || !['message', 'type', 'param', 'code'].every((f) => typeof err[f] === 'string'))
+            failures.push(`not the error object: ${text.slice(0, 200)}`);
         }
       }
     };

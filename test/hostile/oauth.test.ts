@@ -14,20 +14,44 @@ describe('hostile: OAuth consent and leaked-key reports (issue 15, item 9)', () 
   before(async () => {
     gw = await startTestGateway(
       testConfig(
-        { plugins: ['auth', { oauth: { callback_allowlist: ['https://app.example'], leaks: { public_keys: [{ key_identifier: 'p1', pem }], hmac_secret: SECRET, replay_window_s: 60 } } }, 'routing'] },
+        {
+          plugins: [
+            'auth',
+            {
+              oauth: {
+                callback_allowlist: ['https://app.example'],
+                leaks: { public_keys: [{ key_identifier: 'p1', pem }], hmac_secret: SECRET, replay_window_s: 60 },
+              },
+            },
+            'routing',
+          ],
+        },
         { GATEWAY_ADMIN_KEY: ADMIN_KEY },
       ),
     );
   });
   after(async () => gw.stop());
 
-  const report = (body: string, headers: Record<string, string>) => fetch(`${gw.url}/v1/keys/leaked`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  const ecdsa = (body: string) => ({ 'Github-Public-Key-Identifier': 'p1', 'Github-Public-Key-Signature': createSign('sha256').update(body).sign(privateKey).toString('base64') });
-  const hmac = (body: string, ts: number) => ({ 'X-Signature-Timestamp': String(ts), 'X-Signature-256': `sha256=${createHmac('sha256', SECRET).update(`${ts}.${body}`).digest('hex')}` });
+  const report = (body: string, headers: Record<string, string>) =>
+    fetch(`${gw.url}/v1/keys/leaked`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+  const ecdsa = (body: string) => ({
+    'Github-Public-Key-Identifier': 'p1',
+    'Github-Public-Key-Signature': createSign('sha256').update(body).sign(privateKey).toString('base64'),
+  });
+  const hmac = (body: string, ts: number) => ({
+    'X-Signature-Timestamp': String(ts),
+    'X-Signature-256': `sha256=${createHmac('sha256', SECRET).update(`${ts}.${body}`).digest('hex')}`,
+  });
 
   it('a replayed report changes nothing, even after the owner re-enabled the key', async () => {
     const { key, hash } = await makeAccountKey(gw);
-    const body = JSON.stringify([{ token: key, type: 'gateway_api_key', url: 'https://github.com/x/y', source: 'content' }]);
+    const body = JSON.stringify([
+      { token: key, type: 'gateway_api_key', url: 'https://github.com/x/y', source: 'content' },
+    ]);
     const sig = ecdsa(body);
     expect((await report(body, sig)).status).to.equal(200);
     expect(await gw.services.store.keys.get(hash)).to.include({ disabled: true });
@@ -55,18 +79,37 @@ describe('hostile: OAuth consent and leaked-key reports (issue 15, item 9)', () 
   });
 
   describe('consent form', () => {
-    const authQuery = (callback: string) => new URLSearchParams({ callback_url: callback, code_challenge: s256(verifier), code_challenge_method: 'S256' }).toString();
+    const authQuery = (callback: string) =>
+      new URLSearchParams({
+        callback_url: callback,
+        code_challenge: s256(verifier),
+        code_challenge_method: 'S256',
+      }).toString();
     async function page(): Promise<{ csrf: string; cookie: string }> {
       const res = await fetch(`${gw.url}/auth?${authQuery('https://app.example/cb')}`);
       expect(res.status).to.equal(200);
       const csrf = /name="csrf" value="([^"]+)"/.exec(await res.text())?.[1] ?? '';
       const setCookie = res.headers.get('set-cookie') ?? '';
-      expect(setCookie).to.match(/samesite=strict/i).and.to.match(/httponly/i);
+      expect(setCookie)
+        .to.match(/samesite=strict/i)
+        .and.to.match(/httponly/i);
       return { csrf, cookie: setCookie.split(';')[0] };
     }
     const post = (form: Record<string, string>, headers: Record<string, string>) =>
-      fetch(`${gw.url}/auth/consent`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
-    const form = (key: string, extra: Record<string, string> = {}) => ({ callback_url: 'https://app.example/cb', code_challenge: s256(verifier), code_challenge_method: 'S256', key, action: 'approve', ...extra });
+      fetch(`${gw.url}/auth/consent`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form).toString(),
+      });
+    const form = (key: string, extra: Record<string, string> = {}) => ({
+      callback_url: 'https://app.example/cb',
+      code_challenge: s256(verifier),
+      code_challenge_method: 'S256',
+      key,
+      action: 'approve',
+      ...extra,
+    });
 
     it('refuses a post without the CSRF token, with another token, or from another origin; accepts the real one', async () => {
       const { key } = await makeAccountKey(gw);
@@ -74,7 +117,10 @@ describe('hostile: OAuth consent and leaked-key reports (issue 15, item 9)', () 
       const codeOf = (r: Response) => r.json().then((b) => (b as { error: { code: string } }).error.code);
       const noToken = await post(form(key), { cookie: p.cookie, origin: gw.url });
       expect([noToken.status, await codeOf(noToken)]).to.deep.equal([403, 'csrf_failed']);
-      const wrong = await post(form(key, { csrf: randomBytes(24).toString('base64url') }), { cookie: p.cookie, origin: gw.url });
+      const wrong = await post(form(key, { csrf: randomBytes(24).toString('base64url') }), {
+        cookie: p.cookie,
+        origin: gw.url,
+      });
       expect([wrong.status, await codeOf(wrong)]).to.deep.equal([403, 'csrf_failed']);
       const noCookie = await post(form(key, { csrf: p.csrf }), { origin: gw.url });
       expect(noCookie.status).to.equal(403);

@@ -6,7 +6,11 @@ import { SizeLimitError } from '../../src/transport/limits';
 import type { UpstreamEvent } from '../../src/providers/types';
 
 /** Feed `bytes` to a parser cut at the given points; all events out. */
-function feed(p: { push(c: Uint8Array, out?: UpstreamEvent[]): UpstreamEvent[]; end(out?: UpstreamEvent[]): UpstreamEvent[] }, bytes: Uint8Array, cuts: number[]): UpstreamEvent[] {
+function feed(
+  p: { push(c: Uint8Array, out?: UpstreamEvent[]): UpstreamEvent[]; end(out?: UpstreamEvent[]): UpstreamEvent[] },
+  bytes: Uint8Array,
+  cuts: number[],
+): UpstreamEvent[] {
   const out: UpstreamEvent[] = [];
   let at = 0;
   for (const c of [...cuts].sort((a, b) => a - b)) {
@@ -20,17 +24,34 @@ function feed(p: { push(c: Uint8Array, out?: UpstreamEvent[]): UpstreamEvent[]; 
 const cutsOf = (n: number) => fc.uniqueArray(fc.integer({ min: 0, max: n }), { maxLength: 12 });
 
 describe('hostile: bounded linear stream parsers (issue 15, item 3)', () => {
-  const events = fc.array(fc.record({ event: fc.option(fc.constantFrom('message_start', 'delta', 'x'), { nil: undefined }), data: fc.array(fc.string({ unit: 'grapheme', maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, '')), { minLength: 1, maxLength: 3 }) }), { maxLength: 6 });
+  const events = fc.array(
+    fc.record({
+      event: fc.option(fc.constantFrom('message_start', 'delta', 'x'), { nil: undefined }),
+      data: fc.array(
+        fc.string({ unit: 'grapheme', maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, '')),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+    { maxLength: 6 },
+  );
   const eol = fc.constantFrom('\n', '\r', '\r\n');
 
   it('SSE: any cut of the bytes, with LF, CR or CRLF line ends, gives the same events', () => {
     fc.assert(
       fc.property(events, eol, fc.integer({ min: 0, max: 1000 }), (evs, nl, seed) => {
-        const text = evs.map((e) => `${e.event !== undefined ? `event: ${e.event}${nl}` : ''}${e.data.map((d) => `data: ${d}${nl}`).join('')}: comment${nl}${nl}`).join('');
+        const text = evs
+          .map(
+            (e) =>
+              `${e.event !== undefined ? `event: ${e.event}${nl}` : ''}${e.data.map((d) => `data: ${d}${nl}`).join('')}: comment${nl}${nl}`,
+          )
+          .join('');
         const bytes = Buffer.from(text, 'utf8');
         const cuts = fc.sample(cutsOf(bytes.length), { numRuns: 1, seed })[0];
         const got = feed(new SseParser(), bytes, cuts);
-        const want = evs.map((e) => ({ ...(e.event !== undefined ? { event: e.event } : {}), data: e.data.join('\n') }));
+        const want = evs.map((e) => ({
+          ...(e.event !== undefined ? { event: e.event } : {}),
+          data: e.data.join('\n'),
+        }));
         expect(got).to.deep.equal(want);
       }),
       { seed: 15, numRuns: 300 },
@@ -39,18 +60,26 @@ describe('hostile: bounded linear stream parsers (issue 15, item 3)', () => {
 
   it('NDJSON: any cut gives the same lines', () => {
     fc.assert(
-      fc.property(fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 8 }), fc.integer({ min: 0, max: 1000 }), (values, seed) => {
-        const bytes = Buffer.from(values.map((v) => JSON.stringify(v)).join('\n') + '\n', 'utf8');
-        const cuts = fc.sample(cutsOf(bytes.length), { numRuns: 1, seed })[0];
-        expect(feed(new NdjsonParser(), bytes, cuts).map((e) => e.data)).to.deep.equal(values.map((v) => JSON.stringify(v)));
-      }),
+      fc.property(
+        fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 8 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (values, seed) => {
+          const bytes = Buffer.from(values.map((v) => JSON.stringify(v)).join('\n') + '\n', 'utf8');
+          const cuts = fc.sample(cutsOf(bytes.length), { numRuns: 1, seed })[0];
+          expect(feed(new NdjsonParser(), bytes, cuts).map((e) => e.data)).to.deep.equal(
+            values.map((v) => JSON.stringify(v)),
+          );
+        },
+      ),
       { seed: 15, numRuns: 200 },
     );
   });
 
   it('a line, an event or a frame over the limit throws a SizeLimitError, whatever the chunking', () => {
     const long = Buffer.alloc(10_000, 'a');
-    expect(() => feed(new SseParser(4096), Buffer.concat([Buffer.from('data: '), long]), [100, 5000])).to.throw(SizeLimitError);
+    expect(() => feed(new SseParser(4096), Buffer.concat([Buffer.from('data: '), long]), [100, 5000])).to.throw(
+      SizeLimitError,
+    );
     // Many short data lines in one event add up too.
     const lines = Buffer.from('data: aaaaaaaaaa\n'.repeat(1000));
     expect(() => feed(new SseParser(4096), lines, [])).to.throw(SizeLimitError);
@@ -59,7 +88,9 @@ describe('hostile: bounded linear stream parsers (issue 15, item 3)', () => {
     const frame = encodeEventMessage({ ':event-type': 'chunk', ':message-type': 'event' }, 'x'.repeat(10_000));
     expect(() => new AwsEventStreamParser(4096).push(frame.subarray(0, 12))).to.throw(SizeLimitError);
     const small = encodeEventMessage({ ':event-type': 'chunk', ':message-type': 'event' }, '{"a":1}');
-    expect(feed(new AwsEventStreamParser(4096), Buffer.concat([small, small]), [5, 20, small.length + 3])).to.deep.equal([
+    expect(
+      feed(new AwsEventStreamParser(4096), Buffer.concat([small, small]), [5, 20, small.length + 3]),
+    ).to.deep.equal([
       { event: 'chunk', data: '{"a":1}' },
       { event: 'chunk', data: '{"a":1}' },
     ]);

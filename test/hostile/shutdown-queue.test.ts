@@ -15,31 +15,45 @@ function chat(url: string, stream: boolean): Promise<Outcome> {
   const body = JSON.stringify({ model: 'm/slow', stream, messages: [{ role: 'user', content: 'hi' }] });
   return new Promise((resolve) => {
     const u = new URL(`${url}/v1/chat/completions`);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('error', () => resolve({ kind: 'reset', status: res.statusCode ?? 0 }));
-      res.on('aborted', () => resolve({ kind: 'reset', status: res.statusCode ?? 0 }));
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        if (!res.complete) return resolve({ kind: 'reset', status });
-        if (stream && status === 200) {
-          if (text.trimEnd().endsWith('data: [DONE]')) return resolve({ kind: 'done', status });
-          const frames = text.split('\n\n').filter(Boolean);
-          const last = frames[frames.length - 1] ?? '';
-          const m = /^data: (\{"error".*)$/s.exec(last);
-          return resolve(m ? { kind: 'error-event', status, code: (JSON.parse(m[1]) as { error: { code: string } }).error.code } : { kind: 'reset', status });
-        }
-        let code: string | undefined;
-        try {
-          code = (JSON.parse(text) as { error?: { code: string } }).error?.code;
-        } catch {
-          code = undefined;
-        }
-        resolve({ kind: 'status', status, code, retryAfter: res.headers['retry-after'] });
-      });
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('error', () => resolve({ kind: 'reset', status: res.statusCode ?? 0 }));
+        res.on('aborted', () => resolve({ kind: 'reset', status: res.statusCode ?? 0 }));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (!res.complete) return resolve({ kind: 'reset', status });
+          if (stream && status === 200) {
+            if (text.trimEnd().endsWith('data: [DONE]')) return resolve({ kind: 'done', status });
+            const frames = text.split('\n\n').filter(Boolean);
+            const last = frames[frames.length - 1] ?? '';
+            const m = /^data: (\{"error".*)$/s.exec(last);
+            return resolve(
+              m
+                ? { kind: 'error-event', status, code: (JSON.parse(m[1]) as { error: { code: string } }).error.code }
+                : { kind: 'reset', status },
+            );
+          }
+          let code: string | undefined;
+          try {
+            code = (JSON.parse(text) as { error?: { code: string } }).error?.code;
+          } catch {
+            code = undefined;
+          }
+          resolve({ kind: 'status', status, code, retryAfter: res.headers['retry-after'] });
+        });
+      },
+    );
     req.on('error', () => resolve({ kind: 'reset', status: 0 }));
     req.end(body);
   });
@@ -55,7 +69,13 @@ describe('hostile: SIGTERM with running streams and a queue for upstream connect
     // Streams: five chunks 100 ms apart. Plain answers: after 400 ms. Only 8 upstream connections: the rest queue.
     up.handler = async (r, res) => {
       if ((r.json as { stream?: boolean }).stream) {
-        await writeSse(res, Array.from({ length: 5 }, (_, i) => openaiFixtures.chunk({ content: `w${i} ` })).concat([openaiFixtures.chunk({}, 'stop')]), { delayMs: 100 });
+        await writeSse(
+          res,
+          Array.from({ length: 5 }, (_, i) => openaiFixtures.chunk({ content: `w${i} ` })).concat([
+            openaiFixtures.chunk({}, 'stop'),
+          ]),
+          { delayMs: 100 },
+        );
       } else {
         await new Promise((r2) => setTimeout(r2, 400));
         if (!res.destroyed) sendJson(res, 200, openaiFixtures.completion('done'));
@@ -64,7 +84,9 @@ describe('hostile: SIGTERM with running streams and a queue for upstream connect
     gw = await startGatewayProcess({
       server: { host: '127.0.0.1', port: 0, log_level: 'info', shutdown_grace_ms: 1500 },
       store: { driver: 'memory' },
-      providers: [{ name: 'a', type: 'openai', api_base: `${up.url}/v1`, api_key: 'sk-test-upstream', max_connections: 8 }],
+      providers: [
+        { name: 'a', type: 'openai', api_base: `${up.url}/v1`, api_key: 'sk-test-upstream', max_connections: 8 },
+      ],
       models: [{ id: 'm/slow', deployments: [{ provider: 'a', model: 'x' }] }],
       plugins: ['routing'],
     });

@@ -7,7 +7,10 @@ import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
 const CHAT = JSON.stringify({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
 
 /** A socket that sends the headers of a chat request announcing a big body, then one byte per 500 ms. */
-function slowBody(port: number, key: string | undefined): { socket: Socket; closed: Promise<{ openMs: number; data: string }> } {
+function slowBody(
+  port: number,
+  key: string | undefined,
+): { socket: Socket; closed: Promise<{ openMs: number; data: string }> } {
   const socket = connect(port, '127.0.0.1');
   let connectedAt = 0;
   socket.once('connect', () => (connectedAt = performance.now()));
@@ -35,7 +38,15 @@ function slowBody(port: number, key: string | undefined): { socket: Socket; clos
 function chatFrom(port: number, localAddress: string, key: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, localAddress, method: 'POST', path: '/v1/chat/completions', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` } },
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        agent: false,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -58,7 +69,14 @@ describe('hostile: slow clients and connection caps (issue 15, item 2)', functio
   async function start(server: Record<string, unknown>): Promise<void> {
     gw = await startTestGateway(
       testConfig({
-        server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 500, admin_key: ADMIN_KEY, ...server },
+        server: {
+          host: '127.0.0.1',
+          port: 0,
+          log_level: 'silent',
+          shutdown_grace_ms: 500,
+          admin_key: ADMIN_KEY,
+          ...server,
+        },
         plugins: ['auth', 'routing'],
       }),
     );

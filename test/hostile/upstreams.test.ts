@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { availableParallelism, loadavg } from 'node:os';
 
 const KEY = 'sk-operator-upstream-key-0123456789';
-const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'hi' }], ...extra });
+const chat = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...extra,
+});
 const MB = 1024 * 1024;
 
 describe('hostile upstreams (issue 15, items 3, 4, 5, 9)', function () {
@@ -33,10 +37,24 @@ describe('hostile upstreams (issue 15, items 3, 4, 5, 9)', function () {
         models: [
           { id: 'm/one', deployments: [{ provider: 'a', model: 'a-model' }] },
           // Its own deployment on the same upstream, so the upstream faults above do not cool it.
-          { id: 'm/two', routing: { strategy: 'priority' }, deployments: [{ provider: 'c', model: 'c-model', priority: 0 }, { provider: 'b', model: 'b-model', priority: 1 }] },
+          {
+            id: 'm/two',
+            routing: { strategy: 'priority' },
+            deployments: [
+              { provider: 'c', model: 'c-model', priority: 0 },
+              { provider: 'b', model: 'b-model', priority: 1 },
+            ],
+          },
         ],
         plugins: [
-          { fallback: { num_retries: 0, backoff_base_ms: 10, backoff_max_ms: 20, cooldown: { failures: 1, window_ms: 60_000, cooldown_ms: 60_000 } } },
+          {
+            fallback: {
+              num_retries: 0,
+              backoff_base_ms: 10,
+              backoff_max_ms: 20,
+              cooldown: { failures: 1, window_ms: 60_000, cooldown_ms: 60_000 },
+            },
+          },
           { routing: { max_response_bytes: 8 * MB, max_event_bytes: 1 * MB } },
         ],
       }),
@@ -129,7 +147,9 @@ describe('hostile upstreams (issue 15, items 3, 4, 5, 9)', function () {
     up.handler = (_r, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`data: ${JSON.stringify(openaiFixtures.chunk({ role: 'assistant', content: 'Hel' }))}\n\n`);
-      res.end(`data: ${JSON.stringify({ error: { message: `overloaded; credential ${KEY.slice(3)} (no pattern matches it bare: only the configured key does)`, type: 'server_error' } })}\n\n`);
+      res.end(
+        `data: ${JSON.stringify({ error: { message: `overloaded; credential ${KEY.slice(3)} (no pattern matches it bare: only the configured key does)`, type: 'server_error' } })}\n\n`,
+      );
     };
     const res = await postJson(`${gw.url}/v1/chat/completions`, chat('m/one', { stream: true }));
     const text = await res.text();
@@ -177,7 +197,12 @@ describe('hostile upstreams (issue 15, items 3, 4, 5, 9)', function () {
     for (let i = 0; i < 3; i++) {
       const ac = new AbortController();
       const p = postJson(`${gw.url}/v1/chat/completions`, chat('m/two')).catch((e: Error) => e);
-      void fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chat('m/two')), signal: ac.signal }).catch(() => undefined);
+      void fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(chat('m/two')),
+        signal: ac.signal,
+      }).catch(() => undefined);
       setTimeout(() => ac.abort(), 100);
       await p;
     }
@@ -232,8 +257,12 @@ describe('hostile upstreams: huge lines and bodies, gateway in its own process (
 
   before(async () => {
     // The upstream runs in a process of its own too, so that what is measured is the gateway alone.
-    up = spawn(process.execPath, [join(__dirname, 'fixtures', 'flood-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const port = await new Promise<string>((resolve) => up.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+    up = spawn(process.execPath, [join(__dirname, 'fixtures', 'flood-upstream.mjs')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const port = await new Promise<string>((resolve) =>
+      up.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+    );
     const upUrl = `http://127.0.0.1:${port}`;
     gw = await startGatewayProcess({
       server: { host: '127.0.0.1', port: 0, log_level: 'info', shutdown_grace_ms: 500 },
@@ -254,7 +283,9 @@ describe('hostile upstreams: huge lines and bodies, gateway in its own process (
    * eight engineers), so /health is first timed for as long with nothing else asked of the gateway: what that noise
    * costs is allowed on top of the bounds. Before the fix a 20 MB line blocked /health for seconds.
    */
-  async function measured(run: () => Promise<Response>): Promise<{ res: Response; body: string; ms: number; healthMs: number; noiseMs: number; rssGrowth: number }> {
+  async function measured(
+    run: () => Promise<Response>,
+  ): Promise<{ res: Response; body: string; ms: number; healthMs: number; noiseMs: number; rssGrowth: number }> {
     await (await fetch(`${gw.url}/health`)).text(); // warm: the first fetch sets up its own machinery
     const quiet = watchHealth(gw.url);
     await new Promise((r) => setTimeout(r, 500));
@@ -270,7 +301,9 @@ describe('hostile upstreams: huge lines and bodies, gateway in its own process (
     const healthMs = await health.stop();
     const after = rssOf(gw.child.pid!);
     const m = { res, body, ms, healthMs, noiseMs, rssGrowth: Math.max(0, after.peak - before.rss) };
-    console.log(`      answer in ${ms.toFixed(0)} ms, slowest /health ${healthMs.toFixed(1)} ms (idle: ${noiseMs.toFixed(1)} ms), RSS growth ${(m.rssGrowth / MB).toFixed(1)} MB`);
+    console.log(
+      `      answer in ${ms.toFixed(0)} ms, slowest /health ${healthMs.toFixed(1)} ms (idle: ${noiseMs.toFixed(1)} ms), RSS growth ${(m.rssGrowth / MB).toFixed(1)} MB`,
+    );
     return m;
   }
 
@@ -287,10 +320,11 @@ describe('hostile upstreams: huge lines and bodies, gateway in its own process (
   it('a 50 MB plain answer: 502 within 1 s, /health fast throughout, little memory', async () => {
     const m = await measured(() => postJson(`${gw.url}/v1/chat/completions`, chat('m/one')));
     expect(m.res.status).to.equal(502);
-    expect((JSON.parse(m.body) as { error: Record<string, string> }).error.code).to.equal('upstream_response_too_large');
+    expect((JSON.parse(m.body) as { error: Record<string, string> }).error.code).to.equal(
+      'upstream_response_too_large',
+    );
     expect(m.ms).to.be.below(bounds().answerMs + m.noiseMs);
     expect(m.healthMs).to.be.below(bounds().healthMs + m.noiseMs);
     expect(m.rssGrowth).to.be.below(50 * MB);
   });
-
 });

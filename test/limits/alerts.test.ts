@@ -10,7 +10,7 @@ import { fromNano } from '../../src/store/money';
 
 const SECRET = 'webhook-secret-0123456789';
 
-describe('budget notices: e-mail (the leak notices\' SMTP) and signed webhooks, once per threshold', function () {
+describe("budget notices: e-mail (the leak notices' SMTP) and signed webhooks, once per threshold", function () {
   this.timeout(30000);
   const mails: Array<{ to: string; body: string }> = [];
   const hooks = new MockUpstream();
@@ -48,7 +48,15 @@ describe('budget notices: e-mail (the leak notices\' SMTP) and signed webhooks, 
           plugins: [
             'auth',
             { oauth: { leaks: { smtp: { host: '127.0.0.1', port, secure: false, from: 'gateway@example.test' } } } },
-            { limits: { alerts: { key_limit_percent: thresholds, account_balance_below: [0.99999], webhook: { url: `${hooks.url}/hooks/budget`, secret: SECRET, backoff_ms: 50 } } } },
+            {
+              limits: {
+                alerts: {
+                  key_limit_percent: thresholds,
+                  account_balance_below: [0.99999],
+                  webhook: { url: `${hooks.url}/hooks/budget`, secret: SECRET, backoff_ms: 50 },
+                },
+              },
+            },
             'credit',
             'routing',
           ],
@@ -65,18 +73,20 @@ describe('budget notices: e-mail (the leak notices\' SMTP) and signed webhooks, 
 
   const delivered = () => hooks.requests.filter((_r, i) => i > 0);
 
-  it('requests that use up a key\'s limit send exactly one e-mail and one valid signed webhook per threshold crossed', async () => {
+  it("requests that use up a key's limit send exactly one e-mail and one valid signed webhook per threshold crossed", async () => {
     const a = await adminCall(gw, 'POST', '/v1/accounts', { name: 'Acme', email: 'owner@acme.test', credits: 1 });
     const accountId = (a.body.data as { id: string }).id;
     const k = await adminCall(gw, 'POST', '/v1/keys', { name: 'ci', account_id: accountId, limit: fromNano(limit) });
     const key = k.body.key as string;
     const answers: Response[] = [];
-    for (let i = 0; i < 16; i++) answers.push(await postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }));
+    for (let i = 0; i < 16; i++)
+      answers.push(await postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }));
     expect(answers.filter((r) => r.status === 200)).to.have.length(10);
     expect(answers.filter((r) => r.status === 402)).to.have.length(6);
 
     const end = Date.now() + 10000;
-    while ((mails.length < 4 || delivered().length < 4) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    while ((mails.length < 4 || delivered().length < 4) && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 50));
     // More requests in the same window send nothing new.
     await postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` });
     await new Promise((r) => setTimeout(r, 500));
@@ -98,7 +108,12 @@ describe('budget notices: e-mail (the leak notices\' SMTP) and signed webhooks, 
       return r.json as { type: string; threshold_percent?: number; below?: number };
     });
     expect(events).to.have.length(4);
-    expect(events.filter((e) => e.type === 'budget.key_limit').map((e) => e.threshold_percent).sort((x, y) => x! - y!)).to.deep.equal(thresholds);
+    expect(
+      events
+        .filter((e) => e.type === 'budget.key_limit')
+        .map((e) => e.threshold_percent)
+        .sort((x, y) => x! - y!),
+    ).to.deep.equal(thresholds);
     expect(events.filter((e) => e.type === 'budget.account_balance').map((e) => e.below)).to.deep.equal([0.99999]);
     expect(hooks.requests.every((r) => !r.body.includes(key))).to.equal(true);
   });

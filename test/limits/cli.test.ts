@@ -14,27 +14,71 @@ describe('gateway keys limits / accounts limits CLI', function () {
   const dir = mkdtempSync(join(tmpdir(), 'gw-limits-cli-'));
   const cfgPath = join(dir, 'g.yaml');
   const db = join(dir, 'g.db');
-  const models = [{ id: 'mock/a', deployments: [{ provider: 'mock', model: 'x' }] }, { id: 'other/b', deployments: [{ provider: 'mock', model: 'x' }] }];
-  writeFileSync(cfgPath, JSON.stringify({ store: { driver: 'sqlite', path: db }, providers: [{ name: 'mock', type: 'mock' }], models, plugins: ['auth', 'limits', 'routing'] }));
-  const cli = async (...args: string[]) => (await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', ...args, '--config', cfgPath], { env: { ...process.env, GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' } })).stdout;
+  const models = [
+    { id: 'mock/a', deployments: [{ provider: 'mock', model: 'x' }] },
+    { id: 'other/b', deployments: [{ provider: 'mock', model: 'x' }] },
+  ];
+  writeFileSync(
+    cfgPath,
+    JSON.stringify({
+      store: { driver: 'sqlite', path: db },
+      providers: [{ name: 'mock', type: 'mock' }],
+      models,
+      plugins: ['auth', 'limits', 'routing'],
+    }),
+  );
+  const cli = async (...args: string[]) =>
+    (
+      await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', ...args, '--config', cfgPath], {
+        env: { ...process.env, GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' },
+      })
+    ).stdout;
 
-  it('sets a key\'s allowlist and limits and an account\'s plan; the gateway enforces them', async () => {
+  it("sets a key's allowlist and limits and an account's plan; the gateway enforces them", async () => {
     const account = JSON.parse(await cli('accounts', 'create', '--name', 'ops', '--json')) as { id: string };
-    const key = JSON.parse(await cli('keys', 'create', '--account', account.id, '--name', 'deploy', '--json')) as { key: string; hash: string };
-    const set = JSON.parse(await cli('keys', 'limits', key.hash, '--models', 'mock/*', '--rpm', '2', '--concurrency', '4', '--json'));
+    const key = JSON.parse(await cli('keys', 'create', '--account', account.id, '--name', 'deploy', '--json')) as {
+      key: string;
+      hash: string;
+    };
+    const set = JSON.parse(
+      await cli('keys', 'limits', key.hash, '--models', 'mock/*', '--rpm', '2', '--concurrency', '4', '--json'),
+    );
     expect(set).to.deep.equal({ allowed_models: ['mock/*'], rate_limits: { rpm: 2, concurrency: 4 } });
     const acct = JSON.parse(await cli('accounts', 'limits', account.id, '--plan', 'pro', '--tpm', '1000000', '--json'));
     expect(acct).to.deep.equal({ allowed_models: null, rate_limits: { plan: 'pro', tpm: 1000000 } });
-    expect(JSON.parse(await cli('keys', 'limits', key.hash, '--rpm', 'inherit', '--json')).rate_limits).to.deep.equal({ concurrency: 4 });
+    expect(JSON.parse(await cli('keys', 'limits', key.hash, '--rpm', 'inherit', '--json')).rate_limits).to.deep.equal({
+      concurrency: 4,
+    });
     await cli('keys', 'limits', key.hash, '--rpm', '2');
-    const bad = await cli('keys', 'limits', key.hash, '--rpm=1.5').then(() => 0, (e: { code: number; stderr: string }) => (expect(e.stderr).to.contain('--rpm'), e.code));
+    const bad = await cli('keys', 'limits', key.hash, '--rpm=1.5').then(
+      () => 0,
+      (e: { code: number; stderr: string }) => (expect(e.stderr).to.contain('--rpm'), e.code),
+    );
     expect(bad).to.equal(2);
 
-    const gw = await startTestGateway(fromObject({ server: { port: 0, log_level: 'silent' }, store: { driver: 'sqlite', path: db }, providers: [{ name: 'mock', type: 'mock' }], models, plugins: ['auth', 'limits', 'routing'] }, { env: { GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' } }));
+    const gw = await startTestGateway(
+      fromObject(
+        {
+          server: { port: 0, log_level: 'silent' },
+          store: { driver: 'sqlite', path: db },
+          providers: [{ name: 'mock', type: 'mock' }],
+          models,
+          plugins: ['auth', 'limits', 'routing'],
+        },
+        { env: { GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' } },
+      ),
+    );
     try {
-      const ask = (model: string) => postJson(`${gw.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key.key}` });
+      const ask = (model: string) =>
+        postJson(
+          `${gw.url}/v1/chat/completions`,
+          { model, messages: [{ role: 'user', content: 'hi' }] },
+          { authorization: `Bearer ${key.key}` },
+        );
       expect((await ask('other/b')).status).to.equal(403);
-      expect([(await ask('mock/a')).status, (await ask('mock/a')).status, (await ask('mock/a')).status]).to.deep.equal([200, 200, 429]);
+      expect([(await ask('mock/a')).status, (await ask('mock/a')).status, (await ask('mock/a')).status]).to.deep.equal([
+        200, 200, 429,
+      ]);
     } finally {
       await gw.stop();
     }

@@ -10,7 +10,9 @@ describe('limits: counters and matchers', () => {
       fc.asyncProperty(
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 50, max: 400 }),
-        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 400 }), tokens: fc.integer({ min: 1, max: 120 }) }), { maxLength: 120 }),
+        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 400 }), tokens: fc.integer({ min: 1, max: 120 }) }), {
+          maxLength: 120,
+        }),
         async (rpm, tpm, ops) => {
           let now = 0;
           const windowMs = 1000;
@@ -66,7 +68,16 @@ describe('limits: counters and matchers', () => {
     expect(compileAllowlist([])('anything')).to.equal(false);
   });
 
-  it('reset durations read like OpenAI\'s', () => {
-    expect([0, 250, 1000, 1001, 59_000, 60_000, 360_000, 3_723_000].map(resetText)).to.deep.equal(['0ms', '250ms', '1s', '2s', '59s', '1m0s', '6m0s', '1h2m3s']);
+  it("reset durations read like OpenAI's", () => {
+    expect([0, 250, 1000, 1001, 59_000, 60_000, 360_000, 3_723_000].map(resetText)).to.deep.equal([
+      '0ms',
+      '250ms',
+      '1s',
+      '2s',
+      '59s',
+      '1m0s',
+      '6m0s',
+      '1h2m3s',
+    ]);
   });
 });

@@ -33,7 +33,12 @@ describe('fair share of the upstream pool (per-key concurrency from gateway.yaml
     perKey = (limits.config.key as { concurrency: number }).concurrency;
     gw = await startTestGateway(
       testConfig(
-        { server: { host: '127.0.0.1', port: 0, log_level: 'warn' }, providers: [upstreamProvider('up', upstream)], models: [upstreamModel('up/model', 'up')], plugins: ['auth', { limits: limits.config }, 'routing'] },
+        {
+          server: { host: '127.0.0.1', port: 0, log_level: 'warn' },
+          providers: [upstreamProvider('up', upstream)],
+          models: [upstreamModel('up/model', 'up')],
+          plugins: ['auth', { limits: limits.config }, 'routing'],
+        },
         { GATEWAY_ADMIN_KEY: ADMIN_KEY },
       ),
     );

@@ -3,7 +3,14 @@ import { writeSse, openaiFixtures, type MockUpstream } from '../helpers/mock-ups
 
 /** A model on an OpenAI-compatible loopback upstream (zero price, so credit never gets in the way). */
 export function upstreamModel(id: string, provider: string): Record<string, unknown> {
-  return { id, owned_by: provider, created: 1715367049, context_length: 8000, pricing: { prompt: 0, completion: 0 }, deployments: [{ provider, model: 'gpt-4o-mini' }] };
+  return {
+    id,
+    owned_by: provider,
+    created: 1715367049,
+    context_length: 8000,
+    pricing: { prompt: 0, completion: 0 },
+    deployments: [{ provider, model: 'gpt-4o-mini' }],
+  };
 }
 
 export function upstreamProvider(name: string, upstream: MockUpstream): Record<string, unknown> {
@@ -41,5 +48,9 @@ export function gate(): { promise: Promise<void>; release: () => void } {
   return { promise, release };
 }
 
-export const RATE_HEADERS = ['x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests'];
+export const RATE_HEADERS = [
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-requests',
+  'x-ratelimit-reset-requests',
+];
 export const TOKEN_HEADERS = ['x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'];

@@ -6,7 +6,11 @@ import { generateKey } from '../../src/auth/key-format';
 import { RATE_HEADERS, TOKEN_HEADERS, upstreamModel, upstreamProvider } from './helpers';
 
 const chat = (gw: TestGateway, key: string, body: Record<string, unknown> = {}) =>
-  postJson(`${gw.url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello there' }], ...body }, { authorization: `Bearer ${key}` });
+  postJson(
+    `${gw.url}/v1/chat/completions`,
+    { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello there' }], ...body },
+    { authorization: `Bearer ${key}` },
+  );
 
 describe('limits plugin (one process, memory counters)', function () {
   this.timeout(20000);
@@ -22,13 +26,29 @@ describe('limits plugin (one process, memory counters)', function () {
     gw = await startTestGateway(
       testConfig(
         {
-          providers: [{ name: 'mock', type: 'mock' }, upstreamProvider('allowed', allowedUp), upstreamProvider('denied', deniedUp)],
+          providers: [
+            { name: 'mock', type: 'mock' },
+            upstreamProvider('allowed', allowedUp),
+            upstreamProvider('denied', deniedUp),
+          ],
           models: [
-            { id: 'mock/gpt-4o-mini', owned_by: 'mock', created: 1715367049, context_length: 128000, pricing: { prompt: 0, completion: 0 }, deployments: [{ provider: 'mock', model: 'mock-small' }] },
+            {
+              id: 'mock/gpt-4o-mini',
+              owned_by: 'mock',
+              created: 1715367049,
+              context_length: 128000,
+              pricing: { prompt: 0, completion: 0 },
+              deployments: [{ provider: 'mock', model: 'mock-small' }],
+            },
             upstreamModel('mock/on-upstream', 'allowed'),
             upstreamModel('other/model', 'denied'),
           ],
-          plugins: ['auth', { limits: { auth_failures: { max: 5, window_ms: 60000 } } }, { fallback: { num_retries: 0 } }, 'routing'],
+          plugins: [
+            'auth',
+            { limits: { auth_failures: { max: 5, window_ms: 60000 } } },
+            { fallback: { num_retries: 0 } },
+            'routing',
+          ],
         },
         { GATEWAY_ADMIN_KEY: ADMIN_KEY },
       ),
@@ -40,7 +60,7 @@ describe('limits plugin (one process, memory counters)', function () {
     await deniedUp.stop();
   });
 
-  it('admits exactly the key\'s requests per minute; refusals are 429 with Retry-After and the x-ratelimit headers, answers carry them too', async () => {
+  it("admits exactly the key's requests per minute; refusals are 429 with Retry-After and the x-ratelimit headers, answers carry them too", async () => {
     const { key, hash } = await makeAccountKey(gw);
     const set = await adminCall(gw, 'PUT', `/v1/keys/${hash}/limits`, { rate_limits: { rpm: 7 } });
     expect(set.status).to.equal(200);
@@ -51,7 +71,9 @@ describe('limits plugin (one process, memory counters)', function () {
     expect(ok).to.have.length(7);
     expect(refused).to.have.length(5);
     for (const r of answers) for (const h of RATE_HEADERS) expect(r.headers.get(h), h).to.be.a('string');
-    expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort((a, b) => a - b)).to.deep.equal([0, 1, 2, 3, 4, 5, 6]);
+    expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort((a, b) => a - b)).to.deep.equal([
+      0, 1, 2, 3, 4, 5, 6,
+    ]);
     for (const r of refused) {
       expect(r.headers.get('x-ratelimit-limit-requests')).to.equal('7');
       expect(r.headers.get('x-ratelimit-remaining-requests')).to.equal('0');
@@ -87,7 +109,9 @@ describe('limits plugin (one process, memory counters)', function () {
 
   it('allowlist: 403 naming the model, /v1/models filtered, a disallowed fallback never reaches its upstream', async () => {
     const { key, hash, accountId } = await makeAccountKey(gw);
-    expect((await adminCall(gw, 'PUT', `/v1/keys/${hash}/limits`, { allowed_models: ['mock/*'] })).status).to.equal(200);
+    expect((await adminCall(gw, 'PUT', `/v1/keys/${hash}/limits`, { allowed_models: ['mock/*'] })).status).to.equal(
+      200,
+    );
     const refused = await chat(gw, key, { model: 'other/model' });
     expect(refused.status).to.equal(403);
     const err = ((await refused.json()) as { error: { code: string; message: string; param: string } }).error;
@@ -95,11 +119,15 @@ describe('limits plugin (one process, memory counters)', function () {
     expect(err.message).to.contain('other/model');
     expect(err.param).to.equal('model');
 
-    const listed = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
+    const listed = (await (
+      await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as { data: Array<{ id: string }> };
     expect(listed.data.map((m) => m.id).sort()).to.deep.equal(['mock/gpt-4o-mini', 'mock/on-upstream']);
     const all = (await (await fetch(`${gw.url}/v1/models`)).json()) as { data: unknown[] };
     expect(all.data).to.have.length(3);
-    expect((await fetch(`${gw.url}/v1/models/other/model`, { headers: { authorization: `Bearer ${key}` } })).status).to.equal(403);
+    expect(
+      (await fetch(`${gw.url}/v1/models/other/model`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).to.equal(403);
 
     const before = deniedUp.requests.length;
     const viaFallback = await chat(gw, key, { model: 'mock/on-upstream', fallbacks: ['other/model'] });
@@ -119,7 +147,9 @@ describe('limits plugin (one process, memory counters)', function () {
     const { hash, key } = await makeAccountKey(gw);
     expect((await adminCall(gw, 'PUT', `/v1/keys/${hash}/limits`, { rate_limits: { rpm: -1 } })).status).to.equal(400);
     expect((await adminCall(gw, 'PUT', `/v1/keys/${hash}/limits`, { allowed: [] })).status).to.equal(400);
-    expect((await adminCall(gw, 'PUT', `/v1/keys/${'0'.repeat(64)}/limits`, { allowed_models: [] })).status).to.equal(404);
+    expect((await adminCall(gw, 'PUT', `/v1/keys/${'0'.repeat(64)}/limits`, { allowed_models: [] })).status).to.equal(
+      404,
+    );
     expect((await adminCall(gw, 'GET', '/v1/accounts/acct_nope/limits')).status).to.equal(404);
     expect((await adminCall(gw, 'GET', `/v1/keys/${hash}/limits`, undefined, key)).status).to.equal(403);
   });
@@ -130,7 +160,9 @@ describe('limits plugin (one process, memory counters)', function () {
     const blocked = await chat(gw, generateKey());
     expect(blocked.status).to.equal(429);
     expect(Number(blocked.headers.get('retry-after'))).to.be.within(1, 60);
-    expect(((await blocked.json()) as { error: { code: string } }).error.code).to.equal('too_many_failed_authentications');
+    expect(((await blocked.json()) as { error: { code: string } }).error.code).to.equal(
+      'too_many_failed_authentications',
+    );
     expect((await chat(gw, key)).status).to.equal(429);
     expect((await adminCall(gw, 'GET', '/v1/accounts')).status).to.equal(429);
   });
@@ -145,7 +177,18 @@ describe('limits from config: per model across keys, per key x model, plans', fu
       testConfig(
         {
           models: [...base.models, { ...base.models[0], id: 'mock/capped' }, { ...base.models[0], id: 'mock/per-key' }],
-          plugins: ['auth', { limits: { key: { rpm: 50 }, models: { 'mock/cap*': { rpm: 3 } }, key_models: { 'mock/per-key': { rpm: 2 } }, plans: { tiny: { key: { rpm: 1 } } } } }, 'routing'],
+          plugins: [
+            'auth',
+            {
+              limits: {
+                key: { rpm: 50 },
+                models: { 'mock/cap*': { rpm: 3 } },
+                key_models: { 'mock/per-key': { rpm: 2 } },
+                plans: { tiny: { key: { rpm: 1 } } },
+              },
+            },
+            'routing',
+          ],
         },
         { GATEWAY_ADMIN_KEY: ADMIN_KEY },
       ),
@@ -162,7 +205,9 @@ describe('limits from config: per model across keys, per key x model, plans', fu
   it('a model limit is shared by all keys; a key x model limit is per key; a plan replaces the key default', async () => {
     const a = await makeAccountKey(gw);
     const b = await makeAccountKey(gw);
-    expect([...(await statuses(a.key, 'mock/capped', 2)), ...(await statuses(b.key, 'mock/capped', 2))]).to.deep.equal([200, 200, 200, 429]);
+    expect([...(await statuses(a.key, 'mock/capped', 2)), ...(await statuses(b.key, 'mock/capped', 2))]).to.deep.equal([
+      200, 200, 200, 429,
+    ]);
     expect(await statuses(a.key, 'mock/per-key', 3)).to.deep.equal([200, 200, 429]);
     expect(await statuses(b.key, 'mock/per-key', 3)).to.deep.equal([200, 200, 429]);
     // The key default (50/min) applies elsewhere; its own setting wins over everything.

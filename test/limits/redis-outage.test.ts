@@ -14,7 +14,11 @@ async function freePort(): Promise<number> {
 
 /** This test's own redis-server (never the shared one): started, stopped and started again on one port. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((r) => {
       const c = connect(port, '127.0.0.1', () => (c.end(), r(true)));
@@ -56,7 +60,20 @@ describe('limits when Redis goes away and comes back', function () {
     for (const mode of ['open', 'closed'] as const) {
       gws[mode] = await startTestGateway(
         testConfig(
-          { plugins: ['metrics', 'auth', { limits: { store: 'redis', fail_mode: mode, redis: { url: `redis://127.0.0.1:${port}`, prefix: `${mode}:` } } }, 'routing'] },
+          {
+            plugins: [
+              'metrics',
+              'auth',
+              {
+                limits: {
+                  store: 'redis',
+                  fail_mode: mode,
+                  redis: { url: `redis://127.0.0.1:${port}`, prefix: `${mode}:` },
+                },
+              },
+              'routing',
+            ],
+          },
           { GATEWAY_ADMIN_KEY: ADMIN_KEY },
         ),
       );
@@ -71,9 +88,22 @@ describe('limits when Redis goes away and comes back', function () {
   });
 
   const burst = (mode: 'open' | 'closed', n: number) =>
-    Promise.all(Array.from({ length: n }, () => postJson(`${gws[mode].url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${keys[mode]}` })));
-  const ready = async (mode: 'open' | 'closed') => (await (await fetch(`${gws[mode].url}/ready`)).json()) as { status: string; checks: Array<{ name: string; status: string; detail: string }> };
-  const storeUp = async (mode: 'open' | 'closed') => /^gateway_limits_store_up (\d)/m.exec(await (await fetch(`${gws[mode].url}/metrics`)).text())?.[1];
+    Promise.all(
+      Array.from({ length: n }, () =>
+        postJson(
+          `${gws[mode].url}/v1/chat/completions`,
+          { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+          { authorization: `Bearer ${keys[mode]}` },
+        ),
+      ),
+    );
+  const ready = async (mode: 'open' | 'closed') =>
+    (await (await fetch(`${gws[mode].url}/ready`)).json()) as {
+      status: string;
+      checks: Array<{ name: string; status: string; detail: string }>;
+    };
+  const storeUp = async (mode: 'open' | 'closed') =>
+    /^gateway_limits_store_up (\d)/m.exec(await (await fetch(`${gws[mode].url}/metrics`)).text())?.[1];
 
   it('counts in Redis, holds the chosen mode while it is down (no 5xx), says so in /ready and a metric, and recovers by itself', async () => {
     for (const mode of ['open', 'closed'] as const) {
@@ -94,7 +124,9 @@ describe('limits when Redis goes away and comes back', function () {
     const open = await burst('open', 10);
     expect(open.map((r) => r.status)).to.deep.equal(Array(10).fill(200));
     // Open: this replica's own counters hold the limits meanwhile.
-    expect(open.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort((a, b) => a - b)).to.deep.equal([990, 991, 992, 993, 994, 995, 996, 997, 998, 999]);
+    expect(
+      open.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort((a, b) => a - b),
+    ).to.deep.equal([990, 991, 992, 993, 994, 995, 996, 997, 998, 999]);
     const closed = await burst('closed', 10);
     expect(closed.map((r) => r.status)).to.deep.equal(Array(10).fill(429));
     for (const r of closed) {
@@ -109,7 +141,9 @@ describe('limits when Redis goes away and comes back', function () {
       const rs = await burst(mode, 3);
       expect(rs.map((r) => r.status)).to.deep.equal([200, 200, 200]);
       // Counted again (a fresh server: the window restarts).
-      expect(rs.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort((a, b) => a - b)).to.deep.equal([997, 998, 999]);
+      expect(
+        rs.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort((a, b) => a - b),
+      ).to.deep.equal([997, 998, 999]);
     }
   });
 });

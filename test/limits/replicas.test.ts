@@ -19,7 +19,9 @@ describe('limits across two gateway processes (PostgreSQL + Redis)', function ()
 
   before(async function () {
     if (!POSTGRES_URL || !REDIS_URL) {
-      console.warn('    ! GATEWAY_TEST_POSTGRES_URL or GATEWAY_TEST_REDIS_URL is not set; the two-replica limits test did not run');
+      console.warn(
+        '    ! GATEWAY_TEST_POSTGRES_URL or GATEWAY_TEST_REDIS_URL is not set; the two-replica limits test did not run',
+      );
       this.skip();
     }
     await upstream.start();
@@ -31,8 +33,25 @@ describe('limits across two gateway processes (PostgreSQL + Redis)', function ()
       server: { host: '127.0.0.1', port: 0, log_level: 'info' },
       store: { driver: 'postgres', url: await freshPostgresUrl(), pool_size: 10 },
       providers: [{ name: 'mock', type: 'mock' }, upstreamProvider('up', upstream)],
-      models: [{ id: 'mock/gpt-4o-mini', pricing: { prompt: 0, completion: 0 }, deployments: [{ provider: 'mock', model: 'm' }] }, upstreamModel('up/slow', 'up')],
-      plugins: ['auth', { limits: { store: 'redis', redis: { url: REDIS_URL, prefix: `gw-test-${randomBytes(6).toString('hex')}:` }, auth_failures: { max: 6, window_ms: 60000 } } }, 'routing'],
+      models: [
+        {
+          id: 'mock/gpt-4o-mini',
+          pricing: { prompt: 0, completion: 0 },
+          deployments: [{ provider: 'mock', model: 'm' }],
+        },
+        upstreamModel('up/slow', 'up'),
+      ],
+      plugins: [
+        'auth',
+        {
+          limits: {
+            store: 'redis',
+            redis: { url: REDIS_URL, prefix: `gw-test-${randomBytes(6).toString('hex')}:` },
+            auth_failures: { max: 6, window_ms: 60000 },
+          },
+        },
+        'routing',
+      ],
     };
     procs.push(await startGatewayProcess(cfg, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
     procs.push(await startGatewayProcess(cfg, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
@@ -44,15 +63,34 @@ describe('limits across two gateway processes (PostgreSQL + Redis)', function ()
   });
 
   const spread = (n: number, key: string, body: Record<string, unknown>) =>
-    Promise.all(Array.from({ length: n }, (_, i) => postJson(`${procs[i % 2].url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'Hello there' }], ...body }, { authorization: `Bearer ${key}` })));
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        postJson(
+          `${procs[i % 2].url}/v1/chat/completions`,
+          { messages: [{ role: 'user', content: 'Hello there' }], ...body },
+          { authorization: `Bearer ${key}` },
+        ),
+      ),
+    );
 
   it('300 requests over both replicas against 100 requests/min: exactly 100 admitted, 200 refused with the headers', async () => {
     const { key, hash } = await makeAccountKey(procs[0]);
-    expect((await adminCall(procs[0], 'PUT', `/v1/keys/${hash}/limits`, { rate_limits: { rpm: 100 } })).status).to.equal(200);
+    expect(
+      (await adminCall(procs[0], 'PUT', `/v1/keys/${hash}/limits`, { rate_limits: { rpm: 100 } })).status,
+    ).to.equal(200);
     const answers = await spread(300, key, { model: 'mock/gpt-4o-mini' });
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s !== 200 && s !== 429)).to.deep.equal([]);
-    if (statuses.filter((s) => s === 200).length !== 100) for (const p of procs) console.log(p.output().split('\n').filter((l) => l.includes('limits')).slice(0, 5).join('\n'));
+    if (statuses.filter((s) => s === 200).length !== 100)
+      for (const p of procs)
+        console.log(
+          p
+            .output()
+            .split('\n')
+            .filter((l) => l.includes('limits'))
+            .slice(0, 5)
+            .join('\n'),
+        );
     expect(statuses.filter((s) => s === 200)).to.have.length(100);
     for (const r of answers) for (const h of RATE_HEADERS) expect(r.headers.get(h), h).to.be.a('string');
     for (const r of answers.filter((a) => a.status === 429)) {
@@ -117,7 +155,11 @@ describe('limits across two gateway processes (PostgreSQL + Redis)', function ()
   it('failed authentications count across replicas: spread over both, the address is blocked on both', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) {
-      const r = await postJson(`${procs[i % 2].url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [] }, { authorization: `Bearer ${generateKey()}` });
+      const r = await postJson(
+        `${procs[i % 2].url}/v1/chat/completions`,
+        { model: 'mock/gpt-4o-mini', messages: [] },
+        { authorization: `Bearer ${generateKey()}` },
+      );
       statuses.push(r.status);
       await r.body?.cancel();
     }
@@ -125,7 +167,11 @@ describe('limits across two gateway processes (PostgreSQL + Redis)', function ()
     expect(statuses.slice(0, 6)).to.deep.equal(Array(6).fill(401));
     await new Promise((r) => setTimeout(r, 200));
     for (const p of procs) {
-      const r = await postJson(`${p.url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [] }, { authorization: `Bearer ${generateKey()}` });
+      const r = await postJson(
+        `${p.url}/v1/chat/completions`,
+        { model: 'mock/gpt-4o-mini', messages: [] },
+        { authorization: `Bearer ${generateKey()}` },
+      );
       expect(r.status).to.equal(429);
       expect(Number(r.headers.get('retry-after'))).to.be.within(1, 60);
       await r.body?.cancel();

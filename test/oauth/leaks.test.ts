@@ -36,7 +36,21 @@ describe('leaked keys: secret-scanning partner endpoint', () => {
     const port = (smtp.server.address() as AddressInfo).port;
     gw = await startTestGateway(
       testConfig(
-        { plugins: ['auth', { oauth: { leaks: { public_keys: [{ key_identifier: 'partner-key-1', pem }], hmac_secret: 'shared-secret-0123456789', smtp: { host: '127.0.0.1', port, secure: false, from: 'gateway@example.test' } } } }, 'routing'] },
+        {
+          plugins: [
+            'auth',
+            {
+              oauth: {
+                leaks: {
+                  public_keys: [{ key_identifier: 'partner-key-1', pem }],
+                  hmac_secret: 'shared-secret-0123456789',
+                  smtp: { host: '127.0.0.1', port, secure: false, from: 'gateway@example.test' },
+                },
+              },
+            },
+            'routing',
+          ],
+        },
         { GATEWAY_ADMIN_KEY: ADMIN_KEY },
       ),
     );
@@ -46,14 +60,27 @@ describe('leaked keys: secret-scanning partner endpoint', () => {
     await new Promise<void>((r) => smtp.close(() => r()));
   });
 
-  const report = (body: string, headers: Record<string, string>) => fetch(`${gw.url}/v1/keys/leaked`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  const ecdsa = (body: string) => ({ 'Github-Public-Key-Identifier': 'partner-key-1', 'Github-Public-Key-Signature': createSign('sha256').update(body).sign(privateKey).toString('base64') });
+  const report = (body: string, headers: Record<string, string>) =>
+    fetch(`${gw.url}/v1/keys/leaked`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+  const ecdsa = (body: string) => ({
+    'Github-Public-Key-Identifier': 'partner-key-1',
+    'Github-Public-Key-Signature': createSign('sha256').update(body).sign(privateKey).toString('base64'),
+  });
 
   it('disables a reported live key, records where, e-mails the owner, answers true/false positives; the key is refused next', async () => {
     const a = await adminCall(gw, 'POST', '/v1/accounts', { name: 'Acme', email: 'owner@acme.test', credits: 1 });
     const k = await adminCall(gw, 'POST', '/v1/keys', { name: 'ci', account_id: (a.body.data as { id: string }).id });
     const key = k.body.key as string;
-    const chat = () => postJson(`${gw.url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${key}` });
+    const chat = () =>
+      postJson(
+        `${gw.url}/v1/chat/completions`,
+        { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] },
+        { authorization: `Bearer ${key}` },
+      );
     expect((await chat()).status).to.equal(200);
     const unknown = generateKey();
     const body = JSON.stringify([
@@ -88,7 +115,9 @@ describe('leaked keys: secret-scanning partner endpoint', () => {
     expect((await report(body, {})).status).to.equal(401);
     expect((await report(body, { 'X-Signature-256': 'sha256=00' })).status).to.equal(401);
     expect(await gw.services.store.keys.get((k.body.data as { hash: string }).hash)).to.include({ disabled: false });
-    const ok = await report(body, { 'X-Signature-256': `sha256=${createHmac('sha256', 'shared-secret-0123456789').update(body).digest('hex')}` });
+    const ok = await report(body, {
+      'X-Signature-256': `sha256=${createHmac('sha256', 'shared-secret-0123456789').update(body).digest('hex')}`,
+    });
     expect(((await ok.json()) as Array<{ label: string }>)[0].label).to.equal('true_positive');
   });
 
@@ -99,7 +128,9 @@ describe('leaked keys: secret-scanning partner endpoint', () => {
     mkdirSync(join(dir, 'src'));
     writeFileSync(join(dir, 'src', 'config.js'), `const a = 1;\nconst key = "${key}";\n`);
     writeFileSync(join(dir, 'notes.txt'), `looks like one but is not: sk-gw-${'A'.repeat(36)}\n`);
-    const r = await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'keys', 'scan', dir]).catch((e: { code: number; stdout: string }) => e);
+    const r = await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'keys', 'scan', dir]).catch(
+      (e: { code: number; stdout: string }) => e,
+    );
     expect((r as { code: number }).code).to.equal(1);
     expect((r as { stdout: string }).stdout).to.equal(`src/config.js:2: sk-gw-...${key.slice(-4)}\n`);
   });

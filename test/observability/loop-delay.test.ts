@@ -4,8 +4,10 @@ import { startTestGateway, testConfig, type TestGateway } from '../helpers/gatew
 /** Bucket counts of gateway_event_loop_delay_seconds (le -> cumulative count), and its _count and _sum. */
 function loopDelay(text: string): { buckets: Map<string, number>; count: number; sum: number } {
   const buckets = new Map<string, number>();
-  for (const m of text.matchAll(/^gateway_event_loop_delay_seconds_bucket\{le="([^"]+)"\} (\S+)$/gm)) buckets.set(m[1], Number(m[2]));
-  const one = (suffix: string) => Number(new RegExp(`^gateway_event_loop_delay_seconds_${suffix} (\\S+)$`, 'm').exec(text)?.[1]);
+  for (const m of text.matchAll(/^gateway_event_loop_delay_seconds_bucket\{le="([^"]+)"\} (\S+)$/gm))
+    buckets.set(m[1], Number(m[2]));
+  const one = (suffix: string) =>
+    Number(new RegExp(`^gateway_event_loop_delay_seconds_${suffix} (\\S+)$`, 'm').exec(text)?.[1]);
   return { buckets, count: one('count'), sum: one('sum') };
 }
 
@@ -49,6 +51,8 @@ describe('metrics: event-loop delay histogram', () => {
     // A third scrape without a block adds no sample above 250 ms (the monitor was reset).
     await new Promise((r) => setTimeout(r, 50));
     const later = loopDelay(await scrape());
-    expect(later.buckets.get('+Inf')! - later.buckets.get('0.25')!).to.equal(after.buckets.get('+Inf')! - after.buckets.get('0.25')!);
+    expect(later.buckets.get('+Inf')! - later.buckets.get('0.25')!).to.equal(
+      after.buckets.get('+Inf')! - after.buckets.get('0.25')!,
+    );
   });
 });

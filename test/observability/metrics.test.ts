@@ -23,7 +23,10 @@ function value(text: string, name: string, ...parts: string[]): number {
 }
 /** The gateway's own series (process metrics come and go with the runtime: GC kinds, heap spaces). */
 function series(text: string): string[] {
-  return text.split('\n').filter((l) => l.startsWith('gateway_')).map((l) => l.slice(0, l.lastIndexOf(' ')));
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('gateway_'))
+    .map((l) => l.slice(0, l.lastIndexOf(' ')));
 }
 
 describe('metrics', () => {
@@ -51,28 +54,43 @@ describe('metrics', () => {
     await up.stop();
   });
   const scrape = async () => (await fetch(`${gw.url}/metrics`)).text();
-  const ask = (body: Record<string, unknown>) => postJson(`${gw.url}/v1/chat/completions`, { model: MODEL, messages: [{ role: 'user', content: 'hello metrics' }], ...body }, { authorization: `Bearer ${key}` });
+  const ask = (body: Record<string, unknown>) =>
+    postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: MODEL, messages: [{ role: 'user', content: 'hello metrics' }], ...body },
+      { authorization: `Bearer ${key}` },
+    );
 
   it('counts known traffic exactly: requests by model/provider/status/streamed, tokens, credits, histogram buckets', async () => {
     const before = await scrape();
-    const plain = (await (await ask({})).json()) as { usage: { prompt_tokens: number; completion_tokens: number; cost: number } };
+    const plain = (await (await ask({})).json()) as {
+      usage: { prompt_tokens: number; completion_tokens: number; cost: number };
+    };
     await ask({});
     await ask({});
     const streamed = await (await ask({ stream: true, stream_options: { include_usage: true } })).text();
     expect((await ask({ model: 'up/broken' })).status).to.equal(502);
     const after = await scrape();
     const delta = (name: string, ...parts: string[]) => value(after, name, ...parts) - value(before, name, ...parts);
-    expect(delta('gateway_requests_total', `model="${MODEL}"`, 'provider="mock"', 'status_class="2xx"', 'streamed="false"')).to.equal(3);
+    expect(
+      delta('gateway_requests_total', `model="${MODEL}"`, 'provider="mock"', 'status_class="2xx"', 'streamed="false"'),
+    ).to.equal(3);
     expect(delta('gateway_requests_total', `model="${MODEL}"`, 'status_class="2xx"', 'streamed="true"')).to.equal(1);
     expect(delta('gateway_requests_total', 'model="up/broken"', 'provider="up"', 'status_class="5xx"')).to.equal(1);
     expect(delta('gateway_upstream_errors_total', 'provider="up"', 'code="upstream_error"')).to.equal(1);
     expect(delta('gateway_tokens_total', `model="${MODEL}"`, 'type="prompt"')).to.equal(4 * plain.usage.prompt_tokens);
-    expect(delta('gateway_tokens_total', `model="${MODEL}"`, 'type="completion"')).to.equal(4 * plain.usage.completion_tokens);
+    expect(delta('gateway_tokens_total', `model="${MODEL}"`, 'type="completion"')).to.equal(
+      4 * plain.usage.completion_tokens,
+    );
     expect(delta('gateway_credits_charged_total', `model="${MODEL}"`)).to.be.closeTo(4 * plain.usage.cost, 1e-12);
     // histograms: each request observed once; the +Inf bucket equals the count.
     expect(delta('gateway_request_duration_seconds_count', `model="${MODEL}"`, 'streamed="false"')).to.equal(3);
-    expect(delta('gateway_request_duration_seconds_bucket', `model="${MODEL}"`, 'streamed="false"', 'le="+Inf"')).to.equal(3);
-    expect(delta('gateway_request_duration_seconds_bucket', `model="${MODEL}"`, 'streamed="false"', 'le="60"')).to.equal(3);
+    expect(
+      delta('gateway_request_duration_seconds_bucket', `model="${MODEL}"`, 'streamed="false"', 'le="+Inf"'),
+    ).to.equal(3);
+    expect(
+      delta('gateway_request_duration_seconds_bucket', `model="${MODEL}"`, 'streamed="false"', 'le="60"'),
+    ).to.equal(3);
     expect(delta('gateway_time_to_first_token_seconds_count', `model="${MODEL}"`)).to.equal(1);
     expect(delta('gateway_added_latency_seconds_count', `model="${MODEL}"`)).to.equal(4);
     expect(delta('gateway_plugin_duration_seconds_count', 'plugin="credit"')).to.equal(5); // the 502 passed credit too
@@ -86,11 +104,25 @@ describe('metrics', () => {
 
   it('10,000 random model names and unknown keys add zero series', async () => {
     // One request of the same kind first, so that its (bounded) label combination exists before.
-    await postJson(`${gw.url}/v1/chat/completions`, { model: 'warm/up', messages: [] }, { authorization: 'Bearer sk-gw-0' });
+    await postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'warm/up', messages: [] },
+      { authorization: 'Bearer sk-gw-0' },
+    );
     const before = series(await scrape());
     const names = Array.from({ length: 10000 }, (_, i) => `rnd/${i}-${Math.random().toString(36).slice(2)}`);
     for (let i = 0; i < names.length; i += 500) {
-      await Promise.all(names.slice(i, i + 500).map((model) => postJson(`${gw.url}/v1/chat/completions`, { model, messages: [] }, { authorization: `Bearer sk-gw-${i}` }).then((r) => r.arrayBuffer())));
+      await Promise.all(
+        names
+          .slice(i, i + 500)
+          .map((model) =>
+            postJson(
+              `${gw.url}/v1/chat/completions`,
+              { model, messages: [] },
+              { authorization: `Bearer sk-gw-${i}` },
+            ).then((r) => r.arrayBuffer()),
+          ),
+      );
     }
     const after = await scrape();
     expect(series(after)).to.deep.equal(before);
@@ -100,10 +132,14 @@ describe('metrics', () => {
 
 describe('metrics endpoint protection', () => {
   it('a bearer token guards /metrics', async () => {
-    const gw = await startTestGateway(testConfig({ plugins: [{ metrics: { token: 'scrape-secret-123' } }, 'routing'] }));
+    const gw = await startTestGateway(
+      testConfig({ plugins: [{ metrics: { token: 'scrape-secret-123' } }, 'routing'] }),
+    );
     try {
       expect((await fetch(`${gw.url}/metrics`)).status).to.equal(401);
-      expect((await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-00' } })).status).to.equal(401);
+      expect(
+        (await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-00' } })).status,
+      ).to.equal(401);
       const ok = await fetch(`${gw.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret-123' } });
       expect(ok.status).to.equal(200);
       expect(await ok.text()).to.include('gateway_requests_total');

@@ -21,7 +21,9 @@ async function otlpReceiver(): Promise<{ url: string; spans: OtlpSpan[]; server:
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(parts).toString()) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> };
+      const body = JSON.parse(Buffer.concat(parts).toString()) as {
+        resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+      };
       for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
@@ -37,7 +39,8 @@ function attr(span: OtlpSpan, key: string): unknown {
   if ('intValue' in v) return Number(v.intValue);
   if ('doubleValue' in v) return v.doubleValue;
   if ('boolValue' in v) return v.boolValue;
-  if ('arrayValue' in v) return ((v.arrayValue as { values: Array<{ stringValue: string }> }).values ?? []).map((x) => x.stringValue);
+  if ('arrayValue' in v)
+    return ((v.arrayValue as { values: Array<{ stringValue: string }> }).values ?? []).map((x) => x.stringValue);
   return v;
 }
 
@@ -47,8 +50,19 @@ describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
     const up = await new MockUpstream().start();
     const gw = await startTestGateway(
       testConfig({
-        providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }, { name: 'up2', type: 'openai', api_base: `${up.url}/v1` }],
-        models: [{ id: 'up/model', deployments: [{ provider: 'up', model: 'gpt-a' }, { provider: 'up2', model: 'gpt-b', weight: 0.000001 }] }],
+        providers: [
+          { name: 'up', type: 'openai', api_base: `${up.url}/v1` },
+          { name: 'up2', type: 'openai', api_base: `${up.url}/v1` },
+        ],
+        models: [
+          {
+            id: 'up/model',
+            deployments: [
+              { provider: 'up', model: 'gpt-a' },
+              { provider: 'up2', model: 'gpt-b', weight: 0.000001 },
+            ],
+          },
+        ],
         plugins: ['metrics', { tracing: { endpoint: otlp.url, capture_content: false } }, 'fallback', 'routing'],
       }),
     );
@@ -64,10 +78,30 @@ describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
         }
         return sendJson(res, 200, openaiFixtures.completion('traced'));
       };
-      const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/model', temperature: 0.5, max_tokens: 20, messages: [{ role: 'user', content: 'secret prompt text' }] }, { traceparent: `00-${traceId}-${clientSpan}-01` });
+      const res = await postJson(
+        `${gw.url}/v1/chat/completions`,
+        {
+          model: 'up/model',
+          temperature: 0.5,
+          max_tokens: 20,
+          messages: [{ role: 'user', content: 'secret prompt text' }],
+        },
+        { traceparent: `00-${traceId}-${clientSpan}-01` },
+      );
       expect(res.status).to.equal(200);
-      up.handler = (_req, res) => writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: 'hi' }), openaiFixtures.chunk({}, 'stop'), openaiFixtures.usageChunk(3, 1)]);
-      await (await postJson(`${gw.url}/v1/chat/completions`, { model: 'up/model', stream: true, messages: [{ role: 'user', content: 'x' }] })).text();
+      up.handler = (_req, res) =>
+        writeSse(res, [
+          openaiFixtures.chunk({ role: 'assistant', content: 'hi' }),
+          openaiFixtures.chunk({}, 'stop'),
+          openaiFixtures.usageChunk(3, 1),
+        ]);
+      await (
+        await postJson(`${gw.url}/v1/chat/completions`, {
+          model: 'up/model',
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        })
+      ).text();
     } finally {
       await gw.stop(); // flushes the batch processor
       await up.stop();
@@ -99,7 +133,11 @@ describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
     expect(sent.map((h) => h.split('-')[2]).sort()).to.deep.equal(children.map((c) => c.spanId).sort());
     // One span per plugin the request passed, under the request's span.
     const pluginSpans = otlp.spans.filter((s) => s.traceId === traceId && s.name.startsWith('plugin '));
-    expect(pluginSpans.map((s) => s.name).sort()).to.deep.equal(['plugin fallback', 'plugin metrics', 'plugin routing']);
+    expect(pluginSpans.map((s) => s.name).sort()).to.deep.equal([
+      'plugin fallback',
+      'plugin metrics',
+      'plugin routing',
+    ]);
     for (const p of pluginSpans) expect(p.parentSpanId).to.equal(plain.spanId);
     const streamed = requests.find((s) => s.traceId !== traceId)!;
     expect(streamed.parentSpanId ?? '').to.equal('');
@@ -110,9 +148,19 @@ describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
   it('without the tracing plugin no OpenTelemetry SDK is loaded', async () => {
     const gw = await startTestGateway(testConfig());
     try {
-      await postJson(`${gw.url}/v1/chat/completions`, { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+      await postJson(`${gw.url}/v1/chat/completions`, {
+        model: 'mock/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'x' }],
+      });
       const { execFileSync } = await import('node:child_process');
-      const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', "require('./src/app'); require('./plugins/routing'); console.log(Object.keys(require.cache).some((k) => k.includes('sdk-trace-base')))"]).toString().trim();
+      const out = execFileSync(process.execPath, [
+        '--require',
+        'tsx/cjs',
+        '-e',
+        "require('./src/app'); require('./plugins/routing'); console.log(Object.keys(require.cache).some((k) => k.includes('sdk-trace-base')))",
+      ])
+        .toString()
+        .trim();
       expect(out).to.equal('false');
     } finally {
       await gw.stop();

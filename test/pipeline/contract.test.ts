@@ -4,8 +4,15 @@ import { createApp } from '../../src/app';
 import { GatewayError, errors as ourErrors, isGatewayError } from '../../src/errors';
 import { postJson, sseData, startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 
-const chat = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content }], ...extra });
-const fixture = (name: string, config: Record<string, unknown> = {}) => ({ use: `./test/fixtures/plugins/${name}`, config });
+const chat = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: 'mock/gpt-4o-mini',
+  messages: [{ role: 'user', content }],
+  ...extra,
+});
+const fixture = (name: string, config: Record<string, unknown> = {}) => ({
+  use: `./test/fixtures/plugins/${name}`,
+  config,
+});
 
 async function problems(plugins: unknown[]): Promise<Array<{ pointer: string; message: string }>> {
   try {
@@ -28,8 +35,17 @@ describe('plugin contract checks', () => {
       try {
         const res = await postJson(`${gw.url}/v1/chat/completions`, chat('hi'));
         expect(res.status).to.equal(500);
-        expect(await res.json()).to.deep.equal({ error: { message: 'Internal gateway error', type: 'server_error', param: '', code: 'plugin_contract_violation' } });
-        const line = gw.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'a plugin broke the middleware contract');
+        expect(await res.json()).to.deep.equal({
+          error: {
+            message: 'Internal gateway error',
+            type: 'server_error',
+            param: '',
+            code: 'plugin_contract_violation',
+          },
+        });
+        const line = gw.logs
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l.msg === 'a plugin broke the middleware contract');
         expect(line, gw.logs.join('\n')).to.include({ plugin: 'contract-breaker', detail });
         // The gateway goes on serving.
         const again = await postJson(`${gw.url}/v1/chat/completions`, chat('hi'));
@@ -44,7 +60,9 @@ describe('plugin contract checks', () => {
     const p = await problems([fixture('typo-schema'), 'routing']);
     expect(p).to.have.length(1);
     expect(p[0].pointer).to.equal('/plugins/0');
-    expect(p[0].message).to.equal(`plugin 'typo-schema': its configSchema is not valid JSON Schema: strict mode: unknown keyword: "minimun"`);
+    expect(p[0].message).to.equal(
+      `plugin 'typo-schema': its configSchema is not valid JSON Schema: strict mode: unknown keyword: "minimun"`,
+    );
   });
 
   it('dependency order: a plugin that requires what comes later is refused, naming both', async () => {
@@ -60,7 +78,9 @@ describe('plugin contract checks', () => {
       const res = await postJson(`${gw.url}/v1/chat/completions`, chat('hi'));
       expect(res.status).to.equal(429);
       expect(res.headers.get('retry-after')).to.equal('7');
-      expect(await res.json()).to.deep.equal({ error: { message: 'Slow down', type: 'rate_limit_error', param: '', code: 'too_fast' } });
+      expect(await res.json()).to.deep.equal({
+        error: { message: 'Slow down', type: 'rate_limit_error', param: '', code: 'too_fast' },
+      });
     } finally {
       await gw.stop();
     }
@@ -95,13 +115,18 @@ describe('stream observer contract', () => {
   });
   after(() => gw.stop());
 
-  const stored = async (id: string) => (await (await fetch(`${gw.url}/responses/${id}`)).json()) as { output: Array<{ content: Array<{ text: string }> }> };
+  const stored = async (id: string) =>
+    (await (await fetch(`${gw.url}/responses/${id}`)).json()) as {
+      output: Array<{ content: Array<{ text: string }> }>;
+    };
 
   it('a guard outside storage rewrites a stream: the client and the stored response both see only the redacted text', async () => {
     const res = await postJson(`${gw.url}/v1/chat/completions`, chat('the secret word', { stream: true }));
     const frames = sseData(await res.text());
     expect(frames.at(-1)).to.equal('[DONE]');
-    const chunks = frames.slice(0, -1).map((f) => JSON.parse(f) as { id: string; choices: Array<{ delta: { content?: string } }> });
+    const chunks = frames
+      .slice(0, -1)
+      .map((f) => JSON.parse(f) as { id: string; choices: Array<{ delta: { content?: string } }> });
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
     expect(text).to.equal('Mock answer: the [redacted] word');
     expect(text).not.to.match(/secret/);
@@ -112,7 +137,9 @@ describe('stream observer contract', () => {
   it('a withheld chunk never reaches the client nor the observers after it (storage)', async () => {
     const res = await postJson(`${gw.url}/v1/chat/completions`, chat('keep DROPME keep', { stream: true }));
     const frames = sseData(await res.text());
-    const chunks = frames.slice(0, -1).map((f) => JSON.parse(f) as { id: string; choices: Array<{ delta: { content?: string } }> });
+    const chunks = frames
+      .slice(0, -1)
+      .map((f) => JSON.parse(f) as { id: string; choices: Array<{ delta: { content?: string } }> });
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
     expect(text).not.to.contain('DROPME');
     expect(text).to.contain('keep');

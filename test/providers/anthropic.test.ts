@@ -6,11 +6,27 @@ import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/
 
 // Shapes from the Anthropic Messages API reference and its streaming guide.
 const message = (content: unknown[], stop_reason = 'end_turn') => ({
-  id: 'msg_01XFDUDYJgAACzvnptvVoYEL', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason, stop_sequence: null,
+  id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5',
+  content,
+  stop_reason,
+  stop_sequence: null,
   usage: { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 4, cache_creation_input_tokens: 0 },
 });
 const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
-const start = ev('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'claude', stop_reason: null, usage: { input_tokens: 25, output_tokens: 1 } } });
+const start = ev('message_start', {
+  message: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    content: [],
+    model: 'claude',
+    stop_reason: null,
+    usage: { input_tokens: 25, output_tokens: 1 },
+  },
+});
 
 describe('provider: anthropic', () => {
   let rig: ProviderRig;
@@ -22,12 +38,31 @@ describe('provider: anthropic', () => {
   it('translates the request: system, merged turns, images, tool calls and results, tools, tool_choice, stop, auth headers', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, message([{ type: 'text', text: 'Sunny.' }])));
     await rig.client.chat.completions.create({
-      model: 'p/m', max_tokens: 100, temperature: 1.5, stop: 'END', user: 'u1', parallel_tool_calls: false, tools: [weatherTool], tool_choice: 'required',
+      model: 'p/m',
+      max_tokens: 100,
+      temperature: 1.5,
+      stop: 'END',
+      user: 'u1',
+      parallel_tool_calls: false,
+      tools: [weatherTool],
+      tool_choice: 'required',
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'Look:' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look:' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
         { role: 'user', content: 'and the weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'toolu_1', content: '18C' },
       ],
     });
@@ -36,13 +71,30 @@ describe('provider: anthropic', () => {
     expect(r.headers['x-api-key']).to.equal('sk-provider-key');
     expect(r.headers['anthropic-version']).to.equal('2023-06-01');
     expect(r.json).to.deep.equal({
-      model: 'native-model', max_tokens: 100, system: 'Be brief.', temperature: 1, stop_sequences: ['END'], metadata: { user_id: 'u1' },
+      model: 'native-model',
+      max_tokens: 100,
+      system: 'Be brief.',
+      temperature: 1,
+      stop_sequences: ['END'],
+      metadata: { user_id: 'u1' },
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Look:' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }, { type: 'text', text: 'and the weather in Paris?' }] },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look:' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+            { type: 'text', text: 'and the weather in Paris?' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18C' }] },
       ],
-      tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: weatherTool.function.parameters }],
+      tools: [
+        { name: 'get_weather', description: 'Weather for a city', input_schema: weatherTool.function.parameters },
+      ],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
     });
   });
@@ -59,9 +111,24 @@ describe('provider: anthropic', () => {
 
   it('parses parallel tool calls with their ids', async () => {
     rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, message([{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } }, { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: { city: 'Rome' } }], 'tool_use')),
+      sendJson(
+        res,
+        200,
+        message(
+          [
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
+            { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: { city: 'Rome' } },
+          ],
+          'tool_use',
+        ),
+      ),
     );
-    const c = await rig.client.chat.completions.create({ model: 'p/m', tools: [weatherTool], messages: [{ role: 'user', content: 'weather?' }] });
+    const c = await rig.client.chat.completions.create({
+      model: 'p/m',
+      tools: [weatherTool],
+      messages: [{ role: 'user', content: 'weather?' }],
+    });
     expect(c.choices[0].finish_reason).to.equal('tool_calls');
     expect(c.choices[0].message.tool_calls).to.deep.equal([
       { id: 'toolu_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
@@ -80,32 +147,71 @@ describe('provider: anthropic', () => {
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Let me ' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'check.' } }),
           ev('content_block_stop', { index: 0 }),
-          ev('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: {} } }),
+          ev('content_block_start', {
+            index: 1,
+            content_block: { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: {} },
+          }),
           ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"city": ' } }),
           ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }),
           ev('content_block_stop', { index: 1 }),
-          ev('content_block_start', { index: 2, content_block: { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: {} } }),
-          ev('content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '{"city": "Rome"}' } }),
+          ev('content_block_start', {
+            index: 2,
+            content_block: { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: {} },
+          }),
+          ev('content_block_delta', {
+            index: 2,
+            delta: { type: 'input_json_delta', partial_json: '{"city": "Rome"}' },
+          }),
           ev('content_block_stop', { index: 2 }),
-          ev('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 89 } }),
+          ev('message_delta', {
+            delta: { stop_reason: 'tool_use', stop_sequence: null },
+            usage: { output_tokens: 89 },
+          }),
           ev('message_stop', {}),
         ],
         { named: true },
       ),
     );
-    const s = await collect(await rig.client.chat.completions.create({ model: 'p/m', stream: true, stream_options: { include_usage: true }, tools: [weatherTool], messages: [{ role: 'user', content: 'weather?' }] }));
+    const s = await collect(
+      await rig.client.chat.completions.create({
+        model: 'p/m',
+        stream: true,
+        stream_options: { include_usage: true },
+        tools: [weatherTool],
+        messages: [{ role: 'user', content: 'weather?' }],
+      }),
+    );
     expect(s.role).to.equal('assistant');
     expect(s.text).to.equal('Let me check.');
-    expect(s.calls).to.deep.equal([{ id: 'toolu_a', name: 'get_weather', args: '{"city": "Paris"}' }, { id: 'toolu_b', name: 'get_weather', args: '{"city": "Rome"}' }]);
+    expect(s.calls).to.deep.equal([
+      { id: 'toolu_a', name: 'get_weather', args: '{"city": "Paris"}' },
+      { id: 'toolu_b', name: 'get_weather', args: '{"city": "Rome"}' },
+    ]);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 25, completion_tokens: 89, total_tokens: 114 });
   });
 
   it('a mid-stream error event ends the stream with one error event', async () => {
     rig.up.enqueue((_r, res) =>
-      writeSse(res, [start, ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi' } }), ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } })], { named: true }),
+      writeSse(
+        res,
+        [
+          start,
+          ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hi' } }),
+          ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }),
+        ],
+        { named: true },
+      ),
     );
-    const frames = sseData(await (await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
+    const frames = sseData(
+      await (
+        await postJson(`${rig.gw.url}/v1/chat/completions`, {
+          model: 'p/m',
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        })
+      ).text(),
+    );
     expect(frames).to.not.include('[DONE]');
     const last = JSON.parse(frames[frames.length - 1]) as { error: { message: string; type: string } };
     expect(last.error.type).to.equal('upstream_error');
@@ -113,23 +219,60 @@ describe('provider: anthropic', () => {
   });
 
   it('maps error statuses: 429 rate limit, 529 overloaded (retryable 5xx), 400 prompt too long as context_length_exceeded', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } }));
-    const e1 = await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 429, {
+        type: 'error',
+        error: {
+          type: 'rate_limit_error',
+          message: 'Number of request tokens has exceeded your per-minute rate limit',
+        },
+      }),
+    );
+    const e1 = await rig.client.chat.completions
+      .create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e);
     expect(e1).to.be.instanceOf(OpenAI.RateLimitError);
-    rig.up.enqueue((_r, res) => sendJson(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }));
-    const e2 = (await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    );
+    const e2 = (await rig.client.chat.completions
+      .create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(e2.status).to.equal(502);
-    rig.up.enqueue((_r, res) => sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } }));
-    const e3 = (await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 400, {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' },
+      }),
+    );
+    const e3 = (await rig.client.chat.completions
+      .create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(e3.status).to.equal(400);
     expect(e3.code).to.equal('context_length_exceeded');
   });
 
   it('json_schema answers through a forced tool whose input becomes the content', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 200, message([{ type: 'tool_use', id: 'toolu_j', name: 'json_output', input: { answer: 42 } }], 'tool_use')));
-    const c = await rig.client.chat.completions.create({ model: 'p/m', response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object', properties: { answer: { type: 'number' } } } } }, messages: [{ role: 'user', content: 'x' }] });
+    rig.up.enqueue((_r, res) =>
+      sendJson(
+        res,
+        200,
+        message([{ type: 'tool_use', id: 'toolu_j', name: 'json_output', input: { answer: 42 } }], 'tool_use'),
+      ),
+    );
+    const c = await rig.client.chat.completions.create({
+      model: 'p/m',
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'a', schema: { type: 'object', properties: { answer: { type: 'number' } } } },
+      },
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(JSON.parse(c.choices[0].message.content ?? '')).to.deep.equal({ answer: 42 });
     expect(c.choices[0].finish_reason).to.equal('stop');
-    expect((rig.up.requests[rig.up.requests.length - 1].json as { tool_choice: unknown }).tool_choice).to.deep.equal({ type: 'tool', name: 'json_output' });
+    expect((rig.up.requests[rig.up.requests.length - 1].json as { tool_choice: unknown }).tool_choice).to.deep.equal({
+      type: 'tool',
+      name: 'json_output',
+    });
   });
 });

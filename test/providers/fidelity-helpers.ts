@@ -8,18 +8,28 @@ export interface ErrorBody {
 }
 
 /** A chat answer as JSON (raw fetch, so fields the openai SDK does not type can be sent and read). */
-export async function chat(rig: ProviderRig, body: Record<string, unknown>): Promise<{ status: number; json: ChatCompletion & Partial<ErrorBody>; headers: Headers }> {
+export async function chat(
+  rig: ProviderRig,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: ChatCompletion & Partial<ErrorBody>; headers: Headers }> {
   const res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', ...body });
   return { status: res.status, json: (await res.json()) as ChatCompletion & Partial<ErrorBody>, headers: res.headers };
 }
 
 /** A streamed answer's chunks (parsed), its [DONE], and what a client accumulates: text, reasoning, reasoning_details by index. */
 export async function chatStream(rig: ProviderRig, body: Record<string, unknown>) {
-  const res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', stream: true, stream_options: { include_usage: true }, ...body });
+  const res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
+    model: 'p/m',
+    stream: true,
+    stream_options: { include_usage: true },
+    ...body,
+  });
   expect(res.status).to.equal(200);
   const frames = sseData(await res.text());
   const done = frames[frames.length - 1] === '[DONE]';
-  const chunks = frames.filter((f) => f !== '[DONE]').map((f) => JSON.parse(f) as ChatCompletionChunk & Partial<ErrorBody>);
+  const chunks = frames
+    .filter((f) => f !== '[DONE]')
+    .map((f) => JSON.parse(f) as ChatCompletionChunk & Partial<ErrorBody>);
   let text = '';
   let reasoning = '';
   const details: ReasoningDetail[] = [];

@@ -5,9 +5,17 @@ import { openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
 import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
 
 // Mistral chat completion shapes (docs.mistral.ai API reference): OpenAI-like, usage on the last chunk.
-const mistralChunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) => ({
-  id: 'cmpl-e5cc70bb28c444948073e77776eb30ef', object: 'chat.completion.chunk', created: 1702256327, model: 'mistral-small-latest',
-  choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}),
+const mistralChunk = (
+  delta: Record<string, unknown>,
+  finish: string | null = null,
+  usage?: Record<string, number>,
+) => ({
+  id: 'cmpl-e5cc70bb28c444948073e77776eb30ef',
+  object: 'chat.completion.chunk',
+  created: 1702256327,
+  model: 'mistral-small-latest',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+  ...(usage ? { usage } : {}),
 });
 
 describe('provider: mistral', () => {
@@ -19,12 +27,26 @@ describe('provider: mistral', () => {
 
   it("sends Mistral's field names: random_seed, safe_prompt, tool_choice any; Bearer auth on /v1/chat/completions", async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, openaiFixtures.completion('Bonjour')));
-    const res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', seed: 42, safe_prompt: true, tools: [weatherTool], tool_choice: 'required', max_completion_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
+      model: 'p/m',
+      seed: 42,
+      safe_prompt: true,
+      tools: [weatherTool],
+      tool_choice: 'required',
+      max_completion_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.status).to.equal(200);
     const r = rig.up.requests[rig.up.requests.length - 1];
     expect(r.path).to.equal('/v1/chat/completions');
     expect(r.headers.authorization).to.equal('Bearer sk-provider-key');
-    expect(r.json).to.deep.include({ model: 'native-model', random_seed: 42, safe_prompt: true, tool_choice: 'any', max_tokens: 10 });
+    expect(r.json).to.deep.include({
+      model: 'native-model',
+      random_seed: 42,
+      safe_prompt: true,
+      tool_choice: 'any',
+      max_tokens: 10,
+    });
     expect(r.json).to.not.have.any.keys('seed', 'max_completion_tokens');
   });
 
@@ -33,25 +55,71 @@ describe('provider: mistral', () => {
       writeSse(res, [
         mistralChunk({ role: 'assistant', content: '' }),
         mistralChunk({ content: 'Sure' }),
-        mistralChunk({ tool_calls: [{ id: 'abc123xyz', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }, { id: 'def456uvw', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } }] }),
+        mistralChunk({
+          tool_calls: [
+            { id: 'abc123xyz', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
+            { id: 'def456uvw', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } },
+          ],
+        }),
         mistralChunk({ content: '' }, 'tool_calls', { prompt_tokens: 20, total_tokens: 48, completion_tokens: 28 }),
       ]),
     );
-    const s = await collect(await rig.client.chat.completions.create({ model: 'p/m', stream: true, stream_options: { include_usage: true }, tools: [weatherTool], messages: [{ role: 'user', content: 'x' }] }));
+    const s = await collect(
+      await rig.client.chat.completions.create({
+        model: 'p/m',
+        stream: true,
+        stream_options: { include_usage: true },
+        tools: [weatherTool],
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
     expect(s.text).to.equal('Sure');
-    expect(s.calls.map((c) => [c.id, c.args])).to.deep.equal([['abc123xyz', '{"city": "Paris"}'], ['def456uvw', '{"city": "Rome"}']]);
+    expect(s.calls.map((c) => [c.id, c.args])).to.deep.equal([
+      ['abc123xyz', '{"city": "Paris"}'],
+      ['def456uvw', '{"city": "Rome"}'],
+    ]);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 20, completion_tokens: 28 });
   });
 
   it('maps errors (422 validation as 400, 429, mid-stream error object)', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 422, { object: 'error', message: { detail: [{ type: 'missing', loc: ['body', 'messages'], msg: 'Field required' }] }, type: 'invalid_request_error' }));
-    expect(await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)).to.be.instanceOf(OpenAI.BadRequestError);
-    rig.up.enqueue((_r, res) => sendJson(res, 429, { object: 'error', message: 'Requests rate limit exceeded', type: 'rate_limited' }));
-    expect(await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)).to.be.instanceOf(OpenAI.RateLimitError);
-    rig.up.enqueue((_r, res) => writeSse(res, [mistralChunk({ content: 'a' }), { error: { message: 'Service unavailable', code: 503 } }], { done: false }));
-    const f = sseData(await (await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
-    expect((JSON.parse(f[f.length - 1]) as { error: { message: string } }).error.message).to.include('Service unavailable');
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 422, {
+        object: 'error',
+        message: { detail: [{ type: 'missing', loc: ['body', 'messages'], msg: 'Field required' }] },
+        type: 'invalid_request_error',
+      }),
+    );
+    expect(
+      await rig.client.chat.completions
+        .create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e),
+    ).to.be.instanceOf(OpenAI.BadRequestError);
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 429, { object: 'error', message: 'Requests rate limit exceeded', type: 'rate_limited' }),
+    );
+    expect(
+      await rig.client.chat.completions
+        .create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e),
+    ).to.be.instanceOf(OpenAI.RateLimitError);
+    rig.up.enqueue((_r, res) =>
+      writeSse(res, [mistralChunk({ content: 'a' }), { error: { message: 'Service unavailable', code: 503 } }], {
+        done: false,
+      }),
+    );
+    const f = sseData(
+      await (
+        await postJson(`${rig.gw.url}/v1/chat/completions`, {
+          model: 'p/m',
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        })
+      ).text(),
+    );
+    expect((JSON.parse(f[f.length - 1]) as { error: { message: string } }).error.message).to.include(
+      'Service unavailable',
+    );
   });
 });
 
@@ -76,21 +144,49 @@ describe('provider: azure', () => {
   it("streams, skipping Azure's prompt_filter_results chunk, with usage", async () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        { id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } }] },
+        {
+          id: '',
+          object: '',
+          created: 0,
+          model: '',
+          choices: [],
+          prompt_filter_results: [
+            { prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } },
+          ],
+        },
         openaiFixtures.chunk({ role: 'assistant', content: '' }),
         openaiFixtures.chunk({ content: 'Hi' }),
         openaiFixtures.chunk({}, 'stop'),
         openaiFixtures.usageChunk(5, 1),
       ]),
     );
-    const s = await collect(await rig.client.chat.completions.create({ model: 'p/m', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] }));
+    const s = await collect(
+      await rig.client.chat.completions.create({
+        model: 'p/m',
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
     expect(s.text).to.equal('Hi');
     expect(s.usage).to.deep.include({ prompt_tokens: 5, completion_tokens: 1 });
   });
 
   it('maps a content_filter refusal to a 400 with code content_filter', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 400, { error: { message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.", type: null, param: 'prompt', code: 'content_filter', status: 400 } }));
-    const e = (await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] }).catch((x: unknown) => x)) as InstanceType<typeof OpenAI.APIError>;
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 400, {
+        error: {
+          message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+          type: null,
+          param: 'prompt',
+          code: 'content_filter',
+          status: 400,
+        },
+      }),
+    );
+    const e = (await rig.client.chat.completions
+      .create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] })
+      .catch((x: unknown) => x)) as InstanceType<typeof OpenAI.APIError>;
     expect(e.status).to.equal(400);
     expect(e.code).to.equal('content_filter');
   });

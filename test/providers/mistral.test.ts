@@ -6,11 +6,20 @@ import { mistralToolId } from '../../src/providers/mistral';
 
 // Mistral chat completion (docs.mistral.ai API reference): 9-character tool-call ids, usage on the last chunk.
 const answer = (message: Record<string, unknown>, finish: string) => ({
-  id: 'cmpl-e5cc70bb28c444948073e77776eb30ef', object: 'chat.completion', model: 'mistral-large-latest', created: 1702256327,
-  choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: 16, completion_tokens: 34, total_tokens: 50 },
+  id: 'cmpl-e5cc70bb28c444948073e77776eb30ef',
+  object: 'chat.completion',
+  model: 'mistral-large-latest',
+  created: 1702256327,
+  choices: [{ index: 0, message, finish_reason: finish }],
+  usage: { prompt_tokens: 16, completion_tokens: 34, total_tokens: 50 },
 });
 const mChunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) => ({
-  id: 'cmpl-1', object: 'chat.completion.chunk', created: 1702256327, model: 'mistral-large-latest', choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}),
+  id: 'cmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1702256327,
+  model: 'mistral-large-latest',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+  ...(usage ? { usage } : {}),
 });
 
 describe('provider: mistral (conformance)', () => {
@@ -21,17 +30,37 @@ describe('provider: mistral (conformance)', () => {
   after(() => rig.stop());
 
   it('plain answer: text, usage; parallel tool calls keep Mistral ids', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 200, answer({ role: 'assistant', content: 'Bonjour !', tool_calls: null, prefix: false }, 'stop')));
-    const c = await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'salut' }] });
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 200, answer({ role: 'assistant', content: 'Bonjour !', tool_calls: null, prefix: false }, 'stop')),
+    );
+    const c = await rig.client.chat.completions.create({
+      model: 'p/m',
+      messages: [{ role: 'user', content: 'salut' }],
+    });
     expect(c.choices[0].message.content).to.equal('Bonjour !');
     expect(c.usage).to.deep.include({ prompt_tokens: 16, completion_tokens: 34, total_tokens: 50 });
     rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, answer({ role: 'assistant', content: '', tool_calls: [
-        { id: 'D681PevKs', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
-        { id: 'aK92LmQz1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } },
-      ] }, 'tool_calls')),
+      sendJson(
+        res,
+        200,
+        answer(
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [
+              { id: 'D681PevKs', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
+              { id: 'aK92LmQz1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } },
+            ],
+          },
+          'tool_calls',
+        ),
+      ),
     );
-    const t = await rig.client.chat.completions.create({ model: 'p/m', tools: [weatherTool], messages: [{ role: 'user', content: 'weather' }] });
+    const t = await rig.client.chat.completions.create({
+      model: 'p/m',
+      tools: [weatherTool],
+      messages: [{ role: 'user', content: 'weather' }],
+    });
     expect(t.choices[0].finish_reason).to.equal('tool_calls');
     expect(t.choices[0].message.tool_calls?.map((x) => x.id)).to.deep.equal(['D681PevKs', 'aK92LmQz1']);
   });
@@ -39,15 +68,31 @@ describe('provider: mistral (conformance)', () => {
   it('maps foreign tool-call ids to 9-character ones, the same on the call and on its result', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, answer({ role: 'assistant', content: 'Sunny.' }, 'stop')));
     await rig.client.chat.completions.create({
-      model: 'p/m', tools: [weatherTool],
+      model: 'p/m',
+      tools: [weatherTool],
       messages: [
         { role: 'user', content: 'weather' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_Xy-12_from_openai', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }, { id: 'D681PevKs', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'call_Xy-12_from_openai',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+            },
+            { id: 'D681PevKs', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_Xy-12_from_openai', content: 'sunny' },
         { role: 'tool', tool_call_id: 'D681PevKs', content: 'rain' },
       ],
     });
-    const msgs = (rig.up.requests[rig.up.requests.length - 1].json as { messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }> }).messages;
+    const msgs = (
+      rig.up.requests[rig.up.requests.length - 1].json as {
+        messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }>;
+      }
+    ).messages;
     const mapped = mistralToolId('call_Xy-12_from_openai');
     expect(mapped).to.match(/^[a-zA-Z0-9]{9}$/);
     expect(msgs[1].tool_calls?.map((t) => t.id)).to.deep.equal([mapped, 'D681PevKs']);
@@ -59,43 +104,105 @@ describe('provider: mistral (conformance)', () => {
       writeSse(res, [
         mChunk({ role: 'assistant', content: '' }),
         mChunk({ content: 'Let me check.' }),
-        mChunk({ tool_calls: [{ index: 0, id: 'D681PevKs', type: 'function', function: { name: 'get_weather', arguments: '{"city": ' } }] }),
+        mChunk({
+          tool_calls: [
+            { index: 0, id: 'D681PevKs', type: 'function', function: { name: 'get_weather', arguments: '{"city": ' } },
+          ],
+        }),
         mChunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
         mChunk({ content: '' }, 'tool_calls', { prompt_tokens: 9, total_tokens: 21, completion_tokens: 12 }),
       ]),
     );
-    const s = await collect(await rig.client.chat.completions.create({ model: 'p/m', stream: true, stream_options: { include_usage: true }, tools: [weatherTool], messages: [{ role: 'user', content: 'x' }] }));
+    const s = await collect(
+      await rig.client.chat.completions.create({
+        model: 'p/m',
+        stream: true,
+        stream_options: { include_usage: true },
+        tools: [weatherTool],
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
     expect(s.text).to.equal('Let me check.');
     expect(s.calls).to.deep.equal([{ id: 'D681PevKs', name: 'get_weather', args: '{"city": "Paris"}' }]);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 9, completion_tokens: 12, total_tokens: 21 });
-    rig.up.enqueue((_r, res) => writeSse(res, [mChunk({ role: 'assistant', content: 'hi' }), mChunk({}, 'stop', { prompt_tokens: 1, total_tokens: 2, completion_tokens: 1 })]));
-    const frames = sseData(await (await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
+    rig.up.enqueue((_r, res) =>
+      writeSse(res, [
+        mChunk({ role: 'assistant', content: 'hi' }),
+        mChunk({}, 'stop', { prompt_tokens: 1, total_tokens: 2, completion_tokens: 1 }),
+      ]),
+    );
+    const frames = sseData(
+      await (
+        await postJson(`${rig.gw.url}/v1/chat/completions`, {
+          model: 'p/m',
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        })
+      ).text(),
+    );
     expect(frames[frames.length - 1]).to.equal('[DONE]');
     expect(frames.some((f) => f !== '[DONE]' && (JSON.parse(f) as { usage?: unknown }).usage)).to.equal(false);
   });
 
   it('a stream cut before its finish chunk ends in stream_interrupted', async () => {
-    rig.up.enqueue((_r, res) => writeSse(res, [mChunk({ role: 'assistant', content: 'Bon' }), mChunk({ content: 'jour' })], { done: false }));
-    const f = sseData(await (await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
+    rig.up.enqueue((_r, res) =>
+      writeSse(res, [mChunk({ role: 'assistant', content: 'Bon' }), mChunk({ content: 'jour' })], { done: false }),
+    );
+    const f = sseData(
+      await (
+        await postJson(`${rig.gw.url}/v1/chat/completions`, {
+          model: 'p/m',
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        })
+      ).text(),
+    );
     expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
   });
 
   it('JSON schema mode goes to Mistral in its (OpenAI) shape', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, answer({ role: 'assistant', content: '{"city":"Paris"}' }, 'stop')));
-    const rf = { type: 'json_schema' as const, json_schema: { name: 'city', schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: true } };
-    const c = await rig.client.chat.completions.create({ model: 'p/m', response_format: rf, messages: [{ role: 'user', content: 'x' }] });
+    const rf = {
+      type: 'json_schema' as const,
+      json_schema: {
+        name: 'city',
+        schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        strict: true,
+      },
+    };
+    const c = await rig.client.chat.completions.create({
+      model: 'p/m',
+      response_format: rf,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(c.choices[0].message.content).to.equal('{"city":"Paris"}');
     expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ response_format: rf });
   });
 
-  it("error status: 422 validation detail reaches the client as a 400, 401 as a 502", async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 422, { object: 'error', message: { detail: [{ type: 'missing', loc: ['body', 'messages'], msg: 'Field required', input: {} }] }, type: 'invalid_request_error', param: null, code: null }));
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', messages: [{ role: 'user', content: 'x' }] });
+  it('error status: 422 validation detail reaches the client as a 400, 401 as a 502', async () => {
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 422, {
+        object: 'error',
+        message: { detail: [{ type: 'missing', loc: ['body', 'messages'], msg: 'Field required', input: {} }] },
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      }),
+    );
+    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
+      model: 'p/m',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).to.equal(400);
-    expect(((await res.json()) as { error: { message: string } }).error.message).to.include('body.messages: Field required');
+    expect(((await res.json()) as { error: { message: string } }).error.message).to.include(
+      'body.messages: Field required',
+    );
     rig.up.enqueue((_r, r) => sendJson(r, 401, { message: 'Unauthorized', request_id: 'f0a9' }));
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', messages: [{ role: 'user', content: 'x' }] });
+    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
+      model: 'p/m',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).to.equal(502);
   });
 });

@@ -11,20 +11,47 @@ import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
 
 /** Schemas of the kind structured-output clients send (zod-to-json-schema, pydantic): refs, enums, unions, nullables, formats, bounds. */
 const schemas: Array<Record<string, unknown>> = [
-  { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 18 } }, required: ['name', 'age'], additionalProperties: false },
   {
     type: 'object',
-    properties: { steps: { type: 'array', items: { $ref: '#/$defs/step' }, minItems: 2 }, final_answer: { type: 'string', minLength: 12 } },
-    required: ['steps', 'final_answer'], additionalProperties: false,
-    $defs: { step: { type: 'object', properties: { explanation: { type: 'string' }, output: { type: 'string' } }, required: ['explanation', 'output'], additionalProperties: false } },
+    properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 18 } },
+    required: ['name', 'age'],
+    additionalProperties: false,
   },
   {
     type: 'object',
     properties: {
-      kind: { enum: ['cat', 'dog'] }, when: { type: 'string', format: 'date-time' }, email: { type: 'string', format: 'email' }, note: { type: ['string', 'null'] },
-      pet: { anyOf: [{ type: 'object', properties: { legs: { type: 'number', exclusiveMinimum: 0 } }, required: ['legs'] }, { type: 'null' }] }, fixed: { const: 'v1' }, flag: { type: 'boolean' },
+      steps: { type: 'array', items: { $ref: '#/$defs/step' }, minItems: 2 },
+      final_answer: { type: 'string', minLength: 12 },
     },
-    required: ['kind', 'when', 'email', 'note', 'pet', 'fixed', 'flag'], additionalProperties: false,
+    required: ['steps', 'final_answer'],
+    additionalProperties: false,
+    $defs: {
+      step: {
+        type: 'object',
+        properties: { explanation: { type: 'string' }, output: { type: 'string' } },
+        required: ['explanation', 'output'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'object',
+    properties: {
+      kind: { enum: ['cat', 'dog'] },
+      when: { type: 'string', format: 'date-time' },
+      email: { type: 'string', format: 'email' },
+      note: { type: ['string', 'null'] },
+      pet: {
+        anyOf: [
+          { type: 'object', properties: { legs: { type: 'number', exclusiveMinimum: 0 } }, required: ['legs'] },
+          { type: 'null' },
+        ],
+      },
+      fixed: { const: 'v1' },
+      flag: { type: 'boolean' },
+    },
+    required: ['kind', 'when', 'email', 'note', 'pet', 'fixed', 'flag'],
+    additionalProperties: false,
   },
 ];
 
@@ -46,7 +73,11 @@ describe('mock provider on the default gateway.yaml: response_format and logprob
     const ajv = new Ajv({ strict: false });
     addFormats(ajv);
     for (const [i, schema] of schemas.entries()) {
-      const c = await client.chat.completions.parse({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'Give me data' }], response_format: { type: 'json_schema', json_schema: { name: `s${i}`, schema, strict: true } } });
+      const c = await client.chat.completions.parse({
+        model: 'mock/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Give me data' }],
+        response_format: { type: 'json_schema', json_schema: { name: `s${i}`, schema, strict: true } },
+      });
       const parsed = c.choices[0].message.parsed;
       expect(parsed, `schema ${i}`).to.not.equal(null);
       expect(ajv.validate(schema, parsed), `schema ${i}: ${ajv.errorsText()}`).to.equal(true);
@@ -54,16 +85,30 @@ describe('mock provider on the default gateway.yaml: response_format and logprob
   });
 
   it('json_object answers valid JSON, plain and streamed', async () => {
-    const c = await client.chat.completions.create({ model: 'mock/gpt-4o-mini', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'Answer in JSON: hi' }] });
+    const c = await client.chat.completions.create({
+      model: 'mock/gpt-4o-mini',
+      response_format: { type: 'json_object' },
+      messages: [{ role: 'user', content: 'Answer in JSON: hi' }],
+    });
     expect(JSON.parse(c.choices[0].message.content ?? '')).to.deep.equal({ answer: 'Mock answer: Answer in JSON: hi' });
-    const stream = await client.chat.completions.create({ model: 'mock/gpt-4o-mini', stream: true, response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'Answer in JSON: hi' }] });
+    const stream = await client.chat.completions.create({
+      model: 'mock/gpt-4o-mini',
+      stream: true,
+      response_format: { type: 'json_object' },
+      messages: [{ role: 'user', content: 'Answer in JSON: hi' }],
+    });
     let text = '';
     for await (const ch of stream) text += ch.choices[0]?.delta.content ?? '';
     expect(JSON.parse(text)).to.deep.equal({ answer: 'Mock answer: Answer in JSON: hi' });
   });
 
   it('logprobs: one entry per token with top_logprobs alternatives, the same every time, and the same streamed', async () => {
-    const ask = { model: 'mock/gpt-4o-mini', logprobs: true, top_logprobs: 3, messages: [{ role: 'user' as const, content: 'tell me about logprobs' }] };
+    const ask = {
+      model: 'mock/gpt-4o-mini',
+      logprobs: true,
+      top_logprobs: 3,
+      messages: [{ role: 'user' as const, content: 'tell me about logprobs' }],
+    };
     const a = await client.chat.completions.create(ask);
     const b = await client.chat.completions.create(ask);
     const content = a.choices[0].logprobs?.content ?? [];

@@ -10,7 +10,12 @@ function ndjson(res: ServerResponse, lines: unknown[]): void {
   for (const l of lines) res.write(`${JSON.stringify(l)}\n`);
   res.end();
 }
-const line = (message: Record<string, unknown>, extra: Record<string, unknown> = { done: false }) => ({ model: 'qwen3', created_at: '2025-05-27T22:54:57.641643Z', message: { role: 'assistant', content: '', ...message }, ...extra });
+const line = (message: Record<string, unknown>, extra: Record<string, unknown> = { done: false }) => ({
+  model: 'qwen3',
+  created_at: '2025-05-27T22:54:57.641643Z',
+  message: { role: 'assistant', content: '', ...message },
+  ...extra,
+});
 
 describe('provider: ollama (think)', () => {
   let rig: ProviderRig;
@@ -25,7 +30,14 @@ describe('provider: ollama (think)', () => {
   });
 
   it('reasoning maps to think: true / false, a level for gpt-oss', async () => {
-    const ok = (r: ProviderRig) => r.up.enqueue((_q, res) => sendJson(res, 200, line({ content: 'ok' }, { done: true, done_reason: 'stop', prompt_eval_count: 3, eval_count: 1 })));
+    const ok = (r: ProviderRig) =>
+      r.up.enqueue((_q, res) =>
+        sendJson(
+          res,
+          200,
+          line({ content: 'ok' }, { done: true, done_reason: 'stop', prompt_eval_count: 3, eval_count: 1 }),
+        ),
+      );
     ok(rig);
     await chat(rig, { reasoning_effort: 'medium', messages: [{ role: 'user', content: 'x' }] });
     expect(lastSent(rig).think).to.equal(true);
@@ -41,11 +53,25 @@ describe('provider: ollama (think)', () => {
   });
 
   it('message.thinking comes back as message.reasoning (plain) and delta.reasoning (stream)', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 200, line({ content: 'Paris.', thinking: 'The capital of France...' }, { done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 30 })));
+    rig.up.enqueue((_r, res) =>
+      sendJson(
+        res,
+        200,
+        line(
+          { content: 'Paris.', thinking: 'The capital of France...' },
+          { done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 30 },
+        ),
+      ),
+    );
     const r = await chat(rig, { reasoning_effort: 'low', messages: [{ role: 'user', content: 'capital?' }] });
     expect(r.json.choices[0].message).to.deep.include({ content: 'Paris.', reasoning: 'The capital of France...' });
     rig.up.enqueue((_r, res) =>
-      ndjson(res, [line({ thinking: 'The capital ' }), line({ thinking: 'of France...' }), line({ content: 'Paris.' }), line({}, { done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 30 })]),
+      ndjson(res, [
+        line({ thinking: 'The capital ' }),
+        line({ thinking: 'of France...' }),
+        line({ content: 'Paris.' }),
+        line({}, { done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 30 }),
+      ]),
     );
     const s = await chatStream(rig, { reasoning_effort: 'low', messages: [{ role: 'user', content: 'capital?' }] });
     expect(s.reasoning).to.equal('The capital of France...');
@@ -56,7 +82,11 @@ describe('provider: ollama (think)', () => {
 
 // Cohere v2 chat: usage.billed_units / tokens / cached_tokens; `thinking` request field and thinking content.
 const ev = (type: string, data: Record<string, unknown> = {}) => ({ event: type, data: { type, ...data } });
-const cohereUsage = { billed_units: { input_tokens: 900, output_tokens: 80 }, tokens: { input_tokens: 1100, output_tokens: 80 }, cached_tokens: 600 };
+const cohereUsage = {
+  billed_units: { input_tokens: 900, output_tokens: 80 },
+  tokens: { input_tokens: 1100, output_tokens: 80 },
+  cached_tokens: 600,
+};
 
 describe('provider: cohere (billed units, cached tokens, thinking)', () => {
   let rig: ProviderRig;
@@ -67,34 +97,66 @@ describe('provider: cohere (billed units, cached tokens, thinking)', () => {
 
   it('prompt tokens are the billed ones, cached_tokens is kept; thinking is asked and returned as reasoning (plain)', async () => {
     rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, { id: 'c1', finish_reason: 'COMPLETE', message: { role: 'assistant', content: [{ type: 'thinking', thinking: 'Alice has 2 sisters...' }, { type: 'text', text: 'Three.' }] }, usage: cohereUsage }),
+      sendJson(res, 200, {
+        id: 'c1',
+        finish_reason: 'COMPLETE',
+        message: {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Alice has 2 sisters...' },
+            { type: 'text', text: 'Three.' },
+          ],
+        },
+        usage: cohereUsage,
+      }),
     );
     const r = await chat(rig, { reasoning: { max_tokens: 2000 }, messages: [{ role: 'user', content: 'sisters?' }] });
     expect(lastSent(rig).thinking).to.deep.equal({ type: 'enabled', token_budget: 2000 });
     expect(r.json.choices[0].message).to.deep.include({ content: 'Three.', reasoning: 'Alice has 2 sisters...' });
-    expect(r.json.usage).to.deep.equal({ prompt_tokens: 900, completion_tokens: 80, total_tokens: 980, prompt_tokens_details: { cached_tokens: 600 } });
-    rig.up.enqueue((_r, res) => sendJson(res, 200, { id: 'c1', finish_reason: 'COMPLETE', message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, usage: cohereUsage }));
+    expect(r.json.usage).to.deep.equal({
+      prompt_tokens: 900,
+      completion_tokens: 80,
+      total_tokens: 980,
+      prompt_tokens_details: { cached_tokens: 600 },
+    });
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 200, {
+        id: 'c1',
+        finish_reason: 'COMPLETE',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+        usage: cohereUsage,
+      }),
+    );
     await chat(rig, { reasoning_effort: 'none', messages: [{ role: 'user', content: 'x' }] });
     expect(lastSent(rig).thinking).to.deep.equal({ type: 'disabled' });
   });
 
   it('streams thinking content deltas as delta.reasoning; usage from message-end with cached tokens', async () => {
     rig.up.enqueue((_r, res) =>
-      writeSse(res, [
-        ev('message-start', { id: 'm1', delta: { message: { role: 'assistant', content: [] } } }),
-        ev('content-start', { index: 0, delta: { message: { content: { type: 'thinking', thinking: '' } } } }),
-        ev('content-delta', { index: 0, delta: { message: { content: { thinking: 'Alice has ' } } } }),
-        ev('content-delta', { index: 0, delta: { message: { content: { thinking: '2 sisters.' } } } }),
-        ev('content-end', { index: 0 }),
-        ev('content-start', { index: 1, delta: { message: { content: { type: 'text', text: '' } } } }),
-        ev('content-delta', { index: 1, delta: { message: { content: { text: 'Three.' } } } }),
-        ev('content-end', { index: 1 }),
-        ev('message-end', { delta: { finish_reason: 'COMPLETE', usage: cohereUsage } }),
-      ], { named: true }),
+      writeSse(
+        res,
+        [
+          ev('message-start', { id: 'm1', delta: { message: { role: 'assistant', content: [] } } }),
+          ev('content-start', { index: 0, delta: { message: { content: { type: 'thinking', thinking: '' } } } }),
+          ev('content-delta', { index: 0, delta: { message: { content: { thinking: 'Alice has ' } } } }),
+          ev('content-delta', { index: 0, delta: { message: { content: { thinking: '2 sisters.' } } } }),
+          ev('content-end', { index: 0 }),
+          ev('content-start', { index: 1, delta: { message: { content: { type: 'text', text: '' } } } }),
+          ev('content-delta', { index: 1, delta: { message: { content: { text: 'Three.' } } } }),
+          ev('content-end', { index: 1 }),
+          ev('message-end', { delta: { finish_reason: 'COMPLETE', usage: cohereUsage } }),
+        ],
+        { named: true },
+      ),
     );
     const s = await chatStream(rig, { reasoning_effort: 'high', messages: [{ role: 'user', content: 'x' }] });
     expect(s.reasoning).to.equal('Alice has 2 sisters.');
     expect(s.text).to.equal('Three.');
-    expect(s.usage).to.deep.equal({ prompt_tokens: 900, completion_tokens: 80, total_tokens: 980, prompt_tokens_details: { cached_tokens: 600 } });
+    expect(s.usage).to.deep.equal({
+      prompt_tokens: 900,
+      completion_tokens: 80,
+      total_tokens: 980,
+      prompt_tokens_details: { cached_tokens: 600 },
+    });
   });
 });

@@ -10,8 +10,26 @@ function ndjson(res: ServerResponse, lines: unknown[]): void {
   for (const l of lines) res.write(`${JSON.stringify(l)}\n`);
   res.end();
 }
-const line = (message: Record<string, unknown>, extra: Record<string, unknown> = { done: false }) => ({ model: 'qwen3', created_at: '2025-05-27T22:54:57.641643Z', message: { role: 'assistant', content: '', ...message }, ...extra });
-const doneLine = (reason: string, prompt: number, evals: number) => line({}, { done: true, done_reason: reason, total_duration: 3261625500, load_duration: 21500042, prompt_eval_count: prompt, prompt_eval_duration: 28000000, eval_count: evals, eval_duration: 3180000000 });
+const line = (message: Record<string, unknown>, extra: Record<string, unknown> = { done: false }) => ({
+  model: 'qwen3',
+  created_at: '2025-05-27T22:54:57.641643Z',
+  message: { role: 'assistant', content: '', ...message },
+  ...extra,
+});
+const doneLine = (reason: string, prompt: number, evals: number) =>
+  line(
+    {},
+    {
+      done: true,
+      done_reason: reason,
+      total_duration: 3261625500,
+      load_duration: 21500042,
+      prompt_eval_count: prompt,
+      prompt_eval_duration: 28000000,
+      eval_count: evals,
+      eval_duration: 3180000000,
+    },
+  );
 
 describe('provider: ollama (conformance)', () => {
   let rig: ProviderRig;
@@ -24,15 +42,32 @@ describe('provider: ollama (conformance)', () => {
     rig.up.enqueue((_r, res) =>
       ndjson(res, [
         line({ content: 'Checking.' }),
-        line({ tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Toronto' } } }, { function: { name: 'get_weather', arguments: { city: 'Paris' } } }] }),
+        line({
+          tool_calls: [
+            { function: { name: 'get_weather', arguments: { city: 'Toronto' } } },
+            { function: { name: 'get_weather', arguments: { city: 'Paris' } } },
+          ],
+        }),
         line({ tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Rome' } } }] }),
         doneLine('stop', 220, 36),
       ]),
     );
-    const s = await collect(await rig.client.chat.completions.create({ model: 'p/m', stream: true, stream_options: { include_usage: true }, tools: [weatherTool], messages: [{ role: 'user', content: 'x' }] }));
+    const s = await collect(
+      await rig.client.chat.completions.create({
+        model: 'p/m',
+        stream: true,
+        stream_options: { include_usage: true },
+        tools: [weatherTool],
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
     expect(s.role).to.equal('assistant');
     expect(s.text).to.equal('Checking.');
-    expect(s.calls.map((c) => [c.name, c.args])).to.deep.equal([['get_weather', '{"city":"Toronto"}'], ['get_weather', '{"city":"Paris"}'], ['get_weather', '{"city":"Rome"}']]);
+    expect(s.calls.map((c) => [c.name, c.args])).to.deep.equal([
+      ['get_weather', '{"city":"Toronto"}'],
+      ['get_weather', '{"city":"Paris"}'],
+      ['get_weather', '{"city":"Rome"}'],
+    ]);
     expect(new Set(s.calls.map((c) => c.id)).size).to.equal(3);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 220, completion_tokens: 36, total_tokens: 256 });
@@ -40,13 +75,30 @@ describe('provider: ollama (conformance)', () => {
   });
 
   it('sends tool results with the function name, json_schema as format, and no tools for tool_choice none', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 200, { ...line({ content: '{"temp":22}' }), done: true, done_reason: 'stop', prompt_eval_count: 5, eval_count: 4 }));
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 200, {
+        ...line({ content: '{"temp":22}' }),
+        done: true,
+        done_reason: 'stop',
+        prompt_eval_count: 5,
+        eval_count: 4,
+      }),
+    );
     const schema = { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] };
     await rig.client.chat.completions.create({
-      model: 'p/m', tools: [weatherTool], tool_choice: 'none', response_format: { type: 'json_schema', json_schema: { name: 'w', schema } },
+      model: 'p/m',
+      tools: [weatherTool],
+      tool_choice: 'none',
+      response_format: { type: 'json_schema', json_schema: { name: 'w', schema } },
       messages: [
         { role: 'user', content: 'weather' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '22 degrees' },
       ],
     });
@@ -55,30 +107,51 @@ describe('provider: ollama (conformance)', () => {
     expect(b.format).to.deep.equal(schema);
     expect(b.messages).to.deep.equal([
       { role: 'user', content: 'weather' },
-      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }],
+      },
       { role: 'tool', content: '22 degrees', tool_name: 'get_weather' },
     ]);
   });
 
   it('refuses a remote image URL before calling Ollama (it takes base64 only)', async () => {
     const before = rig.up.requests.length;
-    const res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] });
+    const res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
+      model: 'p/m',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }],
+    });
     expect(res.status).to.equal(400);
     expect(rig.up.requests.length).to.equal(before);
   });
 
   it('a stream cut before the done line ends in a stream_interrupted error event', async () => {
     rig.up.enqueue((_r, res) => ndjson(res, [line({ content: 'The' }), line({ content: ' sky' })]));
-    const f = sseData(await (await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', stream: true, messages: [{ role: 'user', content: 'x' }] })).text());
+    const f = sseData(
+      await (
+        await postJson(`${rig.gw.url}/v1/chat/completions`, {
+          model: 'p/m',
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        })
+      ).text(),
+    );
     expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
   });
 
   it('error status 500 stays a 5xx, 400 a 400 with the upstream text', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 500, { error: 'llama runner process has terminated: exit status 2' }));
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', messages: [{ role: 'user', content: 'x' }] });
+    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
+      model: 'p/m',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).to.be.within(500, 599);
     rig.up.enqueue((_r, r) => sendJson(r, 400, { error: 'invalid options: num_predikt' }));
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, { model: 'p/m', messages: [{ role: 'user', content: 'x' }] });
+    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
+      model: 'p/m',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).to.equal(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).to.include('invalid options');
   });

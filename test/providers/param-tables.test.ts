@@ -57,14 +57,26 @@ const cases: Case[] = [
     type: 'anthropic',
     table: ANTHROPIC_TABLE,
     answer: (_r, res) =>
-      sendJson(res, 200, { content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage: { input_tokens: 1 } }),
+      sendJson(res, 200, {
+        content: [{ type: 'text', text: 'ok' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 1 },
+      }),
     section: (b) => b,
-    expected: { temperature: 1, top_p: 0.9, top_k: 40, max_tokens: 100, stop_sequences: ['END'], metadata: { user_id: 'user-1' } },
+    expected: {
+      temperature: 1,
+      top_p: 0.9,
+      top_k: 40,
+      max_tokens: 100,
+      stop_sequences: ['END'],
+      metadata: { user_id: 'user-1' },
+    },
   },
   {
     type: 'gemini',
     table: GEMINI_TABLE,
-    answer: (_r, res) => sendJson(res, 200, { candidates: [{ content: { parts: [{ text: 'ok' }] }, finishReason: 'STOP' }] }),
+    answer: (_r, res) =>
+      sendJson(res, 200, { candidates: [{ content: { parts: [{ text: 'ok' }] }, finishReason: 'STOP' }] }),
     section: (b) => b.generationConfig,
     expected: {
       temperature: 1.5,
@@ -101,7 +113,8 @@ const cases: Case[] = [
   {
     type: 'cohere',
     table: COHERE_TABLE,
-    answer: (_r, res) => sendJson(res, 200, { message: { content: [{ type: 'text', text: 'ok' }] }, finish_reason: 'COMPLETE' }),
+    answer: (_r, res) =>
+      sendJson(res, 200, { message: { content: [{ type: 'text', text: 'ok' }] }, finish_reason: 'COMPLETE' }),
     section: (b) => b,
     expected: {
       temperature: 1.5,
@@ -118,7 +131,8 @@ const cases: Case[] = [
     type: 'bedrock',
     table: BEDROCK_TABLE,
     provider: { api_key: 'AKID:SECRET' },
-    answer: (_r, res) => sendJson(res, 200, { output: { message: { content: [{ text: 'ok' }] } }, stopReason: 'end_turn' }),
+    answer: (_r, res) =>
+      sendJson(res, 200, { output: { message: { content: [{ text: 'ok' }] } }, stopReason: 'end_turn' }),
     section: (b) => b.inferenceConfig,
     expected: { maxTokens: 100, temperature: 1.5, topP: 0.9, stopSequences: ['END'] },
   },

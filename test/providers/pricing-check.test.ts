@@ -20,10 +20,13 @@ describe('gateway check: a model without pricing', function () {
   this.timeout(60000);
 
   it('warns about a model with no price, not about a priced one or one marked free: true', () => {
-    const c = parseConfig(config(`  - { id: a/unpriced, deployments: [{ provider: mock, model: m }] }
+    const c = parseConfig(
+      config(`  - { id: a/unpriced, deployments: [{ provider: mock, model: m }] }
   - { id: a/priced, pricing: { prompt: 0.000001, completion: 0.000002 }, deployments: [{ provider: mock, model: m }] }
   - { id: a/cache-only, pricing: { cache_read: 0.0000001 }, deployments: [{ provider: mock, model: m }] }
-  - { id: a/free, pricing: { free: true }, deployments: [{ provider: mock, model: m }] }`), { env: {} });
+  - { id: a/free, pricing: { free: true }, deployments: [{ provider: mock, model: m }] }`),
+      { env: {} },
+    );
     const w = configWarnings(c);
     expect(w).to.have.length(1);
     expect(w[0]).to.include('a/unpriced').and.include('free: true');
@@ -35,7 +38,11 @@ describe('gateway check: a model without pricing', function () {
     const r = await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'check', '--config', file]);
     expect(r.stdout).to.include('OK');
     expect(r.stderr).to.match(/warning: models\[id=a\/unpriced\]: no pricing/);
-    const root = await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'check', '--config', 'gateway.yaml'], { env: { ...process.env, GATEWAY_CONFIG: '' } });
+    const root = await run(
+      process.execPath,
+      ['--require', 'tsx/cjs', 'src/cli.ts', 'check', '--config', 'gateway.yaml'],
+      { env: { ...process.env, GATEWAY_CONFIG: '' } },
+    );
     expect(root.stderr).to.not.include('warning');
   });
 });

@@ -12,8 +12,25 @@ describe('request fidelity through the params plugin (calls without content, dro
   before(async () => {
     up = await new MockUpstream().start();
     up.handler = (req, res) => {
-      if (req.path === '/v1/messages') return sendJson(res, 200, { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 1 } });
-      if (req.path === '/api/chat') return sendJson(res, 200, { model: 'qwen3', message: { role: 'assistant', content: 'ok' }, done: true, done_reason: 'stop', prompt_eval_count: 3, eval_count: 1 });
+      if (req.path === '/v1/messages')
+        return sendJson(res, 200, {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude',
+          content: [{ type: 'text', text: 'ok' }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 3, output_tokens: 1 },
+        });
+      if (req.path === '/api/chat')
+        return sendJson(res, 200, {
+          model: 'qwen3',
+          message: { role: 'assistant', content: 'ok' },
+          done: true,
+          done_reason: 'stop',
+          prompt_eval_count: 3,
+          eval_count: 1,
+        });
       return sendJson(res, 200, openaiFixtures.completion('ok'));
     };
     const base = testConfig();
@@ -44,18 +61,36 @@ describe('request fidelity through the params plugin (calls without content, dro
   const post = (body: Record<string, unknown>) => postJson(`${gw.url}/v1/chat/completions`, body);
 
   it("accepts an assistant message with tool_calls and no content key (Python's exclude_none) and still requires content elsewhere", async () => {
-    const messages = [{ role: 'user', content: 'weather?' }, { role: 'assistant', tool_calls: [call] }, { role: 'tool', tool_call_id: 'call_1', content: '18C' }];
+    const messages = [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'call_1', content: '18C' },
+    ];
     for (const model of ['mock/gpt-4o-mini', 'x/claude', 'x/mistral']) {
       const res = await post({ model, tools: [weatherTool], messages });
       expect(res.status, model).to.equal(200);
     }
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
-    const c = await client.chat.completions.create({ model: 'x/openai', tools: [weatherTool], messages: [{ role: 'user', content: 'w?' }, { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'call_1', content: '18C' }] });
+    const c = await client.chat.completions.create({
+      model: 'x/openai',
+      tools: [weatherTool],
+      messages: [
+        { role: 'user', content: 'w?' },
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '18C' },
+      ],
+    });
     expect(c.choices[0].message.content).to.equal('ok');
     for (const bad of [{ role: 'assistant' }, { role: 'user' }]) {
       const res = await post({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }, bad] });
       expect(res.status).to.equal(400);
-      expect(((await res.json()) as { error: { param: string; code: string } }).error).to.include({ param: 'messages[1].content', code: 'missing_field' });
+      expect(((await res.json()) as { error: { param: string; code: string } }).error).to.include({
+        param: 'messages[1].content',
+        code: 'missing_field',
+      });
     }
   });
 
@@ -71,18 +106,38 @@ describe('request fidelity through the params plugin (calls without content, dro
   });
 
   it("Ollama's tool_choice required or forced is named as dropped (auto is not); reasoning is named for a provider without it", async () => {
-    let res = await post({ model: 'x/ollama', tools: [weatherTool], tool_choice: 'required', messages: [{ role: 'user', content: 'x' }] });
+    let res = await post({
+      model: 'x/ollama',
+      tools: [weatherTool],
+      tool_choice: 'required',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.headers.get('x-gateway-dropped-params')).to.equal('tool_choice');
-    res = await post({ model: 'x/ollama', tools: [weatherTool], tool_choice: { type: 'function', function: { name: 'get_weather' } }, messages: [{ role: 'user', content: 'x' }] });
+    res = await post({
+      model: 'x/ollama',
+      tools: [weatherTool],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.headers.get('x-gateway-dropped-params')).to.equal('tool_choice');
-    res = await post({ model: 'x/ollama', tools: [weatherTool], tool_choice: 'auto', reasoning_effort: 'low', messages: [{ role: 'user', content: 'x' }] });
+    res = await post({
+      model: 'x/ollama',
+      tools: [weatherTool],
+      tool_choice: 'auto',
+      reasoning_effort: 'low',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.headers.get('x-gateway-dropped-params')).to.equal(null);
     res = await post({ model: 'x/mistral', reasoning: { effort: 'low' }, messages: [{ role: 'user', content: 'x' }] });
     expect(res.headers.get('x-gateway-dropped-params')).to.equal('reasoning');
   });
 
   it('reasoning_effort and reasoning are validated (400 naming the field)', async () => {
-    let res = await post({ model: 'x/claude', reasoning_effort: 'extreme', messages: [{ role: 'user', content: 'x' }] });
+    let res = await post({
+      model: 'x/claude',
+      reasoning_effort: 'extreme',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).to.equal(400);
     expect(((await res.json()) as { error: { param: string } }).error.param).to.equal('reasoning_effort');
     res = await post({ model: 'x/claude', reasoning: { max_tokens: -1 }, messages: [{ role: 'user', content: 'x' }] });

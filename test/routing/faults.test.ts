@@ -4,7 +4,11 @@ import { startTestGateway, testConfig, postJson, sseData, type TestGateway } fro
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
 
 const ok = (text: string) => openaiFixtures.completion(text);
-const chat = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'hi' }], ...extra });
+const chat = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...extra,
+});
 
 describe('fallback and routing under upstream faults', () => {
   let a: MockUpstream;
@@ -20,12 +24,39 @@ describe('fallback and routing under upstream faults', () => {
           { name: 'b', type: 'openai', api_base: `${b.url}/v1` },
         ],
         models: [
-          { id: 'm/one', routing: { strategy: 'priority' }, deployments: [{ provider: 'a', model: 'a-model', priority: 0 }] },
-          { id: 'm/two', routing: { strategy: 'priority' }, deployments: [{ provider: 'a', model: 'a-model', priority: 0 }, { provider: 'b', model: 'b-model', priority: 1 }] },
+          {
+            id: 'm/one',
+            routing: { strategy: 'priority' },
+            deployments: [{ provider: 'a', model: 'a-model', priority: 0 }],
+          },
+          {
+            id: 'm/two',
+            routing: { strategy: 'priority' },
+            deployments: [
+              { provider: 'a', model: 'a-model', priority: 0 },
+              { provider: 'b', model: 'b-model', priority: 1 },
+            ],
+          },
           { id: 'm/backup', deployments: [{ provider: 'b', model: 'b-backup' }] },
-          { id: 'm/small', context_length: 50, routing: { context_window_fallback: 'm/backup' }, deployments: [{ provider: 'a', model: 'a-small' }] },
+          {
+            id: 'm/small',
+            context_length: 50,
+            routing: { context_window_fallback: 'm/backup' },
+            deployments: [{ provider: 'a', model: 'a-small' }],
+          },
         ],
-        plugins: [{ fallback: { num_retries: 2, backoff_base_ms: 10, backoff_max_ms: 40, retry_after_max_ms: 300, cooldown: { failures: 100, window_ms: 1000, cooldown_ms: 1000 } } }, { routing: { stream_idle_timeout_ms: 300 } }],
+        plugins: [
+          {
+            fallback: {
+              num_retries: 2,
+              backoff_base_ms: 10,
+              backoff_max_ms: 40,
+              retry_after_max_ms: 300,
+              cooldown: { failures: 100, window_ms: 1000, cooldown_ms: 1000 },
+            },
+          },
+          { routing: { stream_idle_timeout_ms: 300 } },
+        ],
       }),
     );
   });
@@ -42,7 +73,10 @@ describe('fallback and routing under upstream faults', () => {
   });
 
   it('a burst of 500s is retried with backoff until it succeeds (3 upstream attempts)', async () => {
-    a.enqueue((_r, res) => sendJson(res, 500, { error: { message: 'boom' } }), (_r, res) => sendJson(res, 500, { error: { message: 'boom' } }));
+    a.enqueue(
+      (_r, res) => sendJson(res, 500, { error: { message: 'boom' } }),
+      (_r, res) => sendJson(res, 500, { error: { message: 'boom' } }),
+    );
     const res = await postJson(`${gw.url}/v1/chat/completions`, chat('m/one'));
     expect(res.status).to.equal(200);
     expect(res.headers.get('x-gateway-attempts')).to.equal('3');
@@ -79,7 +113,9 @@ describe('fallback and routing under upstream faults', () => {
     a.handler = (_r, res) => void res.socket?.destroy();
     const res = await postJson(`${gw.url}/v1/chat/completions`, chat('m/two', { num_retries: 1 }));
     expect(res.status).to.equal(200);
-    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).to.equal('from b');
+    expect(
+      ((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content,
+    ).to.equal('from b');
     expect(res.headers.get('x-gateway-deployment')).to.equal('b/b-model');
     expect(a.requests).to.have.length(1);
     expect(b.requests).to.have.length(1);
@@ -92,7 +128,13 @@ describe('fallback and routing under upstream faults', () => {
     };
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
     const t0 = Date.now();
-    const c = await client.chat.completions.create({ model: 'm/one', messages: [{ role: 'user', content: 'hi' }], timeout: 0.3, num_retries: 0, fallbacks: ['m/backup'] } as never);
+    const c = await client.chat.completions.create({
+      model: 'm/one',
+      messages: [{ role: 'user', content: 'hi' }],
+      timeout: 0.3,
+      num_retries: 0,
+      fallbacks: ['m/backup'],
+    } as never);
     expect(Date.now() - t0).to.be.lessThan(1400);
     expect(c.model).to.equal('m/backup');
     expect(c.choices[0].message.content).to.equal('from b');
@@ -100,19 +142,31 @@ describe('fallback and routing under upstream faults', () => {
 
   it('OpenRouter models: [...] is the same as fallbacks, with parameter overrides in fallback objects', async () => {
     a.handler = (_r, res) => sendJson(res, 500, { error: { message: 'x' } });
-    const r1 = await postJson(`${gw.url}/v1/chat/completions`, chat('m/one', { num_retries: 0, models: ['m/one', 'm/backup'] }));
+    const r1 = await postJson(
+      `${gw.url}/v1/chat/completions`,
+      chat('m/one', { num_retries: 0, models: ['m/one', 'm/backup'] }),
+    );
     expect(((await r1.json()) as { model: string }).model).to.equal('m/backup');
-    await postJson(`${gw.url}/v1/chat/completions`, chat('m/one', { num_retries: 0, fallbacks: [{ model: 'm/backup', temperature: 0.1 }] }));
+    await postJson(
+      `${gw.url}/v1/chat/completions`,
+      chat('m/one', { num_retries: 0, fallbacks: [{ model: 'm/backup', temperature: 0.1 }] }),
+    );
     expect(b.requests[b.requests.length - 1].json).to.deep.include({ model: 'b-backup', temperature: 0.1 });
   });
 
   it('a context-window error goes to the context fallback at once; an over-long prompt goes there without trying', async () => {
-    a.handler = (_r, res) => sendJson(res, 400, { error: { message: "This model's maximum context length is 50 tokens", code: 'context_length_exceeded' } });
+    a.handler = (_r, res) =>
+      sendJson(res, 400, {
+        error: { message: "This model's maximum context length is 50 tokens", code: 'context_length_exceeded' },
+      });
     const r1 = await postJson(`${gw.url}/v1/chat/completions`, chat('m/small'));
     expect(((await r1.json()) as { model: string }).model).to.equal('m/backup');
     expect(a.requests).to.have.length(1);
     a.requests.length = 0;
-    const long = await postJson(`${gw.url}/v1/chat/completions`, { model: 'm/small', messages: [{ role: 'user', content: 'word '.repeat(100) }] });
+    const long = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: 'm/small',
+      messages: [{ role: 'user', content: 'word '.repeat(100) }],
+    });
     expect(((await long.json()) as { model: string }).model).to.equal('m/backup');
     expect(a.requests).to.have.length(0);
   });
@@ -123,10 +177,21 @@ describe('fallback and routing under upstream faults', () => {
       res.write(`data: ${JSON.stringify(openaiFixtures.chunk({ role: 'assistant', content: '' }))}\n\n`);
       setTimeout(() => res.socket?.destroy(), 20);
     };
-    b.handler = (_r, res) => writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: '' }), openaiFixtures.chunk({ content: 'from b' }), openaiFixtures.chunk({}, 'stop')]);
-    const frames = sseData(await (await postJson(`${gw.url}/v1/chat/completions`, chat('m/two', { stream: true, num_retries: 1 }))).text());
+    b.handler = (_r, res) =>
+      writeSse(res, [
+        openaiFixtures.chunk({ role: 'assistant', content: '' }),
+        openaiFixtures.chunk({ content: 'from b' }),
+        openaiFixtures.chunk({}, 'stop'),
+      ]);
+    const frames = sseData(
+      await (await postJson(`${gw.url}/v1/chat/completions`, chat('m/two', { stream: true, num_retries: 1 }))).text(),
+    );
     expect(frames.pop()).to.equal('[DONE]');
-    const text = frames.map((f) => (JSON.parse(f) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '').join('');
+    const text = frames
+      .map(
+        (f) => (JSON.parse(f) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '',
+      )
+      .join('');
     expect(text).to.equal('from b');
     expect(frames.filter((f) => f.includes('"role":"assistant"'))).to.have.length(1);
   });
@@ -136,9 +201,12 @@ describe('fallback and routing under upstream faults', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`data: ${JSON.stringify(openaiFixtures.chunk({ role: 'assistant', content: '' }))}\n\n`); // then nothing
     };
-    b.handler = (_r, res) => writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: 'b!' }), openaiFixtures.chunk({}, 'stop')]);
+    b.handler = (_r, res) =>
+      writeSse(res, [openaiFixtures.chunk({ role: 'assistant', content: 'b!' }), openaiFixtures.chunk({}, 'stop')]);
     const t0 = Date.now();
-    const body = await (await postJson(`${gw.url}/v1/chat/completions`, chat('m/two', { stream: true, num_retries: 1 }))).text();
+    const body = await (
+      await postJson(`${gw.url}/v1/chat/completions`, chat('m/two', { stream: true, num_retries: 1 }))
+    ).text();
     expect(Date.now() - t0).to.be.within(250, 2000);
     expect(body).to.include('b!').and.include('[DONE]');
   });
@@ -148,9 +216,13 @@ describe('fallback and routing under upstream faults', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`data: ${JSON.stringify(openaiFixtures.chunk({ role: 'assistant', content: 'part' }))}\n\n`);
     };
-    const frames = sseData(await (await postJson(`${gw.url}/v1/chat/completions`, chat('m/two', { stream: true, num_retries: 1 }))).text());
+    const frames = sseData(
+      await (await postJson(`${gw.url}/v1/chat/completions`, chat('m/two', { stream: true, num_retries: 1 }))).text(),
+    );
     expect(frames).to.not.include('[DONE]');
-    expect((JSON.parse(frames[frames.length - 1]) as { error: { code: string } }).error.code).to.equal('upstream_timeout');
+    expect((JSON.parse(frames[frames.length - 1]) as { error: { code: string } }).error.code).to.equal(
+      'upstream_timeout',
+    );
     expect(b.requests).to.have.length(0);
   });
 });

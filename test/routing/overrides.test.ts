@@ -24,7 +24,31 @@ describe('per-request overrides are safe', () => {
       testConfig({
         providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1`, api_key: 'sk-operator-secret' }],
         models: [{ id: 'm', deployments: [{ provider: 'up', model: 'gpt' }] }],
-        plugins: [{ fallback: { num_retries: 0, overrides: { allow: true, api_base_allowlist: ['127.0.0.1', 'localhost', '0x7f.1', '2130706433', '169.254.169.254', 'metadata.google.internal', 'api.example.com', '10.0.0.1', '[::1]', '::1', '[::ffff:127.0.0.1]', '::ffff:7f00:1'] } } }, 'routing'],
+        plugins: [
+          {
+            fallback: {
+              num_retries: 0,
+              overrides: {
+                allow: true,
+                api_base_allowlist: [
+                  '127.0.0.1',
+                  'localhost',
+                  '0x7f.1',
+                  '2130706433',
+                  '169.254.169.254',
+                  'metadata.google.internal',
+                  'api.example.com',
+                  '10.0.0.1',
+                  '[::1]',
+                  '::1',
+                  '[::ffff:127.0.0.1]',
+                  '::ffff:7f00:1',
+                ],
+              },
+            },
+          },
+          'routing',
+        ],
       }),
     );
   });
@@ -69,7 +93,12 @@ describe('per-request overrides are safe', () => {
     const forms = FORMS();
     expect(forms.length).to.be.at.least(20);
     for (const api_base of forms) {
-      const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'm', api_base, api_key: 'sk-client', messages: [{ role: 'user', content: 'x' }] });
+      const res = await postJson(`${gw.url}/v1/chat/completions`, {
+        model: 'm',
+        api_base,
+        api_key: 'sk-client',
+        messages: [{ role: 'user', content: 'x' }],
+      });
       const body = (await res.json()) as { error: { code: string } };
       expect(res.status, api_base).to.equal(403);
       expect(body.error.code, api_base).to.equal('api_base_refused');
@@ -79,12 +108,17 @@ describe('per-request overrides are safe', () => {
 
   it('resolves names and checks every address (a name resolving to loopback is refused)', async () => {
     const policy = { allow: ['internal.example'], allowPrivate: [], self: { host: '127.0.0.1', port: 8080 } };
-    const fakeLookup = (async () => [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }]) as never;
+    const fakeLookup = (async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ]) as never;
     await checkApiBase('https://internal.example/v1', policy, fakeLookup).then(
       () => expect.fail('should refuse'),
       (e: { code: string }) => expect(e.code).to.equal('api_base_refused'),
     );
-    const ok = await checkApiBase('https://internal.example/v1', policy, (async () => [{ address: '93.184.216.34', family: 4 }]) as never);
+    const ok = await checkApiBase('https://internal.example/v1', policy, (async () => [
+      { address: '93.184.216.34', family: 4 },
+    ]) as never);
     expect(ok.address).to.equal('93.184.216.34');
   });
 
@@ -95,15 +129,32 @@ describe('per-request overrides are safe', () => {
       testConfig({
         providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1`, api_key: 'sk-operator-secret' }],
         models: [{ id: 'm', deployments: [{ provider: 'up', model: 'gpt' }] }],
-        plugins: [{ fallback: { overrides: { allow: true, api_base_allowlist: ['localhost'], allow_private: ['127.0.0.1/32'] } } }, 'routing'],
+        plugins: [
+          {
+            fallback: {
+              overrides: { allow: true, api_base_allowlist: ['localhost'], allow_private: ['127.0.0.1/32'] },
+            },
+          },
+          'routing',
+        ],
       }),
     );
     try {
       const base = own.url.replace('127.0.0.1', 'localhost');
-      const missingKey = await postJson(`${g2.url}/v1/chat/completions`, { model: 'm', api_base: `${base}/v1`, messages: [{ role: 'user', content: 'x' }] });
+      const missingKey = await postJson(`${g2.url}/v1/chat/completions`, {
+        model: 'm',
+        api_base: `${base}/v1`,
+        messages: [{ role: 'user', content: 'x' }],
+      });
       expect(missingKey.status).to.equal(400);
       expect(((await missingKey.json()) as { error: { code: string } }).error.code).to.equal('api_key_required');
-      const res = await postJson(`${g2.url}/v1/chat/completions`, { model: 'm', api_base: `${base}/v1`, api_key: 'sk-client-own', deployment_id: 'their-model', messages: [{ role: 'user', content: 'x' }] });
+      const res = await postJson(`${g2.url}/v1/chat/completions`, {
+        model: 'm',
+        api_base: `${base}/v1`,
+        api_key: 'sk-client-own',
+        deployment_id: 'their-model',
+        messages: [{ role: 'user', content: 'x' }],
+      });
       expect(res.status).to.equal(200);
       expect(own.requests[0].headers.authorization).to.equal('Bearer sk-client-own');
       expect((own.requests[0].json as { model: string }).model).to.equal('their-model');
@@ -126,7 +177,12 @@ describe('per-request overrides are safe', () => {
     );
     try {
       await postJson(`${g4.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] });
-      await postJson(`${g4.url}/v1/chat/completions`, { model: 'm', api_version: '2025-01-01-preview', deployment_id: 'other-dep', messages: [{ role: 'user', content: 'x' }] });
+      await postJson(`${g4.url}/v1/chat/completions`, {
+        model: 'm',
+        api_version: '2025-01-01-preview',
+        deployment_id: 'other-dep',
+        messages: [{ role: 'user', content: 'x' }],
+      });
       expect(az.requests.map((r) => r.path)).to.deep.equal([
         '/openai/deployments/dep/chat/completions?api-version=2024-02-01',
         '/openai/deployments/other-dep/chat/completions?api-version=2025-01-01-preview',
@@ -138,10 +194,26 @@ describe('per-request overrides are safe', () => {
   });
 
   it('overrides are refused unless the operator allows them', async () => {
-    const g3 = await startTestGateway(testConfig({ providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }], models: [{ id: 'm', deployments: [{ provider: 'up', model: 'gpt' }] }], plugins: ['fallback', 'routing'] }));
+    const g3 = await startTestGateway(
+      testConfig({
+        providers: [{ name: 'up', type: 'openai', api_base: `${up.url}/v1` }],
+        models: [{ id: 'm', deployments: [{ provider: 'up', model: 'gpt' }] }],
+        plugins: ['fallback', 'routing'],
+      }),
+    );
     try {
-      for (const o of [{ api_base: 'https://api.example.com' }, { api_key: 'k' }, { model_list: [] }, { deployment_id: 'd' }, { api_version: '1' }]) {
-        const res = await postJson(`${g3.url}/v1/chat/completions`, { model: 'm', ...o, messages: [{ role: 'user', content: 'x' }] });
+      for (const o of [
+        { api_base: 'https://api.example.com' },
+        { api_key: 'k' },
+        { model_list: [] },
+        { deployment_id: 'd' },
+        { api_version: '1' },
+      ]) {
+        const res = await postJson(`${g3.url}/v1/chat/completions`, {
+          model: 'm',
+          ...o,
+          messages: [{ role: 'user', content: 'x' }],
+        });
         expect(res.status, JSON.stringify(o)).to.equal(403);
         expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('override_not_allowed');
       }
@@ -151,13 +223,35 @@ describe('per-request overrides are safe', () => {
   });
 
   it('header overrides cannot set hop-by-hop, Host, Content-Length, Transfer-Encoding or auth headers, nor CR/LF values', async () => {
-    for (const h of [{ Host: 'evil' }, { 'Content-Length': '1' }, { 'Transfer-Encoding': 'chunked' }, { Connection: 'close' }, { Authorization: 'Bearer x' }, { 'x-api-key': 'k' }, { 'X-Ok': 'a\r\nInjected: 1' }, { 'bad name': 'x' }]) {
-      const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'm', headers: h, messages: [{ role: 'user', content: 'x' }] });
+    for (const h of [
+      { Host: 'evil' },
+      { 'Content-Length': '1' },
+      { 'Transfer-Encoding': 'chunked' },
+      { Connection: 'close' },
+      { Authorization: 'Bearer x' },
+      { 'x-api-key': 'k' },
+      { 'X-Ok': 'a\r\nInjected: 1' },
+      { 'bad name': 'x' },
+    ]) {
+      const res = await postJson(`${gw.url}/v1/chat/completions`, {
+        model: 'm',
+        headers: h,
+        messages: [{ role: 'user', content: 'x' }],
+      });
       expect(res.status, JSON.stringify(h)).to.equal(400);
     }
     const n = up.requests.length;
-    const res = await postJson(`${gw.url}/v1/chat/completions`, { model: 'm', headers: { 'X-Trace-Me': '1' }, extra_headers: { 'X-Other': '2' }, messages: [{ role: 'user', content: 'x' }] });
+    const res = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: 'm',
+      headers: { 'X-Trace-Me': '1' },
+      extra_headers: { 'X-Other': '2' },
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(res.status).to.equal(200);
-    expect(up.requests[n].headers).to.include({ 'x-trace-me': '1', 'x-other': '2', authorization: 'Bearer sk-operator-secret' });
+    expect(up.requests[n].headers).to.include({
+      'x-trace-me': '1',
+      'x-other': '2',
+      authorization: 'Bearer sk-operator-secret',
+    });
   });
 });

@@ -15,7 +15,9 @@ describe('stored responses survive a SIGKILL', function () {
       server: { host: '127.0.0.1', port: 0, log_level: 'info' },
       store: { driver: 'sqlite', path: db },
       providers: [{ name: 'mock', type: 'mock' }],
-      models: [{ id: 'm', deployments: [{ provider: 'mock', model: 'x', options: { chunk_size: 1, chunk_delay_ms: 15 } }] }],
+      models: [
+        { id: 'm', deployments: [{ provider: 'mock', model: 'x', options: { chunk_size: 1, chunk_delay_ms: 15 } }] },
+      ],
       plugins: ['storage', 'routing'],
     };
     const gw = await startGatewayProcess(config);
@@ -27,7 +29,11 @@ describe('stored responses survive a SIGKILL', function () {
         const res = await fetch(`${gw.url}/v1/chat/completions`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: Array.from({ length: i + 2 }, (_, j) => `w${j}`).join(' ') }] }),
+          body: JSON.stringify({
+            model: 'm',
+            stream: true,
+            messages: [{ role: 'user', content: Array.from({ length: i + 2 }, (_, j) => `w${j}`).join(' ') }],
+          }),
         });
         const text = await res.text();
         const id = /"id":"(chatcmpl-[^"]+)"/.exec(text)?.[1];

@@ -5,13 +5,31 @@ import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
 
 const MODEL = 'mock/gpt-4o-mini';
-const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+const weather = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
 
 type Problem = { type: string; title: string; status: number; detail: string };
 
-async function getResponse(gw: TestGateway, id: string, key?: string, method = 'GET'): Promise<{ status: number; type: string | null; body: Record<string, unknown> }> {
-  const res = await fetch(`${gw.url}/responses/${id}`, { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Record<string, unknown> };
+async function getResponse(
+  gw: TestGateway,
+  id: string,
+  key?: string,
+  method = 'GET',
+): Promise<{ status: number; type: string | null; body: Record<string, unknown> }> {
+  const res = await fetch(`${gw.url}/responses/${id}`, {
+    method,
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+  });
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 function storageSuite(name: string, store: () => Promise<Record<string, unknown>>) {
@@ -25,26 +43,44 @@ function storageSuite(name: string, store: () => Promise<Record<string, unknown>
         console.warn('    ! GATEWAY_TEST_POSTGRES_URL is not set; stored responses on PostgreSQL did not run');
         this.skip();
       }
-      gw = await startTestGateway(testConfig({ store: s, plugins: ['auth', 'credit', 'storage', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }));
+      gw = await startTestGateway(
+        testConfig({ store: s, plugins: ['auth', 'credit', 'storage', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }),
+      );
       key = (await makeAccountKey(gw, { credits: 10 })).key;
       client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
     });
     after(() => gw?.stop());
 
     it('stores a plain completion under its id: GET returns what the client saw', async () => {
-      const c = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Remember this' }] });
+      const c = await client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'Remember this' }],
+      });
       const r = await getResponse(gw, c.id, key);
       expect(r.status).to.equal(200);
       expect(r.body).to.deep.include({ id: c.id, object: 'response', model: MODEL, status: 'completed' });
       expect(r.body.output).to.deep.equal([
-        { type: 'message', id: `msg_${c.id.slice(9)}_0`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: c.choices[0].message.content, annotations: [] }] },
+        {
+          type: 'message',
+          id: `msg_${c.id.slice(9)}_0`,
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: c.choices[0].message.content, annotations: [] }],
+        },
       ]);
-      expect((r.body.usage as { input_tokens: number; output_tokens: number }).output_tokens).to.equal(c.usage?.completion_tokens);
+      expect((r.body.usage as { input_tokens: number; output_tokens: number }).output_tokens).to.equal(
+        c.usage?.completion_tokens,
+      );
       expect(r.body.created_at).to.be.a('number');
     });
 
     it('assembles a streamed completion from its chunks', async () => {
-      const stream = await client.chat.completions.create({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'stream and store' }] });
+      const stream = await client.chat.completions.create({
+        model: MODEL,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'stream and store' }],
+      });
       let id = '';
       let text = '';
       for await (const ch of stream) {
@@ -57,25 +93,57 @@ function storageSuite(name: string, store: () => Promise<Record<string, unknown>
     });
 
     it('stores tool calls as function_call items, plain and streamed', async () => {
-      const c = await client.chat.completions.create({ model: MODEL, tools: [weather], messages: [{ role: 'user', content: 'get_weather please' }] });
+      const c = await client.chat.completions.create({
+        model: MODEL,
+        tools: [weather],
+        messages: [{ role: 'user', content: 'get_weather please' }],
+      });
       const call = c.choices[0].message.tool_calls![0] as { id: string; function: { name: string; arguments: string } };
       const r = await getResponse(gw, c.id, key);
-      expect(r.body.output).to.deep.equal([{ type: 'function_call', id: `fc_${c.id.slice(9)}_0_0`, call_id: call.id, name: 'get_weather', arguments: call.function.arguments, status: 'completed' }]);
-      const stream = await client.chat.completions.create({ model: MODEL, stream: true, tools: [weather], messages: [{ role: 'user', content: 'get_weather please' }] });
+      expect(r.body.output).to.deep.equal([
+        {
+          type: 'function_call',
+          id: `fc_${c.id.slice(9)}_0_0`,
+          call_id: call.id,
+          name: 'get_weather',
+          arguments: call.function.arguments,
+          status: 'completed',
+        },
+      ]);
+      const stream = await client.chat.completions.create({
+        model: MODEL,
+        stream: true,
+        tools: [weather],
+        messages: [{ role: 'user', content: 'get_weather please' }],
+      });
       let id = '';
       for await (const ch of stream) id = ch.id;
       const s = await getResponse(gw, id, key);
-      expect((s.body.output as Array<{ type: string; name: string; arguments: string }>)[0]).to.include({ type: 'function_call', name: 'get_weather', arguments: '{"city":"mock city"}' });
+      expect((s.body.output as Array<{ type: string; name: string; arguments: string }>)[0]).to.include({
+        type: 'function_call',
+        name: 'get_weather',
+        arguments: '{"city":"mock city"}',
+      });
     });
 
     it('stores n=2 as one message item per choice', async () => {
-      const c = await client.chat.completions.create({ model: MODEL, n: 2, messages: [{ role: 'user', content: 'two' }] });
+      const c = await client.chat.completions.create({
+        model: MODEL,
+        n: 2,
+        messages: [{ role: 'user', content: 'two' }],
+      });
       const r = await getResponse(gw, c.id, key);
-      expect((r.body.output as Array<{ id: string }>).map((o) => o.id)).to.deep.equal([`msg_${c.id.slice(9)}_0`, `msg_${c.id.slice(9)}_1`]);
+      expect((r.body.output as Array<{ id: string }>).map((o) => o.id)).to.deep.equal([
+        `msg_${c.id.slice(9)}_0`,
+        `msg_${c.id.slice(9)}_1`,
+      ]);
     });
 
     it('DELETE removes it (then 404); errors are problem+json: 400 malformed id, 401 no key, 404 another account', async () => {
-      const c = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'to delete' }] });
+      const c = await client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'to delete' }],
+      });
       const other = await makeAccountKey(gw);
       const foreign = await getResponse(gw, c.id, other.key);
       expect(foreign.status).to.equal(404);
@@ -97,7 +165,11 @@ function storageSuite(name: string, store: () => Promise<Record<string, unknown>
     });
 
     it('store: false in the body stores nothing', async () => {
-      const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ model: MODEL, store: false, messages: [{ role: 'user', content: 'x' }] }) });
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: MODEL, store: false, messages: [{ role: 'user', content: 'x' }] }),
+      });
       const c = (await res.json()) as { id: string };
       expect((await getResponse(gw, c.id, key)).status).to.equal(404);
     });
@@ -106,15 +178,36 @@ function storageSuite(name: string, store: () => Promise<Record<string, unknown>
 
 describe('storage', () => {
   storageSuite('SQLite', async () => ({ driver: 'memory' }));
-  storageSuite('PostgreSQL', async () => (POSTGRES_URL ? { driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 } : {}));
+  storageSuite('PostgreSQL', async () =>
+    POSTGRES_URL ? { driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 } : {},
+  );
 
   it('marks a stream the client cut as incomplete; keeps usage without content for a private model; expires by TTL', async () => {
-    const slow = { id: 'mock/slow', deployments: [{ provider: 'mock', model: 's', options: { chunk_size: 1, chunk_delay_ms: 30 } }] };
+    const slow = {
+      id: 'mock/slow',
+      deployments: [{ provider: 'mock', model: 's', options: { chunk_size: 1, chunk_delay_ms: 30 } }],
+    };
     const privateModel = { id: 'mock/private', deployments: [{ provider: 'mock', model: 'p' }] };
     const base = testConfig();
-    const gw = await startTestGateway(testConfig({ models: [...base.models, slow, privateModel], plugins: [{ storage: { no_content_models: ['mock/private'], ttl_seconds: 1, sweep_interval_ms: 50 } }, 'routing'] }));
+    const gw = await startTestGateway(
+      testConfig({
+        models: [...base.models, slow, privateModel],
+        plugins: [
+          { storage: { no_content_models: ['mock/private'], ttl_seconds: 1, sweep_interval_ms: 50 } },
+          'routing',
+        ],
+      }),
+    );
     try {
-      const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/slow', stream: true, messages: [{ role: 'user', content: 'a b c d e f g h' }] }) });
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'mock/slow',
+          stream: true,
+          messages: [{ role: 'user', content: 'a b c d e f g h' }],
+        }),
+      });
       const reader = res.body!.getReader();
       const first = new TextDecoder().decode((await reader.read()).value);
       const id = /"id":"(chatcmpl-[^"]+)"/.exec(first)![1];
@@ -125,7 +218,13 @@ describe('storage', () => {
         r = await getResponse(gw, id);
       }
       expect(r.body.status).to.equal('incomplete');
-      const p = (await (await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock/private', messages: [{ role: 'user', content: 'secret' }] }) })).json()) as { id: string };
+      const p = (await (
+        await fetch(`${gw.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock/private', messages: [{ role: 'user', content: 'secret' }] }),
+        })
+      ).json()) as { id: string };
       const stored = await getResponse(gw, p.id);
       expect(stored.body.output).to.deep.equal([]);
       expect(stored.body.content_stored).to.equal(false);

@@ -35,7 +35,13 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
 
     it('creates, reads, lists accounts and adds credit exactly', async () => {
       const a = await store.accounts.create({ name: 'acme', email: 'ops@acme.test', credits: toNano(10) });
-      expect(a).to.include({ name: 'acme', email: 'ops@acme.test', credits: 10_000_000_000, usage: 0, customPricing: false });
+      expect(a).to.include({
+        name: 'acme',
+        email: 'ops@acme.test',
+        credits: 10_000_000_000,
+        usage: 0,
+        customPricing: false,
+      });
       expect(a.id).to.match(/^acct_/);
       for (let i = 0; i < 10; i++) await store.accounts.addCredits(a.id, toNano(0.1));
       expect(fromNano((await store.accounts.get(a.id))!.credits)).to.equal(11); // 10 + 10 x 0.1, exactly
@@ -46,13 +52,31 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
     it('stores keys by hash, updates, marks leaked and deletes them', async () => {
       const a = await store.accounts.create({ name: 'k' });
       const hash = 'a'.repeat(64);
-      const k = await store.keys.create({ hash, accountId: a.id, name: 'ci', label: 'sk-gw-...abcd', limit: toNano(5), limitReset: 'daily', expiresAt: null });
-      expect(k).to.include({ hash, accountId: a.id, name: 'ci', limit: 5_000_000_000, limitReset: 'daily', disabled: false, usage: 0 });
+      const k = await store.keys.create({
+        hash,
+        accountId: a.id,
+        name: 'ci',
+        label: 'sk-gw-...abcd',
+        limit: toNano(5),
+        limitReset: 'daily',
+        expiresAt: null,
+      });
+      expect(k).to.include({
+        hash,
+        accountId: a.id,
+        name: 'ci',
+        limit: 5_000_000_000,
+        limitReset: 'daily',
+        disabled: false,
+        usage: 0,
+      });
       expect(limitRemaining(k)).to.equal(5_000_000_000);
       const u = await store.keys.update(hash, { name: 'ci2', disabled: true, limit: null, limitReset: null });
       expect(u).to.include({ name: 'ci2', disabled: true, limit: null, limitReset: null });
       expect(await store.keys.update('f'.repeat(64), { name: 'x' })).to.equal(undefined);
-      expect((await store.keys.list({ accountId: a.id, limit: 10, offset: 0 })).map((x) => x.hash)).to.deep.equal([hash]);
+      expect((await store.keys.list({ accountId: a.id, limit: 10, offset: 0 })).map((x) => x.hash)).to.deep.equal([
+        hash,
+      ]);
       expect(await store.keys.markLeaked(hash, 'https://example.test/repo')).to.equal(true);
       expect((await store.keys.get(hash))!.leakedAt).to.be.a('number');
       expect(await store.keys.delete(hash)).to.equal(true);
@@ -72,7 +96,9 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
         ),
       );
       expect(results.filter((r) => r.status === 'rejected')).to.have.length(4);
-      expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value)).to.have.length(16);
+      expect(
+        results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value),
+      ).to.have.length(16);
       expect((await store.accounts.get(a.id))!.credits).to.equal(16 * 11);
     });
 
@@ -87,10 +113,40 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
       if (!r.ok) throw new Error('refused');
       const now = Date.now();
       const gen = {
-        id: `gen-${now}`, accountId: a.id, keyHash: hash, model: 'm', provider: null, deployment: null, promptTokens: 1, completionTokens: 2, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0,
-        cost: 60, latencyMs: null, ttftMs: null, finishReason: 'stop', streamed: false, cancelled: false, status: 'completed' as const, errorCode: null, appReferer: null, appTitle: null, user: null, metadata: null, createdAt: now,
+        id: `gen-${now}`,
+        accountId: a.id,
+        keyHash: hash,
+        model: 'm',
+        provider: null,
+        deployment: null,
+        promptTokens: 1,
+        completionTokens: 2,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        cost: 60,
+        latencyMs: null,
+        ttftMs: null,
+        finishReason: 'stop',
+        streamed: false,
+        cancelled: false,
+        status: 'completed' as const,
+        errorCode: null,
+        appReferer: null,
+        appTitle: null,
+        user: null,
+        metadata: null,
+        createdAt: now,
       };
-      const response = { id: gen.id, accountId: a.id, model: 'm', status: 'completed', body: { id: gen.id, object: 'response' }, createdAt: now, expiresAt: null };
+      const response = {
+        id: gen.id,
+        accountId: a.id,
+        model: 'm',
+        status: 'completed',
+        body: { id: gen.id, object: 'response' },
+        createdAt: now,
+        expiresAt: null,
+      };
       const batch: Record<string, unknown> = {};
       openBatch(batch);
       expect(deferWrite(batch, putStatement(response))).to.equal(true);
@@ -113,8 +169,29 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
         const id = `ret-${a.id}-${i}`;
         ids.push(id);
         await store.credit.settle(r.id, 10, {
-          id, accountId: a.id, keyHash: null, model: 'm', provider: null, deployment: null, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 10,
-          latencyMs: null, ttftMs: null, finishReason: null, streamed: false, cancelled: false, status: 'completed', errorCode: null, appReferer: null, appTitle: null, user: null, metadata: null,
+          id,
+          accountId: a.id,
+          keyHash: null,
+          model: 'm',
+          provider: null,
+          deployment: null,
+          promptTokens: 0,
+          completionTokens: 0,
+          cachedTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0,
+          cost: 10,
+          latencyMs: null,
+          ttftMs: null,
+          finishReason: null,
+          streamed: false,
+          cancelled: false,
+          status: 'completed',
+          errorCode: null,
+          appReferer: null,
+          appTitle: null,
+          user: null,
+          metadata: null,
           createdAt: Date.now() - age * day,
         });
       }
@@ -122,7 +199,8 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
       store.startRetention({ generation_retention_days: 30 }, (e) => errors.push(e), 20, 2);
       const deadline = Date.now() + 5000;
       const kept = async () => (await Promise.all(ids.map((id) => store.generations.get(id)))).map(Boolean);
-      while ((await kept()).some((k, i) => k !== i >= 3) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while ((await kept()).some((k, i) => k !== i >= 3) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       expect(await kept()).to.deep.equal([false, false, false, true, true]);
       expect(errors).to.deep.equal([]);
       expect(await store.credit.ledgerSum(a.id)).to.equal(50);
@@ -145,13 +223,17 @@ describe('store', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-store-'));
   contract('memory', async () => ({ driver: 'memory' }));
   contract('sqlite (file, WAL)', async () => ({ driver: 'sqlite', path: join(dir, 'contract.db') }));
-  contract('postgres', async () => (POSTGRES_URL ? { driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 } : null));
+  contract('postgres', async () =>
+    POSTGRES_URL ? { driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 } : null,
+  );
 
   it('limit windows reset at UTC midnight, on Monday and on the first of the month', () => {
     const t = Date.UTC(2026, 10, 19, 15, 30); // Thursday 19 Nov 2026
     expect(new Date(windowStart('daily', t)).toISOString()).to.equal('2026-11-19T00:00:00.000Z');
     expect(new Date(windowStart('weekly', t)).toISOString()).to.equal('2026-11-16T00:00:00.000Z');
-    expect(new Date(windowStart('weekly', Date.UTC(2026, 10, 22, 23))).toISOString()).to.equal('2026-11-16T00:00:00.000Z'); // Sunday
+    expect(new Date(windowStart('weekly', Date.UTC(2026, 10, 22, 23))).toISOString()).to.equal(
+      '2026-11-16T00:00:00.000Z',
+    ); // Sunday
     expect(new Date(windowStart('monthly', t)).toISOString()).to.equal('2026-11-01T00:00:00.000Z');
     expect(windowStart(null, t)).to.equal(0);
   });
@@ -162,7 +244,10 @@ describe('store', () => {
       this.skip();
     }
     const url = await freshPostgresUrl();
-    const [a, b] = await Promise.all([openStore({ driver: 'postgres', url, pool_size: 2 }), openStore({ driver: 'postgres', url, pool_size: 2 })]);
+    const [a, b] = await Promise.all([
+      openStore({ driver: 'postgres', url, pool_size: 2 }),
+      openStore({ driver: 'postgres', url, pool_size: 2 }),
+    ]);
     const rows = await a.db.all<{ n: unknown }>('SELECT COUNT(*) AS n FROM schema_migrations');
     expect(Number(rows[0].n)).to.be.greaterThan(0);
     await Promise.all([a.close(), b.close()]);

@@ -13,8 +13,22 @@ describe('gateway db stats', function () {
     const dir = mkdtempSync(join(tmpdir(), 'gw-stats-'));
     const path = join(dir, 'gateway.db');
     const file = join(dir, 'gateway.yaml');
-    writeFileSync(file, JSON.stringify({ store: { driver: 'sqlite', path }, providers: [{ name: 'mock', type: 'mock' }], models: [{ id: 'm', deployments: [{ provider: 'mock', model: 'x' }] }] }));
-    const stats = () => JSON.parse(execFileSync(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'db', 'stats', '--json', '--config', file], { encoding: 'utf8' })) as StoreStats;
+    writeFileSync(
+      file,
+      JSON.stringify({
+        store: { driver: 'sqlite', path },
+        providers: [{ name: 'mock', type: 'mock' }],
+        models: [{ id: 'm', deployments: [{ provider: 'mock', model: 'x' }] }],
+      }),
+    );
+    const stats = () =>
+      JSON.parse(
+        execFileSync(
+          process.execPath,
+          ['--require', 'tsx/cjs', 'src/cli.ts', 'db', 'stats', '--json', '--config', file],
+          { encoding: 'utf8' },
+        ),
+      ) as StoreStats;
     const requests = async (n: number) => {
       const store = await openStore({ driver: 'sqlite', path });
       const a = await store.accounts.create({ name: 's', credits: 1e12 });
@@ -23,17 +37,53 @@ describe('gateway db stats', function () {
         if (!r.ok) throw new Error('refused');
         const id = `g${Date.now()}-${i}`;
         await store.credit.settle(r.id, 10, {
-          id, accountId: a.id, keyHash: null, model: 'm', provider: 'mock', deployment: 'x', promptTokens: 10, completionTokens: 20, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 10,
-          latencyMs: 1, ttftMs: null, finishReason: 'stop', streamed: false, cancelled: false, status: 'completed', errorCode: null, appReferer: null, appTitle: null, user: null, metadata: null, createdAt: Date.now(),
+          id,
+          accountId: a.id,
+          keyHash: null,
+          model: 'm',
+          provider: 'mock',
+          deployment: 'x',
+          promptTokens: 10,
+          completionTokens: 20,
+          cachedTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0,
+          cost: 10,
+          latencyMs: 1,
+          ttftMs: null,
+          finishReason: 'stop',
+          streamed: false,
+          cancelled: false,
+          status: 'completed',
+          errorCode: null,
+          appReferer: null,
+          appTitle: null,
+          user: null,
+          metadata: null,
+          createdAt: Date.now(),
         });
-        await store.responses.put({ id, accountId: a.id, model: 'm', status: 'completed', body: { id, output: 'y'.repeat(500) }, createdAt: Date.now(), expiresAt: null });
+        await store.responses.put({
+          id,
+          accountId: a.id,
+          model: 'm',
+          status: 'completed',
+          body: { id, output: 'y'.repeat(500) },
+          createdAt: Date.now(),
+          expiresAt: null,
+        });
       }
       await store.close();
     };
     await requests(200);
     const first = stats();
     const rows = Object.fromEntries(first.tables.map((t) => [t.table, t.rows]));
-    expect(rows).to.include({ generations: 200, credit_ledger: 200, responses: 200, credit_reservations: 0, accounts: 1 });
+    expect(rows).to.include({
+      generations: 200,
+      credit_ledger: 200,
+      responses: 200,
+      credit_reservations: 0,
+      accounts: 1,
+    });
     expect(first.requests).to.equal(200);
     expect(first.perThousand.sinceLast).to.equal(null);
     expect(first.perThousand.average).to.be.greaterThan(500_000); // each request keeps more than its 500-byte answer
@@ -43,7 +93,14 @@ describe('gateway db stats', function () {
     expect(second.requests).to.equal(500);
     expect(second.perThousand.requestsSinceLast).to.equal(300);
     expect(second.perThousand.sinceLast).to.be.greaterThan(500_000).and.below(20_000_000);
-    const text = execFileSync(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'db', 'stats', '--config', file], { encoding: 'utf8' });
-    expect(text).to.match(/^table\s+rows\s+bytes\n/).and.match(/generations\s+500\s+\d+/).and.match(/per 1,000 requests: [\d.]+ MB on average/);
+    const text = execFileSync(
+      process.execPath,
+      ['--require', 'tsx/cjs', 'src/cli.ts', 'db', 'stats', '--config', file],
+      { encoding: 'utf8' },
+    );
+    expect(text)
+      .to.match(/^table\s+rows\s+bytes\n/)
+      .and.match(/generations\s+500\s+\d+/)
+      .and.match(/per 1,000 requests: [\d.]+ MB on average/);
   });
 });

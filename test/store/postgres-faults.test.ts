@@ -9,22 +9,41 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 const MODEL = 'mock/gpt-4o-mini';
 
 function gatewayConfig(url: string, store: Record<string, unknown> = {}) {
-  return testConfig({ store: { driver: 'postgres', url, pool_size: 4, ...store }, plugins: ['auth', 'credit', 'storage', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY });
+  return testConfig(
+    { store: { driver: 'postgres', url, pool_size: 4, ...store }, plugins: ['auth', 'credit', 'storage', 'routing'] },
+    { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+  );
 }
 
-async function chat(gw: { url: string }, key: string, n: number): Promise<{ status: number; id?: string; code?: string; retryAfter: string | null; ms: number }> {
+async function chat(
+  gw: { url: string },
+  key: string,
+  n: number,
+): Promise<{ status: number; id?: string; code?: string; retryAfter: string | null; ms: number }> {
   const t = performance.now();
   const res = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ model: MODEL, max_tokens: 5, messages: [{ role: 'user', content: `request number ${n} with a few words` }] }),
+    body: JSON.stringify({
+      model: MODEL,
+      max_tokens: 5,
+      messages: [{ role: 'user', content: `request number ${n} with a few words` }],
+    }),
   });
   const body = (await res.json()) as { id?: string; error?: { code: string } };
-  return { status: res.status, id: body.id, code: body.error?.code, retryAfter: res.headers.get('retry-after'), ms: performance.now() - t };
+  return {
+    status: res.status,
+    id: body.id,
+    code: body.error?.code,
+    retryAfter: res.headers.get('retry-after'),
+    ms: performance.now() - t,
+  };
 }
 
 /** Ids present in the test schema's tables (read through a connection of the test's own). */
-async function storedIds(url: string): Promise<{ ledger: Set<string>; generations: Set<string>; responses: Set<string> }> {
+async function storedIds(
+  url: string,
+): Promise<{ ledger: Set<string>; generations: Set<string>; responses: Set<string> }> {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
@@ -63,16 +82,21 @@ describe('PostgreSQL store under database faults', function () {
       // Every 150 ms, terminate every backend of this gateway (what a failover or a restart does to it).
       const killer = (async () => {
         while (!stop) {
-          const r = await admin.query('SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE application_name = $1', [app]);
+          const r = await admin.query(
+            'SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE application_name = $1',
+            [app],
+          );
           terminated += r.rowCount ?? 0;
           await new Promise((res) => setTimeout(res, 150));
         }
       })();
       const results: Awaited<ReturnType<typeof chat>>[] = [];
       let n = 0;
-      await Promise.all(Array.from({ length: 6 }, async () => {
-        while (n < 150) results.push(await chat(gw, key, n++));
-      }));
+      await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          while (n < 150) results.push(await chat(gw, key, n++));
+        }),
+      );
       stop = true;
       await killer;
       expect(terminated, 'backends terminated during the load').to.be.greaterThan(10);
@@ -84,7 +108,10 @@ describe('PostgreSQL store under database faults', function () {
         expect(r.retryAfter).to.match(/^\d+$/);
       }
       expect(ok.length, `${refused.length} of ${results.length} refused`).to.be.greaterThan(results.length / 2);
-      expect(gw.logs.filter((l) => l.includes('settlement failed') || l.includes('storing the response failed')), 'writes after an answer that failed').to.deep.equal([]);
+      expect(
+        gw.logs.filter((l) => l.includes('settlement failed') || l.includes('storing the response failed')),
+        'writes after an answer that failed',
+      ).to.deep.equal([]);
 
       // Served again, every request, once the terminations stop.
       for (let i = 0; i < 10; i++) expect((await chat(gw, key, 1000 + i)).status).to.equal(200);
@@ -109,7 +136,9 @@ describe('PostgreSQL store under database faults', function () {
     const base = await freshPostgresUrl();
     const url = new URL(base);
     url.host = `127.0.0.1:${proxy.port}`;
-    const gw = await startTestGateway(gatewayConfig(url.toString(), { statement_timeout_ms: 1000, connect_timeout_ms: 1000 }));
+    const gw = await startTestGateway(
+      gatewayConfig(url.toString(), { statement_timeout_ms: 1000, connect_timeout_ms: 1000 }),
+    );
     try {
       const { key } = await makeAccountKey(gw, { credits: 1000 });
       expect((await chat(gw, key, 0)).status).to.equal(200);
@@ -141,7 +170,9 @@ describe('PostgreSQL store under database faults', function () {
       const after = await chat(gw, key, 100);
       expect(after.status).to.equal(200);
       const stored = await storedIds(base);
-      expect(stored.ledger.has(after.id!) && stored.generations.has(after.id!) && stored.responses.has(after.id!)).to.equal(true);
+      expect(
+        stored.ledger.has(after.id!) && stored.generations.has(after.id!) && stored.responses.has(after.id!),
+      ).to.equal(true);
     } finally {
       await gw.stop();
       await proxy.close();

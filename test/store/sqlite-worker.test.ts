@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 
 function sourcesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourcesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourcesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('SQLite store in a worker thread', function () {
@@ -14,15 +16,28 @@ describe('SQLite store in a worker thread', function () {
 
   it('disk work (commits, checkpoints of a 20+ MB WAL, its truncation) never stalls the event loop 5 ms beyond what an idle thread sees', async () => {
     // In a process of its own: only the store's work shares the event loop that is watched.
-    const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', join(__dirname, 'loop-stall.ts')], { encoding: 'utf8', timeout: 50000 });
-    const m = JSON.parse(out.trim().split('\n').pop() as string) as { max: number; p99: number; idle: { max: number; p99: number }; walPeak: number; walEnd: number; rows: number };
+    const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', join(__dirname, 'loop-stall.ts')], {
+      encoding: 'utf8',
+      timeout: 50000,
+    });
+    const m = JSON.parse(out.trim().split('\n').pop() as string) as {
+      max: number;
+      p99: number;
+      idle: { max: number; p99: number };
+      walPeak: number;
+      walEnd: number;
+      rows: number;
+    };
     expect(m.walPeak, 'the WAL grew large').to.be.greaterThan(20e6);
     expect(m.walEnd, 'and was checkpointed and truncated while the loop was watched').to.equal(0);
     expect(m.rows).to.equal(120);
     const ms = (ns: number) => ns / 1e6;
-    expect(ms(m.max), `longest stall (an idle thread's: ${ms(m.idle.max).toFixed(1)} ms)`).to.be.below(5 + ms(m.idle.max));
+    expect(ms(m.max), `longest stall (an idle thread's: ${ms(m.idle.max).toFixed(1)} ms)`).to.be.below(
+      5 + ms(m.idle.max),
+    );
     // (Its p99 also carries this thread's own JSON work competing for a busy CPU: reported, not bounded.)
-    if (process.env.GATEWAY_TEST_VERBOSE) console.log(`    p99 ${ms(m.p99).toFixed(1)} ms, idle thread ${ms(m.idle.p99).toFixed(1)} ms`);
+    if (process.env.GATEWAY_TEST_VERBOSE)
+      console.log(`    p99 ${ms(m.p99).toFixed(1)} ms, idle thread ${ms(m.idle.p99).toFixed(1)} ms`);
   });
 
   it('loads its worker from compiled JavaScript too (as under dist/), and keeps what it acknowledged across a reopen', async () => {
@@ -30,7 +45,14 @@ describe('SQLite store in a worker thread', function () {
     // Inside the repository (git-ignored .tmp/), so that the compiled files find node_modules.
     mkdirSync(join(root, '.tmp'), { recursive: true });
     const out = mkdtempSync(join(root, '.tmp', 'dist-'));
-    buildSync({ entryPoints: sourcesUnder(join(root, 'src')), outdir: join(out, 'src'), outbase: join(root, 'src'), format: 'cjs', platform: 'node', logLevel: 'error' });
+    buildSync({
+      entryPoints: sourcesUnder(join(root, 'src')),
+      outdir: join(out, 'src'),
+      outbase: join(root, 'src'),
+      format: 'cjs',
+      platform: 'node',
+      logLevel: 'error',
+    });
     const path = join(out, 'gateway.db');
     const script = `
       const { openStore } = require(${JSON.stringify(join(out, 'src', 'store', 'index.js'))});
@@ -41,7 +63,11 @@ describe('SQLite store in a worker thread', function () {
         await s.close();
         process.stdout.write(JSON.stringify({ v, pg: Object.keys(require.cache).some((k) => k.includes('/node_modules/pg/')) }));
       })();`;
-    const run = (arg: string) => JSON.parse(execFileSync(process.execPath, ['-e', script, arg], { cwd: root, encoding: 'utf8' })) as { v: string; pg: boolean };
+    const run = (arg: string) =>
+      JSON.parse(execFileSync(process.execPath, ['-e', script, arg], { cwd: root, encoding: 'utf8' })) as {
+        v: string;
+        pg: boolean;
+      };
     expect(run('one')).to.deep.equal({ v: 'one', pg: false });
     expect(run('two')).to.deep.equal({ v: 'two', pg: false });
     rmSync(out, { recursive: true, force: true });
@@ -58,6 +84,8 @@ describe('SQLite store in a worker thread', function () {
         await s.close();
         process.stdout.write(String(Object.keys(require.cache).some((k) => k.includes('/node_modules/pg/'))));
       })();`;
-    expect(execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8' })).to.equal('false');
+    expect(
+      execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8' }),
+    ).to.equal('false');
   });
 });

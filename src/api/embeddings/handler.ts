@@ -53,14 +53,18 @@ export function embeddingsHandler(deps: ChatDeps): (ctx: GatewayContext) => Prom
       input: inputList(input),
       encoding_format: encoding_format ?? 'float',
     } as EmbeddingsRequest;
-    ctx.state.gateway = createState(ctx, {
-      startedAt,
-      operation: 'embeddings',
-      model,
-      options,
-      embeddings,
-      request: { model: model.id, messages: [], ...(typeof body.user === 'string' ? { user: body.user } : {}) },
-    }, deps.lifecycle);
+    ctx.state.gateway = createState(
+      ctx,
+      {
+        startedAt,
+        operation: 'embeddings',
+        model,
+        options,
+        embeddings,
+        request: { model: model.id, messages: [], ...(typeof body.user === 'string' ? { user: body.user } : {}) },
+      },
+      deps.lifecycle,
+    );
     ctx.state.gateway.promptTokens = countInputTokens(embeddings);
     await deps.chain(ctx);
     const s = ctx.state.gateway;

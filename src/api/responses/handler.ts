@@ -70,7 +70,11 @@ export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => 
       createdAt: Math.floor(Date.now() / 1000),
       echo: echoOf(body, previous as string | null),
     };
-    ctx.state.gateway = createState(ctx, { startedAt, operation: 'responses', request, options, model, completionId: meta.id }, deps.lifecycle);
+    ctx.state.gateway = createState(
+      ctx,
+      { startedAt, operation: 'responses', request, options, model, completionId: meta.id },
+      deps.lifecycle,
+    );
     const s = ctx.state.gateway;
     await deps.chain(ctx).catch((e: unknown) => {
       throw inResponsesTerms(e);
