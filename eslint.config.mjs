@@ -1,6 +1,7 @@
 // Lint: typescript-eslint's recommended rules on every TypeScript file; formatting is prettier's job.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'examples/*/dist/**', 'examples/*/node_modules/**', '.tmp/**', 'data/**'] },
@@ -19,9 +20,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs', '**/*.js'],
-    languageOptions: {
-      globals: { console: 'readonly', process: 'readonly', document: 'readonly', window: 'readonly' },
-    },
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
+    languageOptions: { globals: { ...globals.node } },
   },
 );

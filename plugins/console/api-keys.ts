@@ -40,8 +40,10 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     const after = cursorIn(qs(ctx, 'cursor', 500));
     const where = [s.isAdmin ? '1 = 1' : 'id = ?'];
     const params: Array<string | number> = s.isAdmin ? [] : [s.accountId];
-    if (after)
-      (where.push('(created_at > ? OR (created_at = ? AND id > ?))'), params.push(after[0], after[0], after[1]));
+    if (after) {
+      where.push('(created_at > ? OR (created_at = ? AND id > ?))');
+      params.push(after[0], after[0], after[1]);
+    }
     const rows = await store.db.all<{ id: string; created_at: unknown }>(
       `SELECT id, created_at FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ?`,
       [...params, limit + 1],
@@ -86,9 +88,14 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     const account = s.isAdmin ? qs(ctx, 'account_id', 64) : s.accountId;
     const where: string[] = [];
     const params: Array<string | number> = [];
-    if (account) (where.push('account_id = ?'), params.push(account));
-    if (after)
-      (where.push('(created_at > ? OR (created_at = ? AND hash > ?))'), params.push(after[0], after[0], after[1]));
+    if (account) {
+      where.push('account_id = ?');
+      params.push(account);
+    }
+    if (after) {
+      where.push('(created_at > ? OR (created_at = ? AND hash > ?))');
+      params.push(after[0], after[0], after[1]);
+    }
     const rows = await store.db.all<{ hash: string; created_at: unknown }>(
       `SELECT hash, created_at FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, hash LIMIT ?`,
       [...params, limit + 1],

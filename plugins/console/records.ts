@@ -24,14 +24,23 @@ function where(f: RecordFilter): { sql: string[]; params: Param[] } {
   const sql: string[] = [];
   const params: Param[] = [];
   const eq = (col: string, v: string | undefined) => {
-    if (v !== undefined) (sql.push(`${col} = ?`), params.push(v));
+    if (v !== undefined) {
+      sql.push(`${col} = ?`);
+      params.push(v);
+    }
   };
   eq('account_id', f.accountId);
   eq('key_hash', f.keyHash);
   eq('model', f.model);
   eq('status', f.status);
-  if (f.from !== undefined) (sql.push('created_at >= ?'), params.push(f.from));
-  if (f.to !== undefined) (sql.push('created_at < ?'), params.push(f.to));
+  if (f.from !== undefined) {
+    sql.push('created_at >= ?');
+    params.push(f.from);
+  }
+  if (f.to !== undefined) {
+    sql.push('created_at < ?');
+    params.push(f.to);
+  }
   return { sql, params };
 }
 
@@ -42,7 +51,10 @@ function where(f: RecordFilter): { sql: string[]; params: Param[] } {
 export async function listRecords(db: Db, f: RecordFilter, limit: number, cursor?: string): Promise<RecordPage> {
   const w = where(f);
   const after = cursor ? parseRecordCursor(cursor) : undefined;
-  if (after) (w.sql.push('(created_at < ? OR (created_at = ? AND id < ?))'), w.params.push(after.t, after.t, after.id));
+  if (after) {
+    w.sql.push('(created_at < ? OR (created_at = ? AND id < ?))');
+    w.params.push(after.t, after.t, after.id);
+  }
   const rows = await db.all<Record<string, unknown>>(
     `SELECT ${LIST_COLUMNS} FROM generations ${w.sql.length ? `WHERE ${w.sql.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
     [...w.params, limit + 1],

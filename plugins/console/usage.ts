@@ -142,7 +142,10 @@ export class UsageRepo {
     const where: string[] = [];
     const params: Param[] = [];
     const filter = (col: string, v: string | undefined) => {
-      if (v !== undefined) (where.push(`${col} = ?`), params.push(v));
+      if (v !== undefined) {
+        where.push(`${col} = ?`);
+        params.push(v);
+      }
     };
     filter('account_id', q.accountId);
     filter('key_hash', q.keyHash);

@@ -67,8 +67,7 @@ export class LeakHandler {
     private readonly logger: Logger,
   ) {
     this.mailer = cfg.smtp
-      ? // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when SMTP is configured
-        (require('nodemailer') as typeof import('nodemailer')).createTransport({
+      ? (require('nodemailer') as typeof import('nodemailer')).createTransport({
           host: cfg.smtp.host,
           port: cfg.smtp.port,
           secure: cfg.smtp.secure,

@@ -20,7 +20,6 @@ function envHeaders(raw: string | undefined): Record<string, string> {
 
 /** The tracer, its OTLP/HTTP exporter and the W3C propagator, loaded only when tracing is configured. */
 export function createTracer(config: TracingConfig, env: NodeJS.ProcessEnv = process.env): TracingSetup {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const api = require('@opentelemetry/api') as typeof Api;
   const { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } =
     require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
@@ -28,7 +27,6 @@ export function createTracer(config: TracingConfig, env: NodeJS.ProcessEnv = pro
     require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
-  /* eslint-enable @typescript-eslint/no-require-imports */
 
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT
     ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`

@@ -96,7 +96,6 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
     const pointer = `/plugins/${index}`;
     let mod: unknown;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       mod = require(resolveModule(entry, baseDir));
     } catch (e) {
       problems.push({ pointer, message: (e as Error).message.split('\n')[0] });

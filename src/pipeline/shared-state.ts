@@ -98,7 +98,6 @@ return v`;
 
 /** Counters and values in Redis (ioredis, loaded only when configured); one script per increment. */
 export function redisBackend(url: string, prefix: string): StateBackend {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Redis = (require('ioredis') as typeof import('ioredis')).default;
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', () => undefined); // reconnects by itself; callers see the failed command

@@ -132,9 +132,18 @@ export class GenerationRepo {
   async list(opts: { accountId?: string; since?: number; user?: string; limit: number }): Promise<Generation[]> {
     const where: string[] = [];
     const params: Param[] = [];
-    if (opts.accountId) (where.push('account_id = ?'), params.push(opts.accountId));
-    if (opts.since !== undefined) (where.push('created_at >= ?'), params.push(opts.since));
-    if (opts.user) (where.push('end_user = ?'), params.push(opts.user));
+    if (opts.accountId) {
+      where.push('account_id = ?');
+      params.push(opts.accountId);
+    }
+    if (opts.since !== undefined) {
+      where.push('created_at >= ?');
+      params.push(opts.since);
+    }
+    if (opts.user) {
+      where.push('end_user = ?');
+      params.push(opts.user);
+    }
     params.push(opts.limit);
     return (
       await this.db.all<Row>(

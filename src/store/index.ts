@@ -113,7 +113,7 @@ export async function openDb(config: StoreConfig): Promise<Db> {
       return new SqliteDb(':memory:');
     case 'postgres': {
       // Loaded only here: a SQLite configuration never loads pg.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require, the same under tsx and dist
+
       const { PostgresDb } = require('./postgres-db') as typeof import('./postgres-db');
       return new PostgresDb(config.url, {
         poolSize: config.pool_size,

@@ -140,10 +140,22 @@ export class KeyRepo {
   async update(hash: string, patch: KeyPatch): Promise<ApiKey | undefined> {
     const sets: string[] = [];
     const params: Param[] = [];
-    if (patch.name !== undefined) (sets.push('name = ?'), params.push(patch.name));
-    if (patch.disabled !== undefined) (sets.push('disabled = ?'), params.push(patch.disabled ? 1 : 0));
-    if (patch.limit !== undefined) (sets.push('credit_limit = ?'), params.push(patch.limit));
-    if (patch.limitReset !== undefined) (sets.push('limit_reset = ?'), params.push(patch.limitReset));
+    if (patch.name !== undefined) {
+      sets.push('name = ?');
+      params.push(patch.name);
+    }
+    if (patch.disabled !== undefined) {
+      sets.push('disabled = ?');
+      params.push(patch.disabled ? 1 : 0);
+    }
+    if (patch.limit !== undefined) {
+      sets.push('credit_limit = ?');
+      params.push(patch.limit);
+    }
+    if (patch.limitReset !== undefined) {
+      sets.push('limit_reset = ?');
+      params.push(patch.limitReset);
+    }
     sets.push('updated_at = ?');
     params.push(Date.now(), hash);
     const r = await this.db.run(`UPDATE api_keys SET ${sets.join(', ')} WHERE hash = ?`, params);

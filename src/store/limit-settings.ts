@@ -59,11 +59,14 @@ export class LimitSettingsRepo {
     const t = TABLE[subject];
     const sets: string[] = [];
     const params: Array<string | number | null> = [];
-    if (patch.allowedModels !== undefined)
-      (sets.push('allowed_models = ?'),
-        params.push(patch.allowedModels === null ? null : JSON.stringify(patch.allowedModels)));
-    if (patch.rateLimits !== undefined)
-      (sets.push('rate_limits = ?'), params.push(patch.rateLimits === null ? null : JSON.stringify(patch.rateLimits)));
+    if (patch.allowedModels !== undefined) {
+      sets.push('allowed_models = ?');
+      params.push(patch.allowedModels === null ? null : JSON.stringify(patch.allowedModels));
+    }
+    if (patch.rateLimits !== undefined) {
+      sets.push('rate_limits = ?');
+      params.push(patch.rateLimits === null ? null : JSON.stringify(patch.rateLimits));
+    }
     sets.push('updated_at = ?');
     params.push(Date.now(), id);
     const changed =

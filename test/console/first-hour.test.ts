@@ -114,7 +114,10 @@ async function npmStart(
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /"url":"(http:\/\/[^"]+)"/.exec(out);
-      if (m) (clearTimeout(timer), resolve(m[1]));
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
     });
     child.on('exit', (code) => (clearTimeout(timer), reject(new Error(`npm start exited (${code}):\n${out}\n${err}`))));
   });
