@@ -9,16 +9,10 @@ import { createLogger } from './logger';
 import { ModelRegistry } from './models/registry';
 import { loadPlugins, setupPlugins } from './pipeline/loader';
 import { compose } from './pipeline/compose';
-import {
-  HTTP_OBSERVER,
-  PLUGIN_TIMER,
-  READINESS,
-  type HttpObserver,
-  type PluginTimer,
-  type ReadinessCheck,
-} from './pipeline/hooks';
+import { HTTP_OBSERVER, PLUGIN_TIMER, READINESS } from './pipeline/hooks';
 import type { GatewayContext, GatewayMiddleware, PluginServices } from './pipeline/plugin';
 import { coreExtensions } from './pipeline/loader';
+import { sharedServices } from './pipeline/shared-services';
 import { redisBackend, scopedState, storeBackend } from './pipeline/shared-state';
 import { openStore, type Store } from './store/index';
 import { Transport } from './transport/http';
@@ -28,7 +22,7 @@ import { chatHandler } from './api/chat';
 import { registerOperationRoutes } from './api/operations';
 import { getAdapter } from './providers/registry';
 import { registerModelRoutes } from './api/models';
-import { MODELS_FILTER, MODELS_GUARD, getAuthenticate, type ModelsFilter, type RouteGuard } from './auth/contract';
+import { MODELS_FILTER, MODELS_GUARD, getAuthenticate } from './auth/contract';
 
 export interface Gateway {
   app: Koa;
@@ -67,7 +61,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     transport: new Transport(),
     metrics,
     router,
-    shared: new Map(),
+    shared: sharedServices(),
     ...coreExtensions(),
     state: scopedState(stateBackend, 'core'),
   };
@@ -82,7 +76,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   router.get('/ready', async (ctx) => {
     try {
       await store.ping();
-      const checks = ((services.shared.get(READINESS) as ReadinessCheck[] | undefined) ?? []).map((c) => c());
+      const checks = (services.shared.get(READINESS) ?? []).map((c) => c());
       const degraded = checks.some((c) => c.status !== 'ok');
       ctx.body = { status: degraded ? 'degraded' : 'ready', store: store.driver, ...(checks.length ? { checks } : {}) };
     } catch {
@@ -90,15 +84,15 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
       ctx.body = { status: 'unavailable', store: store.driver };
     }
   });
-  const guard = (services.shared.get(MODELS_GUARD) as RouteGuard | undefined) ?? (async () => undefined);
-  registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER) as ModelsFilter | undefined);
+  const guard = services.shared.get(MODELS_GUARD) ?? (async () => undefined);
+  registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER));
   const chain = compose(
     instances.flatMap((i) =>
       i.instance.middleware
         ? [{ name: i.name, middleware: i.instance.middleware.bind(i.instance) as GatewayMiddleware }]
         : [],
     ),
-    services.shared.get(PLUGIN_TIMER) as PluginTimer | undefined,
+    services.shared.get(PLUGIN_TIMER),
     (err) =>
       logger.error(
         { plugin: err.details?.plugin, detail: err.details?.detail },
@@ -125,7 +119,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     authenticate: getAuthenticate(services.shared),
   });
 
-  const httpObserver = services.shared.get(HTTP_OBSERVER) as HttpObserver | undefined;
+  const httpObserver = services.shared.get(HTTP_OBSERVER);
   const app = new Koa();
   app.proxy = false;
   const idleGc = startIdleGc();

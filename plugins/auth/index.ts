@@ -6,7 +6,6 @@ import {
   AUTHENTICATE_KEY,
   FORGET_KEY,
   MODELS_GUARD,
-  type AuthThrottle,
   type RouteGuard,
 } from '../../src/auth/contract';
 import type Koa from 'koa';
@@ -63,7 +62,7 @@ export default definePlugin<AuthConfig>({
     // Failed-authentication throttling per client address, when a plugin (limits) registered one.
     const plain = auth.authenticate;
     auth.authenticate = async (ctx: Koa.Context) => {
-      const t = services.shared.get(AUTH_THROTTLE) as AuthThrottle | undefined;
+      const t = services.shared.get(AUTH_THROTTLE);
       if (!t) return plain(ctx);
       t.check(ctx.ip);
       return plain(ctx).catch((e: unknown) => {

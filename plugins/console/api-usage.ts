@@ -3,7 +3,7 @@ import type { ServiceContext } from './context';
 import { errors } from '../../src/errors';
 import { generationJson } from '../../src/store/generations';
 import { fromNano, num, numOrNull } from '../../src/store/money';
-import { HEALTH, type DeploymentHealth } from '../../src/deployments/health';
+import { HEALTH } from '../../src/deployments/health';
 import { deploymentKey } from '../../src/deployments/strategies';
 import { serveActivity } from './activity';
 import { limitParam, qs, timeParam } from './params';
@@ -109,7 +109,7 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
 
   router.get('/console/api/models', async (ctx) => {
     const s = await need(ctx);
-    const health = c.shared.get(HEALTH) as DeploymentHealth | undefined;
+    const health = c.shared.get(HEALTH);
     const today = dayOf(Date.now());
     const rows = await usage.query({
       fromDay: today,

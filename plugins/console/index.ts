@@ -1,13 +1,7 @@
 import type Koa from 'koa';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
-import {
-  AUTHENTICATE_KEY,
-  FORGET_KEY,
-  getAuthenticate,
-  type AuthenticateKey,
-  type ForgetKey,
-} from '../../src/auth/contract';
+import { AUTHENTICATE_KEY, FORGET_KEY, getAuthenticate, type ForgetKey } from '../../src/auth/contract';
 import { bodyReader } from '../../src/api/body';
 import { fromNano } from '../../src/store/money';
 import { loadAssets, type Asset } from './assets';
@@ -101,7 +95,7 @@ export default definePlugin<ConsoleConfig>({
 
     router.post('/console/api/session', async (ctx) => {
       secure(ctx);
-      const check = shared.get(AUTHENTICATE_KEY) as AuthenticateKey | undefined;
+      const check = shared.get(AUTHENTICATE_KEY);
       if (!check) throw errors.forbidden('auth_not_configured', 'The console needs the auth plugin to sign in');
       const origin = ctx.get('origin');
       if (origin && origin !== `${ctx.protocol}://${ctx.host}`)
@@ -142,7 +136,7 @@ export default definePlugin<ConsoleConfig>({
         },
       };
     });
-    const forget: ForgetKey = (hash) => (shared.get(FORGET_KEY) as ForgetKey | undefined)?.(hash);
+    const forget: ForgetKey = (hash) => shared.get(FORGET_KEY)?.(hash);
     registerKeyRoutes(router, store, need, forget);
     registerUsageRoutes(router, { store, usage, models: services.models, shared, need });
 

@@ -8,7 +8,7 @@ import { fromNano } from '../../src/store/money';
 import { openBatch, takeBatch } from '../../src/store/request-batch';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
-import { HEALTH, type DeploymentHealth } from '../../src/deployments/health';
+import { HEALTH } from '../../src/deployments/health';
 import { defaultPlan } from '../routing/plan';
 import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration, type Outcome } from './record';
@@ -184,8 +184,7 @@ export default definePlugin<CreditConfig>({
           return wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
         };
         // Without a fallback plugin, routing would make this same plan: make it here and hand it on, fixed.
-        const plan: AttemptPlan =
-          s.plan ?? defaultPlan(s, s.model, models, services.shared.get(HEALTH) as DeploymentHealth | undefined);
+        const plan: AttemptPlan = s.plan ?? defaultPlan(s, s.model, models, services.shared.get(HEALTH));
         Object.defineProperty(s, 'plan', { value: plan, writable: false, enumerable: true, configurable: false });
         const planned =
           s.operation === 'embeddings'

@@ -4,11 +4,12 @@ import { getAuthenticate } from '../../src/auth/contract';
 import type { Store } from '../../src/store/index';
 import { generationJson } from '../../src/store/generations';
 import { fromNano } from '../../src/store/money';
+import type { SharedServices } from '../../src/pipeline/shared-services';
 
 const PERIODS: Record<string, number> = { day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 };
 
 /** GET /v1/generation?id= (the key's account, or admin) and GET /v1/rankings?period= (admin). */
-export function registerGenerationRoutes(router: Router, store: Store, shared: Map<string, unknown>): void {
+export function registerGenerationRoutes(router: Router, store: Store, shared: SharedServices): void {
   router.get('/v1/generation', async (ctx) => {
     const auth = getAuthenticate(shared);
     if (!auth) throw errors.forbidden('auth_not_configured', 'Generation records need the auth plugin');

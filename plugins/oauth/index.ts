@@ -4,7 +4,7 @@ import { errors } from '../../src/errors';
 import { bodyReader } from '../../src/api/body';
 import { readForm, readRaw } from '../../src/api/read-json';
 import { keyJson } from '../auth/admin-api';
-import { AUTHENTICATE_KEY, type AuthenticateKey } from '../../src/auth/contract';
+import { AUTHENTICATE_KEY } from '../../src/auth/contract';
 import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
 import { toNano } from '../../src/store/money';
 import { consentPage } from './consent-page';
@@ -151,9 +151,10 @@ export default definePlugin<OAuthConfig>({
         ctx.redirect(url.toString());
         return;
       }
-      const authenticateKey = services.shared.get(AUTHENTICATE_KEY) as AuthenticateKey;
+      const authenticateKey = services.shared.get(AUTHENTICATE_KEY);
       let accountId: string;
       try {
+        if (!authenticateKey) throw errors.internal(); // oauth requires auth: the loader checks the order
         const p = await authenticateKey(form.get('key') ?? '');
         if (p.isAdmin) throw errors.forbidden('account_key_required', 'Use a key of your account, not the admin key');
         accountId = p.accountId;

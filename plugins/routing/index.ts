@@ -137,7 +137,7 @@ export default definePlugin<RoutingConfig>({
     return {
       async middleware(ctx) {
         const s = ctx.state.gateway;
-        const health = services.shared.get(HEALTH) as DeploymentHealth | undefined;
+        const health = services.shared.get(HEALTH);
         const plan = s.plan ?? defaultPlan(s, s.model, models, health);
         const actx: AdapterContext = {
           id: s.completionId,

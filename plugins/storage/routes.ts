@@ -5,6 +5,7 @@ import { getAuthenticate } from '../../src/auth/contract';
 import type { Principal } from '../../src/pipeline/state';
 import type { Store } from '../../src/store/index';
 import { publicBody, registerInputItemsRoute } from './operations';
+import type { SharedServices } from '../../src/pipeline/shared-services';
 
 const ID = /^(chatcmpl-|resp_)[A-Za-z0-9_-]{1,128}$/;
 export const ANONYMOUS = 'anonymous';
@@ -14,7 +15,7 @@ export const ANONYMOUS = 'anonymous';
  * 400 malformed id, 401 missing or invalid key, 404 unknown or another account's.
  * Without the auth plugin every caller is the one anonymous account.
  */
-export function registerResponseRoutes(router: Router, store: Store, shared: Map<string, unknown>): void {
+export function registerResponseRoutes(router: Router, store: Store, shared: SharedServices): void {
   const caller = async (ctx: Koa.Context): Promise<Principal> => {
     const auth = getAuthenticate(shared);
     return auth ? auth(ctx) : { keyHash: '', keyLabel: 'anonymous', accountId: ANONYMOUS, isAdmin: false };

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import type { Principal } from '../pipeline/state';
+import type { SharedServices } from '../pipeline/shared-services';
 
 /**
  * How parts outside the chat chain (models, responses, keys, generation endpoints)
@@ -15,8 +16,8 @@ export const AUTHENTICATE = 'auth.authenticate';
 export type AuthenticateKey = (key: string) => Promise<Principal>;
 export const AUTHENTICATE_KEY = 'auth.authenticateKey';
 
-export function getAuthenticate(shared: Map<string, unknown>): Authenticate | undefined {
-  return shared.get(AUTHENTICATE) as Authenticate | undefined;
+export function getAuthenticate(shared: SharedServices): Authenticate | undefined {
+  return shared.get(AUTHENTICATE);
 }
 
 /** A guard for GET /v1/models (set by the auth plugin when `protect_models` is on). */

@@ -1,4 +1,5 @@
 import type { GatewayContext } from './plugin';
+import type { SharedServices } from './shared-services';
 
 /**
  * Hooks the core calls when a plugin has registered them in services.shared at setup
@@ -20,8 +21,8 @@ export type PluginTimer = (
 export const PLUGIN_TIMER = 'pipeline.timer';
 
 /** Register a timer beside any already registered (metrics and tracing both time plugins). */
-export function addPluginTimer(shared: Map<string, unknown>, timer: PluginTimer): void {
-  const prev = shared.get(PLUGIN_TIMER) as PluginTimer | undefined;
+export function addPluginTimer(shared: SharedServices, timer: PluginTimer): void {
+  const prev = shared.get(PLUGIN_TIMER);
   shared.set(
     PLUGIN_TIMER,
     prev
@@ -41,6 +42,6 @@ export const HTTP_OBSERVER = 'http.observer';
 export type ReadinessCheck = () => { name: string; status: 'ok' | 'degraded'; detail?: string };
 export const READINESS = 'ready.checks';
 
-export function addReadinessCheck(shared: Map<string, unknown>, check: ReadinessCheck): void {
-  shared.set(READINESS, [...((shared.get(READINESS) as ReadinessCheck[] | undefined) ?? []), check]);
+export function addReadinessCheck(shared: SharedServices, check: ReadinessCheck): void {
+  shared.set(READINESS, [...(shared.get(READINESS) ?? []), check]);
 }

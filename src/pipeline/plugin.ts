@@ -10,6 +10,7 @@ import type { AttemptPlan, GatewayState, Principal } from './state';
 import type { ProviderAdapter } from '../providers/types';
 import type { RoutingStrategy } from '../deployments/strategies';
 import type { SharedState } from './shared-state';
+import type { SharedServices } from './shared-services';
 
 /**
  * Capability names plugins require and provide. The built-in ones narrow the state's type
@@ -57,7 +58,7 @@ export interface PluginServices {
   /** Router for the gateway's non-chat endpoints; plugins may add theirs. */
   router: Router;
   /** Values shared between plugins (e.g. the auth plugin's authenticate function), keyed by name. */
-  shared: Map<string, unknown>;
+  shared: SharedServices;
   /** Register provider adapter types this plugin declares in `providerTypes`. */
   providers: ProviderExtension;
   /** Register routing strategies this plugin declares in `strategies`. */

@@ -13,10 +13,11 @@ import { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from './contract';
 import { ResponsesEvents } from './events';
 import { echoOf, fromCompletion, type ResponseMeta } from './output';
 import { inResponsesTerms, inputItems, outputAsInput, toChatBody } from './request';
+import type { SharedServices } from '../../pipeline/shared-services';
 
 export interface ResponsesDeps extends ChatDeps {
   store: Store;
-  shared: Map<string, unknown>;
+  shared: SharedServices;
 }
 
 /** The account that owns responses made without the auth plugin (as the storage plugin's routes see it). */

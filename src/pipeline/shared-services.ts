@@ -1,0 +1,44 @@
+import type {
+  AuthThrottle,
+  Authenticate,
+  AuthenticateKey,
+  ForgetKey,
+  ModelsFilter,
+  RouteGuard,
+} from '../auth/contract';
+import type { DeploymentHealth } from '../deployments/health';
+import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
+
+/**
+ * What plugins offer one another through `services.shared`, by name and type. A plugin that
+ * offers something new adds its slot by declaration merging:
+ * `declare module 'model-gateway/plugin' { interface SharedSlots { 'my.thing': MyThing } }`.
+ */
+export interface SharedSlots {
+  'auth.authenticate': Authenticate;
+  'auth.authenticateKey': AuthenticateKey;
+  'auth.forgetKey': ForgetKey;
+  'auth.throttle': AuthThrottle;
+  'models.guard': RouteGuard;
+  'models.filter': ModelsFilter;
+  'pipeline.timer': PluginTimer;
+  'http.observer': HttpObserver;
+  'ready.checks': ReadinessCheck[];
+  'routing.health': DeploymentHealth;
+}
+
+/** A typed map of the slots: `get` answers the slot's type (or undefined when no plugin filled it). */
+export interface SharedServices {
+  get<K extends keyof SharedSlots>(key: K): SharedSlots[K] | undefined;
+  set<K extends keyof SharedSlots>(key: K, value: SharedSlots[K]): void;
+  has(key: keyof SharedSlots): boolean;
+}
+
+export function sharedServices(): SharedServices {
+  const m = new Map<string, unknown>();
+  return {
+    get: <K extends keyof SharedSlots>(key: K) => m.get(key) as SharedSlots[K] | undefined,
+    set: (key, value) => void m.set(key, value),
+    has: (key) => m.has(key),
+  };
+}
