@@ -1,4 +1,3 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
 
 /** Event-loop delay buckets (seconds): 1 ms (a healthy loop) to 2.5 s (a blocked one). */
@@ -12,57 +11,38 @@ interface Sample {
 
 /**
  * `gateway_event_loop_delay_seconds`: a Prometheus histogram of how late the event loop
- * ran a timer that wanted to run every `resolutionMs` (perf_hooks.monitorEventLoopDelay,
- * sampled in C++, nothing per request). At each scrape the samples gathered since the last
- * one are folded into cumulative bucket counts (by the monitor's own percentiles) and the
- * monitor is reset; the resolution itself is subtracted, so an idle loop reads about 0.
+ * ran a timer that wants to run every `resolutionMs` (the resolution itself subtracted, so an
+ * idle loop reads about 0). One unref'd timer measures each lateness exactly and counts it
+ * into its bucket at once: nothing per request, and no sample is lost between scrapes (the
+ * perf_hooks monitor drops the first delay after a reset, so a block right after a scrape
+ * went unseen).
  */
 export class LoopDelayHistogram {
   readonly name = 'gateway_event_loop_delay_seconds';
-  readonly help =
-    'How late the event loop ran a periodic timer (perf_hooks.monitorEventLoopDelay, resolution subtracted)';
+  readonly help = 'How late the event loop ran a periodic timer (resolution subtracted)';
   readonly type = 'histogram';
-  private readonly monitor: IntervalHistogram;
+  private readonly timer: NodeJS.Timeout;
   private readonly counts = LOOP_DELAY_BUCKETS.map(() => 0);
   private count = 0;
   private sum = 0;
 
-  constructor(private readonly resolutionMs: number) {
-    this.monitor = monitorEventLoopDelay({ resolution: resolutionMs });
-    this.monitor.enable();
+  constructor(resolutionMs: number) {
+    let last = performance.now();
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      this.observe(Math.max(0, now - last - resolutionMs) / 1000);
+      last = now;
+    }, resolutionMs);
+    this.timer.unref();
   }
 
-  /** Fold what the monitor saw since the last call into the cumulative counts. */
-  private fold(): void {
-    const h = this.monitor;
-    const n = h.count;
-    if (n === 0) return;
-    const offset = this.resolutionMs * 1e6;
-    LOOP_DELAY_BUCKETS.forEach((le, i) => {
-      this.counts[i] += Math.round((n * this.fractionAtMost(le * 1e9 + offset)) / 100);
-    });
-    this.count += n;
-    this.sum += (n * Math.max(0, h.mean - offset)) / 1e9;
-    h.reset();
-  }
-
-  /** The largest percentile (0..100) whose value is <= ns, by bisection on the monitor's percentiles. */
-  private fractionAtMost(ns: number): number {
-    const h = this.monitor;
-    if (h.max <= ns) return 100;
-    if (h.min > ns) return 0;
-    let lo = 0;
-    let hi = 100;
-    for (let i = 0; i < 20; i++) {
-      const mid = (lo + hi) / 2;
-      if (h.percentile(mid) <= ns) lo = mid;
-      else hi = mid;
-    }
-    return lo;
+  private observe(seconds: number): void {
+    for (let i = LOOP_DELAY_BUCKETS.length - 1; i >= 0 && seconds <= LOOP_DELAY_BUCKETS[i]; i--) this.counts[i]++;
+    this.count++;
+    this.sum += seconds;
   }
 
   get(): { name: string; help: string; type: string; aggregator: string; values: Sample[] } {
-    this.fold();
     const values: Sample[] = LOOP_DELAY_BUCKETS.map((le, i) => ({
       labels: { le },
       value: this.counts[i],
@@ -75,7 +55,7 @@ export class LoopDelayHistogram {
   }
 
   close(): void {
-    this.monitor.disable();
+    clearInterval(this.timer);
   }
 
   register(registry: Registry): this {
