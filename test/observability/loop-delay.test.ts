@@ -48,7 +48,7 @@ describe('metrics: event-loop delay histogram', () => {
     expect(delta('+Inf') - delta('0.25')).to.be.at.least(1);
     expect(delta('+Inf') - delta('2.5')).to.equal(0);
     expect(after.sum - before.sum).to.be.at.least(0.35);
-    // A third scrape without a block adds no sample above 250 ms (the monitor was reset).
+    // A third scrape without a block adds no sample above 250 ms (each sample is counted once).
     await new Promise((r) => setTimeout(r, 50));
     const later = loopDelay(await scrape());
     expect(later.buckets.get('+Inf')! - later.buckets.get('0.25')!).to.equal(
