@@ -62,12 +62,15 @@ class WorkerLink implements EngineLink {
           workerData,
         })
       : new Worker(file, { workerData });
-    w.on('message', (m: { id: number } & EngineReply) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
+    // Answers come in batches (one message per worker turn: a group commit answers many at once).
+    w.on('message', (batch: Array<{ id: number } & EngineReply>) => {
+      for (const m of batch) {
+        const p = this.pending.get(m.id);
+        if (!p) continue;
+        this.pending.delete(m.id);
+        settle(m, p.resolve, p.reject);
+      }
       if (this.pending.size === 0) w.unref();
-      settle(m, p.resolve, p.reject);
     });
     const fail = (e: unknown) => {
       if (this.worker === w) this.worker = null;
@@ -87,7 +90,23 @@ class WorkerLink implements EngineLink {
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) w.ref();
       this.pending.set(id, { resolve, reject });
-      w.postMessage({ id, req });
+      this.send(w, { id, req });
+    });
+  }
+
+  /**
+   * Requests made in one turn of the event loop cross to the worker in one message: each
+   * message costs a wake-up of the other thread, which on a busy machine is most of a store
+   * call's latency, and the worker then commits them together.
+   */
+  private outbox: Array<{ id: number; req: EngineRequest }> = [];
+  private send(w: Worker, m: { id: number; req: EngineRequest }): void {
+    this.outbox.push(m);
+    if (this.outbox.length > 1) return;
+    queueMicrotask(() => {
+      const batch = this.outbox;
+      this.outbox = [];
+      w.postMessage(batch);
     });
   }
 

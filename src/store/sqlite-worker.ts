@@ -1,12 +1,25 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteEngine, type EngineRequest } from './sqlite-engine';
+import { SqliteEngine, type EngineReply, type EngineRequest } from './sqlite-engine';
 import { procedures } from './procedures';
 
-/** The store's worker thread: owns the SQLite file connection; one message in, one answer out, by id. */
+/** The store's worker thread: owns the SQLite file connection; requests in batches, answers by id in batches. */
 const port = parentPort;
 if (!port) throw new Error('sqlite-worker runs as a worker thread');
 const engine = new SqliteEngine((workerData as { path: string }).path, procedures);
-port.on('message', (m: { id: number; req: EngineRequest }) => {
-  engine.handle(m.req, (r) => port.postMessage({ id: m.id, ...r }));
-  if (m.req.op === 'close') port.close();
+// Answers of one turn (a group commit answers many) go back in one message.
+let outbox: Array<{ id: number } & EngineReply> = [];
+const answer = (m: { id: number } & EngineReply) => {
+  outbox.push(m);
+  if (outbox.length > 1) return;
+  queueMicrotask(() => {
+    const batch = outbox;
+    outbox = [];
+    port.postMessage(batch);
+  });
+};
+port.on('message', (batch: Array<{ id: number; req: EngineRequest }>) => {
+  for (const m of batch) {
+    engine.handle(m.req, (r) => answer({ id: m.id, ...r }));
+    if (m.req.op === 'close') queueMicrotask(() => port.close());
+  }
 });

@@ -16,10 +16,14 @@ describe('SQLite store in a worker thread', function () {
 
   it('disk work (commits, checkpoints of a 20+ MB WAL, its truncation) never stalls the event loop 5 ms beyond what an idle thread sees', async () => {
     // In a process of its own: only the store's work shares the event loop that is watched.
-    const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', join(__dirname, 'loop-stall.ts')], {
-      encoding: 'utf8',
-      timeout: 50000,
-    });
+    const out = execFileSync(
+      process.execPath,
+      ['--require', 'tsx/cjs', join(__dirname, '..', 'fixtures', 'loop-stall.ts')],
+      {
+        encoding: 'utf8',
+        timeout: 50000,
+      },
+    );
     const m = JSON.parse(out.trim().split('\n').pop() as string) as {
       max: number;
       p99: number;
