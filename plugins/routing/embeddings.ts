@@ -5,7 +5,7 @@ import { getEmbeddingsMapping, type UpstreamAnswer } from '../../src/providers/e
 import type { Transport } from '../../src/transport/http';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../src/types/embeddings';
 import { toEmbeddingsResponse } from '../../src/api/embeddings/encode';
-import { mapReadError, readBody, target, upstreamFailure, type CallOptions } from './upstream';
+import { sendForJson, target, type CallOptions } from './upstream';
 
 /** Upstream calls of one attempt run at most this many at a time (Titan takes one input per call). */
 const PARALLEL = 8;
@@ -32,25 +32,7 @@ export async function callEmbeddings(
   const answers: UpstreamAnswer[] = [];
   for (let i = 0; i < requests.length; i += PARALLEL) {
     answers.push(
-      ...(await Promise.all(
-        requests.slice(i, i + PARALLEL).map(async (r) => {
-          const res = await transport.send(r, a.provider, {
-            signal: opts.signal,
-            headersTimeoutMs: opts.headersTimeoutMs,
-            bodyTimeoutMs: opts.idleTimeoutMs,
-          });
-          // Errors are read short and redacted like chat's; answers are read up to the response size limit.
-          if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
-          let body: unknown;
-          try {
-            body = await readBody(res, opts.limits.maxResponseBytes);
-          } catch (e) {
-            throw mapReadError(e, a.provider.name, opts.signal);
-          }
-          if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
-          return { body, headers: res.headers };
-        }),
-      )),
+      ...(await Promise.all(requests.slice(i, i + PARALLEL).map((r) => sendForJson(adapter, a, r, transport, opts)))),
     );
   }
   return toEmbeddingsResponse(mapping.parseAnswers(answers, req, a.provider.name), req, a.model.id, a.provider.name);

@@ -6,7 +6,13 @@ import { providerSecrets, redactSecrets } from '../../src/security/redact';
 import { sanitizeError } from './upstream-error';
 import type { ProviderConfig } from '../../src/config/types';
 import { getAdapter } from '../../src/providers/registry';
-import type { AdapterContext, HttpProviderAdapter, UpstreamEvent, UpstreamTarget } from '../../src/providers/types';
+import type {
+  AdapterContext,
+  HttpProviderAdapter,
+  UpstreamEvent,
+  UpstreamRequest,
+  UpstreamTarget,
+} from '../../src/providers/types';
 import { NdjsonParser, SseParser, type EventParser } from '../../src/transport/sse';
 import { AwsEventStreamParser } from '../../src/transport/aws-eventstream';
 import type { ChatCompletion, ChatCompletionChunk } from '../../src/types/openai';
@@ -112,7 +118,27 @@ export async function callPlain(
 ): Promise<ChatCompletion> {
   const adapter = getAdapter(a.provider.type);
   if (adapter.kind === 'local') return adapter.complete(a.request, target(a, opts), ctx, opts.signal);
-  const req = adapter.buildRequest(a.request, target(a, opts), false);
+  const { body } = await sendForJson(
+    adapter,
+    a,
+    adapter.buildRequest(a.request, target(a, opts), false),
+    transport,
+    opts,
+  );
+  return adapter.parseResponse(body, ctx);
+}
+
+/**
+ * Send one upstream request and read its JSON answer: an error status becomes the adapter's
+ * (redacted) error, the answer is read up to the response size limit, and text is a 502.
+ */
+export async function sendForJson(
+  adapter: HttpProviderAdapter,
+  a: Attempt,
+  req: UpstreamRequest,
+  transport: Transport,
+  opts: CallOptions,
+): Promise<{ body: unknown; headers: UpstreamResponse['headers'] }> {
   const res = await transport.send(req, a.provider, {
     signal: opts.signal,
     headersTimeoutMs: opts.headersTimeoutMs,
@@ -126,7 +152,7 @@ export async function callPlain(
     throw mapReadError(e, a.provider.name, opts.signal);
   }
   if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
-  return adapter.parseResponse(body, ctx);
+  return { body, headers: res.headers };
 }
 
 /** One streaming upstream call, as OpenAI chunks; errors before the first chunk throw from the first next(). */

@@ -33,13 +33,18 @@ export function chainBodyLimits(deps: ChatDeps) {
   };
 }
 
-/** POST /v1/chat/completions: parse, build the per-request state, run the chain, answer. */
-export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<void> {
-  const bodyLimits = chainBodyLimits(deps);
-  const limits = {
+/** The request `timeout` a client may give, and the one it gets when it gives none (spec 8). */
+export function timeoutLimits(deps: ChatDeps): { defaultTimeoutS: number; maxTimeoutS: number } {
+  return {
     defaultTimeoutS: deps.config.server.default_request_timeout_s,
     maxTimeoutS: deps.config.server.max_request_timeout_s,
   };
+}
+
+/** POST /v1/chat/completions: parse, build the per-request state, run the chain, answer. */
+export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<void> {
+  const bodyLimits = chainBodyLimits(deps);
+  const limits = timeoutLimits(deps);
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
     const body = await readChainBody(ctx, bodyLimits);

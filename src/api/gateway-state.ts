@@ -1,9 +1,25 @@
 import type { ModelConfig } from '../config/types';
+import { errors } from '../errors';
 import { newCompletionId } from '../ids';
 import type { Lifecycle } from '../server/lifecycle';
 import type { Authenticate } from '../auth/contract';
 import { authenticateFirst } from '../server/early-auth';
 import { readJson } from './read-json';
+
+/** The body of a request whose `input` is required (/v1/responses, /v1/embeddings): a JSON object that has one. */
+export async function readInputBody(
+  ctx: GatewayContext,
+  deps: Parameters<typeof readChainBody>[1],
+): Promise<Record<string, unknown> & { input: unknown }> {
+  const body = await readChainBody(ctx, deps);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw errors.invalidRequest('The request body must be a JSON object', null, 'invalid_body');
+  }
+  const b = body as Record<string, unknown>;
+  if (b.input === undefined || b.input === null)
+    throw errors.invalidRequest('input is required', 'input', 'missing_field');
+  return b as Record<string, unknown> & { input: unknown };
+}
 
 /**
  * The body of a chain request, read the same way on every endpoint: the key is checked from

@@ -1,15 +1,11 @@
 import { errors } from '../../errors';
 import type { GatewayContext } from '../../pipeline/plugin';
 import type { EmbeddingsRequest } from '../../types/embeddings';
-import { chainBodyLimits, type ChatDeps } from '../chat';
+import { chainBodyLimits, timeoutLimits, type ChatDeps } from '../chat';
 import { splitChatRequest } from '../chat-request';
 import { servesEndpoint } from '../endpoints';
-import { createState, readChainBody } from '../gateway-state';
+import { createState, readInputBody } from '../gateway-state';
 import { countInputTokens } from './encode';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** `input` as a list: a string or one token array becomes a list of one. */
 function inputList(input: unknown): EmbeddingsRequest['input'] {
@@ -30,16 +26,10 @@ function inputList(input: unknown): EmbeddingsRequest['input'] {
  */
 export function embeddingsHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<void> {
   const bodyLimits = chainBodyLimits(deps);
-  const limits = {
-    defaultTimeoutS: deps.config.server.default_request_timeout_s,
-    maxTimeoutS: deps.config.server.max_request_timeout_s,
-  };
+  const limits = timeoutLimits(deps);
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
-    const body = await readChainBody(ctx, bodyLimits);
-    if (!isRecord(body)) throw errors.invalidRequest('The request body must be a JSON object', null, 'invalid_body');
-    if (body.input === undefined || body.input === null)
-      throw errors.invalidRequest('input is required', 'input', 'missing_field');
+    const body = await readInputBody(ctx, bodyLimits);
     if (body.stream !== undefined)
       throw errors.invalidRequest('embeddings cannot be streamed', 'stream', 'invalid_value');
     const { request: fields, options } = splitChatRequest({ ...body, messages: [] }, limits);

@@ -5,10 +5,10 @@ import type { GatewayContext } from '../../pipeline/plugin';
 import type { Store } from '../../store/index';
 import { writeStream } from '../../stream/sse-writer';
 import type { InputItem, OutputItem } from '../../types/responses';
-import { chainBodyLimits, type ChatDeps } from '../chat';
+import { chainBodyLimits, timeoutLimits, type ChatDeps } from '../chat';
 import { splitChatRequest } from '../chat-request';
 import { servesEndpoint } from '../endpoints';
-import { createState, readChainBody } from '../gateway-state';
+import { createState, readInputBody } from '../gateway-state';
 import { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from './contract';
 import { ResponsesEvents } from './events';
 import { echoOf, fromCompletion, type ResponseMeta } from './output';
@@ -22,10 +22,6 @@ export interface ResponsesDeps extends ChatDeps {
 
 /** The account that owns responses made without the auth plugin (as the storage plugin's routes see it). */
 const ANONYMOUS = 'anonymous';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The stored conversation a previous_response_id continues: its input items, then its output. 404 when not the caller's. */
 async function previousItems(ctx: GatewayContext, deps: ResponsesDeps, id: unknown): Promise<InputItem[]> {
@@ -48,16 +44,10 @@ async function previousItems(ctx: GatewayContext, deps: ResponsesDeps, id: unkno
  */
 export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => Promise<void> {
   const bodyLimits = chainBodyLimits(deps);
-  const limits = {
-    defaultTimeoutS: deps.config.server.default_request_timeout_s,
-    maxTimeoutS: deps.config.server.max_request_timeout_s,
-  };
+  const limits = timeoutLimits(deps);
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
-    const body = await readChainBody(ctx, bodyLimits);
-    if (!isRecord(body)) throw errors.invalidRequest('The request body must be a JSON object', null, 'invalid_body');
-    if (body.input === undefined || body.input === null)
-      throw errors.invalidRequest('input is required', 'input', 'missing_field');
+    const body = await readInputBody(ctx, bodyLimits);
     const previous = body.previous_response_id ?? null;
     const items = [...(previous === null ? [] : await previousItems(ctx, deps, previous)), ...inputItems(body.input)];
     const { request, options } = splitChatRequest(toChatBody(body, items), limits);
