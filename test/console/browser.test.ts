@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
 
 /** The operator console in Debian's Chromium: every page, as the admin and as an account. */
@@ -16,8 +16,6 @@ describe('operator console (browser)', function () {
   const foreign: string[] = [];
 
   before(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`Chromium is needed at ${CHROMIUM} (npm test installs Debian's chromium when run as root)`);
     mkdirSync(SHOTS, { recursive: true });
     gw = await startTestGateway(
       testConfig(
@@ -35,18 +33,7 @@ describe('operator console (browser)', function () {
         { GATEWAY_ADMIN_KEY: ADMIN_KEY },
       ),
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

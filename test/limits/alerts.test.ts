@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
+import { startSmtp } from '../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, adminCall } from '../helpers/accounts';
 import { MockUpstream, sendJson } from '../helpers/mock-upstream';
@@ -12,9 +11,9 @@ const SECRET = 'webhook-secret-0123456789';
 
 describe("budget notices: e-mail (the leak notices' SMTP) and signed webhooks, once per threshold", function () {
   this.timeout(30000);
-  const mails: Array<{ to: string; body: string }> = [];
   const hooks = new MockUpstream();
-  let smtp: SMTPServer;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  const mails = () => smtp.mails;
   let gw: TestGateway;
   // Credit reserves its bound (above the real cost) and settles to the cost: with a limit of
   // bound + 9 x cost, exactly 10 sequential requests are admitted and the key reaches `top` %.
@@ -24,24 +23,12 @@ describe("budget notices: e-mail (the leak notices' SMTP) and signed webhooks, o
   const thresholds = [Math.floor(top / 2), Math.floor((top * 4) / 5), top];
 
   before(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, session, cb) {
-        let body = '';
-        stream.on('data', (d: Buffer) => (body += d.toString()));
-        stream.on('end', () => {
-          mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), body });
-          cb();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+    smtp = await startSmtp();
     await hooks.start();
     // The first delivery fails: the notice must come again, after a backoff.
     hooks.enqueue((_r, res) => sendJson(res, 503, { error: 'busy' }));
     hooks.handler = (_r, res) => sendJson(res, 204, {});
-    const port = (smtp.server.address() as AddressInfo).port;
+    const port = smtp.port;
     gw = await startTestGateway(
       testConfig(
         {
@@ -68,7 +55,7 @@ describe("budget notices: e-mail (the leak notices' SMTP) and signed webhooks, o
   after(async () => {
     await gw.stop();
     await hooks.stop();
-    await new Promise<void>((r) => smtp.close(() => r()));
+    await smtp.stop();
   });
 
   const delivered = () => hooks.requests.filter((_r, i) => i > 0);
@@ -85,18 +72,20 @@ describe("budget notices: e-mail (the leak notices' SMTP) and signed webhooks, o
     expect(answers.filter((r) => r.status === 402)).to.have.length(6);
 
     const end = Date.now() + 10000;
-    while ((mails.length < 4 || delivered().length < 4) && Date.now() < end)
+    while ((mails().length < 4 || delivered().length < 4) && Date.now() < end)
       await new Promise((r) => setTimeout(r, 50));
     // More requests in the same window send nothing new.
     await postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` });
     await new Promise((r) => setTimeout(r, 500));
 
-    expect(mails).to.have.length(4);
-    for (const m of mails) expect(m.to).to.equal('owner@acme.test');
-    const subjects = mails.map((m) => /^Subject: (.*)$/m.exec(m.body)?.[1] ?? '').sort();
+    expect(mails()).to.have.length(4);
+    for (const m of mails()) expect(m.to).to.equal('owner@acme.test');
+    const subjects = mails()
+      .map((m) => /^Subject: (.*)$/m.exec(m.body)?.[1] ?? '')
+      .sort();
     for (const t of thresholds) expect(subjects.filter((s) => s.includes(`${t}%`))).to.have.length(1);
     expect(subjects.filter((s) => s.includes('balance is below'))).to.have.length(1);
-    expect(mails.some((m) => m.body.includes(key))).to.equal(false);
+    expect(mails().some((m) => m.body.includes(key))).to.equal(false);
 
     expect(hooks.requests[0].path).to.equal('/hooks/budget');
     const events = delivered().map((r) => {

@@ -5,8 +5,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
+import { startSmtp } from '../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, adminCall } from '../helpers/accounts';
 import { generateKey } from '../../src/auth/key-format';
@@ -16,24 +15,12 @@ const run = promisify(execFile);
 describe('leaked keys: secret-scanning partner endpoint', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const mails: Array<{ to: string; body: string }> = [];
-  let smtp: SMTPServer;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  const mails = () => smtp.mails;
   let gw: TestGateway;
   before(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, session, cb) {
-        let body = '';
-        stream.on('data', (d: Buffer) => (body += d.toString()));
-        stream.on('end', () => {
-          mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), body });
-          cb();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-    const port = (smtp.server.address() as AddressInfo).port;
+    smtp = await startSmtp();
+    const port = smtp.port;
     gw = await startTestGateway(
       testConfig(
         {
@@ -57,7 +44,7 @@ describe('leaked keys: secret-scanning partner endpoint', () => {
   });
   after(async () => {
     await gw.stop();
-    await new Promise<void>((r) => smtp.close(() => r()));
+    await smtp.stop();
   });
 
   const report = (body: string, headers: Record<string, string>) =>
@@ -96,11 +83,11 @@ describe('leaked keys: secret-scanning partner endpoint', () => {
     const stored = await gw.services.store.keys.get((k.body.data as { hash: string }).hash);
     expect(stored).to.include({ disabled: true });
     expect(stored!.leakedAt).to.be.a('number');
-    for (let i = 0; i < 50 && mails.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(mails).to.have.length(1);
-    expect(mails[0].to).to.equal('owner@acme.test');
-    expect(mails[0].body).to.include('https://github.com/acme/app/blob/abc/config.js');
-    expect(mails[0].body).to.not.include(key);
+    for (let i = 0; i < 50 && mails().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(mails()).to.have.length(1);
+    expect(mails()[0].to).to.equal('owner@acme.test');
+    expect(mails()[0].body).to.include('https://github.com/acme/app/blob/abc/config.js');
+    expect(mails()[0].body).to.not.include(key);
     await new Promise((r) => setTimeout(r, 2100)); // the auth cache bound
     expect((await chat()).status).to.equal(401);
   });

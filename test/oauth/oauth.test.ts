@@ -2,13 +2,11 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
 import { s256 } from '../../plugins/oauth/pkce';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** A loopback "third-party app" that receives the OAuth callback. */
 async function callbackApp(): Promise<{ url: string; hits: URL[]; server: Server }> {
@@ -159,20 +157,7 @@ describe('OAuth PKCE key issuance', () => {
   describe('in a real browser (headless Chromium)', function () {
     let browser: Browser;
     before(async function () {
-      if (!existsSync(CHROMIUM))
-        throw new Error(`Chromium is needed at ${CHROMIUM} (.ci/run installs Debian's chromium)`);
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium();
     });
     after(async () => browser?.close());
 
