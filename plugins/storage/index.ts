@@ -67,41 +67,49 @@ export default definePlugin<StorageConfig>({
       status: 'completed' | 'incomplete',
       usage: Usage | null,
     ): Promise<void> {
+      await put(ctx, responseOf(ctx, parts, status, usage), status);
+    }
+
+    function responseOf(
+      ctx: GatewayContext,
+      parts: ChoiceParts[],
+      status: 'completed' | 'incomplete',
+      usage: Usage | null,
+    ): Record<string, unknown> {
       const s = ctx.state.gateway;
       const id = s.completionId;
-      await put(
-        ctx,
-        toResponse(parts, {
-          id,
-          model: s.model.id,
-          createdAt: Date.now(),
-          status,
-          usage,
-          withContent: !noContent.has(s.model.id),
-        }),
+      return toResponse(parts, {
+        id,
+        model: s.model.id,
+        createdAt: Date.now(),
         status,
-      );
+        usage,
+        withContent: !noContent.has(s.model.id),
+      });
+    }
+
+    function recordOf(ctx: GatewayContext, body: Record<string, unknown>, status: string) {
+      const s = ctx.state.gateway;
+      const now = Date.now();
+      return {
+        id: s.completionId,
+        accountId: s.principal?.accountId ?? ANONYMOUS,
+        model: s.model.id,
+        status,
+        body,
+        createdAt: now,
+        expiresAt: config.ttl_seconds === 0 ? null : now + config.ttl_seconds * 1000,
+      };
     }
 
     async function put(ctx: GatewayContext, body: Record<string, unknown>, status: string): Promise<void> {
-      const s = ctx.state.gateway;
-      const id = s.completionId;
-      const now = Date.now();
       try {
-        const r = {
-          id,
-          accountId: s.principal?.accountId ?? ANONYMOUS,
-          model: s.model.id,
-          status,
-          body,
-          createdAt: now,
-          expiresAt: config.ttl_seconds === 0 ? null : now + config.ttl_seconds * 1000,
-        };
+        const r = recordOf(ctx, body, status);
         // Into the request's one transaction when credit settles it; else committed here.
-        if (!deferWrite(s.extensions, putStatement(r))) await store.responses.put(r);
+        if (!deferWrite(ctx.state.gateway.extensions, putStatement(r))) await store.responses.put(r);
       } catch (e) {
         writeErrors.inc();
-        logger.error({ err: e, requestId: s.requestId }, 'storing the response failed');
+        logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'storing the response failed');
       }
     }
 
@@ -121,7 +129,11 @@ export default definePlugin<StorageConfig>({
         if (!wanted || !s.result || s.result.kind === 'embeddings') return;
         if (s.result.kind === 'completion') {
           const body = s.result.body;
-          (s.beforeAnswer ??= []).push(() => save(ctx, partsOfCompletion(body), 'completed', body.usage ?? null));
+          const stored = () => responseOf(ctx, partsOfCompletion(body), 'completed', body.usage ?? null);
+          // With credit in the chain: in its settlement's transaction, built when it settles. Without:
+          // once the whole chain has returned. Either way, after the plugins inside those points edited it.
+          if (deferWrite(s.extensions, () => putStatement(recordOf(ctx, stored(), 'completed')))) return;
+          (s.beforeAnswer ??= []).push(() => put(ctx, stored(), 'completed'));
           return;
         }
         const assembler = new StreamAssembler();

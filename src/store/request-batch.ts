@@ -19,17 +19,30 @@ export function openBatch(extensions: Record<string, unknown>): void {
   extensions[KEY] = [];
 }
 
-/** Defer `w` into the request's open batch; false when there is none (commit it yourself). */
-export function deferWrite(extensions: Record<string, unknown>, w: PendingWrite): boolean {
+/**
+ * Defer `w` into the request's open batch; false when there is none (commit it yourself).
+ * `w` may be a function: it is called when the batch is taken, so the write sees the request
+ * as it is then (e.g. the answer after the plugins between the deferring one and credit edited it).
+ */
+export function deferWrite(extensions: Record<string, unknown>, w: PendingWrite | (() => PendingWrite)): boolean {
   const batch = extensions[KEY];
   if (!Array.isArray(batch)) return false;
-  (batch as PendingWrite[]).push(w);
+  (batch as Array<PendingWrite | (() => PendingWrite)>).push(w);
   return true;
 }
 
-/** The writes deferred so far, closing the batch. */
+/** The writes deferred so far, closing the batch (a deferred function that throws adds nothing). */
 export function takeBatch(extensions: Record<string, unknown>): PendingWrite[] {
   const batch = extensions[KEY];
   extensions[KEY] = null;
-  return Array.isArray(batch) ? (batch as PendingWrite[]) : [];
+  if (!Array.isArray(batch)) return [];
+  const out: PendingWrite[] = [];
+  for (const w of batch as Array<PendingWrite | (() => PendingWrite)>) {
+    try {
+      out.push(typeof w === 'function' ? w() : w);
+    } catch {
+      // a write that cannot be made (e.g. a body that does not serialize) is left out, never the settlement
+    }
+  }
+  return out;
 }
