@@ -10,6 +10,7 @@
  * Messages never contain secrets: upstream bodies are reduced to their message text.
  */
 import { redactSecrets } from './security/redact';
+import { providerCode, type ErrorCode, type GatewayErrorCode } from './error-codes';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -22,138 +23,15 @@ export type ErrorType =
   | 'timeout_error'
   | 'server_error';
 
-/**
- * Every code the gateway itself gives: the catalogue, as a union type. A code that names the
- * situation, stable across releases; clients switch on it.
- */
-export const ERROR_CODES = [
-  'account_key_required',
-  'account_not_found',
-  'admin_key_not_allowed',
-  'admin_key_required',
-  'api_base_refused',
-  'api_base_unresolvable',
-  'api_key_disabled',
-  'api_key_expired',
-  'api_key_required',
-  'auth_not_configured',
-  'body_read_failed',
-  'callback_not_allowed',
-  'client_closed_request',
-  'concurrency_limit_exceeded',
-  'console_session_expired',
-  'console_session_required',
-  'console_session_revoked',
-  'cross_origin',
-  'cross_origin_refused',
-  'csrf_failed',
-  'csrf_token_invalid',
-  'embeddings_unsupported',
-  'forbidden_header',
-  'generation_not_found',
-  'headers_too_large',
-  'insufficient_account_credits',
-  'internal_error',
-  'invalid_api_key',
-  'invalid_api_key_checksum',
-  'invalid_body',
-  'invalid_callback_url',
-  'invalid_code',
-  'invalid_code_challenge',
-  'invalid_code_challenge_method',
-  'invalid_code_verifier',
-  'invalid_combination',
-  'invalid_cursor',
-  'invalid_date',
-  'invalid_fallback',
-  'invalid_field',
-  'invalid_format',
-  'invalid_header',
-  'invalid_id',
-  'invalid_json',
-  'invalid_length',
-  'invalid_messages',
-  'invalid_metadata',
-  'invalid_model',
-  'invalid_override',
-  'invalid_parameter',
-  'invalid_period',
-  'invalid_request',
-  'invalid_response_id',
-  'invalid_signature',
-  'invalid_timeout',
-  'invalid_type',
-  'invalid_value',
-  'json_too_deep',
-  'key_limit_exceeded',
-  'key_not_found',
-  'limits_unavailable',
-  'malformed_api_key',
-  'malformed_authorization',
-  'method_not_allowed',
-  'metrics_token_required',
-  'missing_api_key',
-  'missing_field',
-  'model_endpoint_mismatch',
-  'model_not_allowed',
-  'model_not_found',
-  'no_deployment',
-  'not_found',
-  'out_of_range',
-  'override_not_allowed',
-  'plugin_contract_violation',
-  'rate_limit_exceeded',
-  'report_replayed',
-  'request_too_large',
-  'response_not_found',
-  'shutting_down',
-  'stale_report',
-  'store_unavailable',
-  'stream_interrupted',
-  'stream_options_without_stream',
-  'too_many_connections',
-  'too_many_failed_authentications',
-  'too_many_headers',
-  'too_many_items',
-  'unbounded_item',
-  'unsupported_content',
-  'unsupported_input',
-  'unsupported_item',
-  'unsupported_media_type',
-  'unsupported_parameter',
-  'unsupported_tool',
-  'upstream_auth_failed',
-  'upstream_bad_request',
-  'upstream_bad_response',
-  'upstream_closed',
-  'upstream_error',
-  'upstream_not_found',
-  'upstream_rate_limited',
-  'upstream_request_too_large',
-  'upstream_response_too_large',
-  'upstream_stream_error',
-  'upstream_timeout',
-  'upstream_unreachable',
-] as const;
-export type GatewayErrorCode = (typeof ERROR_CODES)[number];
-
-declare const foreignBrand: unique symbol;
-/**
- * A code from outside the catalogue, marked as such: an upstream provider's own (passed through
- * as it came, e.g. Anthropic's `overloaded_error`) or a plugin's (`pluginCode('banned_word')`).
- */
-export type ForeignErrorCode = string & { readonly [foreignBrand]: true };
-export type ErrorCode = GatewayErrorCode | ForeignErrorCode;
-
-const KNOWN = new Set<string>(ERROR_CODES);
-/** An upstream's own code (the gateway's when it names one of ours). */
-export function providerCode(code: string): ErrorCode {
-  return KNOWN.has(code) ? (code as GatewayErrorCode) : (code as ForeignErrorCode);
-}
-/** A plugin's own error code, outside the gateway's catalogue. */
-export function pluginCode(code: string): ErrorCode {
-  return providerCode(code);
-}
+/** The catalogue of codes lives in error-codes.ts. */
+export {
+  ERROR_CODES,
+  pluginCode,
+  providerCode,
+  type ErrorCode,
+  type ForeignErrorCode,
+  type GatewayErrorCode,
+} from './error-codes';
 
 export interface GatewayErrorInit {
   status: number;
@@ -424,62 +302,35 @@ export function upstreamStatusError(
       message: `Upstream provider '${provider}' refused the gateway's credentials (${status})`,
     });
   }
-  if (status === 408)
-    return new GatewayError({
-      status: 504,
-      type: 'timeout_error',
-      code: code ?? 'upstream_timeout',
-      message: text,
-      retryable: true,
-      retryAfter,
-    });
-  if (status === 429)
-    return new GatewayError({
-      status: 429,
-      type: 'rate_limit_error',
-      code: code ?? 'upstream_rate_limited',
-      message: text,
-      retryable: true,
-      retryAfter,
-    });
-  if (status === 404)
-    return new GatewayError({
-      status: 404,
-      type: 'not_found_error',
-      code: code ?? 'upstream_not_found',
-      message: text,
-    });
-  if (status === 413)
-    return new GatewayError({
-      status: 413,
-      type: 'invalid_request_error',
-      code: code ?? 'upstream_request_too_large',
-      message: text,
-    });
-  if (status >= 400 && status < 500)
-    return new GatewayError({
-      status: 400,
-      type: 'invalid_request_error',
-      code: code ?? 'upstream_bad_request',
-      message: text,
-    });
-  if (status === 504)
-    return new GatewayError({
-      status: 504,
-      type: 'timeout_error',
-      code: code ?? 'upstream_timeout',
-      message: text,
-      retryable: true,
-      retryAfter,
-    });
+  const m = upstreamMapping(status);
   return new GatewayError({
-    status: 502,
-    type: 'upstream_error',
-    code: code ?? 'upstream_error',
+    status: m.status,
+    type: m.type,
+    code: code ?? m.code,
     message: text,
-    retryable: true,
-    retryAfter,
+    ...(m.retryable ? { retryable: true, retryAfter } : {}),
   });
+}
+
+interface UpstreamMapping {
+  status: number;
+  type: ErrorType;
+  code: GatewayErrorCode;
+  /** Another attempt may succeed (and the upstream's Retry-After is kept). */
+  retryable: boolean;
+}
+
+/** An upstream's error status as the client sees it; the status class is kept. */
+function upstreamMapping(status: number): UpstreamMapping {
+  if (status === 408 || status === 504)
+    return { status: 504, type: 'timeout_error', code: 'upstream_timeout', retryable: true };
+  if (status === 429) return { status: 429, type: 'rate_limit_error', code: 'upstream_rate_limited', retryable: true };
+  if (status === 404) return { status: 404, type: 'not_found_error', code: 'upstream_not_found', retryable: false };
+  if (status === 413)
+    return { status: 413, type: 'invalid_request_error', code: 'upstream_request_too_large', retryable: false };
+  if (status >= 400 && status < 500)
+    return { status: 400, type: 'invalid_request_error', code: 'upstream_bad_request', retryable: false };
+  return { status: 502, type: 'upstream_error', code: 'upstream_error', retryable: true };
 }
 
 export function truncate(s: string, n: number): string {
