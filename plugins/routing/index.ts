@@ -1,5 +1,5 @@
 import { definePlugin } from '../../src/pipeline/plugin';
-import { errors, GatewayError, toGatewayError } from '../../src/errors';
+import { errors, GatewayError, isGatewayError, toGatewayError } from '../../src/errors';
 import { promptTokens, type Attempt, type AttemptRecord, type GatewayState } from '../../src/pipeline/state';
 import type { AdapterContext } from '../../src/providers/types';
 import { reasoningAsk } from '../../src/providers/reasoning';
@@ -119,8 +119,7 @@ export default definePlugin<RoutingConfig>({
         }
         return record;
       } catch (e) {
-        const err =
-          sig.signal.aborted && sig.signal.reason instanceof GatewayError ? sig.signal.reason : toGatewayError(e);
+        const err = sig.signal.aborted && isGatewayError(sig.signal.reason) ? sig.signal.reason : toGatewayError(e);
         record.error = { code: err.code, status: err.status };
         record.status = 'error';
         throw err;

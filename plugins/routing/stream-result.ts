@@ -1,4 +1,4 @@
-import { GatewayError } from '../../src/errors';
+import { isGatewayError } from '../../src/errors';
 import { ChatStream } from '../../src/stream/chat-stream';
 import { hasContent } from '../../src/stream/sse-writer';
 import { countTextTokens } from '../../src/tokens/count';
@@ -49,7 +49,7 @@ export async function openStream(
           r = await source.next();
         } catch (e) {
           // An abort surfaces as the source's own error (AbortError...): report why we aborted.
-          throw sig.signal.aborted && sig.signal.reason instanceof GatewayError ? sig.signal.reason : e;
+          throw sig.signal.aborted && isGatewayError(sig.signal.reason) ? sig.signal.reason : e;
         }
         if (r.done) return;
         see(r.value);

@@ -1,4 +1,4 @@
-import { errors, GatewayError } from '../../src/errors';
+import { errors, GatewayError, isGatewayError } from '../../src/errors';
 import type { Attempt } from '../../src/pipeline/state';
 import type { Transport, UpstreamResponse } from '../../src/transport/http';
 import { SizeLimitError } from '../../src/transport/limits';
@@ -218,8 +218,8 @@ async function* translate(
 }
 
 export function mapReadError(e: unknown, provider: string, signal: AbortSignal): GatewayError {
-  if (e instanceof GatewayError) return e;
-  if (signal.aborted && signal.reason instanceof GatewayError) return signal.reason;
+  if (isGatewayError(e)) return e;
+  if (signal.aborted && isGatewayError(signal.reason)) return signal.reason;
   if (e instanceof SizeLimitError) return errors.upstreamTooLarge(provider, e.what, e.limit);
   const name = (e as { name?: string; code?: string }).code ?? (e as Error).name;
   if (name === 'UND_ERR_BODY_TIMEOUT' || name === 'BodyTimeoutError') return errors.upstreamTimeout(provider);

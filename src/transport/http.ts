@@ -1,5 +1,5 @@
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { errors, GatewayError } from '../errors';
+import { errors, GatewayError, isGatewayError } from '../errors';
 import type { ProviderConfig } from '../config/types';
 import type { UpstreamRequest } from '../providers/types';
 import { validHeaderValue } from '../security/headers';
@@ -87,10 +87,10 @@ export class Transport {
 
 /** Socket-level failures become retryable GatewayErrors; an abort keeps its reason. */
 export function mapTransportError(e: unknown, provider: string, signal?: AbortSignal): GatewayError {
-  if (e instanceof GatewayError) return e;
+  if (isGatewayError(e)) return e;
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
-    if (reason instanceof GatewayError) return reason;
+    if (isGatewayError(reason)) return reason;
     // Aborted without a gateway reason: the client went away.
     return errors.clientClosed();
   }

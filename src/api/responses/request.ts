@@ -1,4 +1,4 @@
-import { errors, GatewayError } from '../../errors';
+import { errors, GatewayError, isGatewayError } from '../../errors';
 import { randomId } from '../../ids';
 import type { ChatMessage, ContentPart, FunctionTool, ToolChoice } from '../../types/openai';
 import type {
@@ -253,7 +253,7 @@ const RESPONSES_NAMES: ReadonlyArray<[RegExp, string]> = [
 
 /** An error about a chat field, renamed to the Responses field the client sent. */
 export function inResponsesTerms(e: unknown): unknown {
-  if (!(e instanceof GatewayError) || !e.param) return e;
+  if (!isGatewayError(e) || !e.param) return e;
   const hit = RESPONSES_NAMES.find(([re]) => re.test(e.param as string));
   if (!hit) return e;
   const chatName = (e.param.match(hit[0]) as RegExpMatchArray)[0];
