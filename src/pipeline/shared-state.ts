@@ -55,14 +55,20 @@ export function scopedState(backend: StateBackend, plugin: string): SharedState 
 export function storeBackend(store: Store): StateBackend {
   const db = store.db;
   const live = '(expires_at IS NULL OR expires_at > ?)';
-  const sweep = setInterval(
-    () => void db.run('DELETE FROM plugin_state WHERE expires_at <= ?', [Date.now()]).catch(() => undefined),
-    60_000,
-  );
-  sweep.unref();
+  // The sweep starts with the first write: a gateway whose plugins keep no state never runs it.
+  let sweep: NodeJS.Timeout | undefined;
+  const sweeping = () => {
+    if (sweep) return;
+    sweep = setInterval(
+      () => void db.run('DELETE FROM plugin_state WHERE expires_at <= ?', [Date.now()]).catch(() => undefined),
+      60_000,
+    );
+    sweep.unref();
+  };
   return {
     backend: 'store',
     async add(key, by, expiresAt) {
+      sweeping();
       const row = await db.get<{ counter: number | string }>(
         'INSERT INTO plugin_state (key, counter, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET counter = plugin_state.counter + excluded.counter RETURNING counter',
         [key, by, expiresAt],
@@ -77,6 +83,7 @@ export function storeBackend(store: Store): StateBackend {
       return row?.value ?? undefined;
     },
     async set(key, value, expiresAt) {
+      sweeping();
       await db.run(
         'INSERT INTO plugin_state (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
         [key, value, expiresAt],
@@ -86,7 +93,7 @@ export function storeBackend(store: Store): StateBackend {
       await db.run('DELETE FROM plugin_state WHERE key = ?', [key]);
     },
     async close() {
-      clearInterval(sweep);
+      if (sweep) clearInterval(sweep);
     },
   };
 }
