@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { GatewayConfig } from './config/types';
 import { errors, toGatewayError, toOpenAIBody, toProblem, type GatewayError } from './errors';
-import { createLogger } from './logger';
+import { accessLogger, createLogger } from './logger';
 import { ModelRegistry } from './models/registry';
 import { loadPlugins, setupPlugins } from './pipeline/loader';
 import { compose } from './pipeline/compose';
@@ -123,6 +123,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const app = new Koa();
   app.proxy = false;
   const idleGc = startIdleGc();
+  const access = accessLogger(logger);
   app.use(async (ctx, next) => {
     activity.requests++;
     const started = process.hrtime.bigint();
@@ -155,18 +156,15 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
         ms / 1000,
       );
       const s = ctx.state.gateway as GatewayContext['state']['gateway'] | undefined;
-      logger.info(
-        {
-          requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.respond === false ? ctx.res.statusCode : ctx.status,
-          ms: Math.round(ms * 1000) / 1000,
-          model: s?.model.id,
-          key: s?.principal?.keyLabel,
-        },
-        'request',
-      );
+      access({
+        requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.respond === false ? ctx.res.statusCode : ctx.status,
+        ms: Math.round(ms * 1000) / 1000,
+        model: s?.model.id,
+        key: s?.principal?.keyLabel,
+      });
     }
   });
   // The hot route skips the router's matching (the router still has it, for other spellings and 405s).

@@ -226,7 +226,7 @@ export default definePlugin<CreditConfig>({
               cost: 0,
               finishReason: null,
               streamed: s.request.stream === true,
-              cancelled: s.signal.aborted,
+              cancelled: s.abort.aborted,
               status: 'error',
               errorCode: err.code,
               firstContentAt: null,

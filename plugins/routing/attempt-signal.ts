@@ -1,4 +1,5 @@
 import { errors, type GatewayError } from '../../src/errors';
+import type { RequestAbort } from '../../src/pipeline/request-abort';
 
 export interface AttemptSignal {
   signal: AbortSignal;
@@ -7,14 +8,12 @@ export interface AttemptSignal {
 }
 
 /**
- * One attempt's abort signal: follows the request's signal (client gone, shutdown) and
+ * One attempt's abort signal: follows the request's abort (client gone, shutdown) and
  * fires by itself when the request's `timeout` runs out, with a 504 as the reason.
  */
-export function attemptSignal(parent: AbortSignal, timeoutMs: number, provider: string): AttemptSignal {
+export function attemptSignal(parent: RequestAbort, timeoutMs: number, provider: string): AttemptSignal {
   const ac = new AbortController();
-  const onParent = () => ac.abort(parent.reason);
-  if (parent.aborted) ac.abort(parent.reason);
-  else parent.addEventListener('abort', onParent, { once: true });
+  const unfollow = parent.onAbort((reason) => ac.abort(reason));
   const timer = setTimeout(() => ac.abort(errors.upstreamTimeout(provider)), timeoutMs);
   timer.unref();
   return {
@@ -22,7 +21,7 @@ export function attemptSignal(parent: AbortSignal, timeoutMs: number, provider: 
     abort: (reason) => ac.abort(reason ?? errors.clientClosed()),
     dispose: () => {
       clearTimeout(timer);
-      parent.removeEventListener('abort', onParent);
+      unfollow();
     },
   };
 }

@@ -9,7 +9,7 @@ import type { AttemptRecord, GatewayState } from '../../src/pipeline/state';
 export function countsAgainstDeployment(record: AttemptRecord, s: GatewayState): boolean {
   const err = record.error;
   if (!err) return false;
-  if (err.status === 499 || err.code === 'shutting_down' || s.signal.aborted) return false;
+  if (err.status === 499 || err.code === 'shutting_down' || s.abort.aborted) return false;
   if (err.status < 500 && err.status !== 429) return false;
   if (err.code === 'upstream_timeout' && s.options.timeout !== undefined && record.latencyMs >= s.options.timeoutMs - 5)
     return false;

@@ -81,7 +81,7 @@ export default definePlugin<RoutingConfig>({
       const started = performance.now();
       const key = deploymentKey(a.deployment);
       health?.begin(key);
-      const sig = attemptSignal(s.signal, s.options.timeoutMs, a.provider.name);
+      const sig = attemptSignal(s.abort, s.options.timeoutMs, a.provider.name);
       const ends = s.attemptHooks?.map((h) => h(a));
       const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
       const opts = {
@@ -156,7 +156,7 @@ export default definePlugin<RoutingConfig>({
         let last: GatewayError | undefined;
         for (let i = 0; i < queue.length; i++) {
           const a = queue[i];
-          if (s.signal.aborted) throw toGatewayError(s.signal.reason);
+          if (s.abort.aborted) throw toGatewayError(s.abort.reason);
           if (s.allowModel?.(a.model.id) === false) continue; // the limits plugin's allowlist: never called
           if (a.retry && plan.backoff)
             await sleep(backoffMs(a.retry, last, plan.backoff), undefined, { signal: s.signal }).catch(() => undefined);

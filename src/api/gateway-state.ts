@@ -1,3 +1,4 @@
+import { RequestAbort } from '../pipeline/request-abort';
 import type { ModelConfig } from '../config/types';
 import { errors } from '../errors';
 import { newCompletionId } from '../ids';
@@ -55,18 +56,22 @@ export interface StateInit {
  * 503 shutting_down at the deadline).
  */
 export function createState(ctx: GatewayContext, init: StateInit, lifecycle?: Lifecycle): GatewayState {
-  const ac = new AbortController();
+  const abort = new RequestAbort();
+  const leave = lifecycle?.enter(abort);
   ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) ac.abort();
+    if (!ctx.res.writableFinished) abort.abort();
+    leave?.();
   });
-  if (lifecycle) ctx.res.once('close', lifecycle.enter(ac));
   return {
     requestId: ctx.state.requestId,
     ...init,
     completionId: init.completionId ?? newCompletionId(),
     attempts: [],
     responseHeaders: {},
-    signal: ac.signal,
+    get signal() {
+      return abort.signal;
+    },
+    abort,
     upstreamMs: 0,
     extensions: {},
   };

@@ -1,3 +1,4 @@
+import type { RequestAbort } from './request-abort';
 import type { ChatCompletion, ChatRequest } from '../types/openai';
 import type { DeploymentConfig, ModelConfig, ProviderConfig } from '../config/types';
 import type { ChatStream } from '../stream/chat-stream';
@@ -93,8 +94,10 @@ export interface GatewayState {
   attempts: AttemptRecord[];
   /** Response headers to send (X-Gateway-*). */
   responseHeaders: Record<string, string>;
-  /** Aborted when the client goes away or the gateway gives up on the request. */
-  signal: AbortSignal;
+  /** Aborted when the client goes away or the gateway gives up on the request (made on first use: see `abort`). */
+  readonly signal: AbortSignal;
+  /** The same abort without an AbortSignal: `aborted`, `reason` and `onAbort(listener)` cost next to nothing. */
+  readonly abort: RequestAbort;
   /** The prompt's token count by the gateway's tokenizer, once computed (see promptTokens()). */
   promptTokens?: number;
   /** Upstream time spent (ms), so metrics can compute the gateway-added part. */

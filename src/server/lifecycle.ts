@@ -7,9 +7,14 @@ import { errors } from '../errors';
  * for its upstream (queued for a connection or not yet answered) is aborted with
  * `shutting_down`, which the error middleware answers 503 with Retry-After.
  */
+/** What shutdown stops: a request's abort (src/pipeline/request-abort.ts) or an AbortController. */
+export interface Abortable {
+  abort(reason?: unknown): void;
+}
+
 export class Lifecycle {
   private readonly active = new Set<Promise<unknown>>();
-  private readonly requests = new Map<AbortController, Promise<void>>();
+  private readonly requests = new Map<Abortable, Promise<void>>();
   private readonly stopper = new AbortController();
   draining = false;
 
@@ -32,8 +37,8 @@ export class Lifecycle {
     return p;
   }
 
-  /** A request enters (its abort controller stops it at the deadline); call the returned function once it is answered. */
-  enter(ac: AbortController): () => void {
+  /** A request enters (its abort stops it at the deadline); call the returned function once it is answered. */
+  enter(ac: Abortable): () => void {
     let leave!: () => void;
     this.requests.set(ac, new Promise<void>((r) => (leave = r)));
     return () => {

@@ -81,6 +81,13 @@ describe('auth plugin and admin API', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(c.choices[0].message.content).to.equal('Mock answer: hi');
+    // The access line names the key by its label, never by the key or its hash.
+    const access = gw.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request' && l.path === '/v1/chat/completions');
+    expect(access.at(-1)).to.include({ method: 'POST', status: 200, model: 'mock/gpt-4o-mini', key: data.label });
+    expect(JSON.stringify(access)).to.not.include(data.hash as string);
+    expect(gw.logs.join('\n')).to.not.include(key);
     const me = await adminCall(gw, 'GET', '/v1/key', undefined, key);
     expect(me.body).to.deep.equal({
       data: {
