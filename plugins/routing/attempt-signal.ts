@@ -1,27 +1,29 @@
 import { errors, type GatewayError } from '../../src/errors';
-import type { RequestAbort } from '../../src/pipeline/request-abort';
-
-export interface AttemptSignal {
-  signal: AbortSignal;
-  abort(reason?: GatewayError): void;
-  dispose(): void;
-}
+import { RequestAbort } from '../../src/pipeline/request-abort';
 
 /**
- * One attempt's abort signal: follows the request's abort (client gone, shutdown) and
- * fires by itself when the request's `timeout` runs out, with a 504 as the reason.
+ * One attempt's abort: follows the request's abort (client gone, shutdown) and fires by
+ * itself when the request's `timeout` runs out, with a 504 as the reason. It is the
+ * upstream call's signal as it is (no AbortController unless a local adapter asks for one).
  */
-export function attemptSignal(parent: RequestAbort, timeoutMs: number, provider: string): AttemptSignal {
-  const ac = new AbortController();
-  const unfollow = parent.onAbort((reason) => ac.abort(reason));
-  const timer = setTimeout(() => ac.abort(errors.upstreamTimeout(provider)), timeoutMs);
-  timer.unref();
-  return {
-    signal: ac.signal,
-    abort: (reason) => ac.abort(reason ?? errors.clientClosed()),
-    dispose: () => {
-      clearTimeout(timer);
-      unfollow();
-    },
-  };
+export class AttemptAbort extends RequestAbort {
+  private readonly unfollow: () => void;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(parent: RequestAbort, timeoutMs: number, provider: string) {
+    super();
+    this.unfollow = parent.onAbort((reason) => this.abort(reason as GatewayError));
+    this.timer = setTimeout(() => this.abort(errors.upstreamTimeout(provider)), timeoutMs);
+    this.timer.unref();
+  }
+
+  /** Without a reason, the client went away. */
+  override abort(reason?: unknown): void {
+    super.abort(reason ?? errors.clientClosed());
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.unfollow();
+  }
 }

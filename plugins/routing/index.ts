@@ -3,7 +3,7 @@ import { errors, GatewayError, isGatewayError, toGatewayError } from '../../src/
 import { promptTokens, type Attempt, type AttemptRecord, type GatewayState } from '../../src/pipeline/state';
 import type { AdapterContext } from '../../src/providers/types';
 import { reasoningAsk } from '../../src/providers/reasoning';
-import { attemptSignal } from './attempt-signal';
+import { AttemptAbort } from './attempt-signal';
 import { defaultPlan } from './plan';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forwardableHeaders } from '../../src/security/headers';
@@ -81,11 +81,11 @@ export default definePlugin<RoutingConfig>({
       const started = performance.now();
       const key = deploymentKey(a.deployment);
       health?.begin(key);
-      const sig = attemptSignal(s.abort, s.options.timeoutMs, a.provider.name);
+      const sig = new AttemptAbort(s.abort, s.options.timeoutMs, a.provider.name);
       const ends = s.attemptHooks?.map((h) => h(a));
       const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
       const opts = {
-        signal: sig.signal,
+        abort: sig,
         headersTimeoutMs: s.options.timeoutMs,
         idleTimeoutMs: config.stream_idle_timeout_ms,
         extraHeaders,
@@ -119,7 +119,7 @@ export default definePlugin<RoutingConfig>({
         }
         return record;
       } catch (e) {
-        const err = sig.signal.aborted && isGatewayError(sig.signal.reason) ? sig.signal.reason : toGatewayError(e);
+        const err = sig.aborted && isGatewayError(sig.reason) ? sig.reason : toGatewayError(e);
         record.error = { code: err.code, status: err.status };
         record.status = 'error';
         throw err;

@@ -3,7 +3,7 @@ import { ChatStream } from '../../src/stream/chat-stream';
 import { hasContent } from '../../src/stream/sse-writer';
 import { countTextTokens } from '../../src/tokens/count';
 import type { ChatCompletionChunk, Usage } from '../../src/types/openai';
-import type { AttemptSignal } from './attempt-signal';
+import type { AttemptAbort } from './attempt-signal';
 
 /**
  * Pull an upstream stream until its first chunk with content, holding role-only chunks,
@@ -13,7 +13,7 @@ import type { AttemptSignal } from './attempt-signal';
  */
 export async function openStream(
   source: AsyncGenerator<ChatCompletionChunk>,
-  sig: AttemptSignal,
+  sig: AttemptAbort,
   promptTokens: number,
 ): Promise<ChatStream> {
   const held: ChatCompletionChunk[] = [];
@@ -49,7 +49,7 @@ export async function openStream(
           r = await source.next();
         } catch (e) {
           // An abort surfaces as the source's own error (AbortError...): report why we aborted.
-          throw sig.signal.aborted && isGatewayError(sig.signal.reason) ? sig.signal.reason : e;
+          throw sig.aborted && isGatewayError(sig.reason) ? sig.reason : e;
         }
         if (r.done) return;
         see(r.value);

@@ -17,9 +17,11 @@ import { NdjsonParser, SseParser, type EventParser } from '../../src/transport/s
 import { AwsEventStreamParser } from '../../src/transport/aws-eventstream';
 import type { ChatCompletion, ChatCompletionChunk } from '../../src/types/openai';
 import type { PromptOptions } from '../../src/prompt/index';
+import type { AbortLike, RequestAbort } from '../../src/pipeline/request-abort';
 
 export interface CallOptions {
-  signal: AbortSignal;
+  /** The attempt's abort: undici's signal as it is; `.signal` makes an AbortSignal for a local adapter. */
+  abort: RequestAbort;
   /** Time allowed to the upstream's response headers. */
   headersTimeoutMs: number;
   /** Longest silence between streamed chunks. */
@@ -91,7 +93,7 @@ export async function upstreamFailure(
   try {
     body = await readBody(res, Math.min(opts.limits.maxResponseBytes, ERROR_BODY_LIMIT));
   } catch (e) {
-    throw mapReadError(e, a.provider.name, opts.signal);
+    throw mapReadError(e, a.provider.name, opts.abort);
   }
   const secrets = providerSecrets(a.provider);
   opts.logError?.(
@@ -117,7 +119,7 @@ export async function callPlain(
   opts: CallOptions,
 ): Promise<ChatCompletion> {
   const adapter = getAdapter(a.provider.type);
-  if (adapter.kind === 'local') return adapter.complete(a.request, target(a, opts), ctx, opts.signal);
+  if (adapter.kind === 'local') return adapter.complete(a.request, target(a, opts), ctx, opts.abort.signal);
   const { body } = await sendForJson(
     adapter,
     a,
@@ -140,7 +142,7 @@ export async function sendForJson(
   opts: CallOptions,
 ): Promise<{ body: unknown; headers: UpstreamResponse['headers'] }> {
   const res = await transport.send(req, a.provider, {
-    signal: opts.signal,
+    signal: opts.abort,
     headersTimeoutMs: opts.headersTimeoutMs,
     bodyTimeoutMs: opts.idleTimeoutMs,
   });
@@ -149,7 +151,7 @@ export async function sendForJson(
   try {
     body = await readBody(res, opts.limits.maxResponseBytes);
   } catch (e) {
-    throw mapReadError(e, a.provider.name, opts.signal);
+    throw mapReadError(e, a.provider.name, opts.abort);
   }
   if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
   return { body, headers: res.headers };
@@ -164,12 +166,12 @@ export async function* callStream(
 ): AsyncGenerator<ChatCompletionChunk> {
   const adapter = getAdapter(a.provider.type);
   if (adapter.kind === 'local') {
-    yield* adapter.stream(a.request, target(a, opts), ctx, opts.signal);
+    yield* adapter.stream(a.request, target(a, opts), ctx, opts.abort.signal);
     return;
   }
   const req = adapter.buildRequest(a.request, target(a, opts), true);
   const res = await transport.send(req, a.provider, {
-    signal: opts.signal,
+    signal: opts.abort,
     headersTimeoutMs: opts.headersTimeoutMs,
     bodyTimeoutMs: opts.idleTimeoutMs,
   });
@@ -185,7 +187,7 @@ async function* translate(
   opts: CallOptions,
 ): AsyncGenerator<ChatCompletionChunk> {
   const provider = p.name;
-  const signal = opts.signal;
+  const signal = opts.abort;
   const max = opts.limits.maxEventBytes;
   const parser: EventParser =
     adapter.streamFormat === 'ndjson'
@@ -217,7 +219,7 @@ async function* translate(
   if (!translator.done) throw errors.streamInterrupted(provider, 'the upstream closed the stream without finishing it');
 }
 
-export function mapReadError(e: unknown, provider: string, signal: AbortSignal): GatewayError {
+export function mapReadError(e: unknown, provider: string, signal: AbortLike): GatewayError {
   if (isGatewayError(e)) return e;
   if (signal.aborted && isGatewayError(signal.reason)) return signal.reason;
   if (e instanceof SizeLimitError) return errors.upstreamTooLarge(provider, e.what, e.limit);

@@ -3,9 +3,11 @@ import { errors, GatewayError, isGatewayError } from '../errors';
 import type { ProviderConfig } from '../config/types';
 import type { UpstreamRequest } from '../providers/types';
 import { validHeaderValue } from '../security/headers';
+import type { AbortLike } from '../pipeline/request-abort';
 
 export interface SendOptions {
-  signal: AbortSignal;
+  /** An AbortSignal, or the gateway's cheaper RequestAbort. */
+  signal: AbortLike;
   /** Time to the response headers (covers connect and the upstream's first byte). */
   headersTimeoutMs: number;
   /** Longest silence between body chunks. */
@@ -86,7 +88,7 @@ export class Transport {
 }
 
 /** Socket-level failures become retryable GatewayErrors; an abort keeps its reason. */
-export function mapTransportError(e: unknown, provider: string, signal?: AbortSignal): GatewayError {
+export function mapTransportError(e: unknown, provider: string, signal?: AbortLike): GatewayError {
   if (isGatewayError(e)) return e;
   if (signal?.aborted) {
     const reason: unknown = signal.reason;
