@@ -1,5 +1,6 @@
 import { randomId } from './ids';
 import Koa from 'koa';
+import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -26,6 +27,8 @@ import { MODELS_FILTER, MODELS_GUARD, getAuthenticate } from './auth/contract';
 
 export interface Gateway {
   app: Koa;
+  /** The HTTP request listener: the app, with the chat route's fast path. */
+  listener: RequestListener;
   services: PluginServices;
   lifecycle: Lifecycle;
   /** Close plugins, upstream pools and the store (after the HTTP server has stopped). */
@@ -124,7 +127,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   app.proxy = false;
   const idleGc = startIdleGc();
   const access = accessLogger(logger);
-  app.use(async (ctx, next) => {
+  const outer: Koa.Middleware = async (ctx, next) => {
     activity.requests++;
     const started = process.hrtime.bigint();
     const incoming = ctx.req.headers['x-request-id'];
@@ -166,19 +169,33 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
         key: s?.principal?.keyLabel,
       });
     }
-  });
-  // The hot route skips the router's matching (the router still has it, for other spellings and 405s).
-  app.use((ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== CHAT_ROUTE) return next();
+  };
+  const chatRoute = (ctx: Koa.Context) => {
     (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
     return handler(ctx as unknown as GatewayContext);
-  });
+  };
+  app.use(outer);
+  // The hot route skips the router's matching (the router still has it, for other spellings and 405s).
+  app.use((ctx, next) => (ctx.method !== 'POST' || ctx.path !== CHAT_ROUTE ? next() : chatRoute(ctx)));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.on('error', () => undefined); // errors are handled and logged above
+  const koaListener = app.callback();
+  // The hot route, spelt exactly, skips Koa's request handling (its finish watcher, compose and respond):
+  // the same context and the same outer middleware; the handler writes the answer, this an error.
+  const listener: RequestListener = (req, res) => {
+    if (req.method !== 'POST' || req.url !== CHAT_ROUTE) return void koaListener(req, res);
+    const ctx = app.createContext(req, res);
+    res.statusCode = 404;
+    outer(ctx, () => chatRoute(ctx)).then(
+      () => writeKoaBody(ctx),
+      () => (res.headersSent ? res.destroy() : res.writeHead(500).end()),
+    );
+  };
 
   return {
     app,
+    listener,
     services,
     lifecycle,
     async close() {
@@ -189,6 +206,16 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
       if (!opts.store) await store.close();
     },
   };
+}
+
+/** What Koa's respond does for the chat route's error bodies (JSON objects, or text with its type set). */
+function writeKoaBody(ctx: Koa.Context): void {
+  if (ctx.respond === false || ctx.headerSent || !ctx.writable) return;
+  const body: unknown = ctx.body;
+  if (body === undefined || body === null) return void ctx.res.end();
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  ctx.length = Buffer.byteLength(text);
+  ctx.res.end(text);
 }
 
 /** The one place errors are written: problem+json under /responses, the OpenAI error object elsewhere. */

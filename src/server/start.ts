@@ -22,7 +22,7 @@ export async function startGateway(
   opts: CreateOptions & { port?: number } = {},
 ): Promise<RunningGateway> {
   const gw = await createApp(config, opts);
-  const server = createServer({ connectionsCheckingInterval: checkingIntervalMs(config.server) }, gw.app.callback());
+  const server = createServer({ connectionsCheckingInterval: checkingIntervalMs(config.server) }, gw.listener);
   applyServerTimeouts(server, config.server);
   capConnectionsPerAddress(server, config.server.max_connections_per_ip);
   await new Promise<void>((resolve, reject) => {
