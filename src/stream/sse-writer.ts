@@ -42,7 +42,9 @@ export async function writeStream(
   res.setHeader('X-Accel-Buffering', 'no');
   for (const [k, v] of Object.entries(opts.headers)) res.setHeader(k, v);
   // Writes made in one turn of the loop leave in one syscall: the headers with the first
-  // chunks, and every chunk parsed from one upstream read together. Nothing waits longer.
+  // chunks, and every chunk parsed from one upstream read together. Nothing waits longer,
+  // and the first chunk with content leaves at once (time to first token), not at the end
+  // of the turn that may go on to translate the rest of the upstream's read.
   let corked = false;
   const uncork = () => {
     corked = false;
@@ -67,6 +69,7 @@ export async function writeStream(
   let usage: Usage | null = null;
   let chunks = 0;
   let firstContentAt: bigint | null = null;
+  let flushedFirst = false;
   const finishReasons: Array<string | null> = [];
   const observers = stream.observers;
   let ended: StreamEnd | null = null;
@@ -95,6 +98,7 @@ export async function writeStream(
           if (c.finish_reason) finishReasons[c.index] = c.finish_reason;
         }
       }
+      const first = firstContentAt !== null && !flushedFirst;
       let out: ChatCompletionChunk | null = chunk;
       for (let i = 0; i < observers.length && out !== null; i++) {
         try {
@@ -109,7 +113,12 @@ export async function writeStream(
       const frame = opts.framer ? opts.framer.chunk(out) : `data: ${JSON.stringify(out)}\n\n`;
       if (!frame) continue;
       chunks++;
-      if (!write(frame)) await drained(res);
+      const ok = write(frame);
+      if (first) {
+        flushedFirst = true;
+        if (corked) uncork();
+      }
+      if (!ok) await drained(res);
       for (let i = 0; i < observers.length; i++) {
         try {
           observers[i].onWritten?.(out);
