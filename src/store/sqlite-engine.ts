@@ -29,6 +29,11 @@ const CHECKPOINT_MS = 1000;
 /** The WAL file is cut back to this size after each checkpoint reset. */
 const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/** The answer to an item that threw: a Rollback's value (an expected refusal), else the error. */
+function failed(e: unknown): EngineReply {
+  return e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) };
+}
+
 function info(e: unknown): ErrorInfo {
   if (!(e instanceof Error)) return { message: String(e) };
   const code: unknown = (e as Error & { code?: unknown }).code;
@@ -59,6 +64,9 @@ export class SqliteEngine {
   private walUsed = false;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly control: { savepoint: Statement; release: Statement; rollbackTo: Statement };
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
 
   constructor(
     path: string,
@@ -71,11 +79,18 @@ export class SqliteEngine {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // The statement journal of each item's savepoint (a settlement touches ~20 pages, above the 64 KiB at which
+    // SQLite spills it) stays in memory rather than becoming a temp file created and unlinked per request.
+    this.db.pragma('temp_store = MEMORY');
     this.control = {
       savepoint: this.db.prepare('SAVEPOINT item'),
       release: this.db.prepare('RELEASE item'),
       rollbackTo: this.db.prepare('ROLLBACK TO item'),
     };
+    // Prepared once: exec() would parse them again on every commit.
+    this.begin = this.db.prepare('BEGIN IMMEDIATE');
+    this.commit = this.db.prepare('COMMIT');
+    this.rollback = this.db.prepare('ROLLBACK');
     if (file) {
       // Checkpoints run on a timer here, off the event loop, rather than inside whichever commit crosses 1000 pages.
       this.db.pragma('wal_autocheckpoint = 0');
@@ -180,14 +195,18 @@ export class SqliteEngine {
     });
   }
 
-  /** Commit everything queued as one transaction, a savepoint per item; then answer each. */
+  /**
+   * Commit everything queued as one transaction, a savepoint per item; then answer each. A batch of one needs no
+   * savepoint: its item failing rolls the whole transaction back, which undoes the same statements.
+   */
   private flush(): void {
     if (this.inTx || this.queue.length === 0) return;
     const batch = this.queue.splice(0);
+    if (batch.length === 1) return this.flushOne(batch[0]);
     const out: EngineReply[] = [];
     const { savepoint, release, rollbackTo } = this.control;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.begin.run();
       for (const item of batch) {
         savepoint.run();
         try {
@@ -197,20 +216,37 @@ export class SqliteEngine {
         } catch (e) {
           rollbackTo.run();
           release.run();
-          out.push(
-            e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) },
-          );
+          out.push(failed(e));
         }
       }
-      this.db.exec('COMMIT');
+      this.commit.run();
       this.dirty = true;
     } catch (e) {
       // The batch could not commit: nobody in it is told success.
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (this.db.inTransaction) this.rollback.run();
       out.length = 0;
       for (let i = 0; i < batch.length; i++) out.push({ ok: false, error: info(e) });
     }
     batch.forEach((item, i) => item.reply(out[i]));
+  }
+
+  private flushOne(item: { work: () => unknown; reply: Reply }): void {
+    let out: EngineReply;
+    try {
+      this.begin.run();
+      try {
+        out = { ok: true, value: item.work() };
+      } catch (e) {
+        this.rollback.run();
+        return item.reply(failed(e));
+      }
+      this.commit.run();
+      this.dirty = true;
+    } catch (e) {
+      if (this.db.inTransaction) this.rollback.run();
+      out = { ok: false, error: info(e) };
+    }
+    item.reply(out);
   }
 
   /** PASSIVE after a second with writes; TRUNCATE (the WAL file back to zero bytes) after a quiet one. */
