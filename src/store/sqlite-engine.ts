@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { Rollback, type Param, type Proc } from './db';
+import type { CheckpointReply } from './sqlite-checkpointer';
+import { startStoreWorker } from './worker-start';
 
 /** What the main thread asks of the SQLite engine (SQL already in the SQLite dialect). */
 export type EngineRequest =
@@ -63,6 +66,9 @@ export class SqliteEngine {
   private dirty = false;
   private walUsed = false;
   private readonly timer: NodeJS.Timeout | undefined;
+  /** The checkpointer thread (file databases), and whether it is copying the WAL now. */
+  private checkpointer: Worker | null = null;
+  private checkpointing = false;
   private readonly control: { savepoint: Statement; release: Statement; rollbackTo: Statement };
   private readonly begin: Statement;
   private readonly commit: Statement;
@@ -99,6 +105,7 @@ export class SqliteEngine {
       this.reader.pragma('busy_timeout = 5000');
       this.timer = setInterval(() => this.checkpoint(), CHECKPOINT_MS);
       this.timer.unref();
+      this.checkpointer = this.startCheckpointer(path);
     } else {
       this.reader = null;
     }
@@ -249,14 +256,22 @@ export class SqliteEngine {
     item.reply(out);
   }
 
-  /** PASSIVE after a second with writes; TRUNCATE (the WAL file back to zero bytes) after a quiet one. */
+  /**
+   * After a second with writes: the checkpointer thread copies the WAL into the database file (the bulk of the
+   * pages and the fsyncs of a second's WAL, off this thread), then this connection checkpoints what was committed
+   * meanwhile (a few pages), so that the next transaction starts the WAL again from its beginning and it stays
+   * bounded under any load. After a quiet second: TRUNCATE (the WAL file back to zero bytes).
+   */
   private checkpoint(): void {
-    if (this.inTx || !this.db.open) return;
+    if (this.inTx || !this.db.open || this.checkpointing) return;
     try {
       if (this.dirty) {
-        this.db.pragma('wal_checkpoint(PASSIVE)');
         this.dirty = false;
         this.walUsed = true;
+        if (this.checkpointer) {
+          this.checkpointing = true;
+          this.checkpointer.postMessage('checkpoint');
+        } else this.db.pragma('wal_checkpoint(PASSIVE)');
       } else if (this.walUsed) {
         this.db.pragma('wal_checkpoint(TRUNCATE)');
         this.walUsed = false;
@@ -266,8 +281,39 @@ export class SqliteEngine {
     }
   }
 
+  private startCheckpointer(path: string): Worker | null {
+    let w: Worker;
+    try {
+      w = startStoreWorker('sqlite-checkpointer', { path });
+    } catch {
+      return null; // checkpoints then run on this thread
+    }
+    w.on('message', (r: CheckpointReply) => {
+      this.checkpointing = false;
+      // The catch-up: only what was committed while the checkpointer copied (none of it when r.ok is false).
+      if (r.ok && !this.inTx && this.db.open)
+        try {
+          this.db.pragma('wal_checkpoint(PASSIVE)');
+        } catch {
+          // busy: the next round catches up
+        }
+    });
+    const gone = () => {
+      if (this.checkpointer !== w) return;
+      this.checkpointer = null; // from now on checkpoints run on this thread
+      this.checkpointing = false;
+    };
+    w.on('error', gone);
+    w.on('exit', gone);
+    w.unref();
+    return w;
+  }
+
   private close(): void {
     clearInterval(this.timer);
+    const w = this.checkpointer;
+    this.checkpointer = null;
+    w?.postMessage('close');
     this.flush();
     if (!this.db.open) return;
     if (this.reader) {
