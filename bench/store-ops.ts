@@ -2,6 +2,7 @@
  * Store cost per request, measured on the store alone: each "request" does what the default
  * chain does (reserve, settle with ledger + generation record, store the response), `c` at a time.
  * Prints requests/s, main-thread busy time per request (event-loop utilization x wall / n),
+ * CPU per request of the process and of the store's worker thread,
  * the worst event-loop delay seen, and DB+WAL bytes per 1,000 requests.
  * Run: npx tsx bench/store-ops.ts [n=5000] [c=32] [driver=sqlite]
  */
@@ -12,6 +13,22 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { openStore } from '../src/store/index';
 import type { StoreConfig } from '../src/config/types';
 import { storeFileBytes } from '../src/store/stats';
+import { putStatement } from '../src/store/responses';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** CPU milliseconds of each thread of this process (Linux), by thread id. */
+function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const t of readdirSync('/proc/self/task')) {
+      const f = readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(t, (Number(f[11]) + Number(f[12])) * 10);
+    }
+  } catch {
+    // not Linux: no per-thread figures
+  }
+  return out;
+}
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 5000);
@@ -38,33 +55,8 @@ async function main(): Promise<void> {
     if (!r.ok) throw new Error('refused');
     const id = `chatcmpl-bench${i}`;
     const now = Date.now();
-    await store.credit.settle(r.id, 500, {
-      id,
-      accountId: acct.id,
-      keyHash: hash,
-      model: 'm',
-      provider: 'mock',
-      deployment: 'x',
-      promptTokens: 10,
-      completionTokens: 40,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-      cost: 500,
-      latencyMs: 1.5,
-      ttftMs: null,
-      finishReason: 'stop',
-      streamed: false,
-      cancelled: false,
-      status: 'completed',
-      errorCode: null,
-      appReferer: null,
-      appTitle: null,
-      user: null,
-      metadata: null,
-      createdAt: now,
-    });
-    await store.responses.put({
+    // As the default chain does: the stored response commits in the settlement's transaction.
+    const put = putStatement({
       id,
       accountId: acct.id,
       model: 'm',
@@ -73,11 +65,45 @@ async function main(): Promise<void> {
       createdAt: now,
       expiresAt: now + 86400_000,
     });
+    await store.credit.settle(
+      r.id,
+      500,
+      {
+        id,
+        accountId: acct.id,
+        keyHash: hash,
+        model: 'm',
+        provider: 'mock',
+        deployment: 'x',
+        promptTokens: 10,
+        completionTokens: 40,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        cost: 500,
+        latencyMs: 1.5,
+        ttftMs: null,
+        finishReason: 'stop',
+        streamed: false,
+        cancelled: false,
+        status: 'completed',
+        errorCode: null,
+        appReferer: null,
+        appTitle: null,
+        user: null,
+        metadata: null,
+        createdAt: now,
+      },
+      null,
+      [put],
+    );
   };
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
   const before = storeFileBytes(config);
   const elu0 = performance.eventLoopUtilization();
+  const cpu0 = process.cpuUsage();
+  const th0 = threadCpu();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: c }, async () => {
@@ -86,6 +112,11 @@ async function main(): Promise<void> {
   );
   const wall = performance.now() - t0;
   const elu = performance.eventLoopUtilization(elu0);
+  const cpu = process.cpuUsage(cpu0);
+  const th1 = threadCpu();
+  // The busiest thread other than the main one is the store's worker (SQLite file databases).
+  let worker = 0;
+  for (const [t, ms] of th1) if (t !== String(process.pid)) worker = Math.max(worker, ms - (th0.get(t) ?? 0));
   h.disable();
   const after = storeFileBytes(config);
   console.log(
@@ -96,6 +127,8 @@ async function main(): Promise<void> {
       req_per_s: Math.round((n / wall) * 1000),
       main_thread_us_per_req: Math.round((elu.active / n) * 1000),
       wall_us_per_req: Math.round((wall / n) * 1000),
+      process_cpu_us_per_req: Math.round((cpu.user + cpu.system) / n),
+      worker_cpu_us_per_req: Math.round((worker / n) * 1000),
       loop_delay_max_ms: +(h.max / 1e6).toFixed(1),
       loop_delay_p99_ms: +(h.percentile(99) / 1e6).toFixed(1),
       db_wal_bytes_per_1000: Math.round(((after - before) / n) * 1000),

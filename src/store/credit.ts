@@ -27,6 +27,20 @@ interface ReserveArgs {
   now: number;
 }
 
+/** The start of the key's current limit window (params: the daily, weekly and monthly starts). */
+const WINDOW_START =
+  "CASE limit_reset WHEN 'daily' THEN CAST(? AS BIGINT) WHEN 'weekly' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END";
+/** The key's window has rolled over: its usage so far belongs to a past window (params: as WINDOW_START). */
+const ROLLED = `(limit_reset IS NOT NULL AND window_start < ${WINDOW_START})`;
+/** The key's usage in its current window (params: as WINDOW_START). */
+const WINDOW_USAGE = `CASE WHEN ${ROLLED} THEN 0 ELSE window_usage END`;
+/**
+ * Reserve against the key's limit, in its current window: a window that has rolled over restarts from zero in the
+ * same statement (every right-hand side reads the row as it was). Params: window starts x3, amount, hash, window
+ * starts, amount.
+ */
+const KEY_RESERVE = `UPDATE api_keys SET window_usage = ${WINDOW_USAGE}, window_start = CASE WHEN ${ROLLED} THEN ${WINDOW_START} ELSE window_start END, reserved = reserved + ? WHERE hash = ? AND (credit_limit IS NULL OR credit_limit - ${WINDOW_USAGE} - reserved >= ?)`;
+
 /** Reserve against the account and the key, or roll back and say which one refused and what it has left. */
 export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
   name: 'credit.reserve',
@@ -44,19 +58,12 @@ export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
     }
     if (keyHash) {
       const ws = [windowStart('daily', now), windowStart('weekly', now), windowStart('monthly', now)];
-      // A key whose limit window has rolled over starts the new window from zero.
-      yield* run(
-        "UPDATE api_keys SET window_usage = 0, window_start = CASE limit_reset WHEN 'daily' THEN CAST(? AS BIGINT) WHEN 'weekly' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END WHERE hash = ? AND limit_reset IS NOT NULL AND window_start < CASE limit_reset WHEN 'daily' THEN CAST(? AS BIGINT) WHEN 'weekly' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END",
-        [...ws, keyHash, ...ws],
-      );
-      const k = yield* run(
-        'UPDATE api_keys SET reserved = reserved + ? WHERE hash = ? AND (credit_limit IS NULL OR credit_limit - window_usage - reserved >= ?)',
-        [amount, keyHash, amount],
-      );
+      // One statement: a key whose limit window has rolled over starts the new window from zero, and reserves in it.
+      const k = yield* run(KEY_RESERVE, [...ws, ...ws, ...ws, amount, keyHash, ...ws, amount]);
       if (k.changes === 0) {
         const row = yield* get<{ free: unknown }>(
-          'SELECT credit_limit - window_usage - reserved AS free FROM api_keys WHERE hash = ?',
-          [keyHash],
+          `SELECT credit_limit - ${WINDOW_USAGE} - reserved AS free FROM api_keys WHERE hash = ?`,
+          [...ws, keyHash],
         );
         throw new Rollback<ReserveResult>({ ok: false, limit: 'key', available: Math.max(0, num(row?.free)) });
       }
@@ -87,7 +94,7 @@ export const settleProc: Proc<SettleArgs, boolean> = {
   *body({ reservationId, charge, generation, overrun, now, writes }) {
     for (const w of writes) yield* run(w.sql, w.params);
     const r = yield* get<{ account_id: string; key_hash: string | null; amount: unknown }>(
-      'SELECT account_id, key_hash, amount FROM credit_reservations WHERE id = ?',
+      'DELETE FROM credit_reservations WHERE id = ? RETURNING account_id, key_hash, amount',
       [reservationId],
     );
     if (!r) return false;
@@ -97,7 +104,6 @@ export const settleProc: Proc<SettleArgs, boolean> = {
     const cost = valid ? Math.min(charge, reserved) : reserved;
     const excess = (overrun?.amount ?? 0) + (valid ? charge - cost : 0);
     const reason = overrun?.reason ?? (valid ? (excess > 0 ? 'usage_above_bound' : null) : 'malformed_usage');
-    yield* run('DELETE FROM credit_reservations WHERE id = ?', [reservationId]);
     yield* run('UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? WHERE id = ?', [
       reserved,
       cost,

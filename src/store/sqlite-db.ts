@@ -1,5 +1,4 @@
-import { extname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import {
   callNested,
   observed,
@@ -13,6 +12,7 @@ import {
 } from './db';
 import { SqliteEngine, type EngineReply, type EngineRequest, type ErrorInfo } from './sqlite-engine';
 import { procedures } from './procedures';
+import { startStoreWorker } from './worker-start';
 
 /** Carries engine requests to wherever the SQLite engine runs. */
 interface EngineLink {
@@ -41,8 +41,7 @@ class InThreadLink implements EngineLink {
 }
 
 /**
- * A file database: the engine in a worker thread. Under tsx (tests, `npm run dev`) the worker
- * registers tsx itself; under dist it loads the compiled .js. A worker that dies fails what it
+ * A file database: the engine in a worker thread (started by ./worker-start.ts). A worker that dies fails what it
  * had in hand and is started again by the next request. The worker is kept referenced only while
  * a request is in flight, so an idle store never holds the process open.
  */
@@ -54,14 +53,7 @@ class WorkerLink implements EngineLink {
   constructor(private readonly path: string) {}
 
   private start(): Worker {
-    const file = join(__dirname, `sqlite-worker${extname(__filename)}`);
-    const workerData = { path: this.path };
-    const w = file.endsWith('.ts')
-      ? new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(file)});`, {
-          eval: true,
-          workerData,
-        })
-      : new Worker(file, { workerData });
+    const w = startStoreWorker('sqlite-worker', { path: this.path });
     // Answers come in batches (one message per worker turn: a group commit answers many at once).
     w.on('message', (batch: Array<{ id: number } & EngineReply>) => {
       for (const m of batch) {

@@ -1,7 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { Rollback, type Param, type Proc } from './db';
+import type { CheckpointReply } from './sqlite-checkpointer';
+import { startStoreWorker } from './worker-start';
 
 /** What the main thread asks of the SQLite engine (SQL already in the SQLite dialect). */
 export type EngineRequest =
@@ -28,6 +31,11 @@ type Statement = Database.Statement<unknown[]>;
 const CHECKPOINT_MS = 1000;
 /** The WAL file is cut back to this size after each checkpoint reset. */
 const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/** The answer to an item that threw: a Rollback's value (an expected refusal), else the error. */
+function failed(e: unknown): EngineReply {
+  return e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) };
+}
 
 function info(e: unknown): ErrorInfo {
   if (!(e instanceof Error)) return { message: String(e) };
@@ -58,7 +66,13 @@ export class SqliteEngine {
   private dirty = false;
   private walUsed = false;
   private readonly timer: NodeJS.Timeout | undefined;
+  /** The checkpointer thread (file databases), and whether it is copying the WAL now. */
+  private checkpointer: Worker | null = null;
+  private checkpointing = false;
   private readonly control: { savepoint: Statement; release: Statement; rollbackTo: Statement };
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
 
   constructor(
     path: string,
@@ -71,11 +85,18 @@ export class SqliteEngine {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // The statement journal of each item's savepoint (a settlement touches ~20 pages, above the 64 KiB at which
+    // SQLite spills it) stays in memory rather than becoming a temp file created and unlinked per request.
+    this.db.pragma('temp_store = MEMORY');
     this.control = {
       savepoint: this.db.prepare('SAVEPOINT item'),
       release: this.db.prepare('RELEASE item'),
       rollbackTo: this.db.prepare('ROLLBACK TO item'),
     };
+    // Prepared once: exec() would parse them again on every commit.
+    this.begin = this.db.prepare('BEGIN IMMEDIATE');
+    this.commit = this.db.prepare('COMMIT');
+    this.rollback = this.db.prepare('ROLLBACK');
     if (file) {
       // Checkpoints run on a timer here, off the event loop, rather than inside whichever commit crosses 1000 pages.
       this.db.pragma('wal_autocheckpoint = 0');
@@ -84,6 +105,7 @@ export class SqliteEngine {
       this.reader.pragma('busy_timeout = 5000');
       this.timer = setInterval(() => this.checkpoint(), CHECKPOINT_MS);
       this.timer.unref();
+      this.checkpointer = this.startCheckpointer(path);
     } else {
       this.reader = null;
     }
@@ -180,14 +202,18 @@ export class SqliteEngine {
     });
   }
 
-  /** Commit everything queued as one transaction, a savepoint per item; then answer each. */
+  /**
+   * Commit everything queued as one transaction, a savepoint per item; then answer each. A batch of one needs no
+   * savepoint: its item failing rolls the whole transaction back, which undoes the same statements.
+   */
   private flush(): void {
     if (this.inTx || this.queue.length === 0) return;
     const batch = this.queue.splice(0);
+    if (batch.length === 1) return this.flushOne(batch[0]);
     const out: EngineReply[] = [];
     const { savepoint, release, rollbackTo } = this.control;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.begin.run();
       for (const item of batch) {
         savepoint.run();
         try {
@@ -197,30 +223,55 @@ export class SqliteEngine {
         } catch (e) {
           rollbackTo.run();
           release.run();
-          out.push(
-            e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) },
-          );
+          out.push(failed(e));
         }
       }
-      this.db.exec('COMMIT');
+      this.commit.run();
       this.dirty = true;
     } catch (e) {
       // The batch could not commit: nobody in it is told success.
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (this.db.inTransaction) this.rollback.run();
       out.length = 0;
       for (let i = 0; i < batch.length; i++) out.push({ ok: false, error: info(e) });
     }
     batch.forEach((item, i) => item.reply(out[i]));
   }
 
-  /** PASSIVE after a second with writes; TRUNCATE (the WAL file back to zero bytes) after a quiet one. */
+  private flushOne(item: { work: () => unknown; reply: Reply }): void {
+    let out: EngineReply;
+    try {
+      this.begin.run();
+      try {
+        out = { ok: true, value: item.work() };
+      } catch (e) {
+        this.rollback.run();
+        return item.reply(failed(e));
+      }
+      this.commit.run();
+      this.dirty = true;
+    } catch (e) {
+      if (this.db.inTransaction) this.rollback.run();
+      out = { ok: false, error: info(e) };
+    }
+    item.reply(out);
+  }
+
+  /**
+   * After a second with writes: the checkpointer thread copies the WAL into the database file (the bulk of the
+   * pages and the fsyncs of a second's WAL, off this thread), then this connection checkpoints what was committed
+   * meanwhile (a few pages), so that the next transaction starts the WAL again from its beginning and it stays
+   * bounded under any load. After a quiet second: TRUNCATE (the WAL file back to zero bytes).
+   */
   private checkpoint(): void {
-    if (this.inTx || !this.db.open) return;
+    if (this.inTx || !this.db.open || this.checkpointing) return;
     try {
       if (this.dirty) {
-        this.db.pragma('wal_checkpoint(PASSIVE)');
         this.dirty = false;
         this.walUsed = true;
+        if (this.checkpointer) {
+          this.checkpointing = true;
+          this.checkpointer.postMessage('checkpoint');
+        } else this.db.pragma('wal_checkpoint(PASSIVE)');
       } else if (this.walUsed) {
         this.db.pragma('wal_checkpoint(TRUNCATE)');
         this.walUsed = false;
@@ -230,8 +281,39 @@ export class SqliteEngine {
     }
   }
 
+  private startCheckpointer(path: string): Worker | null {
+    let w: Worker;
+    try {
+      w = startStoreWorker('sqlite-checkpointer', { path });
+    } catch {
+      return null; // checkpoints then run on this thread
+    }
+    w.on('message', (r: CheckpointReply) => {
+      this.checkpointing = false;
+      // The catch-up: only what was committed while the checkpointer copied (none of it when r.ok is false).
+      if (r.ok && !this.inTx && this.db.open)
+        try {
+          this.db.pragma('wal_checkpoint(PASSIVE)');
+        } catch {
+          // busy: the next round catches up
+        }
+    });
+    const gone = () => {
+      if (this.checkpointer !== w) return;
+      this.checkpointer = null; // from now on checkpoints run on this thread
+      this.checkpointing = false;
+    };
+    w.on('error', gone);
+    w.on('exit', gone);
+    w.unref();
+    return w;
+  }
+
   private close(): void {
     clearInterval(this.timer);
+    const w = this.checkpointer;
+    this.checkpointer = null;
+    w?.postMessage('close');
     this.flush();
     if (!this.db.open) return;
     if (this.reader) {

@@ -10,6 +10,7 @@ import { providersCacheMigrations } from './providers_cache';
 import { limitsMigrations } from './limits';
 import { consoleMigrations } from './console';
 import { hostileMigrations } from './hostile';
+import { reservationMigrations } from './reservations';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -35,4 +36,5 @@ export const migrations: readonly Migration[] = [
   ...limitsMigrations,
   ...consoleMigrations,
   ...hostileMigrations,
+  ...reservationMigrations,
 ];
