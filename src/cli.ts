@@ -5,15 +5,17 @@ import { configWarnings } from './config/warnings';
 import { loadPlugins } from './pipeline/loader';
 import { createLogger } from './logger';
 import { startGateway, handleSignals } from './server/start';
-import { runCommand, commands } from './cli/commands';
 
-const USAGE = `usage: gateway <command> [options]
+/** The store commands (and what they import) load only for a command or the usage text, not for `start`. */
+const cliCommands = () => require('./cli/commands') as typeof import('./cli/commands');
+
+const usage = () => `usage: gateway <command> [options]
 
   gateway start [--config FILE]             start the gateway; the config is --config, else
                                             $GATEWAY_CONFIG, else ./gateway.yaml
   gateway check [--config FILE]             validate the config, print every problem, exit 1 on any
-${commands
-  .map(
+${cliCommands()
+  .commands.map(
     (c) =>
       `\n${c.name}: ${c.summary}\n${(c.help ?? [c.usage]).map((l) => (l.startsWith(' ') ? `          ${l}` : `  gateway ${l}`)).join('\n')}`,
   )
@@ -26,7 +28,7 @@ From a checkout: npm run gateway -- <command> ...   (e.g. npm run gateway -- acc
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(USAGE);
+    process.stdout.write(usage());
     return command ? 0 : 2;
   }
   if (command === 'start' || command === 'check') {
@@ -61,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
     );
     return -1; // keep running
   }
-  return runCommand(command, rest);
+  return cliCommands().runCommand(command, rest);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,4 +1,4 @@
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Store } from '../../src/store/index';
 import { currentWindowUsage, windowStart } from '../../src/store/keys';
@@ -38,8 +38,9 @@ export class BudgetAlerts {
     private readonly smtp: SmtpSettings | undefined,
     private readonly logger: Logger,
   ) {
+    // nodemailer is loaded only when budget notices go by e-mail.
     this.mailer = smtp
-      ? createTransport({
+      ? (require('nodemailer') as typeof import('nodemailer')).createTransport({
           host: smtp.host,
           port: smtp.port,
           secure: smtp.secure,

@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { Admission, AdmitRequest, CounterStore, Dimension, ScopeLimits, ScopeUsage } from './counter-store';
 import { ADMIT_LUA, FINISH_LUA } from './redis-scripts';
@@ -40,7 +40,9 @@ export class RedisCounterStore implements CounterStore {
     private readonly opts: RedisStoreOptions,
     private readonly logger: Logger,
   ) {
-    this.client = new Redis(opts.url, {
+    // ioredis is loaded only when a gateway counts in Redis (the default store is memory).
+    const RedisClient = (require('ioredis') as typeof import('ioredis')).default;
+    this.client = new RedisClient(opts.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: opts.timeoutMs,

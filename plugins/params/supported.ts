@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../../src/config/types';
-import { getAdapter, providerTypeNames } from '../../src/providers/registry';
+import { getAdapter, providerTypeNames, supportedParamsOf } from '../../src/providers/registry';
 import { chatRequestSchema } from './schema';
 import type { ChatRequest } from '../../src/types/openai';
 
@@ -9,7 +9,7 @@ const ALWAYS = new Set(['model', 'messages', 'stream', 'stream_options']);
 /** Every field the spec defines plus every provider-specific one some adapter declares: candidates for dropping. */
 export function knownParams(): Set<string> {
   const known = new Set(Object.keys(chatRequestSchema.properties));
-  for (const t of providerTypeNames()) for (const p of getAdapter(t).supportedParams) known.add(p);
+  for (const t of providerTypeNames()) for (const p of supportedParamsOf(t)) known.add(p);
   for (const a of ALWAYS) known.delete(a);
   return known;
 }

@@ -34,9 +34,21 @@ function aliasPublicModules(): void {
   };
 }
 // Strict: a misspelt keyword in a plugin's configSchema is an error naming the plugin, not a silently ignored rule.
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, verbose: true });
+let sharedAjv: WeakRef<Ajv> | undefined;
 
-const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>();
+/**
+ * The Ajv that compiles plugins' config schemas; it caches each plugin's validator (by schema
+ * object). Held weakly: configs are checked at startup, and the validators (generated code,
+ * tens of KB per plugin) need not stay in memory after. Loads close together share one.
+ */
+function pluginAjv(): Ajv {
+  let a = sharedAjv?.deref();
+  if (!a) {
+    a = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, verbose: true });
+    sharedAjv = new WeakRef(a);
+  }
+  return a;
+}
 
 export interface LoadedPlugin {
   plugin: Plugin<Record<string, unknown>>;
@@ -107,10 +119,9 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
       return;
     }
     const config = structuredClone(entry.config);
-    let validate: ReturnType<typeof ajv.compile>;
+    let validate: ReturnType<Ajv['compile']>;
     try {
-      validate = compiled.get(plugin) ?? ajv.compile(plugin.configSchema);
-      compiled.set(plugin, validate);
+      validate = pluginAjv().compile(plugin.configSchema);
     } catch (e) {
       problems.push({
         pointer,

@@ -1,13 +1,5 @@
 import type { EmbeddingsRequest, EmbeddingsResult } from '../types/embeddings';
 import type { UpstreamRequest, UpstreamTarget } from './types';
-import { openaiEmbeddings } from './openai/embeddings';
-import { azureEmbeddings } from './azure/embeddings';
-import { geminiEmbeddings } from './gemini/embeddings';
-import { mistralEmbeddings } from './mistral/embeddings';
-import { cohereEmbeddings } from './cohere/embeddings';
-import { bedrockEmbeddings } from './bedrock/embeddings';
-import { ollamaEmbeddings } from './ollama/embeddings';
-import { mockEmbeddings } from './mock/embeddings';
 
 /** One upstream answer to an embeddings request (parsed JSON, or text). */
 export interface UpstreamAnswer {
@@ -34,18 +26,28 @@ export interface LocalEmbeddings {
 
 export type EmbeddingsMapping = HttpEmbeddings | LocalEmbeddings;
 
-/** Embeddings mappings by provider type (anthropic has no embeddings API). */
-const mappings = new Map<string, EmbeddingsMapping>([
-  ['openai', openaiEmbeddings],
-  ['azure', azureEmbeddings],
-  ['gemini', geminiEmbeddings],
-  ['mistral', mistralEmbeddings],
-  ['cohere', cohereEmbeddings],
-  ['bedrock', bedrockEmbeddings],
-  ['ollama', ollamaEmbeddings],
-  ['mock', mockEmbeddings],
-]);
+/**
+ * Embeddings mappings by provider type (anthropic has no embeddings API), each loaded on
+ * first use, like the chat adapters: a gateway without embeddings models loads none.
+ */
+const loaders: Record<string, () => EmbeddingsMapping> = {
+  openai: () => (require('./openai/embeddings') as typeof import('./openai/embeddings')).openaiEmbeddings,
+  azure: () => (require('./azure/embeddings') as typeof import('./azure/embeddings')).azureEmbeddings,
+  gemini: () => (require('./gemini/embeddings') as typeof import('./gemini/embeddings')).geminiEmbeddings,
+  mistral: () => (require('./mistral/embeddings') as typeof import('./mistral/embeddings')).mistralEmbeddings,
+  cohere: () => (require('./cohere/embeddings') as typeof import('./cohere/embeddings')).cohereEmbeddings,
+  bedrock: () => (require('./bedrock/embeddings') as typeof import('./bedrock/embeddings')).bedrockEmbeddings,
+  ollama: () => (require('./ollama/embeddings') as typeof import('./ollama/embeddings')).ollamaEmbeddings,
+  mock: () => (require('./mock/embeddings') as typeof import('./mock/embeddings')).mockEmbeddings,
+};
+const mappings = new Map<string, EmbeddingsMapping>();
 
 export function getEmbeddingsMapping(type: string): EmbeddingsMapping | undefined {
-  return mappings.get(type);
+  let m = mappings.get(type);
+  if (m) return m;
+  const load = Object.hasOwn(loaders, type) ? loaders[type] : undefined;
+  if (!load) return undefined;
+  m = load();
+  mappings.set(type, m);
+  return m;
 }

@@ -10,7 +10,7 @@ import {
   type RunResult,
   type Sql,
 } from './db';
-import { SqliteEngine, type EngineReply, type EngineRequest, type ErrorInfo } from './sqlite-engine';
+import type { EngineReply, EngineRequest, ErrorInfo, SqliteEngine } from './sqlite-engine';
 import { procedures } from './procedures';
 import { startStoreWorker } from './worker-start';
 
@@ -29,9 +29,14 @@ function settle(r: EngineReply, resolve: (v: unknown) => void, reject: (e: unkno
   else reject(toError(r.error));
 }
 
-/** `memory`: the engine in this thread (nothing touches a disk). */
+/**
+ * `memory`: the engine in this thread (nothing touches a disk). Loaded here only: with a file
+ * the engine and better-sqlite3 live in the worker, and the main thread never loads either.
+ */
 class InThreadLink implements EngineLink {
-  private readonly engine = new SqliteEngine(':memory:', procedures);
+  private readonly engine: SqliteEngine = new (
+    require('./sqlite-engine') as typeof import('./sqlite-engine')
+  ).SqliteEngine(':memory:', procedures);
   request(req: EngineRequest): Promise<unknown> {
     return new Promise((resolve, reject) => this.engine.handle(req, (r) => settle(r, resolve, reject)));
   }

@@ -1,4 +1,5 @@
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool, undiciErrors } from './undici-pool';
 import { errors, GatewayError, isGatewayError } from '../errors';
 import type { ProviderConfig } from '../config/types';
 import type { UpstreamRequest } from '../providers/types';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { postJson } from '../helpers/gateway';
 import { openaiFixtures, sendJson, type UpstreamHandler } from '../helpers/mock-upstream';
 import { providerRig, weatherTool } from '../helpers/provider-gateway';
-import { getAdapter } from '../../src/providers/registry';
+import { builtInParams, getAdapter, providerTypeNames } from '../../src/providers/registry';
 import type { ParamTable } from '../../src/providers/shared/params';
 import { ANTHROPIC_TABLE } from '../../src/providers/anthropic/params';
 import { BEDROCK_TABLE } from '../../src/providers/bedrock/params';
@@ -160,6 +160,15 @@ const cases: Case[] = [
     },
   },
 ];
+
+describe('provider parameter names without the adapters', () => {
+  it("every built-in type: the names read from its table alone are its adapter's supportedParams", () => {
+    for (const type of providerTypeNames()) {
+      const names = builtInParams(type);
+      if (names) expect(names, type).to.deep.equal(getAdapter(type).supportedParams);
+    }
+  });
+});
 
 describe('provider parameter tables reach the wire', () => {
   for (const c of cases) {
