@@ -98,7 +98,7 @@ export default definePlugin<FallbackConfig>({
 
     /** One model's attempts: its deployments in strategy order, cycled through for 1 + retries tries. */
     const group = (model: ModelConfig, request: ChatRequest, retries: number, s: GatewayState): Attempt[] => {
-      const input = { model, request, promptTokens: promptTokens(s) };
+      const input = () => ({ model, request, promptTokens: promptTokens(s) });
       const order = orderDeployments(
         model.deployments,
         model.routing?.strategy ?? 'weighted',

@@ -11,7 +11,7 @@ export function defaultPlan(
   models: ModelRegistry,
   health?: DeploymentHealth,
 ): AttemptPlan {
-  const input = { model, request: state.request, promptTokens: promptTokens(state) };
+  const input = () => ({ model, request: state.request, promptTokens: promptTokens(state) });
   const order = orderDeployments(model.deployments, model.routing?.strategy ?? 'weighted', health, Math.random, input);
   const attempts: Attempt[] = order.map((deployment) => ({
     model,

@@ -71,10 +71,11 @@ export function orderDeployments(
   strategy: string,
   health: DeploymentHealth | undefined,
   random: () => number = Math.random,
-  input?: Omit<StrategyInput, 'health'>,
+  /** What a plugged strategy is given; made only for one (counting the prompt's tokens is not free). */
+  input?: () => Omit<StrategyInput, 'health'>,
 ): DeploymentConfig[] {
   const plugged = custom.get(strategy);
-  if (plugged && input) return plugged(deployments, { ...input, ...(health ? { health } : {}) });
+  if (plugged && input) return plugged(deployments, { ...input(), ...(health ? { health } : {}) });
   let ordered: DeploymentConfig[];
   const stable = (score: (d: DeploymentConfig) => number) =>
     deployments
