@@ -197,7 +197,8 @@ export default definePlugin<LimitsConfig>({
           return;
         }
         const id = randomId('lim_');
-        const tokens = tokenBound(s, services.models);
+        // The request's token bound (credit's, a walk over the whole request) only matters to a tokens/min limit.
+        const tokens = scopes.some((sc) => sc.tpm > 0) ? tokenBound(s, services.models) : 0;
         const { admission, by } = await admit(id, tokens, scopes);
         if (!admission.ok) {
           const scope = scopes[admission.scope];
