@@ -98,6 +98,15 @@ export class UsageRepo {
 
   /** Roll up what is due; returns the number of aggregate rows written. Loops over spans of at most maxSpanMs. */
   async rollUp(now = Date.now()): Promise<number> {
+    // Nothing recorded since the watermark: no transaction, no write (an idle gateway leaves its store untouched,
+    // so SQLite's WAL is truncated and its checkpointer stops). The watermark stays; the next records widen the span.
+    const mark = await this.db.get<{ value: string }>('SELECT value FROM gateway_meta WHERE key = ?', [WATERMARK]);
+    if (mark) {
+      const newer = await this.db.get('SELECT 1 AS x FROM generations WHERE created_at > ? LIMIT 1', [
+        Number(mark.value),
+      ]);
+      if (!newer) return 0;
+    }
     let written = 0;
     for (;;) {
       const step = await this.db.tx(async (t) => {

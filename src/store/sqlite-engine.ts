@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -36,6 +36,17 @@ const CHECKPOINT_MS = 1000;
  */
 const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
+/** The WAL a second must have written before checkpoints move to the checkpointer thread. */
+const CHECKPOINTER_MIN_WAL = 4 * 1024 * 1024;
+
+function walBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** The answer to an item that threw: a Rollback's value (an expected refusal), else the error. */
 function failed(e: unknown): EngineReply {
   return e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) };
@@ -70,9 +81,14 @@ export class SqliteEngine {
   private dirty = false;
   private walUsed = false;
   private readonly timer: NodeJS.Timeout | undefined;
-  /** The checkpointer thread (file databases), and whether it is copying the WAL now. */
+  /**
+   * The checkpointer thread (file databases), started with the first second of writes and stopped once the store is
+   * idle and its WAL truncated (an idle thread is an isolate, ~6 MB); whether it is copying the WAL now; and the
+   * database path, null once the thread could not start (checkpoints then run on this thread).
+   */
   private checkpointer: Worker | null = null;
   private checkpointing = false;
+  private checkpointerPath: string | null = null;
   private readonly control: { savepoint: Statement; release: Statement; rollbackTo: Statement };
   private readonly begin: Statement;
   private readonly commit: Statement;
@@ -109,7 +125,7 @@ export class SqliteEngine {
       this.reader.pragma('busy_timeout = 5000');
       this.timer = setInterval(() => this.checkpoint(), CHECKPOINT_MS);
       this.timer.unref();
-      this.checkpointer = this.startCheckpointer(path);
+      this.checkpointerPath = path;
     } else {
       this.reader = null;
     }
@@ -272,6 +288,9 @@ export class SqliteEngine {
       if (this.dirty) {
         this.dirty = false;
         this.walUsed = true;
+        // A light second (the admin API, a few requests) is checkpointed here; the thread is for a loaded store.
+        if (!this.checkpointer && this.checkpointerPath && walBytes(this.checkpointerPath) >= CHECKPOINTER_MIN_WAL)
+          this.checkpointer = this.startCheckpointer(this.checkpointerPath);
         if (this.checkpointer) {
           this.checkpointing = true;
           this.checkpointer.postMessage('checkpoint');
@@ -279,6 +298,7 @@ export class SqliteEngine {
       } else if (this.walUsed) {
         this.db.pragma('wal_checkpoint(TRUNCATE)');
         this.walUsed = false;
+        this.stopCheckpointer();
       }
     } catch {
       // busy: the next tick tries again
@@ -290,6 +310,7 @@ export class SqliteEngine {
     try {
       w = startStoreWorker('sqlite-checkpointer', { path });
     } catch {
+      this.checkpointerPath = null;
       return null; // checkpoints then run on this thread
     }
     w.on('message', (r: CheckpointReply) => {
@@ -304,13 +325,22 @@ export class SqliteEngine {
     });
     const gone = () => {
       if (this.checkpointer !== w) return;
-      this.checkpointer = null; // from now on checkpoints run on this thread
+      this.checkpointer = null;
+      this.checkpointerPath = null; // it failed: from now on checkpoints run on this thread
       this.checkpointing = false;
     };
     w.on('error', gone);
     w.on('exit', gone);
     w.unref();
     return w;
+  }
+
+  /** The store is idle: the checkpointer thread ends (the next second with writes starts another). */
+  private stopCheckpointer(): void {
+    const w = this.checkpointer;
+    if (!w || this.checkpointing) return;
+    this.checkpointer = null;
+    w.postMessage('close');
   }
 
   private close(): void {
