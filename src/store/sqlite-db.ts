@@ -10,7 +10,7 @@ import {
   type RunResult,
   type Sql,
 } from './db';
-import type { EngineReply, EngineRequest, ErrorInfo, SqliteEngine } from './sqlite-engine';
+import type { EngineReply, EngineRequest, EngineStatus, ErrorInfo, SqliteEngine } from './sqlite-engine';
 import { procedures } from './procedures';
 import { startStoreWorker } from './worker-start';
 
@@ -192,6 +192,11 @@ export class SqliteDb implements Db {
     }
     await this.link.request({ op: 'end', commit: true });
     return value;
+  }
+
+  /** The engine's own state (whether its checkpointer thread runs). */
+  status(): Promise<EngineStatus> {
+    return this.link.request({ op: 'status' }) as Promise<EngineStatus>;
   }
 
   async close(): Promise<void> {

@@ -15,7 +15,14 @@ export type EngineRequest =
   | { op: 'begin' }
   | { op: 'stmt'; kind: 'all' | 'get' | 'run' | 'exec'; sql: string; params: Param[] }
   | { op: 'end'; commit: boolean }
+  | { op: 'status' }
   | { op: 'close' };
+
+/** What the engine reports of itself (tests, diagnostics). */
+export interface EngineStatus {
+  /** Whether the checkpointer thread runs now (a loaded file store), or checkpoints run on the writer. */
+  checkpointer: boolean;
+}
 
 export interface ErrorInfo {
   message: string;
@@ -173,6 +180,8 @@ export class SqliteEngine {
         for (const d of this.deferred.splice(0)) d();
         this.schedule();
         return;
+      case 'status':
+        return reply({ ok: true, value: { checkpointer: this.checkpointer !== null } satisfies EngineStatus });
       case 'close':
         this.answer(reply, () => this.close());
     }

@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SqliteDb } from '../../src/store/sqlite-db';
+
+const walBytes = (path: string) => {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** Polls `check` every 50 ms until it holds or `ms` have passed; whether it held. */
+async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() >= until) return false;
+    await sleep(50);
+  }
+}
+
+describe('SQLite checkpointer thread', function () {
+  this.timeout(30000);
+  let dir: string;
+  let db: SqliteDb;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-ckpt-'));
+    db = new SqliteDb(join(dir, 'store.db'));
+    await db.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  });
+
+  after(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is not started by light writes, starts under a second of heavy writes, and ends once the store is idle', async () => {
+    const path = join(dir, 'store.db');
+    await db.write('INSERT INTO blobs (body) VALUES (?)', ['light']);
+    await sleep(1200); // a checkpoint tick with a small WAL: checkpointed on the writer
+    expect((await db.status()).checkpointer, 'light writes run no checkpointer').to.equal(false);
+
+    // ~8 MB of WAL within a second, in concurrent group commits.
+    const body = 'x'.repeat(4000);
+    for (let round = 0; round < 4; round++)
+      await Promise.all(Array.from({ length: 500 }, () => db.write('INSERT INTO blobs (body) VALUES (?)', [body])));
+    expect(walBytes(path), 'the WAL grew past the threshold').to.be.greaterThan(4 * 1024 * 1024);
+    expect(await within(3000, async () => (await db.status()).checkpointer), 'a checkpointer thread runs').to.equal(
+      true,
+    );
+
+    // Idle: the WAL is checkpointed, truncated to zero, and the thread ends.
+    expect(
+      await within(6000, async () => walBytes(path) === 0 && !(await db.status()).checkpointer),
+      'idle: WAL truncated and no checkpointer',
+    ).to.equal(true);
+    const rows = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM blobs');
+    expect(rows?.n).to.equal(2001);
+  });
+});
