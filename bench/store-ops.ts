@@ -15,6 +15,7 @@ import type { StoreConfig } from '../src/config/types';
 import { storeFileBytes } from '../src/store/stats';
 import { putStatement } from '../src/store/responses';
 import { readdirSync, readFileSync } from 'node:fs';
+import { generationRecord } from '../test/helpers/generation';
 
 /** CPU milliseconds of each thread of this process (Linux), by thread id. */
 function threadCpu(): Map<string, number> {
@@ -68,32 +69,15 @@ async function main(): Promise<void> {
     await store.credit.settle(
       r.id,
       500,
-      {
+      generationRecord({
         id,
         accountId: acct.id,
         keyHash: hash,
-        model: 'm',
-        provider: 'mock',
-        deployment: 'x',
-        promptTokens: 10,
         completionTokens: 40,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        reasoningTokens: 0,
         cost: 500,
         latencyMs: 1.5,
-        ttftMs: null,
-        finishReason: 'stop',
-        streamed: false,
-        cancelled: false,
-        status: 'completed',
-        errorCode: null,
-        appReferer: null,
-        appTitle: null,
-        user: null,
-        metadata: null,
         createdAt: now,
-      },
+      }),
       null,
       [put],
     );

@@ -9,6 +9,7 @@ import { toNano, fromNano } from '../../src/store/money';
 import { deferWrite, openBatch, takeBatch } from '../../src/store/request-batch';
 import { putStatement } from '../../src/store/responses';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
+import { generationRecord } from '../helpers/generation';
 
 /** One contract, every driver: what the rest of the gateway relies on from the Store. */
 function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
@@ -168,32 +169,21 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
         if (!r.ok) throw new Error('refused');
         const id = `ret-${a.id}-${i}`;
         ids.push(id);
-        await store.credit.settle(r.id, 10, {
-          id,
-          accountId: a.id,
-          keyHash: null,
-          model: 'm',
-          provider: null,
-          deployment: null,
-          promptTokens: 0,
-          completionTokens: 0,
-          cachedTokens: 0,
-          cacheWriteTokens: 0,
-          reasoningTokens: 0,
-          cost: 10,
-          latencyMs: null,
-          ttftMs: null,
-          finishReason: null,
-          streamed: false,
-          cancelled: false,
-          status: 'completed',
-          errorCode: null,
-          appReferer: null,
-          appTitle: null,
-          user: null,
-          metadata: null,
-          createdAt: Date.now() - age * day,
-        });
+        await store.credit.settle(
+          r.id,
+          10,
+          generationRecord({
+            id,
+            accountId: a.id,
+            provider: null,
+            deployment: null,
+            promptTokens: 0,
+            completionTokens: 0,
+            latencyMs: null,
+            finishReason: null,
+            createdAt: Date.now() - age * day,
+          }),
+        );
       }
       const errors: unknown[] = [];
       store.startRetention({ generation_retention_days: 30 }, (e) => errors.push(e), 20, 2);

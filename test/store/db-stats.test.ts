@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/index';
 import type { StoreStats } from '../../src/store/stats';
+import { generationRecord } from '../helpers/generation';
 
 describe('gateway db stats', function () {
   this.timeout(60000);
@@ -36,32 +37,7 @@ describe('gateway db stats', function () {
         const r = await store.credit.reserve(a.id, null, 10);
         if (!r.ok) throw new Error('refused');
         const id = `g${Date.now()}-${i}`;
-        await store.credit.settle(r.id, 10, {
-          id,
-          accountId: a.id,
-          keyHash: null,
-          model: 'm',
-          provider: 'mock',
-          deployment: 'x',
-          promptTokens: 10,
-          completionTokens: 20,
-          cachedTokens: 0,
-          cacheWriteTokens: 0,
-          reasoningTokens: 0,
-          cost: 10,
-          latencyMs: 1,
-          ttftMs: null,
-          finishReason: 'stop',
-          streamed: false,
-          cancelled: false,
-          status: 'completed',
-          errorCode: null,
-          appReferer: null,
-          appTitle: null,
-          user: null,
-          metadata: null,
-          createdAt: Date.now(),
-        });
+        await store.credit.settle(r.id, 10, generationRecord({ id, accountId: a.id }));
         await store.responses.put({
           id,
           accountId: a.id,
