@@ -1,4 +1,4 @@
-import { errors, type GatewayError } from '../../src/errors';
+import { errors } from '../../src/errors';
 import { RequestAbort } from '../../src/pipeline/request-abort';
 
 /**
@@ -12,7 +12,7 @@ export class AttemptAbort extends RequestAbort {
 
   constructor(parent: RequestAbort, timeoutMs: number, provider: string) {
     super();
-    this.unfollow = parent.onAbort((reason) => this.abort(reason as GatewayError));
+    this.unfollow = parent.onAbort((reason) => this.abort(reason));
     this.timer = setTimeout(() => this.abort(errors.upstreamTimeout(provider)), timeoutMs);
     this.timer.unref();
   }

@@ -38,7 +38,7 @@ export class RequestAbort implements AbortLike {
   }
 
   /** The part of EventTarget undici uses on a request's `signal`: so this object can be that signal. */
-  addEventListener(type: 'abort', listener: () => void): void {
+  addEventListener(type: 'abort', listener: (reason: unknown) => void): void {
     if (type === 'abort' && !this.aborted) (this.listeners ??= []).push(listener);
   }
 
@@ -53,7 +53,7 @@ export class RequestAbort implements AbortLike {
       listener(this.reason);
       return noop;
     }
-    (this.listeners ??= []).push(listener);
+    this.addEventListener('abort', listener);
     return () => this.removeEventListener('abort', listener);
   }
 }

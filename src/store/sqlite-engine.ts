@@ -1,4 +1,5 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { fileSize } from './stats';
 import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -45,14 +46,6 @@ const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** The WAL a second must have written before checkpoints move to the checkpointer thread. */
 const CHECKPOINTER_MIN_WAL = 4 * 1024 * 1024;
-
-function walBytes(path: string): number {
-  try {
-    return statSync(`${path}-wal`).size;
-  } catch {
-    return 0;
-  }
-}
 
 /** The answer to an item that threw: a Rollback's value (an expected refusal), else the error. */
 function failed(e: unknown): EngineReply {
@@ -298,7 +291,11 @@ export class SqliteEngine {
         this.dirty = false;
         this.walUsed = true;
         // A light second (the admin API, a few requests) is checkpointed here; the thread is for a loaded store.
-        if (!this.checkpointer && this.checkpointerPath && walBytes(this.checkpointerPath) >= CHECKPOINTER_MIN_WAL)
+        if (
+          !this.checkpointer &&
+          this.checkpointerPath &&
+          fileSize(`${this.checkpointerPath}-wal`) >= CHECKPOINTER_MIN_WAL
+        )
           this.checkpointer = this.startCheckpointer(this.checkpointerPath);
         if (this.checkpointer) {
           this.checkpointing = true;

@@ -3,7 +3,8 @@ import type { StoreConfig } from '../config/types';
 import type { Store } from './index';
 import { num } from './money';
 
-function size(file: string): number {
+/** A file's size in bytes, 0 when it does not exist (a WAL between checkpoints). */
+export function fileSize(file: string): number {
   try {
     return statSync(file).size;
   } catch {
@@ -13,7 +14,7 @@ function size(file: string): number {
 
 /** Bytes a SQLite store holds on disk: the database file plus its WAL (0 for other drivers). For the bench. */
 export function storeFileBytes(config: StoreConfig): number {
-  return config.driver === 'sqlite' ? size(config.path) + size(`${config.path}-wal`) : 0;
+  return config.driver === 'sqlite' ? fileSize(config.path) + fileSize(`${config.path}-wal`) : 0;
 }
 
 export interface TableStats {
@@ -79,8 +80,8 @@ export async function storeStats(store: Store, config: StoreConfig, now = Date.n
     const r = await store.db.get<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${t}`);
     tables.push({ table: t, rows: num(r?.n), bytes: bytesBy.get(t) ?? 0 });
   }
-  const walBytes = config.driver === 'sqlite' ? size(`${config.path}-wal`) : 0;
-  const bytes = config.driver === 'sqlite' ? size(config.path) : tables.reduce((a, t) => a + t.bytes, 0);
+  const walBytes = config.driver === 'sqlite' ? fileSize(`${config.path}-wal`) : 0;
+  const bytes = config.driver === 'sqlite' ? fileSize(config.path) : tables.reduce((a, t) => a + t.bytes, 0);
   const requests = tables.find((t) => t.table === 'generations')?.rows ?? 0;
   const raw = await store.getMeta(SNAPSHOT);
   const last = raw ? (JSON.parse(raw) as { at: number; bytes: number }) : null;
