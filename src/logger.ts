@@ -62,8 +62,11 @@ export function accessLogger(logger: Logger): (line: AccessLine) => void {
   const level = logger.levels.values.info;
   return (l) => {
     if (!logger.isLevelEnabled('info')) return;
+    const model = l.model === undefined ? '' : `,"model":${json(l.model)}`;
+    const key = l.key === undefined ? '' : `,"key":${json(l.key)}`;
     stream.write(
-      `{"level":${level},"time":${Date.now()}${bindings},"requestId":${json(l.requestId)},"method":${json(l.method)},"path":${json(l.path)},"status":${l.status},"ms":${l.ms}${l.model === undefined ? '' : `,"model":${json(l.model)}`}${l.key === undefined ? '' : `,"key":${json(l.key)}`},"msg":"request"}\n`,
+      `{"level":${level},"time":${Date.now()}${bindings},"requestId":${json(l.requestId)},"method":${json(l.method)}` +
+        `,"path":${json(l.path)},"status":${l.status},"ms":${l.ms}${model}${key},"msg":"request"}\n`,
     );
   };
 }

@@ -29,7 +29,8 @@ interface ReserveArgs {
 
 /** The start of the key's current limit window (params: the daily, weekly and monthly starts). */
 const WINDOW_START =
-  "CASE limit_reset WHEN 'daily' THEN CAST(? AS BIGINT) WHEN 'weekly' THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END";
+  "CASE limit_reset WHEN 'daily' THEN CAST(? AS BIGINT) WHEN 'weekly' THEN CAST(? AS BIGINT) " +
+  'ELSE CAST(? AS BIGINT) END';
 /** The key's window has rolled over: its usage so far belongs to a past window (params: as WINDOW_START). */
 const ROLLED = `(limit_reset IS NOT NULL AND window_start < ${WINDOW_START})`;
 /** The key's usage in its current window (params: as WINDOW_START). */
@@ -39,7 +40,9 @@ const WINDOW_USAGE = `CASE WHEN ${ROLLED} THEN 0 ELSE window_usage END`;
  * same statement (every right-hand side reads the row as it was). Params: window starts x3, amount, hash, window
  * starts, amount.
  */
-const KEY_RESERVE = `UPDATE api_keys SET window_usage = ${WINDOW_USAGE}, window_start = CASE WHEN ${ROLLED} THEN ${WINDOW_START} ELSE window_start END, reserved = reserved + ? WHERE hash = ? AND (credit_limit IS NULL OR credit_limit - ${WINDOW_USAGE} - reserved >= ?)`;
+const KEY_RESERVE = `UPDATE api_keys SET window_usage = ${WINDOW_USAGE},
+  window_start = CASE WHEN ${ROLLED} THEN ${WINDOW_START} ELSE window_start END, reserved = reserved + ?
+  WHERE hash = ? AND (credit_limit IS NULL OR credit_limit - ${WINDOW_USAGE} - reserved >= ?)`;
 
 /** Reserve against the account and the key, or roll back and say which one refused and what it has left. */
 export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
