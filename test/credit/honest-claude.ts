@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
+import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
 
 type Block = Record<string, unknown>;
 
@@ -50,7 +51,6 @@ function anthropicAnswer(res: ServerResponse, body: Record<string, unknown>): Pr
   const usage = anthropicUsage(input, modeOf(String(body.model)));
   const thinking = body.thinking !== undefined && (body.thinking as { type?: string }).type === 'enabled';
   if (body.stream === true) {
-    const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
     const blocks = thinking
       ? [
           ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }),
@@ -63,17 +63,7 @@ function anthropicAnswer(res: ServerResponse, body: Record<string, unknown>): Pr
     return writeSse(
       res,
       [
-        ev('message_start', {
-          message: {
-            id: 'msg_1',
-            type: 'message',
-            role: 'assistant',
-            content: [],
-            model: body.model,
-            stop_reason: null,
-            usage: { ...usage, output_tokens: 1 },
-          },
-        }),
+        messageStart(usage, String(body.model)),
         ...blocks,
         ev('content_block_start', { index: i, content_block: { type: 'text', text: '' } }),
         ev('content_block_delta', { index: i, delta: { type: 'text_delta', text: 'ok' } }),

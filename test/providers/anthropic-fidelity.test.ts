@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
 import { providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
 import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
 
 // Shapes from Anthropic's prompt-caching and extended-thinking guides (Messages API).
 const usage = { input_tokens: 21, cache_creation_input_tokens: 1800, cache_read_input_tokens: 300, output_tokens: 95 };
@@ -15,7 +16,6 @@ const message = (content: unknown[], stop_reason = 'end_turn') => ({
   stop_sequence: null,
   usage,
 });
-const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
 const SIG = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds';
 
 describe('provider: anthropic (caching and extended thinking)', () => {
@@ -70,17 +70,7 @@ describe('provider: anthropic (caching and extended thinking)', () => {
       writeSse(
         res,
         [
-          ev('message_start', {
-            message: {
-              id: 'msg_1',
-              type: 'message',
-              role: 'assistant',
-              content: [],
-              model: 'claude',
-              stop_reason: null,
-              usage: { ...usage, output_tokens: 1 },
-            },
-          }),
+          messageStart(usage),
           ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
           ev('content_block_stop', { index: 0 }),
@@ -166,17 +156,7 @@ describe('provider: anthropic (caching and extended thinking)', () => {
       writeSse(
         res,
         [
-          ev('message_start', {
-            message: {
-              id: 'msg_1',
-              type: 'message',
-              role: 'assistant',
-              content: [],
-              model: 'claude',
-              stop_reason: null,
-              usage: { input_tokens: 10, output_tokens: 1 },
-            },
-          }),
+          messageStart({ input_tokens: 10 }),
           ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'I need to find ' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'the weather.' } }),
@@ -279,17 +259,7 @@ describe('provider: anthropic (caching and extended thinking)', () => {
       writeSse(
         res,
         [
-          ev('message_start', {
-            message: {
-              id: 'msg_1',
-              type: 'message',
-              role: 'assistant',
-              content: [],
-              model: 'claude',
-              stop_reason: null,
-              usage: { input_tokens: 10, output_tokens: 1 },
-            },
-          }),
+          messageStart({ input_tokens: 10 }),
           ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'secret' } }),
           ev('content_block_start', { index: 1, content_block: { type: 'text', text: '' } }),

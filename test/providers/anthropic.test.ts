@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
 import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
 
 // Shapes from the Anthropic Messages API reference and its streaming guide.
 const message = (content: unknown[], stop_reason = 'end_turn') => ({
@@ -15,18 +16,7 @@ const message = (content: unknown[], stop_reason = 'end_turn') => ({
   stop_sequence: null,
   usage: { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 4, cache_creation_input_tokens: 0 },
 });
-const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
-const start = ev('message_start', {
-  message: {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    content: [],
-    model: 'claude',
-    stop_reason: null,
-    usage: { input_tokens: 25, output_tokens: 1 },
-  },
-});
+const start = messageStart({ input_tokens: 25 });
 
 describe('provider: anthropic', () => {
   let rig: ProviderRig;

@@ -5,6 +5,7 @@ import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/moc
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { fromNano } from '../../src/store/money';
 import { sseData } from '../helpers/gateway';
+import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
 
 // Distinct prices (credits per token): a wrong mapping of any token class changes the cost.
 const pricing = {
@@ -246,26 +247,14 @@ describe('cost per provider: cache reads, cache writes and reasoning tokens at t
 
   it('anthropic streamed: the usage chunk carries the same cost as a plain answer would', async () => {
     ups.get('anthropic')!.enqueue((_r, res) => {
-      const ev = (event: string, data: Record<string, unknown>) => ({ event, data: { type: event, ...data } });
       return writeSse(
         res,
         [
-          ev('message_start', {
-            message: {
-              id: 'm',
-              type: 'message',
-              role: 'assistant',
-              content: [],
-              model: 'claude',
-              stop_reason: null,
-              usage: {
-                input_tokens: 21,
-                cache_creation_input_tokens: 1800,
-                cache_read_input_tokens: 300,
-                output_tokens: 1,
-              },
-            },
-          }),
+          messageStart(
+            { input_tokens: 21, cache_creation_input_tokens: 1800, cache_read_input_tokens: 300 },
+            'claude',
+            'm',
+          ),
           ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
           ev('message_delta', {
