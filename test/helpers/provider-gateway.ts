@@ -67,3 +67,16 @@ export async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.Chat
   }
   return { text, role, calls, finishes, usage, chunks };
 }
+
+/** The streamed request most provider tests make (usage asked, the weather tool offered), collected. */
+export async function streamWithWeatherTool(rig: ProviderRig) {
+  return collect(
+    await rig.client.chat.completions.create({
+      model: 'p/m',
+      stream: true,
+      stream_options: { include_usage: true },
+      tools: [weatherTool],
+      messages: [{ role: 'user', content: 'x' }],
+    }),
+  );
+}

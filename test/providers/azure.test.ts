@@ -2,7 +2,13 @@ import { ConfigError } from '../../src/config/load';
 import { expect } from 'chai';
 import { postJson, sseData, startTestGateway, testConfig } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import {
+  collect,
+  providerRig,
+  weatherTool,
+  type ProviderRig,
+  streamWithWeatherTool,
+} from '../helpers/provider-gateway';
 
 // Azure OpenAI chat completions (learn.microsoft.com REST reference): OpenAI's shapes plus content_filter_results.
 const filters = {
@@ -91,15 +97,7 @@ describe('provider: azure (conformance)', () => {
         openaiFixtures.usageChunk(40, 31, 'gpt-4o-2024-08-06'),
       ]),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamWithWeatherTool(rig);
     expect(s.role).to.equal('assistant');
     expect(s.calls).to.deep.equal([
       { id: 'call_a', name: 'get_weather', args: '{"city":"Paris"}' },

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { postJson, sseData } from '../helpers/gateway';
 import { sendJson } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
 import { signV4 } from '../../src/providers/bedrock/sigv4';
 import { AwsEventStreamParser, encodeEventMessage } from '../../src/transport/aws-eventstream';
 
@@ -155,15 +155,7 @@ describe('provider: bedrock', () => {
         res.write(m);
       res.end();
     });
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamWithWeatherTool(rig);
     expect(s.role).to.equal('assistant');
     expect(s.text).to.equal('Checking');
     expect(s.calls).to.deep.equal([

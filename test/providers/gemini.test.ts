@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
 
 // Shapes from the Gemini API reference (GenerateContentResponse).
 const resp = (
@@ -178,15 +178,7 @@ describe('provider: gemini', () => {
         { done: false },
       );
     });
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamWithWeatherTool(rig);
     expect(s.role).to.equal('assistant');
     expect(s.text).to.equal('Checking now.');
     expect(s.calls.map((c) => [c.name, c.args])).to.deep.equal([

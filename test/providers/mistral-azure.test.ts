@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { postJson, sseData } from '../helpers/gateway';
 import { openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import {
+  collect,
+  providerRig,
+  weatherTool,
+  type ProviderRig,
+  streamWithWeatherTool,
+} from '../helpers/provider-gateway';
 
 // Mistral chat completion shapes (docs.mistral.ai API reference): OpenAI-like, usage on the last chunk.
 const mistralChunk = (
@@ -64,15 +70,7 @@ describe('provider: mistral', () => {
         mistralChunk({ content: '' }, 'tool_calls', { prompt_tokens: 20, total_tokens: 48, completion_tokens: 28 }),
       ]),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamWithWeatherTool(rig);
     expect(s.text).to.equal('Sure');
     expect(s.calls.map((c) => [c.id, c.args])).to.deep.equal([
       ['abc123xyz', '{"city": "Paris"}'],

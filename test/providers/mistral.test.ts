@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
 import { mistralToolId } from '../../src/providers/mistral';
 
 // Mistral chat completion (docs.mistral.ai API reference): 9-character tool-call ids, usage on the last chunk.
@@ -113,15 +113,7 @@ describe('provider: mistral (conformance)', () => {
         mChunk({ content: '' }, 'tool_calls', { prompt_tokens: 9, total_tokens: 21, completion_tokens: 12 }),
       ]),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamWithWeatherTool(rig);
     expect(s.text).to.equal('Let me check.');
     expect(s.calls).to.deep.equal([{ id: 'D681PevKs', name: 'get_weather', args: '{"city": "Paris"}' }]);
     expect(s.finishes).to.deep.equal(['tool_calls']);

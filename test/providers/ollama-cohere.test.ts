@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import {
+  collect,
+  providerRig,
+  weatherTool,
+  type ProviderRig,
+  streamWithWeatherTool,
+} from '../helpers/provider-gateway';
 
 function ndjson(res: import('node:http').ServerResponse, lines: unknown[]): void {
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -314,15 +320,7 @@ describe('provider: cohere', () => {
         { named: true },
       ),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamWithWeatherTool(rig);
     expect(s.text).to.equal('Checking');
     expect(s.calls).to.deep.equal([
       { id: 'a1', name: 'get_weather', args: '{"city":"Paris"}' },

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { postJson, sseData } from '../helpers/gateway';
 import { sendJson } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
 
 // Ollama /api/chat (github.com/ollama/ollama docs/api.md): NDJSON lines, whole tool calls in one line, counts on the done line.
 function ndjson(res: ServerResponse, lines: unknown[]): void {
@@ -52,15 +52,7 @@ describe('provider: ollama (conformance)', () => {
         doneLine('stop', 220, 36),
       ]),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamWithWeatherTool(rig);
     expect(s.role).to.equal('assistant');
     expect(s.text).to.equal('Checking.');
     expect(s.calls.map((c) => [c.name, c.args])).to.deep.equal([
