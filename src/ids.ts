@@ -24,7 +24,24 @@ export function randomId(prefix = ''): string {
   return prefix + nextBytes().toString('base64url');
 }
 
-/** A completion id in OpenAI's form: `chatcmpl-` and 24 base62-ish characters. */
+/** A completion id in OpenAI's form: `chatcmpl-` and 24 characters (they sort by time: see orderedId). */
 export function newCompletionId(): string {
-  return randomId('chatcmpl-');
+  return orderedId('chatcmpl-');
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * An id that sorts by time: the millisecond in 8 base-62 characters (in ASCII order), then 96 random bits (16
+ * characters). Records keyed by it are appended at the right edge of their b-tree: a commit writes the pages of a few
+ * neighbours instead of one random page per record (ids made on every request: completions, ledger rows).
+ */
+export function orderedId(prefix = ''): string {
+  let t = Date.now();
+  let time = '';
+  for (let i = 0; i < 8; i++) {
+    time = BASE62[t % 62] + time;
+    t = Math.floor(t / 62);
+  }
+  return prefix + time + nextBytes().subarray(0, 12).toString('base64url');
 }

@@ -1,5 +1,5 @@
 import { randomId } from '../ids';
-import type { Db } from './db';
+import { spelled, type Db } from './db';
 import { num } from './money';
 
 export interface Account {
@@ -27,7 +27,14 @@ interface AccountRow {
   updated_at: unknown;
 }
 
-const COLUMNS = 'id, name, email, credits, usage, reserved, custom_pricing, created_at, updated_at';
+/** The columns of an account; on SQLite `reserved` adds the credit its engine holds (src/store/holds.ts). */
+const FIRST = 'id, name, email, credits, usage';
+const LAST = 'custom_pricing, created_at, updated_at';
+const COLUMNS = {
+  sqlite: `${FIRST}, reserved + gw_held('account', id) AS reserved, ${LAST}`,
+  postgres: `${FIRST}, reserved, ${LAST}`,
+};
+const BY_ID = spelled((d) => `SELECT ${COLUMNS[d]} FROM accounts WHERE id = ?`);
 
 function toAccount(r: AccountRow): Account {
   return {
@@ -63,16 +70,16 @@ export class AccountRepo {
   }
 
   async get(id: string): Promise<Account | undefined> {
-    const r = await this.db.get<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = ?`, [id]);
+    const r = await this.db.get<AccountRow>(BY_ID, [id]);
     return r ? toAccount(r) : undefined;
   }
 
   async list(limit: number, offset: number): Promise<Account[]> {
     return (
-      await this.db.all<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY created_at, id LIMIT ? OFFSET ?`, [
-        limit,
-        offset,
-      ])
+      await this.db.all<AccountRow>(
+        spelled((d) => `SELECT ${COLUMNS[d]} FROM accounts ORDER BY created_at, id LIMIT ? OFFSET ?`),
+        [limit, offset],
+      )
     ).map(toAccount);
   }
 

@@ -1,5 +1,6 @@
-import { randomId } from '../ids';
-import { get, Rollback, run, type Db, type Proc } from './db';
+import { orderedId, randomId } from '../ids';
+import { get, Rollback, run, type Db, type Proc, type Step } from './db';
+import type { HoldBook } from './holds';
 import { windowStart } from './keys';
 import { GENERATION_INSERT, generationParams, type Generation } from './generations';
 import { num } from './money';
@@ -44,6 +45,11 @@ const KEY_RESERVE = `UPDATE api_keys SET window_usage = ${WINDOW_USAGE},
   window_start = CASE WHEN ${ROLLED} THEN ${WINDOW_START} ELSE window_start END, reserved = reserved + ?
   WHERE hash = ? AND (credit_limit IS NULL OR credit_limit - ${WINDOW_USAGE} - reserved >= ?)`;
 
+/** The daily, weekly and monthly window starts at `now`, as WINDOW_START takes them. */
+function windowStarts(now: number): [number, number, number] {
+  return [windowStart('daily', now), windowStart('weekly', now), windowStart('monthly', now)];
+}
+
 /** Reserve against the account and the key, or roll back and say which one refused and what it has left. */
 export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
   name: 'credit.reserve',
@@ -60,7 +66,7 @@ export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
       throw new Rollback<ReserveResult>({ ok: false, limit: 'account', available: Math.max(0, num(row?.free)) });
     }
     if (keyHash) {
-      const ws = [windowStart('daily', now), windowStart('weekly', now), windowStart('monthly', now)];
+      const ws = windowStarts(now);
       // One statement: a key whose limit window has rolled over starts the new window from zero, and reserves in it.
       const k = yield* run(KEY_RESERVE, [...ws, ...ws, ...ws, amount, keyHash, ...ws, amount]);
       if (k.changes === 0) {
@@ -79,6 +85,37 @@ export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
   },
 };
 
+/**
+ * Reserve as reserveProc does, as a hold in the SQLite engine's memory (src/store/holds.ts): it reads the account and
+ * the key, and writes nothing, so it answers without waiting for a commit.
+ */
+export const holdProc: Proc<ReserveArgs, ReserveResult> = {
+  name: 'credit.hold',
+  readOnly: true,
+  *body({ id, accountId, keyHash, amount, now }, holds) {
+    if (!holds) throw new Error('credit.hold runs in the SQLite engine only');
+    const a = yield* get<{ free: unknown }>(
+      "SELECT credits - usage - reserved - gw_held('account', id) AS free FROM accounts WHERE id = ?",
+      [accountId],
+    );
+    const accountFree = num(a?.free);
+    if (!a || accountFree < amount)
+      throw new Rollback<ReserveResult>({ ok: false, limit: 'account', available: Math.max(0, accountFree) });
+    if (keyHash) {
+      const k = yield* get<{ free: unknown }>(
+        `SELECT credit_limit - ${WINDOW_USAGE} - reserved - gw_held('key', hash) AS free FROM api_keys WHERE hash = ?`,
+        [...windowStarts(now), keyHash],
+      );
+      // NULL: the key has no credit limit.
+      const keyFree = k?.free === null ? Infinity : num(k?.free);
+      if (!k || keyFree < amount)
+        throw new Rollback<ReserveResult>({ ok: false, limit: 'key', available: Math.max(0, keyFree) });
+    }
+    holds.hold({ id, accountId, keyHash, amount, createdAt: now });
+    return { ok: true, id };
+  },
+};
+
 interface SettleArgs {
   reservationId: string;
   /** What the answer's usage costs (nano-credits); charged up to the reservation, the rest is an overrun. */
@@ -90,38 +127,66 @@ interface SettleArgs {
   writes: PendingWrite[];
 }
 
+/**
+ * Charge a held reservation's key: the window's reset (when it rolled over since the hold was made) and the charge in
+ * one statement. Params: window starts x3 (at the hold's time) twice, then x3 again, cost, cost, hash.
+ */
+const KEY_CHARGE_HELD = `UPDATE api_keys SET window_start = CASE WHEN ${ROLLED} THEN ${WINDOW_START} ELSE window_start END,
+  window_usage = ${WINDOW_USAGE} + ?, usage = usage + ? WHERE hash = ?`;
+
+/** A reservation as the settlement finds it: a hold of the SQLite engine, or a row (PostgreSQL, or left by an older version). */
+interface Reserved {
+  accountId: string;
+  keyHash: string | null;
+  amount: number;
+  /** When it was made (a hold's), for the key's limit window; null for a row (its window was reset when it was made). */
+  at: number | null;
+}
+
+function* takeReservation(id: string, holds: HoldBook | undefined): Generator<Step, Reserved | undefined, unknown> {
+  const h = holds?.release(id);
+  if (h) return { accountId: h.accountId, keyHash: h.keyHash, amount: h.amount, at: h.createdAt };
+  const r = yield* get<{ account_id: string; key_hash: string | null; amount: unknown }>(
+    'DELETE FROM credit_reservations WHERE id = ? RETURNING account_id, key_hash, amount',
+    [id],
+  );
+  return r && { accountId: r.account_id, keyHash: r.key_hash, amount: num(r.amount), at: null };
+}
+
 /** Release a reservation, charge the cost (ledger row) and write the generation record; false when already settled. */
 export const settleProc: Proc<SettleArgs, boolean> = {
   name: 'credit.settle',
-  idempotent: true, // the reservation row is gone after the first
-  *body({ reservationId, charge, generation, overrun, now, writes }) {
+  idempotent: true, // the reservation is gone after the first
+  *body({ reservationId, charge, generation, overrun, now, writes }, holds) {
     for (const w of writes) yield* run(w.sql, w.params);
-    const r = yield* get<{ account_id: string; key_hash: string | null; amount: unknown }>(
-      'DELETE FROM credit_reservations WHERE id = ? RETURNING account_id, key_hash, amount',
-      [reservationId],
-    );
+    const r = yield* takeReservation(reservationId, holds);
     if (!r) return false;
-    const reserved = num(r.amount);
+    const reserved = r.amount;
     // The last line of defence: nothing is charged beyond what was reserved (the rest is an overrun).
     const valid = Number.isSafeInteger(charge) && charge >= 0;
     const cost = valid ? Math.min(charge, reserved) : reserved;
     const excess = (overrun?.amount ?? 0) + (valid ? charge - cost : 0);
     const reason = overrun?.reason ?? (valid ? (excess > 0 ? 'usage_above_bound' : null) : 'malformed_usage');
+    // A hold is not in the reserved columns (a row is).
+    const unreserve = r.at === null ? reserved : 0;
     yield* run('UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? WHERE id = ?', [
-      reserved,
+      unreserve,
       cost,
       now,
-      r.account_id,
+      r.accountId,
     ]);
-    if (r.key_hash)
+    if (r.keyHash && r.at !== null) {
+      const ws = windowStarts(r.at);
+      yield* run(KEY_CHARGE_HELD, [...ws, ...ws, ...ws, cost, cost, r.keyHash]);
+    } else if (r.keyHash)
       yield* run(
         'UPDATE api_keys SET reserved = reserved - ?, usage = usage + ?, window_usage = window_usage + ? WHERE hash = ?',
-        [reserved, cost, cost, r.key_hash],
+        [unreserve, cost, cost, r.keyHash],
       );
     if (cost !== 0) {
       yield* run(
         'INSERT INTO credit_ledger (id, account_id, key_hash, generation_id, kind, amount, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [randomId('led_'), r.account_id, r.key_hash, generation?.id ?? null, 'charge', cost, now],
+        [orderedId('led_'), r.accountId, r.keyHash, generation?.id ?? null, 'charge', cost, now],
       );
     }
     if (generation) {
@@ -137,11 +202,33 @@ export const settleProc: Proc<SettleArgs, boolean> = {
   },
 };
 
+/** The holds made before `before` (ms): a request whose settlement failed left them. */
+export const staleHoldsProc: Proc<{ before: number }, string[]> = {
+  name: 'credit.stale-holds',
+  readOnly: true,
+  // eslint-disable-next-line require-yield
+  *body({ before }, holds) {
+    return holds?.olderThan(before) ?? [];
+  },
+};
+
+/** How many holds there are (of one account, or all). */
+export const countHoldsProc: Proc<{ accountId?: string }, number> = {
+  name: 'credit.count-holds',
+  readOnly: true,
+  // eslint-disable-next-line require-yield
+  *body({ accountId }, holds) {
+    return holds?.count(accountId) ?? 0;
+  },
+};
+
 export class CreditRepo {
   constructor(private readonly db: Db) {}
 
   reserve(accountId: string, keyHash: string | null, amount: number, now = Date.now()): Promise<ReserveResult> {
-    return this.db.call(reserveProc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
+    // SQLite's one writer holds reservations in memory; PostgreSQL's replicas share them as rows.
+    const proc = this.db.dialect === 'sqlite' ? holdProc : reserveProc;
+    return this.db.call(proc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
   }
 
   /**
@@ -170,11 +257,13 @@ export class CreditRepo {
 
   /** Release reservations older than `olderThanMs` (left by a crashed process); returns how many. */
   async releaseStale(olderThanMs: number, now = Date.now()): Promise<number> {
-    const stale = await this.db.all<{ id: string }>('SELECT id FROM credit_reservations WHERE created_at <= ?', [
-      now - olderThanMs,
+    const before = now - olderThanMs;
+    const rows = await this.db.all<{ id: string }>('SELECT id FROM credit_reservations WHERE created_at <= ?', [
+      before,
     ]);
+    const held = this.db.dialect === 'sqlite' ? await this.db.call(staleHoldsProc, { before }) : [];
     let n = 0;
-    for (const s of stale) if (await this.settle(s.id, 0, null)) n++;
+    for (const id of [...rows.map((r) => r.id), ...held]) if (await this.settle(id, 0, null)) n++;
     return n;
   }
 
@@ -192,6 +281,7 @@ export class CreditRepo {
           accountId,
         ])
       : await this.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM credit_reservations');
-    return num(r?.n);
+    const held = this.db.dialect === 'sqlite' ? await this.db.call(countHoldsProc, { accountId }) : 0;
+    return num(r?.n) + held;
   }
 }

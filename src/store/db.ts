@@ -3,6 +3,8 @@
  * for SQLite and PostgreSQL alike. SQL uses `?` placeholders; the PostgreSQL driver
  * numbers them. Statements the two dialects spell differently take a `{sqlite, postgres}` pair.
  */
+import type { HoldBook } from './holds';
+
 export type Dialect = 'sqlite' | 'postgres';
 
 export type Sql = string | { sqlite: string; postgres: string };
@@ -44,7 +46,11 @@ export interface Step {
   params: readonly Param[];
 }
 
-export type ProcBody<A, R> = (args: A) => Generator<Step, R, unknown>;
+/**
+ * A procedure's statements. `holds` is the SQLite engine's book of credit reservations (src/store/holds.ts), given
+ * only where the procedure runs inside that engine; procedures that need it run on SQLite only.
+ */
+export type ProcBody<A, R> = (args: A, holds?: HoldBook) => Generator<Step, R, unknown>;
 
 /** A transaction written once as a generator of statements, so that any driver can run it where it likes. */
 export interface Proc<A, R> {
@@ -53,6 +59,11 @@ export interface Proc<A, R> {
   body: ProcBody<A, R>;
   /** Applying it twice changes nothing more than once (so a driver may repeat it when a COMMIT's outcome is unknown). */
   idempotent?: boolean;
+  /**
+   * It writes nothing to the database (it reads, and may change the engine's holds): the SQLite engine runs it as
+   * soon as it arrives instead of in the next group commit, so nobody waits for a commit it does not need.
+   */
+  readOnly?: boolean;
 }
 
 /** Throw from a procedure to roll it back and answer `value` (an expected refusal, not a failure). */
@@ -112,6 +123,11 @@ export async function callInTx<A, R>(db: Db, proc: Proc<A, R>, args: A): Promise
     if (e instanceof Rollback) return e.value as R;
     throw e;
   }
+}
+
+/** A statement spelled for each dialect by one function. */
+export function spelled(f: (dialect: Dialect) => string): Sql {
+  return { sqlite: f('sqlite'), postgres: f('postgres') };
 }
 
 export function pick(sql: Sql, dialect: Dialect): string {

@@ -1,4 +1,4 @@
-import type { Db, Param } from './db';
+import { spelled, type Db, type Param } from './db';
 import { num, numOrNull } from './money';
 
 export type LimitReset = 'daily' | 'weekly' | 'monthly';
@@ -40,8 +40,14 @@ interface KeyRow {
   updated_at: unknown;
 }
 
-const COLUMNS =
-  'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage, reserved, disabled, expires_at, leaked_at, created_at, updated_at';
+/** The columns of a key; on SQLite `reserved` adds the credit its engine holds (src/store/holds.ts). */
+const FIRST = 'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage';
+const LAST = 'disabled, expires_at, leaked_at, created_at, updated_at';
+const COLUMNS = {
+  sqlite: `${FIRST}, reserved + gw_held('key', hash) AS reserved, ${LAST}`,
+  postgres: `${FIRST}, reserved, ${LAST}`,
+};
+const BY_HASH = spelled((d) => `SELECT ${COLUMNS[d]} FROM api_keys WHERE hash = ?`);
 
 function toKey(r: KeyRow): ApiKey {
   return {
@@ -122,7 +128,7 @@ export class KeyRepo {
   }
 
   async get(hash: string): Promise<ApiKey | undefined> {
-    const r = await this.db.get<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE hash = ?`, [hash]);
+    const r = await this.db.get<KeyRow>(BY_HASH, [hash]);
     return r ? toKey(r) : undefined;
   }
 
@@ -131,7 +137,7 @@ export class KeyRepo {
     const params: Param[] = opts.accountId ? [opts.accountId, opts.limit, opts.offset] : [opts.limit, opts.offset];
     return (
       await this.db.all<KeyRow>(
-        `SELECT ${COLUMNS} FROM api_keys ${where} ORDER BY created_at, hash LIMIT ? OFFSET ?`,
+        spelled((d) => `SELECT ${COLUMNS[d]} FROM api_keys ${where} ORDER BY created_at, hash LIMIT ? OFFSET ?`),
         params,
       )
     ).map(toKey);

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { Rollback, type Param, type Proc } from './db';
+import { HoldBook } from './holds';
 import type { CheckpointReply } from './sqlite-checkpointer';
 import { startStoreWorker } from './worker-start';
 
@@ -23,6 +24,8 @@ export type EngineRequest =
 export interface EngineStatus {
   /** Whether the checkpointer thread runs now (a loaded file store), or checkpoints run on the writer. */
   checkpointer: boolean;
+  /** Credit reservations held in memory (src/store/holds.ts). */
+  holds: number;
 }
 
 export interface ErrorInfo {
@@ -89,7 +92,8 @@ export class SqliteEngine {
   private checkpointer: Worker | null = null;
   private checkpointing = false;
   private checkpointerPath: string | null = null;
-  private readonly control: { savepoint: Statement; release: Statement; rollbackTo: Statement };
+  /** Credit reservations, held here rather than as rows (read in SQL as gw_held(scope, id)). */
+  private readonly holds = new HoldBook();
   private readonly begin: Statement;
   private readonly commit: Statement;
   private readonly rollback: Statement;
@@ -108,11 +112,7 @@ export class SqliteEngine {
     // The statement journal of each item's savepoint (a settlement touches ~20 pages, above the 64 KiB at which
     // SQLite spills it) stays in memory rather than becoming a temp file created and unlinked per request.
     this.db.pragma('temp_store = MEMORY');
-    this.control = {
-      savepoint: this.db.prepare('SAVEPOINT item'),
-      release: this.db.prepare('RELEASE item'),
-      rollbackTo: this.db.prepare('ROLLBACK TO item'),
-    };
+    this.defineFunctions(this.db);
     // Prepared once: exec() would parse them again on every commit.
     this.begin = this.db.prepare('BEGIN IMMEDIATE');
     this.commit = this.db.prepare('COMMIT');
@@ -123,12 +123,20 @@ export class SqliteEngine {
       this.db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
       this.reader = new Database(path, { readonly: true });
       this.reader.pragma('busy_timeout = 5000');
+      this.defineFunctions(this.reader);
       this.timer = setInterval(() => this.checkpoint(), CHECKPOINT_MS);
       this.timer.unref();
       this.checkpointerPath = path;
     } else {
       this.reader = null;
     }
+  }
+
+  /** gw_held('account' | 'key', id): the nano-credits held against it (a REAL, exact below 2^53). */
+  private defineFunctions(conn: Database.Database): void {
+    conn.function('gw_held', { deterministic: false, directOnly: true }, (scope: unknown, id: unknown) =>
+      typeof id === 'string' && (scope === 'account' || scope === 'key') ? this.holds.held(scope, id) : 0,
+    );
   }
 
   handle(req: EngineRequest, reply: Reply): void {
@@ -142,7 +150,10 @@ export class SqliteEngine {
       case 'proc': {
         const proc = this.procs.get(req.name);
         if (!proc) return reply({ ok: false, error: { message: `unknown store procedure '${req.name}'` } });
-        return this.enqueue(() => this.drive(proc, req.args), reply);
+        if (!proc.readOnly) return this.enqueue(() => this.drive(proc, req.args), reply);
+        if (this.inTx) this.deferred.push(() => this.handle(req, reply));
+        else this.runAtOnce(proc, req.args, reply);
+        return;
       }
       case 'exec':
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
@@ -174,7 +185,10 @@ export class SqliteEngine {
         this.schedule();
         return;
       case 'status':
-        return reply({ ok: true, value: { checkpointer: this.checkpointer !== null } satisfies EngineStatus });
+        return reply({
+          ok: true,
+          value: { checkpointer: this.checkpointer !== null, holds: this.holds.count() } satisfies EngineStatus,
+        });
       case 'close':
         this.answer(reply, () => this.close());
     }
@@ -199,7 +213,7 @@ export class SqliteEngine {
   }
 
   private drive(proc: Proc<unknown, unknown>, args: unknown): unknown {
-    const gen = proc.body(args);
+    const gen = proc.body(args, this.holds);
     let next = gen.next();
     while (!next.done) {
       const step = next.value;
@@ -224,39 +238,43 @@ export class SqliteEngine {
     });
   }
 
+  /** A procedure that writes nothing: it runs now, outside any transaction, and its holds stand unless it throws. */
+  private runAtOnce(proc: Proc<unknown, unknown>, args: unknown, reply: Reply): void {
+    let out: EngineReply;
+    try {
+      out = { ok: true, value: this.drive(proc, args) };
+      this.holds.keep();
+    } catch (e) {
+      this.holds.undo();
+      out = failed(e);
+    }
+    reply(out);
+  }
+
   /**
-   * Commit everything queued as one transaction, a savepoint per item; then answer each. A batch of one needs no
-   * savepoint: its item failing rolls the whole transaction back, which undoes the same statements.
+   * Commit everything queued as one transaction, then answer each. Items rarely fail, so they run without a savepoint
+   * each (two statements an item); when one does fail, or the commit does, the whole transaction rolls back and every
+   * item runs again in a transaction of its own, so only the failing one is refused and nobody is told success
+   * before their commit.
    */
   private flush(): void {
     if (this.inTx || this.queue.length === 0) return;
     const batch = this.queue.splice(0);
     if (batch.length === 1) return this.flushOne(batch[0]);
-    const out: EngineReply[] = [];
-    const { savepoint, release, rollbackTo } = this.control;
+    const values: unknown[] = [];
     try {
       this.begin.run();
-      for (const item of batch) {
-        savepoint.run();
-        try {
-          const value = item.work();
-          release.run();
-          out.push({ ok: true, value });
-        } catch (e) {
-          rollbackTo.run();
-          release.run();
-          out.push(failed(e));
-        }
-      }
+      for (const item of batch) values.push(item.work());
       this.commit.run();
-      this.dirty = true;
-    } catch (e) {
-      // The batch could not commit: nobody in it is told success.
+    } catch {
       if (this.db.inTransaction) this.rollback.run();
-      out.length = 0;
-      for (let i = 0; i < batch.length; i++) out.push({ ok: false, error: info(e) });
+      this.holds.undo();
+      for (const item of batch) this.flushOne(item);
+      return;
     }
-    batch.forEach((item, i) => item.reply(out[i]));
+    this.holds.keep();
+    this.dirty = true;
+    for (let i = 0; i < batch.length; i++) batch[i].reply({ ok: true, value: values[i] });
   }
 
   private flushOne(item: { work: () => unknown; reply: Reply }): void {
@@ -267,12 +285,15 @@ export class SqliteEngine {
         out = { ok: true, value: item.work() };
       } catch (e) {
         this.rollback.run();
+        this.holds.undo();
         return item.reply(failed(e));
       }
       this.commit.run();
+      this.holds.keep();
       this.dirty = true;
     } catch (e) {
       if (this.db.inTransaction) this.rollback.run();
+      this.holds.undo();
       out = { ok: false, error: info(e) };
     }
     item.reply(out);

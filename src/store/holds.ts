@@ -1,0 +1,88 @@
+/** One request's credit reservation, held in the SQLite engine's memory until it settles. */
+export interface Hold {
+  id: string;
+  accountId: string;
+  keyHash: string | null;
+  /** nano-credits */
+  amount: number;
+  createdAt: number;
+}
+
+/**
+ * The credit reservations of a SQLite store, held where its only writer runs (the engine) rather than as rows:
+ * a reservation then costs no commit, and one that a crash leaves behind is gone with the process that made it
+ * (SQLite is one process's store: a second process on the same file releases the first one's reservations at
+ * start-up). The amounts held per account and per key are read from SQL as `gw_held('account' | 'key', id)`.
+ *
+ * Every change is journalled until the engine keeps it (its transaction committed) or undoes it (its
+ * transaction rolled back), so the holds never disagree with what the database committed.
+ */
+export class HoldBook {
+  private readonly byId = new Map<string, Hold>();
+  private readonly accounts = new Map<string, number>();
+  private readonly keys = new Map<string, number>();
+  private journal: Array<() => void> = [];
+
+  hold(h: Hold): void {
+    if (this.byId.has(h.id)) throw new Error(`reservation '${h.id}' is already held`);
+    this.add(h);
+    this.journal.push(() => this.drop(h));
+  }
+
+  /** Take a reservation off the book; undefined when it is not held (settled before, or never made). */
+  release(id: string): Hold | undefined {
+    const h = this.byId.get(id);
+    if (!h) return undefined;
+    this.drop(h);
+    this.journal.push(() => this.add(h));
+    return h;
+  }
+
+  /** nano-credits held against an account or a key. */
+  held(scope: 'account' | 'key', id: string): number {
+    return (scope === 'account' ? this.accounts : this.keys).get(id) ?? 0;
+  }
+
+  /** Reservations made before `before` (ms), oldest first. */
+  olderThan(before: number): string[] {
+    const out: string[] = [];
+    for (const h of this.byId.values()) if (h.createdAt <= before) out.push(h.id);
+    return out;
+  }
+
+  count(accountId?: string): number {
+    if (accountId === undefined) return this.byId.size;
+    let n = 0;
+    for (const h of this.byId.values()) if (h.accountId === accountId) n++;
+    return n;
+  }
+
+  /** The changes since the last keep() or undo() stand (their transaction committed). */
+  keep(): void {
+    this.journal.length = 0;
+  }
+
+  /** The changes since the last keep() or undo() are taken back, newest first (their transaction rolled back). */
+  undo(): void {
+    for (let i = this.journal.length - 1; i >= 0; i--) this.journal[i]();
+    this.journal.length = 0;
+  }
+
+  private add(h: Hold): void {
+    this.byId.set(h.id, h);
+    bump(this.accounts, h.accountId, h.amount);
+    if (h.keyHash) bump(this.keys, h.keyHash, h.amount);
+  }
+
+  private drop(h: Hold): void {
+    this.byId.delete(h.id);
+    bump(this.accounts, h.accountId, -h.amount);
+    if (h.keyHash) bump(this.keys, h.keyHash, -h.amount);
+  }
+}
+
+function bump(m: Map<string, number>, k: string, by: number): void {
+  const v = (m.get(k) ?? 0) + by;
+  if (v === 0) m.delete(k);
+  else m.set(k, v);
+}
