@@ -61,6 +61,8 @@ class WorkerLink implements EngineLink {
     const w = startStoreWorker('sqlite-worker', { path: this.path });
     // Answers come in batches (one message per worker turn: a group commit answers many at once).
     w.on('message', (batch: Array<{ id: number } & EngineReply>) => {
+      this.unanswered = false;
+      this.schedule();
       for (const m of batch) {
         const p = this.pending.get(m.id);
         if (!p) continue;
@@ -70,7 +72,10 @@ class WorkerLink implements EngineLink {
       if (this.pending.size === 0) w.unref();
     });
     const fail = (e: unknown) => {
-      if (this.worker === w) this.worker = null;
+      if (this.worker !== w) return;
+      this.worker = null;
+      this.unanswered = false;
+      this.outbox = []; // all of it is in pending, failed below
       const err = e instanceof Error ? e : new Error(`store worker exited (${String(e)})`);
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
@@ -87,23 +92,36 @@ class WorkerLink implements EngineLink {
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) w.ref();
       this.pending.set(id, { resolve, reject });
-      this.send(w, { id, req });
+      this.send({ id, req });
     });
   }
 
   /**
-   * Requests made in one pass of the event loop cross to the worker in one message, sent when
-   * the pass's I/O callbacks have run (setImmediate): a message costs ~5-10 us of this thread
-   * (and a wake-up of the other) whatever it holds, so under load the requests of every
-   * connection read in one pass share it; an idle loop reaches the check phase at once.
+   * Requests cross to the worker in batches, one message at a time: a message costs this thread ~5-10 us whatever it
+   * holds, and wakes the other. What is asked while a message is unanswered waits for the worker's next reply
+   * (the worker would reach it only then anyway: it is busy with the one before), so under load every
+   * connection's requests of several passes share a message and the replies come as few; at rest a request
+   * leaves when the pass's I/O callbacks have run (setImmediate). The worker answers every message at least with
+   * an empty batch, so nothing is held behind a reply that never comes.
    */
   private outbox: Array<{ id: number; req: EngineRequest }> = [];
-  private send(w: Worker, m: { id: number; req: EngineRequest }): void {
+  private unanswered = false;
+  private scheduled = false;
+  private send(m: { id: number; req: EngineRequest }): void {
     this.outbox.push(m);
-    if (this.outbox.length > 1) return;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.unanswered || this.outbox.length === 0) return;
+    this.scheduled = true;
     setImmediate(() => {
+      this.scheduled = false;
+      const w = this.worker;
+      if (!w || this.unanswered || this.outbox.length === 0) return;
       const batch = this.outbox;
       this.outbox = [];
+      this.unanswered = true;
       w.postMessage(batch);
     });
   }

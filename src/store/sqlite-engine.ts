@@ -139,6 +139,11 @@ export class SqliteEngine {
     );
   }
 
+  /** A transaction driven statement by statement from the main thread is open (what else comes waits for its end). */
+  get drivenTxOpen(): boolean {
+    return this.inTx;
+  }
+
   handle(req: EngineRequest, reply: Reply): void {
     switch (req.op) {
       case 'read':

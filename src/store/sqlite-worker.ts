@@ -22,4 +22,8 @@ port.on('message', (batch: Array<{ id: number; req: EngineRequest }>) => {
     engine.handle(m.req, (r) => answer({ id: m.id, ...r }));
     if (m.req.op === 'close') queueMicrotask(() => port.close());
   }
+  // The main thread sends its next batch on our next message. Without a transaction driven from there, queued writes
+  // answer at the next commit; within one, what waits for its end is answered now with nothing, or the main thread
+  // would hold back that end.
+  if (outbox.length === 0 && engine.drivenTxOpen) port.postMessage([]);
 });

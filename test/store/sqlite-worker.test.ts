@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { SqliteDb } from '../../src/store/sqlite-db';
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -91,5 +92,34 @@ describe('SQLite store in a worker thread', function () {
     expect(
       execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: root, encoding: 'utf8' }),
     ).to.equal('false');
+  });
+
+  it('a write made while a driven transaction is open does not hold back its next statement (one message in flight)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-inflight-'));
+    const db = new SqliteDb(join(dir, 'store.db'));
+    let inTime = false;
+    try {
+      await db.exec('CREATE TABLE t (v TEXT NOT NULL)');
+      let outside: Promise<unknown> = Promise.resolve();
+      const done = db.tx(async (t) => {
+        await t.run('INSERT INTO t (v) VALUES (?)', ['inside']);
+        // This write reaches the worker alone while the transaction is open: it waits for the transaction's end,
+        // which the main thread may only send once the worker has answered the write's message.
+        outside = db.write('INSERT INTO t (v) VALUES (?)', ['outside']);
+        await new Promise((r) => setTimeout(r, 20));
+        await t.run('INSERT INTO t (v) VALUES (?)', ['inside too']);
+      });
+      inTime = await Promise.race([
+        done.then(() => outside).then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 5000)),
+      ]);
+      expect(inTime, 'both answered').to.equal(true);
+      await done;
+      const rows = await db.all<{ v: string }>('SELECT v FROM t ORDER BY rowid');
+      expect(rows.map((r) => r.v)).to.deep.equal(['inside', 'inside too', 'outside']);
+    } finally {
+      if (inTime) await db.close(); // else it waits for the stuck transaction
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
