@@ -1,6 +1,6 @@
 import { orderedId, randomId } from '../ids';
 import { get, Rollback, run, type Db, type Proc, type Step } from './db';
-import type { HoldBook } from './holds';
+import type { Hold, HoldBook } from './holds';
 import { windowStart } from './keys';
 import { GENERATION_INSERT, generationParams, type Generation } from './generations';
 import { num } from './money';
@@ -12,7 +12,9 @@ export interface Overrun {
   reason: string;
 }
 
-export type ReserveResult = { ok: true; id: string } | { ok: false; limit: 'account' | 'key'; available: number };
+export type ReserveResult =
+  | { ok: true; id: string; /** the SQLite engine's HoldBook that holds it */ book?: string }
+  | { ok: false; limit: 'account' | 'key'; available: number };
 
 /**
  * Credit that cannot be overspent: a request first reserves the most it can cost,
@@ -112,7 +114,7 @@ export const holdProc: Proc<ReserveArgs, ReserveResult> = {
         throw new Rollback<ReserveResult>({ ok: false, limit: 'key', available: Math.max(0, keyFree) });
     }
     holds.hold({ id, accountId, keyHash, amount, createdAt: now });
-    return { ok: true, id };
+    return { ok: true, id, book: holds.id };
   },
 };
 
@@ -125,6 +127,8 @@ interface SettleArgs {
   now: number;
   /** Writes of the same request committed in this transaction (e.g. its stored response); idempotent upserts. */
   writes: PendingWrite[];
+  /** The hold as the main thread made it, and in which book: charged from here if that book is gone. */
+  made: (Hold & { book: string }) | null;
 }
 
 /**
@@ -143,8 +147,13 @@ interface Reserved {
   at: number | null;
 }
 
-function* takeReservation(id: string, holds: HoldBook | undefined): Generator<Step, Reserved | undefined, unknown> {
-  const h = holds?.release(id);
+function* takeReservation(
+  id: string,
+  holds: HoldBook | undefined,
+  made: SettleArgs['made'],
+): Generator<Step, Reserved | undefined, unknown> {
+  // A hold of a worker thread that died went with it: the request is charged all the same.
+  const h = holds?.release(id) ?? (holds && made && made.book !== holds.id ? made : undefined);
   if (h) return { accountId: h.accountId, keyHash: h.keyHash, amount: h.amount, at: h.createdAt };
   const r = yield* get<{ account_id: string; key_hash: string | null; amount: unknown }>(
     'DELETE FROM credit_reservations WHERE id = ? RETURNING account_id, key_hash, amount',
@@ -157,9 +166,9 @@ function* takeReservation(id: string, holds: HoldBook | undefined): Generator<St
 export const settleProc: Proc<SettleArgs, boolean> = {
   name: 'credit.settle',
   idempotent: true, // the reservation is gone after the first
-  *body({ reservationId, charge, generation, overrun, now, writes }, holds) {
+  *body({ reservationId, charge, generation, overrun, now, writes, made }, holds) {
     for (const w of writes) yield* run(w.sql, w.params);
-    const r = yield* takeReservation(reservationId, holds);
+    const r = yield* takeReservation(reservationId, holds, made);
     if (!r) return false;
     const reserved = r.amount;
     // The last line of defence: nothing is charged beyond what was reserved (the rest is an overrun).
@@ -223,12 +232,18 @@ export const countHoldsProc: Proc<{ accountId?: string }, number> = {
 };
 
 export class CreditRepo {
+  /** SQLite: the holds this process made and has not settled, by id (a worker thread that dies loses its book). */
+  private readonly made = new Map<string, Hold & { book: string }>();
+
   constructor(private readonly db: Db) {}
 
-  reserve(accountId: string, keyHash: string | null, amount: number, now = Date.now()): Promise<ReserveResult> {
+  async reserve(accountId: string, keyHash: string | null, amount: number, now = Date.now()): Promise<ReserveResult> {
     // SQLite's one writer holds reservations in memory; PostgreSQL's replicas share them as rows.
-    const proc = this.db.dialect === 'sqlite' ? holdProc : reserveProc;
-    return this.db.call(proc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
+    if (this.db.dialect !== 'sqlite')
+      return this.db.call(reserveProc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
+    const r = await this.db.call(holdProc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
+    if (r.ok && r.book) this.made.set(r.id, { id: r.id, accountId, keyHash, amount, createdAt: now, book: r.book });
+    return r;
   }
 
   /**
@@ -236,14 +251,18 @@ export class CreditRepo {
    * excess is recorded as an overrun), writing the ledger entry and the generation record in
    * the same transaction. Settling twice charges once.
    */
-  settle(
+  async settle(
     reservationId: string,
     charge: number,
     generation: Generation | null,
     overrun: Overrun | null = null,
     writes: PendingWrite[] = [],
   ): Promise<boolean> {
-    return this.db.call(settleProc, { reservationId, charge, generation, overrun, now: Date.now(), writes });
+    const made = this.made.get(reservationId) ?? null;
+    const args = { reservationId, charge, generation, overrun, now: Date.now(), writes, made };
+    const settled = await this.db.call(settleProc, args);
+    this.made.delete(reservationId); // after it committed: a settlement that failed keeps its hold, and may be retried
+    return settled;
   }
 
   /** The overrun recorded on a generation (nano-credits beyond its reservation, and why), if any. */
@@ -262,8 +281,10 @@ export class CreditRepo {
       before,
     ]);
     const held = this.db.dialect === 'sqlite' ? await this.db.call(staleHoldsProc, { before }) : [];
+    // And holds of a book that died with its worker thread, as this process made them.
+    const made = [...this.made.values()].filter((h) => h.createdAt <= before).map((h) => h.id);
     let n = 0;
-    for (const id of [...rows.map((r) => r.id), ...held]) if (await this.settle(id, 0, null)) n++;
+    for (const id of new Set([...rows.map((r) => r.id), ...held, ...made])) if (await this.settle(id, 0, null)) n++;
     return n;
   }
 

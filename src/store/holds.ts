@@ -1,3 +1,5 @@
+import { randomId } from '../ids';
+
 /** One request's credit reservation, held in the SQLite engine's memory until it settles. */
 export interface Hold {
   id: string;
@@ -18,6 +20,8 @@ export interface Hold {
  * transaction rolled back), so the holds never disagree with what the database committed.
  */
 export class HoldBook {
+  /** This book's own id: a hold made in another book (a worker thread that died) is not in this one. */
+  readonly id = randomId('book_');
   private readonly byId = new Map<string, Hold>();
   private readonly accounts = new Map<string, number>();
   private readonly keys = new Map<string, number>();

@@ -98,6 +98,18 @@ describe('credit reservations held by the SQLite engine', function () {
     }
   });
 
+  it('a worker thread that dies loses its holds, not their charges: the settlement charges what this process held', async () => {
+    const r = await store.credit.reserve(accountId, HASH, 4_000);
+    const link = (store.db as unknown as { link: { worker: { terminate(): Promise<number> } | null } }).link;
+    await link.worker!.terminate();
+    expect(r.ok && (await store.credit.settle(r.id, 2_500, null))).to.equal(true);
+    expect(r.ok && (await store.credit.settle(r.id, 2_500, null)), 'and only once').to.equal(false);
+    const account = await store.accounts.get(accountId);
+    expect([account!.usage, account!.reserved]).to.deep.equal([2_500, 0]);
+    expect(await store.credit.ledgerSum(accountId)).to.equal(2_500);
+    expect((await store.keys.get(HASH))!.usage).to.equal(2_500);
+  });
+
   it('a key whose window rolled over since its hold was made is charged in the window it reserved in', async () => {
     await store.keys.update(HASH, { limit: 6_000, limitReset: 'daily' });
     const yesterday = Date.now() - 86_400_000;
