@@ -1,4 +1,5 @@
 import { promptTokens } from '../../src/pipeline/state';
+import { promptTokensAtMost } from '../../src/tokens/count';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { combine } from '../../src/api/chat-request';
 import { errors } from '../../src/errors';
@@ -41,7 +42,13 @@ export default definePlugin<ParamsConfig>({
         const s = ctx.state.gateway;
         if (s.embeddings) return checkEmbeddings(s.embeddings, next);
         const r = s.request;
-        const problems = validateChatRequest(r, s.options, () => s.model.context_length - promptTokens(s));
+        // The room max_tokens has beside the prompt: tokenized only when the cheap bound cannot show it fits.
+        const room = () => {
+          const atLeast = s.model.context_length - promptTokensAtMost(r);
+          const fits = typeof r.max_tokens === 'number' && r.max_tokens <= atLeast;
+          return fits ? atLeast : s.model.context_length - promptTokens(s);
+        };
+        const problems = validateChatRequest(r, s.options, room);
         if (problems.length > 0) throw combine(problems);
 
         const legacy = functionsToTools(r);

@@ -96,7 +96,7 @@ export function fromAjv(errs: readonly ErrorObject[], root: unknown): GatewayErr
 }
 
 /** Rules between fields that JSON Schema does not say well. */
-function relations(r: ChatRequest, maxPromptRoom: number | null): GatewayError[] {
+function relations(r: ChatRequest, room: (() => number | null) | null): GatewayError[] {
   const out: GatewayError[] = [];
   r.messages?.forEach((m, i) => {
     if (!m || typeof m !== 'object') return;
@@ -150,6 +150,7 @@ function relations(r: ChatRequest, maxPromptRoom: number | null): GatewayError[]
     out.push(
       errors.invalidRequest('tool_choice applies only when tools are given', 'tool_choice', 'invalid_combination'),
     );
+  const maxPromptRoom = room !== null && typeof r.max_tokens === 'number' ? room() : null;
   if (maxPromptRoom !== null && typeof r.max_tokens === 'number' && r.max_tokens > maxPromptRoom) {
     out.push(
       errors.invalidRequest(
@@ -165,7 +166,7 @@ function relations(r: ChatRequest, maxPromptRoom: number | null): GatewayError[]
 /**
  * Every problem of a chat request, in a stable order (schema order, then relations, then
  * the gateway's own fields). `room` is the model's context length minus the prompt's
- * tokens, for the max_tokens bound.
+ * tokens, for the max_tokens bound; asked only of a request with max_tokens (it may count the prompt).
  */
 export function validateChatRequest(
   request: unknown,
@@ -175,7 +176,7 @@ export function validateChatRequest(
   const problems: GatewayError[] = [];
   if (!validateRequest(request)) problems.push(...fromAjv(validateRequest.errors ?? [], request));
   const r = request as ChatRequest;
-  problems.push(...relations(r, problems.length === 0 ? room() : null));
+  problems.push(...relations(r, problems.length === 0 ? room : null));
   if (!validateOptions(options)) problems.push(...fromAjv(validateOptions.errors ?? [], options));
   return problems;
 }

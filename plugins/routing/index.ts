@@ -108,7 +108,7 @@ export default definePlugin<RoutingConfig>({
             sig.dispose();
           }
         } else if (s.request.stream === true) {
-          const stream = await openStream(callStream(a, transport, ctx, opts), sig, promptTokens(s));
+          const stream = await openStream(callStream(a, transport, ctx, opts), sig, () => promptTokens(s));
           s.result = { kind: 'stream', stream };
         } else {
           try {

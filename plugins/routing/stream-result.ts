@@ -14,7 +14,8 @@ import type { AttemptAbort } from './attempt-signal';
 export async function openStream(
   source: AsyncGenerator<ChatCompletionChunk>,
   sig: AttemptAbort,
-  promptTokens: number,
+  /** Counted only when the upstream reports no usage. */
+  promptTokens: () => number,
 ): Promise<ChatStream> {
   const held: ChatCompletionChunk[] = [];
   let completionText = '';
@@ -63,7 +64,8 @@ export async function openStream(
 
   const usageSoFar = (): Usage => {
     const completion = countTextTokens(completionText) + countTextTokens(toolText);
-    return { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
+    const prompt = promptTokens();
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
   return new ChatStream(rest(), (reason) => sig.abort(reason), usageSoFar);
 }

@@ -56,3 +56,26 @@ export function countPromptTokens(req: ChatRequest): number {
   if (req.functions) n += countTextTokens(JSON.stringify(req.functions));
   return n;
 }
+
+/** Characters of `text` and its framing: countTextTokens never counts more tokens than characters. */
+function charsOf(...texts: Array<string | undefined>): number {
+  let n = 0;
+  for (const t of texts) n += t?.length ?? 0;
+  return n;
+}
+
+/**
+ * A bound countPromptTokens never exceeds, without tokenizing: every token is at least one character. It answers
+ * "does max_tokens fit the context window" for the usual request at the cost of reading string lengths.
+ */
+export function promptTokensAtMost(req: ChatRequest): number {
+  let n = REPLY_PRIMING;
+  for (const m of req.messages) {
+    n += MESSAGE_OVERHEAD + messageText(m).length + (m.name ? 1 : 0);
+    for (const c of m.tool_calls ?? []) n += charsOf(c.function.name, c.function.arguments);
+    if (m.function_call) n += charsOf(m.function_call.name, m.function_call.arguments);
+  }
+  if (req.tools) n += JSON.stringify(req.tools).length;
+  if (req.functions) n += JSON.stringify(req.functions).length;
+  return n;
+}

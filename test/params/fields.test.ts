@@ -143,6 +143,15 @@ const CASES: Array<[string, Record<string, unknown>, Record<string, unknown>, st
   ['repetition_penalty', { repetition_penalty: 1 }, { repetition_penalty: 2.5 }, 'repetition_penalty', 'out_of_range'],
   ['max_tokens', { max_tokens: 0 }, { max_tokens: -1 }, 'max_tokens', 'out_of_range'],
   ['max_tokens bound', { max_tokens: 1000 }, { max_tokens: 5000 }, 'max_tokens', 'out_of_range'],
+  // 2,000 words in 12,000 characters: too many characters for 3,000 more tokens in 4,096, but 2,003 tokens fit
+  // 2,000 and not 2,100: the prompt is tokenized when its length cannot decide.
+  [
+    'max_tokens bound, counted',
+    { max_tokens: 2000, messages: [{ role: 'user', content: 'hello '.repeat(2000) }] },
+    { max_tokens: 2100, messages: [{ role: 'user', content: 'hello '.repeat(2000) }] },
+    'max_tokens',
+    'out_of_range',
+  ],
   [
     'max_completion_tokens',
     { max_completion_tokens: 0 },
