@@ -116,11 +116,16 @@ export class MemoryCounterStore implements CounterStore {
     }
     for (let i = 0; i < windows.length; i++) {
       const w = windows[i];
+      const s = req.scopes[i];
+      if (s.concurrency > 0) w.running.set(req.id, now + this.leaseMs);
+      // Only a scope with a rate limit keeps a window of requests: under load the window of a scope without one
+      // held every request of the last minute (~200,000 objects at 3,000 req/s) for nobody. A rate limit set later
+      // counts from then on.
+      if (s.rpm === 0 && s.tpm === 0) continue;
       const e = { ts: now, id: req.id, tokens: req.tokens };
       w.log.push(e);
       w.byId.set(req.id, e);
       w.tokens += req.tokens;
-      if (req.scopes[i].concurrency > 0) w.running.set(req.id, now + this.leaseMs);
       const u = usage[i];
       u.requests += 1;
       u.tokens += req.tokens;
