@@ -1,10 +1,5 @@
 import type { Registry } from 'prom-client';
-
-interface Sample {
-  labels: Record<string, string | number>;
-  value: number;
-  metricName: string;
-}
+import { SeriesTable, type Sample } from './series-table';
 
 /** One label combination's buckets (not cumulative until exported). */
 export class HistogramSeries {
@@ -42,34 +37,27 @@ export class HistogramSeries {
  */
 export class FastHistogram {
   readonly type = 'histogram';
-  private readonly series = new Map<string, HistogramSeries>();
+  private readonly series: SeriesTable<HistogramSeries>;
 
   constructor(
     readonly name: string,
     readonly help: string,
-    private readonly labelNames: readonly string[],
+    labelNames: readonly string[],
     private readonly bounds: readonly number[],
     registry: Registry,
   ) {
+    this.series = new SeriesTable(labelNames, (labels) => new HistogramSeries(labels, bounds));
     registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
   }
 
   /** The series for these label values (in labelNames order), made on first use. */
   with(...values: string[]): HistogramSeries {
-    const key = values.length === 1 ? values[0] : values.join('\u0000');
-    let s = this.series.get(key);
-    if (!s) {
-      const labels: Record<string, string> = {};
-      this.labelNames.forEach((n, i) => (labels[n] = values[i]));
-      s = new HistogramSeries(labels, this.bounds);
-      this.series.set(key, s);
-    }
-    return s;
+    return this.series.with(values);
   }
 
   get(): { name: string; help: string; type: string; aggregator: string; values: Sample[] } {
     const values: Sample[] = [];
-    for (const s of this.series.values()) {
+    for (const s of this.series.all()) {
       let acc = 0;
       this.bounds.forEach((le, i) => {
         acc += s.counts[i];

@@ -45,8 +45,7 @@ export default definePlugin<MetricsConfig>({
     const loopDelay = new LoopDelayHistogram(config.loop_delay_resolution_ms).register(registry);
     const timer: PluginTimer = (plugin, seconds) => m.plugin.with(plugin).observe(seconds);
     addPluginTimer(services.shared, timer);
-    const http: HttpObserver = (route, method, status) =>
-      m.http.inc({ route, method, status_class: statusClass(status) });
+    const http: HttpObserver = (route, method, status) => m.http.with(route, method, statusClass(status)).inc();
     services.shared.set(HTTP_OBSERVER, http);
     services.store.db.observer = (op, seconds, failed) => {
       m.store.with(op).observe(seconds);
@@ -54,10 +53,10 @@ export default definePlugin<MetricsConfig>({
     };
 
     const countTokens = (model: string, u: Usage) => {
-      m.tokens.inc({ model, type: 'prompt' }, u.prompt_tokens);
-      m.tokens.inc({ model, type: 'completion' }, u.completion_tokens);
-      m.tokens.inc({ model, type: 'cached' }, u.prompt_tokens_details?.cached_tokens ?? 0);
-      m.tokens.inc({ model, type: 'reasoning' }, u.completion_tokens_details?.reasoning_tokens ?? 0);
+      m.tokens.with(model, 'prompt').inc(u.prompt_tokens);
+      m.tokens.with(model, 'completion').inc(u.completion_tokens);
+      m.tokens.with(model, 'cached').inc(u.prompt_tokens_details?.cached_tokens ?? 0);
+      m.tokens.with(model, 'reasoning').inc(u.completion_tokens_details?.reasoning_tokens ?? 0);
     };
     const authorized = (header: string | undefined) =>
       !config.token || (header !== undefined && constantTimeEqual(header, `Bearer ${config.token}`));
@@ -83,15 +82,22 @@ export default definePlugin<MetricsConfig>({
         const s = ctx.state.gateway;
         const model = s.model.id;
         const streamed = s.request.stream === true ? 'true' : 'false';
-        const labels = (status: number): Record<string, string> => {
+        const counted = (status: number) => {
           const provider = s.attempts[s.attempts.length - 1]?.provider ?? 'none';
-          const l: Record<string, string> = { model, provider, status_class: statusClass(status), streamed };
-          if (config.key_label) l.key = s.principal?.keyHash.slice(0, 12) ?? 'none';
-          return l;
+          const series = config.key_label
+            ? m.requests.with(
+                model,
+                provider,
+                statusClass(status),
+                streamed,
+                s.principal?.keyHash.slice(0, 12) ?? 'none',
+              )
+            : m.requests.with(model, provider, statusClass(status), streamed);
+          series.inc();
         };
         const attemptsMetrics = () => {
           for (const a of s.attempts) {
-            m.attempts.inc({ provider: a.provider, outcome: a.status });
+            m.attempts.with(a.provider, a.status).inc();
             if (a.status === 'ok') m.upstream.with(a.provider).observe(a.latencyMs / 1000);
             else if (a.error) m.upstreamErrors.inc({ provider: a.provider, code: a.error.code });
           }
@@ -105,7 +111,7 @@ export default definePlugin<MetricsConfig>({
         } catch (e) {
           m.inFlight.dec();
           attemptsMetrics();
-          m.requests.inc(labels(toGatewayError(e).status));
+          counted(toGatewayError(e).status);
           throw e;
         }
         const ready = Number(process.hrtime.bigint() - s.startedAt) / 1e9;
@@ -114,12 +120,12 @@ export default definePlugin<MetricsConfig>({
         const result = s.result;
         if (result?.kind !== 'stream') {
           m.inFlight.dec();
-          m.requests.inc(labels(200));
+          counted(200);
           m.duration.with(model, streamed).observe(ready);
           const u = result?.kind === 'embeddings' ? { ...result.body.usage, completion_tokens: 0 } : result?.body.usage;
           if (u) {
             countTokens(model, u);
-            if (typeof u.cost === 'number') m.credits.inc({ model }, u.cost);
+            if (typeof u.cost === 'number') m.credits.with(model).inc(u.cost);
           }
           return;
         }
@@ -132,12 +138,12 @@ export default definePlugin<MetricsConfig>({
             if (last !== 0 && chunk.choices.length > 0) m.interToken.with(model).observe((now - last) / 1000);
             last = now;
             const u = chunk.choices.length === 0 ? chunk.usage : null;
-            if (u && typeof u.cost === 'number') m.credits.inc({ model }, u.cost);
+            if (u && typeof u.cost === 'number') m.credits.with(model).inc(u.cost);
           },
           onEnd: (end) => {
             m.inFlight.dec();
             m.openStreams.dec();
-            m.requests.inc(labels(end.error ? end.error.status : end.cancelled ? 499 : 200));
+            counted(end.error ? end.error.status : end.cancelled ? 499 : 200);
             m.duration.with(model, streamed).observe(Number(end.endedAt - s.startedAt) / 1e9);
             if (end.firstContentAt !== null) m.ttft.with(model).observe(Number(end.firstContentAt - s.startedAt) / 1e9);
             if (end.usage) countTokens(model, end.usage);

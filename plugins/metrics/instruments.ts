@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { FastCounter } from './fast-counter';
 import { FastHistogram } from './fast-histogram';
 
 /** Latency buckets (seconds) from 0.1 ms to 60 s: gateway overhead sits at the low end, upstreams at the high end. */
@@ -14,18 +15,18 @@ export function createInstruments(registry: Registry, keyLabel: boolean) {
     ? ['model', 'provider', 'status_class', 'streamed', 'key']
     : ['model', 'provider', 'status_class', 'streamed'];
   return {
-    requests: new Counter({
-      name: 'gateway_requests_total',
-      help: 'Chat requests by model, provider, status class and streamed',
-      labelNames: requestLabels,
-      registers,
-    }),
-    http: new Counter({
-      name: 'gateway_http_requests_total',
-      help: 'HTTP requests by route pattern, method and status class',
-      labelNames: ['route', 'method', 'status_class'],
-      registers,
-    }),
+    requests: new FastCounter(
+      'gateway_requests_total',
+      'Chat requests by model, provider, status class and streamed',
+      requestLabels,
+      registry,
+    ),
+    http: new FastCounter(
+      'gateway_http_requests_total',
+      'HTTP requests by route pattern, method and status class',
+      ['route', 'method', 'status_class'],
+      registry,
+    ),
     added: new FastHistogram(
       'gateway_added_latency_seconds',
       'Time the gateway adds to a request (total, or to the first streamed byte, minus upstream time)',
@@ -61,30 +62,25 @@ export function createInstruments(registry: Registry, keyLabel: boolean) {
       LATENCY_BUCKETS,
       registry,
     ),
-    tokens: new Counter({
-      name: 'gateway_tokens_total',
-      help: 'Tokens by model and type (prompt, completion, cached, reasoning)',
-      labelNames: ['model', 'type'],
-      registers,
-    }),
-    credits: new Counter({
-      name: 'gateway_credits_charged_total',
-      help: 'Credits charged',
-      labelNames: ['model'],
-      registers,
-    }),
+    tokens: new FastCounter(
+      'gateway_tokens_total',
+      'Tokens by model and type (prompt, completion, cached, reasoning)',
+      ['model', 'type'],
+      registry,
+    ),
+    credits: new FastCounter('gateway_credits_charged_total', 'Credits charged', ['model'], registry),
     upstreamErrors: new Counter({
       name: 'gateway_upstream_errors_total',
       help: 'Failed upstream attempts by provider and error code',
       labelNames: ['provider', 'code'],
       registers,
     }),
-    attempts: new Counter({
-      name: 'gateway_upstream_attempts_total',
-      help: 'Upstream attempts by provider and outcome',
-      labelNames: ['provider', 'outcome'],
-      registers,
-    }),
+    attempts: new FastCounter(
+      'gateway_upstream_attempts_total',
+      'Upstream attempts by provider and outcome',
+      ['provider', 'outcome'],
+      registry,
+    ),
     retries: new Counter({
       name: 'gateway_retries_total',
       help: 'Attempts beyond the first within one request',
