@@ -89,6 +89,7 @@ export class Governance {
   /** Forget a key's or account's settings on this replica (after the admin API changed them). */
   readonly forget = (kind: 'key' | 'account', id: string): void => {
     this.cache.delete(`${kind}:${id}`);
+    this.governed.clear(); // an account's change reaches every key of it
   };
 
   async allowlist(keyHash: string, accountId: string): Promise<ModelPredicate> {
@@ -96,8 +97,30 @@ export class Governance {
     return bothAllow(k.allow, a.allow);
   }
 
+  /**
+   * What governs a key's requests for a model, kept as long as the settings it was made of (a request's work would
+   * otherwise build the same four scopes, their ids and the allowlist anew). Readonly to its users.
+   */
+  private readonly governed = new Map<
+    string,
+    Map<string, { accountId: string; until: number; g: RequestGovernance }>
+  >();
+
   async forRequest(keyHash: string, accountId: string, modelId: string): Promise<RequestGovernance> {
+    const hit = this.governed.get(keyHash)?.get(modelId);
+    if (hit && hit.accountId === accountId && hit.until > Date.now()) return hit.g;
     const [k, a] = await Promise.all([this.settings('key', keyHash), this.settings('account', accountId)]);
+    const g = this.govern(k, a, keyHash, accountId, modelId);
+    let byModel = this.governed.get(keyHash);
+    if (!byModel) {
+      if (this.governed.size > 100_000) this.governed.clear();
+      this.governed.set(keyHash, (byModel = new Map()));
+    }
+    byModel.set(modelId, { accountId, until: Math.min(k.until, a.until), g });
+    return g;
+  }
+
+  private govern(k: Cached, a: Cached, keyHash: string, accountId: string, modelId: string): RequestGovernance {
     const kr: RateLimitSettings | undefined = k.settings.rateLimits ?? undefined;
     const ar: RateLimitSettings | undefined = a.settings.rateLimits ?? undefined;
     const plan = ar?.plan ? this.cfg.plans[ar.plan] : undefined;
