@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { weatherTool, useProviderRig, lastSent } from '../helpers/provider-gateway';
+import { chat, chatStream } from './fidelity-helpers';
 import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
 
 // Shapes from Anthropic's prompt-caching and extended-thinking guides (Messages API).
@@ -19,11 +19,7 @@ const message = (content: unknown[], stop_reason = 'end_turn') => ({
 const SIG = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds';
 
 describe('provider: anthropic (caching and extended thinking)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('anthropic');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('anthropic');
 
   it('cache_control on system parts, content parts, a whole message and a tool reaches Anthropic (system as blocks)', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, message([{ type: 'text', text: 'ok' }])));

@@ -1,8 +1,14 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import {
+  weatherTool,
+  lastRequest,
+  lastSent,
+  streamChat,
+  streamFrames,
+  useProviderRig,
+} from '../helpers/provider-gateway';
 import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
 
 // Shapes from the Anthropic Messages API reference and its streaming guide.
@@ -19,11 +25,7 @@ const message = (content: unknown[], stop_reason = 'end_turn') => ({
 const start = messageStart({ input_tokens: 25 });
 
 describe('provider: anthropic', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('anthropic');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('anthropic');
 
   it('translates the request: system, merged turns, images, tool calls and results, tools, tool_choice, stop, auth headers', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, message([{ type: 'text', text: 'Sunny.' }])));
@@ -56,7 +58,7 @@ describe('provider: anthropic', () => {
         { role: 'tool', tool_call_id: 'toolu_1', content: '18C' },
       ],
     });
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/v1/messages');
     expect(r.headers['x-api-key']).to.equal('sk-provider-key');
     expect(r.headers['anthropic-version']).to.equal('2023-06-01');
@@ -162,15 +164,7 @@ describe('provider: anthropic', () => {
         { named: true },
       ),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'weather?' }],
-      }),
-    );
+    const s = await streamChat(rig, { tools: [weatherTool], messages: [{ role: 'user', content: 'weather?' }] });
     expect(s.role).to.equal('assistant');
     expect(s.text).to.equal('Let me check.');
     expect(s.calls).to.deep.equal([
@@ -193,15 +187,7 @@ describe('provider: anthropic', () => {
         { named: true },
       ),
     );
-    const frames = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
+    const frames = await streamFrames(rig);
     expect(frames).to.not.include('[DONE]');
     const last = JSON.parse(frames[frames.length - 1]) as { error: { message: string; type: string } };
     expect(last.error.type).to.equal('upstream_error');
@@ -260,7 +246,7 @@ describe('provider: anthropic', () => {
     });
     expect(JSON.parse(c.choices[0].message.content ?? '')).to.deep.equal({ answer: 42 });
     expect(c.choices[0].finish_reason).to.equal('stop');
-    expect((rig.up.requests[rig.up.requests.length - 1].json as { tool_choice: unknown }).tool_choice).to.deep.equal({
+    expect((lastSent(rig) as { tool_choice: unknown }).tool_choice).to.deep.equal({
       type: 'tool',
       name: 'json_output',
     });

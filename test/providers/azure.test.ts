@@ -1,13 +1,18 @@
 import { ConfigError } from '../../src/config/load';
 import { expect } from 'chai';
-import { postJson, sseData, startTestGateway, testConfig } from '../helpers/gateway';
+import { postJson, startTestGateway, testConfig } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
 import {
   collect,
   providerRig,
   weatherTool,
-  type ProviderRig,
   streamWithWeatherTool,
+  lastFrameError,
+  lastRequest,
+  lastSent,
+  postChat,
+  streamFrames,
+  useProviderRig,
 } from '../helpers/provider-gateway';
 
 // Azure OpenAI chat completions (learn.microsoft.com REST reference): OpenAI's shapes plus content_filter_results.
@@ -23,11 +28,7 @@ const azChunk = (delta: Record<string, unknown>, finish: string | null = null) =
 };
 
 describe('provider: azure (conformance)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'gpt4o-prod' });
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'gpt4o-prod' });
 
   it('plain answer with parallel tool calls keeps their ids, finish tool_calls and usage', async () => {
     rig.up.enqueue((_r, res) =>
@@ -66,7 +67,7 @@ describe('provider: azure (conformance)', () => {
       ['call_8wX4', '{"city":"Rome"}'],
     ]);
     expect(c.usage).to.deep.include({ prompt_tokens: 19, completion_tokens: 10, total_tokens: 29 });
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/openai/deployments/gpt4o-prod/chat/completions?api-version=2024-10-21');
     expect(r.json).to.deep.include({ parallel_tool_calls: true, tools: [weatherTool] });
   });
@@ -105,7 +106,7 @@ describe('provider: azure (conformance)', () => {
     ]);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 40, completion_tokens: 31, total_tokens: 71 });
-    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({
+    expect(lastSent(rig)).to.deep.include({
       stream: true,
       stream_options: { include_usage: true },
     });
@@ -159,29 +160,11 @@ describe('provider: azure (conformance)', () => {
         { done: false },
       ),
     );
-    let f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { message: string } }).error.message).to.include(
-      'server had an error',
-    );
+    let f = await streamFrames(rig);
+    expect(lastFrameError(f).message).to.include('server had an error');
     rig.up.enqueue((_r, res) => writeSse(res, [azChunk({ role: 'assistant', content: 'a' })], { done: false }));
-    f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+    f = await streamFrames(rig);
+    expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });
 
   it('an azure provider without api_base is refused when the config is loaded, naming the field', async () => {
@@ -242,10 +225,7 @@ describe('provider: azure (conformance)', () => {
         error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint.' },
       }),
     );
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    let res = await postChat(rig);
     expect(res.status).to.equal(502);
     expect(await res.text()).to.not.include('subscription key');
     rig.up.enqueue((_r, r) =>
@@ -261,10 +241,7 @@ describe('provider: azure (conformance)', () => {
         { 'retry-after': '2' },
       ),
     );
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    res = await postChat(rig);
     expect(res.status).to.equal(429);
   });
 });

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { sendJson } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import { providerRig, weatherTool, type ProviderRig, lastSent } from '../helpers/provider-gateway';
 import { encodeEventMessage } from '../../src/transport/aws-eventstream';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { chat, chatStream } from './fidelity-helpers';
 
 // Shapes from the Bedrock Converse API reference: CachePointBlock, ReasoningContentBlock,
 // ReasoningContentBlockDelta, TokenUsage (cacheReadInputTokens / cacheWriteInputTokens).

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { providerRig, weatherTool, type ProviderRig, useProviderRig, lastSent } from '../helpers/provider-gateway';
+import { chat, chatStream } from './fidelity-helpers';
 
 // OpenAI-compatible upstreams: OpenAI (prompt caching usage, reasoning_effort), OpenRouter
 // (reasoning, reasoning_details, cache_write_tokens), DeepSeek / vLLM (reasoning_content), Azure, Mistral.
@@ -122,11 +122,7 @@ describe('provider: openai-compatible (reasoning, cached tokens, stream errors)'
 });
 
 describe('provider: mistral (finish reasons and refused fields)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('mistral');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('mistral');
   const answer = (content: string, finish: string) => ({
     id: 'cmpl-1',
     object: 'chat.completion',

@@ -1,13 +1,15 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { postJson, sseData } from '../helpers/gateway';
+import { postJson } from '../helpers/gateway';
 import { openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
 import {
-  collect,
-  providerRig,
   weatherTool,
-  type ProviderRig,
   streamWithWeatherTool,
+  lastFrameError,
+  lastRequest,
+  streamChat,
+  streamFrames,
+  useProviderRig,
 } from '../helpers/provider-gateway';
 
 // Mistral chat completion shapes (docs.mistral.ai API reference): OpenAI-like, usage on the last chunk.
@@ -25,11 +27,7 @@ const mistralChunk = (
 });
 
 describe('provider: mistral', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('mistral');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('mistral');
 
   it("sends Mistral's field names: random_seed, safe_prompt, tool_choice any; Bearer auth on /v1/chat/completions", async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, openaiFixtures.completion('Bonjour')));
@@ -43,7 +41,7 @@ describe('provider: mistral', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(res.status).to.equal(200);
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/v1/chat/completions');
     expect(r.headers.authorization).to.equal('Bearer sk-provider-key');
     expect(r.json).to.deep.include({
@@ -106,33 +104,19 @@ describe('provider: mistral', () => {
         done: false,
       }),
     );
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { message: string } }).error.message).to.include(
-      'Service unavailable',
-    );
+    const f = await streamFrames(rig);
+    expect(lastFrameError(f).message).to.include('Service unavailable');
   });
 });
 
 describe('provider: azure', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'my-gpt4o-deployment' });
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'my-gpt4o-deployment' });
 
   it('calls /openai/deployments/{deployment}/chat/completions?api-version with the api-key header', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, openaiFixtures.completion('hello from azure')));
     const c = await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'hi' }] });
     expect(c.choices[0].message.content).to.equal('hello from azure');
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/openai/deployments/my-gpt4o-deployment/chat/completions?api-version=2024-10-21');
     expect(r.headers['api-key']).to.equal('sk-provider-key');
     expect(r.headers.authorization).to.equal(undefined);
@@ -158,14 +142,7 @@ describe('provider: azure', () => {
         openaiFixtures.usageChunk(5, 1),
       ]),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamChat(rig);
     expect(s.text).to.equal('Hi');
     expect(s.usage).to.deep.include({ prompt_tokens: 5, completion_tokens: 1 });
   });

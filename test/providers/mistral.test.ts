@@ -1,7 +1,14 @@
 import { expect } from 'chai';
-import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
+import {
+  weatherTool,
+  streamWithWeatherTool,
+  lastFrameError,
+  lastSent,
+  postChat,
+  streamFrames,
+  useProviderRig,
+} from '../helpers/provider-gateway';
 import { mistralToolId } from '../../src/providers/mistral';
 
 // Mistral chat completion (docs.mistral.ai API reference): 9-character tool-call ids, usage on the last chunk.
@@ -23,11 +30,7 @@ const mChunk = (delta: Record<string, unknown>, finish: string | null = null, us
 });
 
 describe('provider: mistral (conformance)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('mistral');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('mistral');
 
   it('plain answer: text, usage; parallel tool calls keep Mistral ids', async () => {
     rig.up.enqueue((_r, res) =>
@@ -89,7 +92,7 @@ describe('provider: mistral (conformance)', () => {
       ],
     });
     const msgs = (
-      rig.up.requests[rig.up.requests.length - 1].json as {
+      lastSent(rig) as {
         messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }>;
       }
     ).messages;
@@ -124,15 +127,7 @@ describe('provider: mistral (conformance)', () => {
         mChunk({}, 'stop', { prompt_tokens: 1, total_tokens: 2, completion_tokens: 1 }),
       ]),
     );
-    const frames = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
+    const frames = await streamFrames(rig);
     expect(frames[frames.length - 1]).to.equal('[DONE]');
     expect(frames.some((f) => f !== '[DONE]' && (JSON.parse(f) as { usage?: unknown }).usage)).to.equal(false);
   });
@@ -141,16 +136,8 @@ describe('provider: mistral (conformance)', () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [mChunk({ role: 'assistant', content: 'Bon' }), mChunk({ content: 'jour' })], { done: false }),
     );
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+    const f = await streamFrames(rig);
+    expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });
 
   it('JSON schema mode goes to Mistral in its (OpenAI) shape', async () => {
@@ -169,7 +156,7 @@ describe('provider: mistral (conformance)', () => {
       messages: [{ role: 'user', content: 'x' }],
     });
     expect(c.choices[0].message.content).to.equal('{"city":"Paris"}');
-    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ response_format: rf });
+    expect(lastSent(rig)).to.deep.include({ response_format: rf });
   });
 
   it('error status: 422 validation detail reaches the client as a 400, 401 as a 502', async () => {
@@ -182,19 +169,13 @@ describe('provider: mistral (conformance)', () => {
         code: null,
       }),
     );
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    let res = await postChat(rig);
     expect(res.status).to.equal(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).to.include(
       'body.messages: Field required',
     );
     rig.up.enqueue((_r, r) => sendJson(r, 401, { message: 'Unauthorized', request_id: 'f0a9' }));
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    res = await postChat(rig);
     expect(res.status).to.equal(502);
   });
 });

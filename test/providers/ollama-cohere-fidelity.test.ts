@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, type ProviderRig } from '../helpers/provider-gateway';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { providerRig, type ProviderRig, useProviderRig, lastSent } from '../helpers/provider-gateway';
+import { chat, chatStream } from './fidelity-helpers';
 
 // Ollama /api/chat thinking (docs: `think` request field, message.thinking in answers and stream lines).
 function ndjson(res: ServerResponse, lines: unknown[]): void {
@@ -89,11 +89,7 @@ const cohereUsage = {
 };
 
 describe('provider: cohere (billed units, cached tokens, thinking)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('cohere');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('cohere');
 
   it('prompt tokens are the billed ones, cached_tokens is kept; thinking is asked and returned as reasoning (plain)', async () => {
     rig.up.enqueue((_r, res) =>

@@ -1,8 +1,16 @@
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
-import { postJson, sseData } from '../helpers/gateway';
+import { postJson } from '../helpers/gateway';
 import { sendJson } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
+import {
+  weatherTool,
+  streamWithWeatherTool,
+  lastFrameError,
+  lastSent,
+  postChat,
+  streamFrames,
+  useProviderRig,
+} from '../helpers/provider-gateway';
 
 // Ollama /api/chat (github.com/ollama/ollama docs/api.md): NDJSON lines, whole tool calls in one line, counts on the done line.
 function ndjson(res: ServerResponse, lines: unknown[]): void {
@@ -32,11 +40,7 @@ const doneLine = (reason: string, prompt: number, evals: number) =>
   );
 
 describe('provider: ollama (conformance)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('ollama');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('ollama');
 
   it('streams parallel tool calls with stable indexes and distinct ids, finish tool_calls, usage from the done line', async () => {
     rig.up.enqueue((_r, res) =>
@@ -63,7 +67,7 @@ describe('provider: ollama (conformance)', () => {
     expect(new Set(s.calls.map((c) => c.id)).size).to.equal(3);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 220, completion_tokens: 36, total_tokens: 256 });
-    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ stream: true });
+    expect(lastSent(rig)).to.deep.include({ stream: true });
   });
 
   it('sends tool results with the function name, json_schema as format, and no tools for tool_choice none', async () => {
@@ -94,7 +98,7 @@ describe('provider: ollama (conformance)', () => {
         { role: 'tool', tool_call_id: 'call_1', content: '22 degrees' },
       ],
     });
-    const b = rig.up.requests[rig.up.requests.length - 1].json as Record<string, unknown>;
+    const b = lastSent(rig);
     expect(b).to.not.have.property('tools');
     expect(b.format).to.deep.equal(schema);
     expect(b.messages).to.deep.equal([
@@ -120,30 +124,16 @@ describe('provider: ollama (conformance)', () => {
 
   it('a stream cut before the done line ends in a stream_interrupted error event', async () => {
     rig.up.enqueue((_r, res) => ndjson(res, [line({ content: 'The' }), line({ content: ' sky' })]));
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+    const f = await streamFrames(rig);
+    expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });
 
   it('error status 500 stays a 5xx, 400 a 400 with the upstream text', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 500, { error: 'llama runner process has terminated: exit status 2' }));
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    let res = await postChat(rig);
     expect(res.status).to.be.within(500, 599);
     rig.up.enqueue((_r, r) => sendJson(r, 400, { error: 'invalid options: num_predikt' }));
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    res = await postChat(rig);
     expect(res.status).to.equal(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).to.include('invalid options');
   });
