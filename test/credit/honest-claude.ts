@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
+import { anthropicEvent as ev, messageEnd, messageStart, textBlock } from '../helpers/anthropic-sse';
 
 type Block = Record<string, unknown>;
 
@@ -62,18 +62,7 @@ function anthropicAnswer(res: ServerResponse, body: Record<string, unknown>): Pr
     const i = blocks.length > 0 ? 1 : 0;
     return writeSse(
       res,
-      [
-        messageStart(usage, String(body.model)),
-        ...blocks,
-        ev('content_block_start', { index: i, content_block: { type: 'text', text: '' } }),
-        ev('content_block_delta', { index: i, delta: { type: 'text_delta', text: 'ok' } }),
-        ev('content_block_stop', { index: i }),
-        ev('message_delta', {
-          delta: { stop_reason: 'max_tokens', stop_sequence: null },
-          usage: { output_tokens: output },
-        }),
-        ev('message_stop', {}),
-      ],
+      [messageStart(usage, String(body.model)), ...blocks, ...textBlock(i, 'ok'), ...messageEnd('max_tokens', output)],
       { named: true },
     );
   }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
 import { weatherTool, useProviderRig, lastSent } from '../helpers/provider-gateway';
 import { chat, chatStream } from './fidelity-helpers';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
+import { anthropicEvent as ev, messageEnd, messageStart, textBlock, toolUseBlock } from '../helpers/anthropic-sse';
 
 // Shapes from Anthropic's prompt-caching and extended-thinking guides (Messages API).
 const usage = { input_tokens: 21, cache_creation_input_tokens: 1800, cache_read_input_tokens: 300, output_tokens: 95 };
@@ -63,21 +63,7 @@ describe('provider: anthropic (caching and extended thinking)', () => {
       prompt_tokens_details: { cached_tokens: 300, cache_write_tokens: 1800 },
     });
     rig.up.enqueue((_r, res) =>
-      writeSse(
-        res,
-        [
-          messageStart(usage),
-          ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-          ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
-          ev('content_block_stop', { index: 0 }),
-          ev('message_delta', {
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
-            usage: { output_tokens: 95 },
-          }),
-          ev('message_stop', {}),
-        ],
-        { named: true },
-      ),
+      writeSse(res, [messageStart(usage), ...textBlock(0, 'ok'), ...messageEnd('end_turn', 95)], { named: true }),
     );
     const s = await chatStream(rig, { messages: [{ role: 'user', content: 'x' }] });
     expect(s.usage).to.deep.equal({
@@ -158,20 +144,8 @@ describe('provider: anthropic (caching and extended thinking)', () => {
           ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'the weather.' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: SIG } }),
           ev('content_block_stop', { index: 0 }),
-          ev('content_block_start', {
-            index: 1,
-            content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
-          }),
-          ev('content_block_delta', {
-            index: 1,
-            delta: { type: 'input_json_delta', partial_json: '{"city":"Paris"}' },
-          }),
-          ev('content_block_stop', { index: 1 }),
-          ev('message_delta', {
-            delta: { stop_reason: 'tool_use', stop_sequence: null },
-            usage: { output_tokens: 40 },
-          }),
-          ev('message_stop', {}),
+          ...toolUseBlock(1, 'toolu_1', 'get_weather', '{"city":"Paris"}'),
+          ...messageEnd('tool_use', 40),
         ],
         { named: true },
       ),
@@ -260,8 +234,7 @@ describe('provider: anthropic (caching and extended thinking)', () => {
           ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'secret' } }),
           ev('content_block_start', { index: 1, content_block: { type: 'text', text: '' } }),
           ev('content_block_delta', { index: 1, delta: { type: 'text_delta', text: 'ok' } }),
-          ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 4 } }),
-          ev('message_stop', {}),
+          ...messageEnd('end_turn', 4),
         ],
         { named: true },
       ),

@@ -9,7 +9,7 @@ import {
   streamFrames,
   useProviderRig,
 } from '../helpers/provider-gateway';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
+import { anthropicEvent as ev, messageEnd, messageStart, toolUseBlock } from '../helpers/anthropic-sse';
 
 // Shapes from the Anthropic Messages API reference and its streaming guide.
 const message = (content: unknown[], stop_reason = 'end_turn') => ({
@@ -139,27 +139,9 @@ describe('provider: anthropic', () => {
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Let me ' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'check.' } }),
           ev('content_block_stop', { index: 0 }),
-          ev('content_block_start', {
-            index: 1,
-            content_block: { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: {} },
-          }),
-          ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"city": ' } }),
-          ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }),
-          ev('content_block_stop', { index: 1 }),
-          ev('content_block_start', {
-            index: 2,
-            content_block: { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: {} },
-          }),
-          ev('content_block_delta', {
-            index: 2,
-            delta: { type: 'input_json_delta', partial_json: '{"city": "Rome"}' },
-          }),
-          ev('content_block_stop', { index: 2 }),
-          ev('message_delta', {
-            delta: { stop_reason: 'tool_use', stop_sequence: null },
-            usage: { output_tokens: 89 },
-          }),
-          ev('message_stop', {}),
+          ...toolUseBlock(1, 'toolu_a', 'get_weather', '{"city": ', '"Paris"}'),
+          ...toolUseBlock(2, 'toolu_b', 'get_weather', '{"city": "Rome"}'),
+          ...messageEnd('tool_use', 89),
         ],
         { named: true },
       ),

@@ -5,7 +5,7 @@ import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/moc
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { fromNano } from '../../src/store/money';
 import { sseData } from '../helpers/gateway';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
+import { anthropicEvent as ev, messageEnd, messageStart } from '../helpers/anthropic-sse';
 
 // Distinct prices (credits per token): a wrong mapping of any token class changes the cost.
 const pricing = {
@@ -257,11 +257,7 @@ describe('cost per provider: cache reads, cache writes and reasoning tokens at t
           ),
           ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
-          ev('message_delta', {
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
-            usage: { output_tokens: 95 },
-          }),
-          ev('message_stop', {}),
+          ...messageEnd('end_turn', 95),
         ],
         { named: true },
       );
