@@ -15,17 +15,7 @@ import {
   useProviderRig,
 } from '../helpers/provider-gateway';
 
-// Azure OpenAI chat completions (learn.microsoft.com REST reference): OpenAI's shapes plus content_filter_results.
-const filters = {
-  hate: { filtered: false, severity: 'safe' },
-  self_harm: { filtered: false, severity: 'safe' },
-  sexual: { filtered: false, severity: 'safe' },
-  violence: { filtered: false, severity: 'safe' },
-};
-const azChunk = (delta: Record<string, unknown>, finish: string | null = null) => {
-  const c = openaiFixtures.chunk(delta, finish, 'gpt-4o-2024-08-06');
-  return { ...c, choices: c.choices.map((ch) => ({ ...ch, content_filter_results: filters })) };
-};
+import { azureChunk, promptFilterChunk, safeFilters } from '../helpers/azure-fixtures';
 
 describe('provider: azure (conformance)', () => {
   const rig = useProviderRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'gpt4o-prod' });
@@ -50,7 +40,7 @@ describe('provider: azure (conformance)', () => {
             },
           },
         ],
-        prompt_filter_results: [{ prompt_index: 0, content_filter_results: filters }],
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: safeFilters }],
       }),
     );
     const c = await rig.client.chat.completions.create({
@@ -75,26 +65,19 @@ describe('provider: azure (conformance)', () => {
   it('streams two tool calls with argument fragments by index, asks the upstream for usage, and always yields a usage chunk', async () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        {
-          id: '',
-          object: '',
-          created: 0,
-          model: '',
-          choices: [],
-          prompt_filter_results: [{ prompt_index: 0, content_filter_results: filters }],
-        },
-        azChunk({
+        promptFilterChunk,
+        azureChunk({
           role: 'assistant',
           content: null,
           tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }],
         }),
-        azChunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-        azChunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
-        azChunk({
+        azureChunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+        azureChunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+        azureChunk({
           tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '' } }],
         }),
-        azChunk({ tool_calls: [{ index: 1, function: { arguments: '{"city":"Rome"}' } }] }),
-        azChunk({}, 'tool_calls'),
+        azureChunk({ tool_calls: [{ index: 1, function: { arguments: '{"city":"Rome"}' } }] }),
+        azureChunk({}, 'tool_calls'),
         openaiFixtures.usageChunk(40, 31, 'gpt-4o-2024-08-06'),
       ]),
     );
@@ -134,8 +117,8 @@ describe('provider: azure (conformance)', () => {
   it('passes a content_filter finish through in a stream', async () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        azChunk({ role: 'assistant', content: 'I' }),
-        azChunk({}, 'content_filter'),
+        azureChunk({ role: 'assistant', content: 'I' }),
+        azureChunk({}, 'content_filter'),
         openaiFixtures.usageChunk(3, 1),
       ]),
     );
@@ -154,7 +137,7 @@ describe('provider: azure (conformance)', () => {
       writeSse(
         res,
         [
-          azChunk({ role: 'assistant', content: 'a' }),
+          azureChunk({ role: 'assistant', content: 'a' }),
           { error: { code: '500', message: 'The server had an error while processing your request.' } },
         ],
         { done: false },
@@ -162,7 +145,7 @@ describe('provider: azure (conformance)', () => {
     );
     let f = await streamFrames(rig);
     expect(lastFrameError(f).message).to.include('server had an error');
-    rig.up.enqueue((_r, res) => writeSse(res, [azChunk({ role: 'assistant', content: 'a' })], { done: false }));
+    rig.up.enqueue((_r, res) => writeSse(res, [azureChunk({ role: 'assistant', content: 'a' })], { done: false }));
     f = await streamFrames(rig);
     expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });

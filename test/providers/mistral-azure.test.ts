@@ -12,19 +12,8 @@ import {
   useProviderRig,
 } from '../helpers/provider-gateway';
 
-// Mistral chat completion shapes (docs.mistral.ai API reference): OpenAI-like, usage on the last chunk.
-const mistralChunk = (
-  delta: Record<string, unknown>,
-  finish: string | null = null,
-  usage?: Record<string, number>,
-) => ({
-  id: 'cmpl-e5cc70bb28c444948073e77776eb30ef',
-  object: 'chat.completion.chunk',
-  created: 1702256327,
-  model: 'mistral-small-latest',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-  ...(usage ? { usage } : {}),
-});
+import { promptFilterChunk } from '../helpers/azure-fixtures';
+import { mistralChunk } from '../helpers/mistral-fixtures';
 
 describe('provider: mistral', () => {
   const rig = useProviderRig('mistral');
@@ -126,16 +115,7 @@ describe('provider: azure', () => {
   it("streams, skipping Azure's prompt_filter_results chunk, with usage", async () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        {
-          id: '',
-          object: '',
-          created: 0,
-          model: '',
-          choices: [],
-          prompt_filter_results: [
-            { prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } },
-          ],
-        },
+        promptFilterChunk,
         openaiFixtures.chunk({ role: 'assistant', content: '' }),
         openaiFixtures.chunk({ content: 'Hi' }),
         openaiFixtures.chunk({}, 'stop'),
