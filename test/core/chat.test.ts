@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { startTestGateway, testConfig, postJson, sseData, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+import { sdkClient } from '../helpers/sdk';
 
 const MODEL = 'mock/gpt-4o-mini';
 
@@ -10,7 +11,7 @@ describe('chat completions and models (core, with the openai SDK)', () => {
   let client: OpenAI;
   before(async () => {
     gw = await startTestGateway();
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    client = sdkClient(gw);
   });
   after(() => gw.stop());
 
@@ -160,7 +161,7 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
         models: [{ id: 'up/gpt', owned_by: 'up', deployments: [{ provider: 'up', model: 'gpt-4o-mini' }] }],
       }),
     );
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    client = sdkClient(gw);
   });
   afterEach(() => {
     up.requests.length = 0;

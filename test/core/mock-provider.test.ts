@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
+import { sdkClient } from '../helpers/sdk';
 
 const MODEL = 'mock/gpt-4o-mini';
 const weather = {
@@ -28,7 +29,7 @@ describe('the built-in mock provider', () => {
   let client: OpenAI;
   before(async () => {
     gw = await startTestGateway();
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    client = sdkClient(gw);
   });
   after(() => gw.stop());
 

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { postJson, sseData, startTestGateway, testConfig, type TestGateway } from './gateway';
 import { MockUpstream, type RecordedRequest } from './mock-upstream';
+import { sdkClient } from './sdk';
 
 export interface ProviderRig {
   up: MockUpstream;
@@ -29,7 +30,7 @@ export async function providerRig(
     await up.stop();
     throw e;
   }
-  const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
+  const client = sdkClient(gw, 'x');
   return { up, gw, client, stop: async () => (await gw.stop(), await up.stop()) };
 }
 
