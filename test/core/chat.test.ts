@@ -2,17 +2,14 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { startTestGateway, testConfig, postJson, sseData, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
-import { sdkClient } from '../helpers/sdk';
+import { sdkClient, startSdkGateway } from '../helpers/sdk';
 
 const MODEL = 'mock/gpt-4o-mini';
 
 describe('chat completions and models (core, with the openai SDK)', () => {
   let gw: TestGateway;
   let client: OpenAI;
-  before(async () => {
-    gw = await startTestGateway();
-    client = sdkClient(gw);
-  });
+  before(async () => ({ gw, client } = await startSdkGateway()));
   after(() => gw.stop());
 
   it('answers a plain request in OpenAI shape', async () => {

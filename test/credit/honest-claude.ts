@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
-import { anthropicEvent as ev, messageEnd, messageStart, textBlock } from '../helpers/anthropic-sse';
+import { anthropicEvent as ev, anthropicMessage, messageEnd, messageStart, textBlock } from '../helpers/anthropic-sse';
 
 type Block = Record<string, unknown>;
 
@@ -70,16 +70,15 @@ function anthropicAnswer(res: ServerResponse, body: Record<string, unknown>): Pr
     ...(thinking ? [{ type: 'thinking', thinking: 'let me think', signature: 'sig' }] : []),
     { type: 'text', text: 'ok' },
   ];
-  sendJson(res, 200, {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: body.model,
-    content,
-    stop_reason: 'max_tokens',
-    stop_sequence: null,
-    usage: { ...usage, output_tokens: output },
-  });
+  sendJson(
+    res,
+    200,
+    anthropicMessage(
+      content,
+      { ...usage, output_tokens: output },
+      { stopReason: 'max_tokens', model: String(body.model), id: 'msg_1' },
+    ),
+  );
 }
 
 function bedrockAnswer(res: ServerResponse, path: string, body: Record<string, unknown>): void {

@@ -49,3 +49,21 @@ export function messageEnd(stopReason: string, outputTokens: number) {
     anthropicEvent('message_stop', {}),
   ];
 }
+
+/** An Anthropic Messages API answer (not streamed): an assistant message with its content blocks and usage. */
+export function anthropicMessage(
+  content: unknown[],
+  usage: Record<string, number>,
+  { stopReason = 'end_turn', model = 'claude-sonnet-4-5', id = 'msg_01' } = {},
+) {
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  };
+}

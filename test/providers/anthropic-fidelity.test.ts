@@ -2,20 +2,18 @@ import { expect } from 'chai';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
 import { weatherTool, useProviderRig, lastSent } from '../helpers/provider-gateway';
 import { chat, chatStream } from './fidelity-helpers';
-import { anthropicEvent as ev, messageEnd, messageStart, textBlock, toolUseBlock } from '../helpers/anthropic-sse';
+import {
+  anthropicEvent as ev,
+  anthropicMessage,
+  messageEnd,
+  messageStart,
+  textBlock,
+  toolUseBlock,
+} from '../helpers/anthropic-sse';
 
 // Shapes from Anthropic's prompt-caching and extended-thinking guides (Messages API).
 const usage = { input_tokens: 21, cache_creation_input_tokens: 1800, cache_read_input_tokens: 300, output_tokens: 95 };
-const message = (content: unknown[], stop_reason = 'end_turn') => ({
-  id: 'msg_01',
-  type: 'message',
-  role: 'assistant',
-  model: 'claude-sonnet-4-5',
-  content,
-  stop_reason,
-  stop_sequence: null,
-  usage,
-});
+const message = (content: unknown[], stopReason = 'end_turn') => anthropicMessage(content, usage, { stopReason });
 const SIG = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds';
 
 describe('provider: anthropic (caching and extended thinking)', () => {

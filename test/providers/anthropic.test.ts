@@ -9,19 +9,21 @@ import {
   streamFrames,
   useProviderRig,
 } from '../helpers/provider-gateway';
-import { anthropicEvent as ev, messageEnd, messageStart, toolUseBlock } from '../helpers/anthropic-sse';
+import {
+  anthropicEvent as ev,
+  anthropicMessage,
+  messageEnd,
+  messageStart,
+  toolUseBlock,
+} from '../helpers/anthropic-sse';
 
 // Shapes from the Anthropic Messages API reference and its streaming guide.
-const message = (content: unknown[], stop_reason = 'end_turn') => ({
-  id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
-  type: 'message',
-  role: 'assistant',
-  model: 'claude-sonnet-4-5',
-  content,
-  stop_reason,
-  stop_sequence: null,
-  usage: { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 4, cache_creation_input_tokens: 0 },
-});
+const message = (content: unknown[], stopReason = 'end_turn') =>
+  anthropicMessage(
+    content,
+    { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 4, cache_creation_input_tokens: 0 },
+    { stopReason, id: 'msg_01XFDUDYJgAACzvnptvVoYEL' },
+  );
 const start = messageStart({ input_tokens: 25 });
 
 describe('provider: anthropic', () => {
