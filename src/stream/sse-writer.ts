@@ -179,7 +179,8 @@ export function hasContent(delta: ChatCompletionChunk['choices'][number]['delta'
   );
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when the response can take more bytes again ('drain') or is gone ('close'). */
+export function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
