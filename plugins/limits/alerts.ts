@@ -1,6 +1,7 @@
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Store } from '../../src/store/index';
+import { smtpTransport } from '../../src/mail/smtp';
 import { currentWindowUsage, windowStart } from '../../src/store/keys';
 import type { LimitSettingsRepo } from '../../src/store/limit-settings';
 import { fromNano, toNano } from '../../src/store/money';
@@ -39,15 +40,7 @@ export class BudgetAlerts {
     private readonly logger: Logger,
   ) {
     // nodemailer is loaded only when budget notices go by e-mail.
-    this.mailer = smtp
-      ? (require('nodemailer') as typeof import('nodemailer')).createTransport({
-          host: smtp.host,
-          port: smtp.port,
-          secure: smtp.secure,
-          ignoreTLS: !smtp.secure,
-          ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}),
-        })
-      : undefined;
+    this.mailer = smtpTransport(smtp);
   }
 
   get enabled(): boolean {

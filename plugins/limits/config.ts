@@ -1,13 +1,7 @@
 import type { RateLimitValues } from '../../src/store/limit-settings';
+import { smtpSchema, type SmtpSettings } from '../../src/mail/smtp';
 
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  secure: boolean;
-  from: string;
-  user?: string;
-  pass?: string;
-}
+export type { SmtpSettings };
 
 export interface LimitsConfig {
   /** `memory`: counters in this process (one replica); `redis`: shared by every replica. */
@@ -51,20 +45,6 @@ const values = (defaults: boolean) => ({
     concurrency: { type: 'integer', minimum: 0, ...(defaults ? { default: 0 } : {}) },
   },
 });
-
-const smtp = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['host', 'port', 'from'],
-  properties: {
-    host: { type: 'string' },
-    port: { type: 'integer' },
-    secure: { type: 'boolean', default: false },
-    from: { type: 'string' },
-    user: { type: 'string' },
-    pass: { type: 'string' },
-  },
-};
 
 export const configSchema = {
   type: 'object',
@@ -117,7 +97,7 @@ export const configSchema = {
           default: [],
         },
         account_balance_below: { type: 'array', items: { type: 'number', minimum: 0 }, default: [] },
-        smtp,
+        smtp: smtpSchema,
         webhook: {
           type: 'object',
           additionalProperties: false,

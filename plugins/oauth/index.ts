@@ -8,6 +8,7 @@ import { AUTHENTICATE_KEY } from '../../src/auth/contract';
 import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
 import { toNano } from '../../src/store/money';
 import { consentPage } from './consent-page';
+import { smtpSchema } from '../../src/mail/smtp';
 import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
 import { ReportReplayGuard } from './replay';
@@ -60,19 +61,7 @@ export default definePlugin<OAuthConfig>({
           },
           hmac_secret: { type: 'string', minLength: 16 },
           replay_window_s: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },
-          smtp: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['host', 'port', 'from'],
-            properties: {
-              host: { type: 'string' },
-              port: { type: 'integer' },
-              secure: { type: 'boolean', default: false },
-              from: { type: 'string' },
-              user: { type: 'string' },
-              pass: { type: 'string' },
-            },
-          },
+          smtp: smtpSchema,
         },
       },
     },

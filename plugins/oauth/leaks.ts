@@ -3,13 +3,14 @@ import type { Logger } from 'pino';
 import type { Transporter } from 'nodemailer';
 import { checkKey, constantTimeEqual, hashKey } from '../../src/auth/key-format';
 import type { Store } from '../../src/store/index';
+import { smtpTransport, type SmtpSettings } from '../../src/mail/smtp';
 
 export interface LeakConfig {
   /** ECDSA (P-256, SHA-256) public keys of secret-scanning partners, by key identifier. */
   public_keys: Array<{ key_identifier: string; pem: string }>;
   /** Shared secret for the HMAC-SHA256 alternative (X-Signature-256: sha256=<hex>). */
   hmac_secret?: string;
-  smtp?: { host: string; port: number; secure: boolean; from: string; user?: string; pass?: string };
+  smtp?: SmtpSettings;
   /** How far a signed report's X-Signature-Timestamp may be from the gateway's clock, seconds. */
   replay_window_s: number;
 }
@@ -66,15 +67,7 @@ export class LeakHandler {
     private readonly cfg: LeakConfig,
     private readonly logger: Logger,
   ) {
-    this.mailer = cfg.smtp
-      ? (require('nodemailer') as typeof import('nodemailer')).createTransport({
-          host: cfg.smtp.host,
-          port: cfg.smtp.port,
-          secure: cfg.smtp.secure,
-          ignoreTLS: !cfg.smtp.secure,
-          ...(cfg.smtp.user ? { auth: { user: cfg.smtp.user, pass: cfg.smtp.pass ?? '' } } : {}),
-        })
-      : undefined;
+    this.mailer = smtpTransport(cfg.smtp);
   }
 
   /** Disable every live key of ours among the reports, record where it was found, tell its owner. */
