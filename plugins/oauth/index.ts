@@ -5,7 +5,7 @@ import { bodyReader } from '../../src/api/body';
 import { readForm, readRaw } from '../../src/api/read-json';
 import { keyJson } from '../auth/admin-api';
 import { AUTHENTICATE_KEY } from '../../src/auth/contract';
-import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
+import { issueKey } from '../../src/auth/issue-key';
 import { toNano } from '../../src/store/money';
 import { consentPage } from './consent-page';
 import { smtpSchema } from '../../src/mail/smtp';
@@ -193,15 +193,8 @@ export default definePlugin<OAuthConfig>({
         );
       if (!verifyPkce(c.method, c.challenge, b.code_verifier))
         throw errors.forbidden('invalid_code_verifier', 'code_verifier does not match the code_challenge');
-      const raw = generateKey();
-      const k = await store.keys.create({
-        hash: hashKey(raw),
-        accountId: c.accountId,
-        name: c.site,
-        label: keyLabel(raw),
-        limit: c.limit,
-      });
-      ctx.body = { key: raw, user_id: c.accountId, data: keyJson(k) };
+      const { raw, key } = await issueKey(store.keys, { accountId: c.accountId, name: c.site, limit: c.limit });
+      ctx.body = { key: raw, user_id: c.accountId, data: keyJson(key) };
     });
 
     router.post('/v1/keys/leaked', async (ctx) => {
