@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type Koa from 'koa';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { bodyReader } from '../../src/api/body';
@@ -109,23 +110,23 @@ export default definePlugin<OAuthConfig>({
       return c;
     };
 
+    /** The consent page for this callback and challenge, with a fresh CSRF token and the error to show, if any. */
+    const showConsent = (ctx: Koa.Context, url: URL, challenge: string, method: string, error?: string) => {
+      ctx.type = 'text/html; charset=utf-8';
+      const view = { site: url.origin, callbackUrl: url.toString(), challenge, method, csrf: issueCsrf(ctx) };
+      ctx.body = consentPage(error === undefined ? view : { ...view, error });
+    };
+
     router.get('/auth', (ctx) => {
       const url = allowedCallback(ctx.query.callback_url);
       const challenge = checkChallenge(ctx.query.code_challenge);
       const method = checkMethod(ctx.query.code_challenge_method);
-      ctx.type = 'text/html; charset=utf-8';
       // form-action also governs the redirect after the post: the callback's origin must be listed.
       ctx.set(
         'Content-Security-Policy',
         `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${url.origin}; frame-ancestors 'none'`,
       );
-      ctx.body = consentPage({
-        site: url.origin,
-        callbackUrl: url.toString(),
-        challenge,
-        method,
-        csrf: issueCsrf(ctx),
-      });
+      showConsent(ctx, url, challenge, method);
     });
 
     router.post('/auth/consent', async (ctx) => {
@@ -149,15 +150,7 @@ export default definePlugin<OAuthConfig>({
         accountId = p.accountId;
       } catch (e) {
         ctx.status = 401;
-        ctx.type = 'text/html; charset=utf-8';
-        ctx.body = consentPage({
-          site: url.origin,
-          callbackUrl: url.toString(),
-          challenge,
-          method,
-          csrf: issueCsrf(ctx),
-          error: `That key was not accepted: ${(e as Error).message}`,
-        });
+        showConsent(ctx, url, challenge, method, `That key was not accepted: ${(e as Error).message}`);
         return;
       }
       const limit = consentLimit(form.get('limit'));
