@@ -7,7 +7,10 @@ export interface LimitsConfig {
   /** `memory`: counters in this process (one replica); `redis`: shared by every replica. */
   store: 'memory' | 'redis';
   redis: { url: string; prefix: string; timeout_ms: number };
-  /** Redis unreachable: `open` counts in this replica alone (limit x replicas overall), `closed` refuses with 429; the gateway stays up. */
+  /**
+   * Redis unreachable: `open` counts in this replica alone (limit x replicas overall), `closed` refuses with 429; the
+   * gateway stays up.
+   */
   fail_mode: 'open' | 'closed';
   /** The trailing window of rpm and tpm. */
   window_ms: number;

@@ -50,7 +50,8 @@ export function signatureValid(
   }
   const hmac = h('x-signature-256');
   if (hmac && cfg.hmac_secret) {
-    // With X-Signature-Timestamp the timestamp is signed too ("<timestamp>.<body>"), so it cannot be changed to pass the window.
+    // With X-Signature-Timestamp the timestamp is signed too ("<timestamp>.<body>"), so it cannot be changed to pass
+    // the window.
     const ts = h('x-signature-timestamp');
     const mac = createHmac('sha256', cfg.hmac_secret);
     if (ts !== undefined) mac.update(`${ts}.`);

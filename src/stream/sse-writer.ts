@@ -15,7 +15,10 @@ export interface WriteStreamOptions {
   framer?: StreamFramer;
 }
 
-/** Frames a chat stream in another wire format: `end` runs after every observer's onEnd, `error` instead of the error frame. */
+/**
+ * Frames a chat stream in another wire format: `end` runs after every observer's onEnd, `error` instead of the error
+ * frame.
+ */
 export interface StreamFramer {
   start(): string;
   chunk(chunk: ChatCompletionChunk): string;
