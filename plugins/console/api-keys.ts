@@ -5,6 +5,7 @@ import { issueKey } from '../../src/auth/issue-key';
 import type { Store } from '../../src/store/index';
 import { num, toNano } from '../../src/store/money';
 import { limitParam, qs } from './params';
+import { whereSql } from './sql';
 import type { ConsoleSession } from './session';
 
 type Require = (ctx: Parameters<Router.Middleware>[0]) => Promise<ConsoleSession>;
@@ -97,7 +98,7 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
       params.push(after[0], after[0], after[1]);
     }
     const rows = await store.db.all<{ hash: string; created_at: unknown }>(
-      `SELECT hash, created_at FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, hash LIMIT ?`,
+      `SELECT hash, created_at FROM api_keys ${whereSql(where)} ORDER BY created_at, hash LIMIT ?`,
       [...params, limit + 1],
     );
     const page = rows.slice(0, limit);

@@ -89,7 +89,9 @@ export class BudgetAlerts {
           windowId,
           email: account?.email ?? null,
           title: `API key ${key.label} has used ${pct}% of its credit limit`,
-          text: `The API key "${key.name}" (${key.label}) has used ${fromNano(used)} of its ${fromNano(key.limit)} credit limit (${key.limitReset ?? 'lifetime'} window; threshold ${pct}%).\n`,
+          text:
+            `The API key "${key.name}" (${key.label}) has used ${fromNano(used)} ` +
+            `of its ${fromNano(key.limit)} credit limit (${key.limitReset ?? 'lifetime'} window; threshold ${pct}%).\n`,
           event: {
             type: 'budget.key_limit',
             key: { hash: key.hash, label: key.label, name: key.name, account_id: key.accountId },

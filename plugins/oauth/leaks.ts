@@ -90,7 +90,12 @@ export class LeakHandler {
             from: this.cfg.smtp.from,
             to: account.email,
             subject: `Your API key ${live.label} was found in public and has been disabled`,
-            text: `The API key "${live.name}" (${live.label}) of account "${account.name}" was found at ${r.url ?? 'an unknown location'} (reported by ${r.source ?? 'a secret-scanning partner'}).\n\nWe disabled it. Delete it in your key settings and create a new one; keep keys in environment variables, never in repositories.\n`,
+            text:
+              `The API key "${live.name}" (${live.label}) of account "${account.name}" ` +
+              `was found at ${r.url ?? 'an unknown location'} ` +
+              `(reported by ${r.source ?? 'a secret-scanning partner'}).\n\n` +
+              'We disabled it. Delete it in your key settings and create a new one; ' +
+              'keep keys in environment variables, never in repositories.\n',
           })
           .catch((e: unknown) => this.logger.error({ err: e, key: live.label }, 'leak notice e-mail failed'));
       }
