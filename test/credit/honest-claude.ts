@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
+import { converseAnswer } from '../helpers/bedrock-fixtures';
 import { anthropicEvent as ev, anthropicMessage, messageEnd, messageStart, textBlock } from '../helpers/anthropic-sse';
 
 type Block = Record<string, unknown>;
@@ -91,17 +92,16 @@ function bedrockAnswer(res: ServerResponse, path: string, body: Record<string, u
     outputTokens: output,
     totalTokens: input + output,
   };
-  sendJson(res, 200, {
-    output: {
-      message: {
-        role: 'assistant',
-        content: [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
-      },
-    },
-    stopReason: 'max_tokens',
-    usage,
-    metrics: { latencyMs: 1 },
-  });
+  sendJson(
+    res,
+    200,
+    converseAnswer(
+      [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
+      'max_tokens',
+      usage,
+      { metrics: { latencyMs: 1 } },
+    ),
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { sendJson } from '../helpers/mock-upstream';
+import { converseAnswer } from '../helpers/bedrock-fixtures';
 import {
   weatherTool,
   streamWithWeatherTool,
@@ -65,22 +66,21 @@ describe('provider: bedrock', () => {
 
   it('sends a signed Converse request and parses the answer, tool calls and usage', async () => {
     rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, {
-        output: {
-          message: {
-            role: 'assistant',
-            content: [
-              { text: 'Let me check.' },
-              {
-                toolUse: { toolUseId: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather', input: { city: 'Paris' } },
-              },
-            ],
-          },
-        },
-        stopReason: 'tool_use',
-        usage: { inputTokens: 30, outputTokens: 12, totalTokens: 42 },
-        metrics: { latencyMs: 700 },
-      }),
+      sendJson(
+        res,
+        200,
+        converseAnswer(
+          [
+            { text: 'Let me check.' },
+            {
+              toolUse: { toolUseId: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather', input: { city: 'Paris' } },
+            },
+          ],
+          'tool_use',
+          { inputTokens: 30, outputTokens: 12, totalTokens: 42 },
+          { metrics: { latencyMs: 700 } },
+        ),
+      ),
     );
     const c = await rig.client.chat.completions.create({
       model: 'p/m',

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { postJson, startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+import { converseAnswer } from '../helpers/bedrock-fixtures';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { fromNano } from '../../src/store/money';
 import { sseData } from '../helpers/gateway';
@@ -143,22 +144,21 @@ const cases: Array<{
       options: { region: 'us-east-1', access_key_id: 'AKIDEXAMPLE', secret_access_key: 'secretEXAMPLE' },
     },
     answer: (res) =>
-      sendJson(res, 200, {
-        output: {
-          message: {
-            role: 'assistant',
-            content: [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
+      sendJson(
+        res,
+        200,
+        converseAnswer(
+          [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
+          'end_turn',
+          {
+            inputTokens: 20,
+            outputTokens: 120,
+            totalTokens: 2140,
+            cacheReadInputTokens: 1500,
+            cacheWriteInputTokens: 500,
           },
-        },
-        stopReason: 'end_turn',
-        usage: {
-          inputTokens: 20,
-          outputTokens: 120,
-          totalTokens: 2140,
-          cacheReadInputTokens: 1500,
-          cacheWriteInputTokens: 500,
-        },
-      }),
+        ),
+      ),
     split: { input: 20, read: 1500, write: 500, output: 120, reasoning: 0 },
   },
   {
