@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { postJson } from '../helpers/gateway';
-import { sendJson, writeSse } from '../helpers/mock-upstream';
+import { sendJson, writeSse, writeNdjson } from '../helpers/mock-upstream';
 import {
   providerRig,
   weatherTool,
@@ -12,12 +12,6 @@ import {
   streamFrames,
   useProviderRig,
 } from '../helpers/provider-gateway';
-
-function ndjson(res: import('node:http').ServerResponse, lines: unknown[]): void {
-  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-  for (const l of lines) res.write(`${JSON.stringify(l)}\n`);
-  res.end();
-}
 
 describe('provider: ollama', () => {
   const rig = useProviderRig('ollama');
@@ -93,7 +87,7 @@ describe('provider: ollama', () => {
       (t.choices[0].message.tool_calls as Array<{ function: { arguments: string } }>).map((x) => x.function.arguments),
     ).to.deep.equal(['{"city":"Toronto"}', '{"city":"Paris"}']);
     rig.up.enqueue((_r, res) =>
-      ndjson(res, [
+      writeNdjson(res, [
         {
           model: 'llama3.2',
           created_at: '2023-08-04T08:52:19.385406455-07:00',
@@ -120,7 +114,7 @@ describe('provider: ollama', () => {
 
   it('a mid-stream error line and an error status map to errors', async () => {
     rig.up.enqueue((_r, res) =>
-      ndjson(res, [
+      writeNdjson(res, [
         { message: { role: 'assistant', content: 'a' }, done: false },
         { error: 'an unknown error was encountered while running the model' },
       ]),

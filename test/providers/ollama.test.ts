@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import type { ServerResponse } from 'node:http';
 import { postJson } from '../helpers/gateway';
-import { sendJson } from '../helpers/mock-upstream';
+import { sendJson, writeNdjson } from '../helpers/mock-upstream';
 import {
   weatherTool,
   streamWithWeatherTool,
@@ -11,21 +10,11 @@ import {
   streamFrames,
   useProviderRig,
 } from '../helpers/provider-gateway';
+import { ollamaLine } from '../helpers/ollama-fixtures';
 
 // Ollama /api/chat (github.com/ollama/ollama docs/api.md): NDJSON lines, whole tool calls in one line, counts on the done line.
-function ndjson(res: ServerResponse, lines: unknown[]): void {
-  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-  for (const l of lines) res.write(`${JSON.stringify(l)}\n`);
-  res.end();
-}
-const line = (message: Record<string, unknown>, extra: Record<string, unknown> = { done: false }) => ({
-  model: 'qwen3',
-  created_at: '2025-05-27T22:54:57.641643Z',
-  message: { role: 'assistant', content: '', ...message },
-  ...extra,
-});
 const doneLine = (reason: string, prompt: number, evals: number) =>
-  line(
+  ollamaLine(
     {},
     {
       done: true,
@@ -44,15 +33,15 @@ describe('provider: ollama (conformance)', () => {
 
   it('streams parallel tool calls with stable indexes and distinct ids, finish tool_calls, usage from the done line', async () => {
     rig.up.enqueue((_r, res) =>
-      ndjson(res, [
-        line({ content: 'Checking.' }),
-        line({
+      writeNdjson(res, [
+        ollamaLine({ content: 'Checking.' }),
+        ollamaLine({
           tool_calls: [
             { function: { name: 'get_weather', arguments: { city: 'Toronto' } } },
             { function: { name: 'get_weather', arguments: { city: 'Paris' } } },
           ],
         }),
-        line({ tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Rome' } } }] }),
+        ollamaLine({ tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Rome' } } }] }),
         doneLine('stop', 220, 36),
       ]),
     );
@@ -73,7 +62,7 @@ describe('provider: ollama (conformance)', () => {
   it('sends tool results with the function name, json_schema as format, and no tools for tool_choice none', async () => {
     rig.up.enqueue((_r, res) =>
       sendJson(res, 200, {
-        ...line({ content: '{"temp":22}' }),
+        ...ollamaLine({ content: '{"temp":22}' }),
         done: true,
         done_reason: 'stop',
         prompt_eval_count: 5,
@@ -123,7 +112,7 @@ describe('provider: ollama (conformance)', () => {
   });
 
   it('a stream cut before the done line ends in a stream_interrupted error event', async () => {
-    rig.up.enqueue((_r, res) => ndjson(res, [line({ content: 'The' }), line({ content: ' sky' })]));
+    rig.up.enqueue((_r, res) => writeNdjson(res, [ollamaLine({ content: 'The' }), ollamaLine({ content: ' sky' })]));
     const f = await streamFrames(rig);
     expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });
