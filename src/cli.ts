@@ -17,7 +17,8 @@ const usage = () => `usage: gateway <command> [options]
 ${cliCommands()
   .commands.map(
     (c) =>
-      `\n${c.name}: ${c.summary}\n${(c.help ?? [c.usage]).map((l) => (l.startsWith(' ') ? `          ${l}` : `  gateway ${l}`)).join('\n')}`,
+      `\n${c.name}: ${c.summary}\n` +
+      (c.help ?? [c.usage]).map((l) => (l.startsWith(' ') ? `          ${l}` : `  gateway ${l}`)).join('\n'),
   )
   .join('\n')}
 
@@ -49,7 +50,8 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'check') {
       for (const w of configWarnings(config)) process.stderr.write(`warning: ${w}\n`);
       process.stdout.write(
-        `${path}: OK (${config.models.length} models, ${config.providers.length} providers, chain: ${config.plugins.map((p) => p.name).join(' -> ')})\n`,
+        `${path}: OK (${config.models.length} models, ${config.providers.length} providers, ` +
+          `chain: ${config.plugins.map((p) => p.name).join(' -> ')})\n`,
       );
       return 0;
     }

@@ -196,7 +196,8 @@ export const errors = {
       status: 502,
       type: 'upstream_error',
       code: 'upstream_stream_error',
-      message: `Upstream provider '${provider}' reported an error in its stream: ${truncate(detail || 'no message', 500)}`,
+      message:
+        `Upstream provider '${provider}' reported an error in its stream: ` + truncate(detail || 'no message', 500),
       retryable: true,
     }),
   upstreamClosed: (provider: string) =>
@@ -291,7 +292,8 @@ export function upstreamStatusError(
 ): GatewayError {
   const code = upstreamCode === undefined ? undefined : providerCode(upstreamCode);
   // Anything credential-like goes, whatever the upstream echoed (routing also removes the configured key itself).
-  const text = `Upstream provider '${provider}' answered ${status}: ${truncate(redactSecrets((message || 'no message').slice(0, 4000)), 500)}`;
+  const upstreamText = truncate(redactSecrets((message || 'no message').slice(0, 4000)), 500);
+  const text = `Upstream provider '${provider}' answered ${status}: ${upstreamText}`;
   if (status === 401 || status === 403) {
     // The operator's upstream credentials failed: not the client's fault, not their key. The
     // upstream's own text is dropped: providers echo (part of) the key they were given.

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import { errors } from '../../src/errors';
 import type { Authenticator } from './authenticator';
-import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
+import { issueKey } from '../../src/auth/issue-key';
 import type { Principal } from '../../src/pipeline/state';
 import type { Store } from '../../src/store/index';
 import type { Account } from '../../src/store/accounts';
@@ -159,18 +159,15 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     await admin(ctx);
     const b = await readNewKey(ctx);
     await account(b.account_id);
-    const raw = generateKey();
-    const k = await store.keys.create({
-      hash: hashKey(raw),
+    const { raw, key } = await issueKey(store.keys, {
       accountId: b.account_id,
       name: b.name,
-      label: keyLabel(raw),
       limit: b.limit === undefined || b.limit === null ? null : toNano(b.limit),
       limitReset: b.limit_reset ?? null,
       expiresAt: parseDate(b.expires_at),
     });
     ctx.status = 201;
-    ctx.body = { key: raw, data: keyJson(k) };
+    ctx.body = { key: raw, data: keyJson(key) };
   });
   router.get('/v1/keys', async (ctx) => {
     await admin(ctx);

@@ -1,5 +1,6 @@
 import type { Store } from '../../src/store/index';
-import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
+import { generateKey, hashKey } from '../../src/auth/key-format';
+import { issueKey } from '../../src/auth/issue-key';
 import { toNano } from '../../src/store/money';
 
 const META = 'admin_key_hash';
@@ -36,7 +37,6 @@ export async function bootstrapAccount(
 ): Promise<void> {
   if ((await store.accounts.list(1, 0)).length > 0) return;
   const account = await store.accounts.create({ name: opts.account, credits: toNano(opts.credits) });
-  const key = generateKey();
-  await store.keys.create({ hash: hashKey(key), accountId: account.id, name: 'bootstrap', label: keyLabel(key) });
-  print(`Created account '${opts.account}' with ${opts.credits} credits and its first API key (shown once): ${key}\n`);
+  const { raw } = await issueKey(store.keys, { accountId: account.id, name: 'bootstrap' });
+  print(`Created account '${opts.account}' with ${opts.credits} credits and its first API key (shown once): ${raw}\n`);
 }

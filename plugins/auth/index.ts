@@ -22,7 +22,9 @@ const printSecret = (line: string) => void process.stderr.write(`\n${line}\n`);
 export interface AuthConfig {
   /** Require a key on GET /v1/models too (public by default). */
   protect_models: boolean;
-  /** How long a key lookup is cached (ms): a disabled or deleted key stops working on every replica within this bound. */
+  /**
+   * How long a key lookup is cached (ms): a disabled or deleted key stops working on every replica within this bound.
+   */
   cache_ttl_ms: number;
   cache_max_entries: number;
   /** For a first local start: when the store has no account yet, create this one with a key and print the key once. */

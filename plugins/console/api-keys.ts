@@ -1,10 +1,11 @@
 import type Router from '@koa/router';
 import { errors } from '../../src/errors';
 import { accountJson, keyJson, readAccount, readAmount, readKeyPatch, readNewKey } from '../auth/admin-api';
-import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
+import { issueKey } from '../../src/auth/issue-key';
 import type { Store } from '../../src/store/index';
 import { num, toNano } from '../../src/store/money';
 import { limitParam, qs } from './params';
+import { whereSql } from './sql';
 import type { ConsoleSession } from './session';
 
 type Require = (ctx: Parameters<Router.Middleware>[0]) => Promise<ConsoleSession>;
@@ -97,7 +98,7 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
       params.push(after[0], after[0], after[1]);
     }
     const rows = await store.db.all<{ hash: string; created_at: unknown }>(
-      `SELECT hash, created_at FROM api_keys ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, hash LIMIT ?`,
+      `SELECT hash, created_at FROM api_keys ${whereSql(where)} ORDER BY created_at, hash LIMIT ?`,
       [...params, limit + 1],
     );
     const page = rows.slice(0, limit);
@@ -117,19 +118,16 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     const expiresAt = b.expires_at ? Date.parse(b.expires_at) : null;
     if (Number.isNaN(expiresAt))
       throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
-    const raw = generateKey();
-    const k = await store.keys.create({
-      hash: hashKey(raw),
+    const { raw, key } = await issueKey(store.keys, {
       accountId: b.account_id,
       name: b.name,
-      label: keyLabel(raw),
       limit: b.limit == null ? null : toNano(b.limit),
       limitReset: b.limit_reset ?? null,
       expiresAt,
     });
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { key: raw, data: keyJson(k) };
+    ctx.body = { key: raw, data: keyJson(key) };
   });
 
   router.patch('/console/api/keys/:hash', async (ctx) => {

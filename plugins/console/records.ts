@@ -1,5 +1,6 @@
 import type { Db, Param } from '../../src/store/db';
 import { num, numOrNull } from '../../src/store/money';
+import { whereSql } from './sql';
 
 export interface RecordFilter {
   accountId?: string;
@@ -18,7 +19,8 @@ export interface RecordPage {
 }
 
 const LIST_COLUMNS =
-  'id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cost, latency_ms, ttft_ms, status, error_code, streamed, app_referer, app_title, created_at';
+  'id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cost, latency_ms, ' +
+  'ttft_ms, status, error_code, streamed, app_referer, app_title, created_at';
 
 function where(f: RecordFilter): { sql: string[]; params: Param[] } {
   const sql: string[] = [];
@@ -56,7 +58,7 @@ export async function listRecords(db: Db, f: RecordFilter, limit: number, cursor
     w.params.push(after.t, after.t, after.id);
   }
   const rows = await db.all<Record<string, unknown>>(
-    `SELECT ${LIST_COLUMNS} FROM generations ${w.sql.length ? `WHERE ${w.sql.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    `SELECT ${LIST_COLUMNS} FROM generations ${whereSql(w.sql)} ORDER BY created_at DESC, id DESC LIMIT ?`,
     [...w.params, limit + 1],
   );
   const more = rows.length > limit;
@@ -108,7 +110,8 @@ export async function overview(
   const start = now - windowMs;
   const w = where({ ...f, from: start });
   const rows = await db.all<Record<string, unknown>>(
-    `SELECT created_at, latency_ms, status, prompt_tokens, completion_tokens, cost FROM generations WHERE ${w.sql.join(' AND ')} ORDER BY created_at DESC LIMIT ?`,
+    'SELECT created_at, latency_ms, status, prompt_tokens, completion_tokens, cost FROM generations ' +
+      `WHERE ${w.sql.join(' AND ')} ORDER BY created_at DESC LIMIT ?`,
     [...w.params, OVERVIEW_MAX_RECORDS],
   );
   const size = windowMs / buckets;

@@ -82,7 +82,9 @@ export class Sessions {
     });
   }
 
-  /** The session of this request, or a 401. Writes (not GET/HEAD) also need the CSRF header and a same-origin Origin. */
+  /**
+   * The session of this request, or a 401. Writes (not GET/HEAD) also need the CSRF header and a same-origin Origin.
+   */
   async require(ctx: Koa.Context): Promise<ConsoleSession> {
     const raw = ctx.cookies.get(COOKIE) ?? '';
     const dot = raw.lastIndexOf('.');

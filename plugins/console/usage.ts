@@ -64,10 +64,13 @@ const SUMS = [
 ] as const;
 
 /** generations -> the usage_daily columns (dimensions, then SUMS), for one record each. */
-const FROM_GENERATIONS = `CAST(created_at / ${DAY_MS} AS INTEGER) AS day, account_id, COALESCE(key_hash, '') AS key_hash, model,
-  COALESCE(provider, '') AS provider, COALESCE(deployment, '') AS deployment, COALESCE(app_referer, app_title, '') AS app,
-  1 AS requests, CASE WHEN status = 'error' THEN 1 ELSE 0 END AS errors, prompt_tokens, completion_tokens, reasoning_tokens,
-  cached_tokens, cost, COALESCE(latency_ms, 0) AS latency_ms_sum`;
+const FROM_GENERATIONS = `CAST(created_at / ${DAY_MS} AS INTEGER) AS day, account_id,
+  COALESCE(key_hash, '') AS key_hash, model, COALESCE(provider, '') AS provider, COALESCE(deployment, '') AS deployment,
+  COALESCE(app_referer, app_title, '') AS app, 1 AS requests, CASE WHEN status = 'error' THEN 1 ELSE 0 END AS errors,
+  prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cost, COALESCE(latency_ms, 0) AS latency_ms_sum`;
+
+/** SUM() of each of SUMS, in their order. */
+const SUM_EACH = SUMS.map((s) => `SUM(${s})`).join(', ');
 
 export function dayOf(ms: number): number {
   return Math.floor(ms / DAY_MS);
@@ -124,15 +127,16 @@ export class UsageRepo {
         }
         await t.run(
           `INSERT INTO usage_daily_accounts (day, account_id, ${SUMS.join(', ')})
-           SELECT day, account_id, ${SUMS.map((s) => `SUM(${s})`).join(', ')}
+           SELECT day, account_id, ${SUM_EACH}
            FROM (SELECT ${FROM_GENERATIONS} FROM generations WHERE created_at > ? AND created_at <= ?) g
            WHERE true GROUP BY day, account_id
-           ON CONFLICT (day, account_id) DO UPDATE SET ${SUMS.map((s) => `${s} = usage_daily_accounts.${s} + excluded.${s}`).join(', ')}`,
+           ON CONFLICT (day, account_id) DO UPDATE SET
+           ${SUMS.map((s) => `${s} = usage_daily_accounts.${s} + excluded.${s}`).join(', ')}`,
           [from, to],
         );
         const r = await t.run(
           `INSERT INTO usage_daily (day, account_id, key_hash, model, provider, deployment, app, ${SUMS.join(', ')})
-           SELECT day, account_id, key_hash, model, provider, deployment, app, ${SUMS.map((s) => `SUM(${s})`).join(', ')}
+           SELECT day, account_id, key_hash, model, provider, deployment, app, ${SUM_EACH}
            FROM (SELECT ${FROM_GENERATIONS} FROM generations WHERE created_at > ? AND created_at <= ?) g
            WHERE true GROUP BY day, account_id, key_hash, model, provider, deployment, app
            ON CONFLICT (day, account_id, key_hash, model, provider, deployment, app) DO UPDATE SET
@@ -169,7 +173,8 @@ export class UsageRepo {
       q.model === undefined &&
       q.app === undefined;
     const rolled = totalsOnly
-      ? `'' AS key_hash, '' AS model, '' AS provider, '' AS deployment, '' AS app, ${SUMS.join(', ')} FROM usage_daily_accounts`
+      ? `'' AS key_hash, '' AS model, '' AS provider, '' AS deployment, '' AS app, ` +
+        `${SUMS.join(', ')} FROM usage_daily_accounts`
       : `key_hash, model, provider, deployment, app, ${SUMS.join(', ')} FROM usage_daily`;
     const all: Param[] = [
       q.fromDay,
@@ -213,7 +218,8 @@ export class UsageRepo {
 
 async function setWatermark(t: Db, value: number): Promise<void> {
   await t.run(
-    'INSERT INTO gateway_meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    'INSERT INTO gateway_meta (key, value, updated_at) VALUES (?, ?, ?) ' +
+      'ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
     [WATERMARK, String(value), Date.now()],
   );
 }

@@ -130,7 +130,8 @@ export default definePlugin<FallbackConfig>({
           );
         }
 
-        // Fallback models: the request's `fallbacks` (names or {model, ...parameter overrides}), OpenRouter's `models`, else the model's own.
+        // Fallback models: the request's `fallbacks` (names or {model, ...parameter overrides}), OpenRouter's `models`,
+        // else the model's own.
         const fallbackSpecs: Array<{ id: string; overrides: Record<string, unknown>; param: string }> = [];
         if (Array.isArray(o.fallbacks)) {
           (o.fallbacks as Array<string | Record<string, unknown>>).forEach((f, i) => {

@@ -34,6 +34,18 @@ function adHocProvider(
   };
 }
 
+/** The ad-hoc provider at a request's own api_base, once the SSRF policy passed it; pinned to the address checked. */
+async function checkedProvider(
+  base: ProviderConfig,
+  apiBase: string,
+  apiKey: string,
+  apiVersion: string | undefined,
+  policy: SsrfPolicy,
+): Promise<ProviderConfig> {
+  const checked = await checkApiBase(apiBase, policy);
+  return adHocProvider(base, apiBase, apiKey, apiVersion, { address: checked.address, family: checked.family });
+}
+
 /**
  * The deployments a request's own `api_base` / `api_key` / `api_version` / `deployment_id`
  * / `model_list` describe, checked: an overridden api_base must pass the SSRF policy and
@@ -60,12 +72,8 @@ export async function overrideTargets(
           'invalid_override',
         );
       }
-      const checked = await checkApiBase(params.api_base, policy);
       out.push({
-        provider: adHocProvider(base.provider, params.api_base, params.api_key, version, {
-          address: checked.address,
-          family: checked.family,
-        }),
+        provider: await checkedProvider(base.provider, params.api_base, params.api_key, version, policy),
         deployment: {
           provider: `${base.provider.name}~override`,
           model: typeof params.model === 'string' ? params.model : model,
@@ -82,12 +90,8 @@ export async function overrideTargets(
         'api_key',
         'api_key_required',
       );
-    const checked = await checkApiBase(o.api_base, policy);
     out.push({
-      provider: adHocProvider(base.provider, o.api_base, o.api_key, version, {
-        address: checked.address,
-        family: checked.family,
-      }),
+      provider: await checkedProvider(base.provider, o.api_base, o.api_key, version, policy),
       deployment: withVersion({ ...base.deployment, provider: `${base.provider.name}~override`, model }, version),
     });
     return out;

@@ -54,7 +54,10 @@ export function embeddedV4(v6: string): string | null {
 export interface SsrfPolicy {
   /** Hosts (`api.example.com`) or URL prefixes (`https://api.example.com/v1`) an override may use. */
   allow: readonly string[];
-  /** CIDRs the operator explicitly permits despite being private (e.g. an on-premises server). Metadata addresses stay refused. */
+  /**
+   * CIDRs the operator explicitly permits despite being private (e.g. an on-premises server). Metadata addresses stay
+   * refused.
+   */
   allowPrivate: readonly string[];
   /** The gateway's own listening address, never a target. */
   self: { host: string; port: number };

@@ -1,6 +1,7 @@
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Store } from '../../src/store/index';
+import { smtpTransport } from '../../src/mail/smtp';
 import { currentWindowUsage, windowStart } from '../../src/store/keys';
 import type { LimitSettingsRepo } from '../../src/store/limit-settings';
 import { fromNano, toNano } from '../../src/store/money';
@@ -39,15 +40,7 @@ export class BudgetAlerts {
     private readonly logger: Logger,
   ) {
     // nodemailer is loaded only when budget notices go by e-mail.
-    this.mailer = smtp
-      ? (require('nodemailer') as typeof import('nodemailer')).createTransport({
-          host: smtp.host,
-          port: smtp.port,
-          secure: smtp.secure,
-          ignoreTLS: !smtp.secure,
-          ...(smtp.user ? { auth: { user: smtp.user, pass: smtp.pass ?? '' } } : {}),
-        })
-      : undefined;
+    this.mailer = smtpTransport(smtp);
   }
 
   get enabled(): boolean {
@@ -96,7 +89,9 @@ export class BudgetAlerts {
           windowId,
           email: account?.email ?? null,
           title: `API key ${key.label} has used ${pct}% of its credit limit`,
-          text: `The API key "${key.name}" (${key.label}) has used ${fromNano(used)} of its ${fromNano(key.limit)} credit limit (${key.limitReset ?? 'lifetime'} window; threshold ${pct}%).\n`,
+          text:
+            `The API key "${key.name}" (${key.label}) has used ${fromNano(used)} ` +
+            `of its ${fromNano(key.limit)} credit limit (${key.limitReset ?? 'lifetime'} window; threshold ${pct}%).\n`,
           event: {
             type: 'budget.key_limit',
             key: { hash: key.hash, label: key.label, name: key.name, account_id: key.accountId },

@@ -1,19 +1,16 @@
 import type { RateLimitValues } from '../../src/store/limit-settings';
+import { smtpSchema, type SmtpSettings } from '../../src/mail/smtp';
 
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  secure: boolean;
-  from: string;
-  user?: string;
-  pass?: string;
-}
+export type { SmtpSettings };
 
 export interface LimitsConfig {
   /** `memory`: counters in this process (one replica); `redis`: shared by every replica. */
   store: 'memory' | 'redis';
   redis: { url: string; prefix: string; timeout_ms: number };
-  /** Redis unreachable: `open` counts in this replica alone (limit x replicas overall), `closed` refuses with 429; the gateway stays up. */
+  /**
+   * Redis unreachable: `open` counts in this replica alone (limit x replicas overall), `closed` refuses with 429; the
+   * gateway stays up.
+   */
   fail_mode: 'open' | 'closed';
   /** The trailing window of rpm and tpm. */
   window_ms: number;
@@ -51,20 +48,6 @@ const values = (defaults: boolean) => ({
     concurrency: { type: 'integer', minimum: 0, ...(defaults ? { default: 0 } : {}) },
   },
 });
-
-const smtp = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['host', 'port', 'from'],
-  properties: {
-    host: { type: 'string' },
-    port: { type: 'integer' },
-    secure: { type: 'boolean', default: false },
-    from: { type: 'string' },
-    user: { type: 'string' },
-    pass: { type: 'string' },
-  },
-};
 
 export const configSchema = {
   type: 'object',
@@ -117,7 +100,7 @@ export const configSchema = {
           default: [],
         },
         account_balance_below: { type: 'array', items: { type: 'number', minimum: 0 }, default: [] },
-        smtp,
+        smtp: smtpSchema,
         webhook: {
           type: 'object',
           additionalProperties: false,

@@ -51,7 +51,8 @@ function refusal(a: Extract<Admission, { ok: false }>, scope: ScopeLimits, token
   if (tokens > scope.tpm) {
     return errors.rateLimited(
       'rate_limit_exceeded',
-      `This request may use ${tokens} tokens, more than the ${scope.tpm} tokens per minute allowed for ${who}; lower max_tokens`,
+      `This request may use ${tokens} tokens, ` +
+        `more than the ${scope.tpm} tokens per minute allowed for ${who}; lower max_tokens`,
       retryS,
     );
   }

@@ -8,7 +8,10 @@ export interface RedisStoreOptions {
   prefix: string;
   windowMs: number;
   leaseMs: number;
-  /** A command not answered in this long, on a live connection, counts as Redis being unreachable (a lost connection counts at once). */
+  /**
+   * A command not answered in this long, on a live connection, counts as Redis being unreachable (a lost connection
+   * counts at once).
+   */
   timeoutMs: number;
 }
 

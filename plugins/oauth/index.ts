@@ -1,13 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type Koa from 'koa';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { bodyReader } from '../../src/api/body';
 import { readForm, readRaw } from '../../src/api/read-json';
 import { keyJson } from '../auth/admin-api';
 import { AUTHENTICATE_KEY } from '../../src/auth/contract';
-import { generateKey, hashKey, keyLabel } from '../../src/auth/key-format';
+import { issueKey } from '../../src/auth/issue-key';
 import { toNano } from '../../src/store/money';
 import { consentPage } from './consent-page';
+import { smtpSchema } from '../../src/mail/smtp';
 import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
 import { ReportReplayGuard } from './replay';
@@ -60,19 +62,7 @@ export default definePlugin<OAuthConfig>({
           },
           hmac_secret: { type: 'string', minLength: 16 },
           replay_window_s: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },
-          smtp: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['host', 'port', 'from'],
-            properties: {
-              host: { type: 'string' },
-              port: { type: 'integer' },
-              secure: { type: 'boolean', default: false },
-              from: { type: 'string' },
-              user: { type: 'string' },
-              pass: { type: 'string' },
-            },
-          },
+          smtp: smtpSchema,
         },
       },
     },
@@ -120,23 +110,23 @@ export default definePlugin<OAuthConfig>({
       return c;
     };
 
+    /** The consent page for this callback and challenge, with a fresh CSRF token and the error to show, if any. */
+    const showConsent = (ctx: Koa.Context, url: URL, challenge: string, method: string, error?: string) => {
+      ctx.type = 'text/html; charset=utf-8';
+      const view = { site: url.origin, callbackUrl: url.toString(), challenge, method, csrf: issueCsrf(ctx) };
+      ctx.body = consentPage(error === undefined ? view : { ...view, error });
+    };
+
     router.get('/auth', (ctx) => {
       const url = allowedCallback(ctx.query.callback_url);
       const challenge = checkChallenge(ctx.query.code_challenge);
       const method = checkMethod(ctx.query.code_challenge_method);
-      ctx.type = 'text/html; charset=utf-8';
       // form-action also governs the redirect after the post: the callback's origin must be listed.
       ctx.set(
         'Content-Security-Policy',
         `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${url.origin}; frame-ancestors 'none'`,
       );
-      ctx.body = consentPage({
-        site: url.origin,
-        callbackUrl: url.toString(),
-        challenge,
-        method,
-        csrf: issueCsrf(ctx),
-      });
+      showConsent(ctx, url, challenge, method);
     });
 
     router.post('/auth/consent', async (ctx) => {
@@ -160,15 +150,7 @@ export default definePlugin<OAuthConfig>({
         accountId = p.accountId;
       } catch (e) {
         ctx.status = 401;
-        ctx.type = 'text/html; charset=utf-8';
-        ctx.body = consentPage({
-          site: url.origin,
-          callbackUrl: url.toString(),
-          challenge,
-          method,
-          csrf: issueCsrf(ctx),
-          error: `That key was not accepted: ${(e as Error).message}`,
-        });
+        showConsent(ctx, url, challenge, method, `That key was not accepted: ${(e as Error).message}`);
         return;
       }
       const limit = consentLimit(form.get('limit'));
@@ -204,15 +186,8 @@ export default definePlugin<OAuthConfig>({
         );
       if (!verifyPkce(c.method, c.challenge, b.code_verifier))
         throw errors.forbidden('invalid_code_verifier', 'code_verifier does not match the code_challenge');
-      const raw = generateKey();
-      const k = await store.keys.create({
-        hash: hashKey(raw),
-        accountId: c.accountId,
-        name: c.site,
-        label: keyLabel(raw),
-        limit: c.limit,
-      });
-      ctx.body = { key: raw, user_id: c.accountId, data: keyJson(k) };
+      const { raw, key } = await issueKey(store.keys, { accountId: c.accountId, name: c.site, limit: c.limit });
+      ctx.body = { key: raw, user_id: c.accountId, data: keyJson(key) };
     });
 
     router.post('/v1/keys/leaked', async (ctx) => {

@@ -3,13 +3,14 @@ import type { Logger } from 'pino';
 import type { Transporter } from 'nodemailer';
 import { checkKey, constantTimeEqual, hashKey } from '../../src/auth/key-format';
 import type { Store } from '../../src/store/index';
+import { smtpTransport, type SmtpSettings } from '../../src/mail/smtp';
 
 export interface LeakConfig {
   /** ECDSA (P-256, SHA-256) public keys of secret-scanning partners, by key identifier. */
   public_keys: Array<{ key_identifier: string; pem: string }>;
   /** Shared secret for the HMAC-SHA256 alternative (X-Signature-256: sha256=<hex>). */
   hmac_secret?: string;
-  smtp?: { host: string; port: number; secure: boolean; from: string; user?: string; pass?: string };
+  smtp?: SmtpSettings;
   /** How far a signed report's X-Signature-Timestamp may be from the gateway's clock, seconds. */
   replay_window_s: number;
 }
@@ -49,7 +50,8 @@ export function signatureValid(
   }
   const hmac = h('x-signature-256');
   if (hmac && cfg.hmac_secret) {
-    // With X-Signature-Timestamp the timestamp is signed too ("<timestamp>.<body>"), so it cannot be changed to pass the window.
+    // With X-Signature-Timestamp the timestamp is signed too ("<timestamp>.<body>"), so it cannot be changed to pass
+    // the window.
     const ts = h('x-signature-timestamp');
     const mac = createHmac('sha256', cfg.hmac_secret);
     if (ts !== undefined) mac.update(`${ts}.`);
@@ -66,15 +68,7 @@ export class LeakHandler {
     private readonly cfg: LeakConfig,
     private readonly logger: Logger,
   ) {
-    this.mailer = cfg.smtp
-      ? (require('nodemailer') as typeof import('nodemailer')).createTransport({
-          host: cfg.smtp.host,
-          port: cfg.smtp.port,
-          secure: cfg.smtp.secure,
-          ignoreTLS: !cfg.smtp.secure,
-          ...(cfg.smtp.user ? { auth: { user: cfg.smtp.user, pass: cfg.smtp.pass ?? '' } } : {}),
-        })
-      : undefined;
+    this.mailer = smtpTransport(cfg.smtp);
   }
 
   /** Disable every live key of ours among the reports, record where it was found, tell its owner. */
@@ -96,7 +90,12 @@ export class LeakHandler {
             from: this.cfg.smtp.from,
             to: account.email,
             subject: `Your API key ${live.label} was found in public and has been disabled`,
-            text: `The API key "${live.name}" (${live.label}) of account "${account.name}" was found at ${r.url ?? 'an unknown location'} (reported by ${r.source ?? 'a secret-scanning partner'}).\n\nWe disabled it. Delete it in your key settings and create a new one; keep keys in environment variables, never in repositories.\n`,
+            text:
+              `The API key "${live.name}" (${live.label}) of account "${account.name}" ` +
+              `was found at ${r.url ?? 'an unknown location'} ` +
+              `(reported by ${r.source ?? 'a secret-scanning partner'}).\n\n` +
+              'We disabled it. Delete it in your key settings and create a new one; ' +
+              'keep keys in environment variables, never in repositories.\n',
           })
           .catch((e: unknown) => this.logger.error({ err: e, key: live.label }, 'leak notice e-mail failed'));
       }

@@ -9,7 +9,10 @@ import { checkEmbeddings } from './embeddings';
 import { chunkToFunctionCall, functionsToTools, toolCallsToFunctionCall } from './legacy-functions';
 
 export interface ParamsConfig {
-  /** A parameter the model does not accept: drop it (named in X-Gateway-Dropped-Params) or answer 400. Per model: `unsupported_params`. */
+  /**
+   * A parameter the model does not accept: drop it (named in X-Gateway-Dropped-Params) or answer 400. Per model:
+   * `unsupported_params`.
+   */
   unsupported: 'drop' | 'reject';
 }
 

@@ -164,7 +164,8 @@ export const gatewayOptionsSchema = {
     timeout: { type: 'number', exclusiveMinimum: 0 },
     headers: stringMap,
     extra_headers: stringMap,
-    // OpenAI's rule: at most 16 keys of at most 64 characters, string values of at most 512 (plugins/credit/metadata.ts).
+    // OpenAI's rule: at most 16 keys of at most 64 characters, string values of at most 512
+    // (plugins/credit/metadata.ts).
     metadata: {
       type: 'object',
       maxProperties: 16,

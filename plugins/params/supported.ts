@@ -30,7 +30,9 @@ export function modelParams(m: ModelConfig, providerType: (provider: string) => 
   return out ?? new Set<string>();
 }
 
-/** Whether every deployment of a model sends body fields no adapter knows on as they are (OpenAI-compatible upstreams). */
+/**
+ * Whether every deployment of a model sends body fields no adapter knows on as they are (OpenAI-compatible upstreams).
+ */
 export function forwardsUnknown(m: ModelConfig, providerType: (provider: string) => string): boolean {
   return m.deployments.every((d) => {
     const a = getAdapter(providerType(d.provider));

@@ -7,7 +7,9 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 const validateRequest = ajv.compile(chatRequestSchema);
 const validateOptions = ajv.compile(gatewayOptionsSchema);
 
-/** `/messages/2/name` -> `messages[2].name`; array positions in brackets, object keys after dots (the data tells which). */
+/**
+ * `/messages/2/name` -> `messages[2].name`; array positions in brackets, object keys after dots (the data tells which).
+ */
 export function paramPath(pointer: string, root: unknown): string {
   let out = '';
   let node: unknown = root;

@@ -128,7 +128,8 @@ export default definePlugin<RoutingConfig>({
         s.upstreamMs += record.latencyMs;
         s.attempts.push(record);
         if (ends) for (const end of ends) end(record);
-        // A 4xx that is the request's fault, a client gone or a client's own short `timeout` says nothing about the deployment's health.
+        // A 4xx that is the request's fault, a client gone or a client's own short `timeout` says nothing about the
+        // deployment's health.
         health?.end(key, record.status === 'ok' || !countsAgainstDeployment(record, s), record.latencyMs);
       }
     }

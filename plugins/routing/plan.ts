@@ -4,7 +4,9 @@ import { promptTokens, type Attempt, type AttemptPlan, type GatewayState } from 
 import type { DeploymentHealth } from '../../src/deployments/health';
 import { orderDeployments } from '../../src/deployments/strategies';
 
-/** The plan routing makes when no fallback plugin wrote one: each of the model's deployments once, in strategy order. */
+/**
+ * The plan routing makes when no fallback plugin wrote one: each of the model's deployments once, in strategy order.
+ */
 export function defaultPlan(
   state: GatewayState,
   model: ModelConfig,

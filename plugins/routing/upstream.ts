@@ -82,7 +82,10 @@ export function readBody(res: UpstreamResponse, limit: number): Promise<unknown>
   });
 }
 
-/** The adapter's error for an upstream's error answer, with credentials removed; the raw text is logged after the same redaction. */
+/**
+ * The adapter's error for an upstream's error answer, with credentials removed; the raw text is logged after the same
+ * redaction.
+ */
 export async function upstreamFailure(
   adapter: HttpProviderAdapter,
   a: Attempt,

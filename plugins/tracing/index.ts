@@ -6,7 +6,10 @@ import { addPluginTimer } from '../../src/pipeline/hooks';
 import { messagesForSpan, requestAttributes, usageAttributes } from './attributes';
 
 export interface TracingConfig {
-  /** OTLP/HTTP traces endpoint; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  /**
+   * OTLP/HTTP traces endpoint; default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT +
+   * /v1/traces.
+   */
   endpoint?: string;
   /** Extra export headers (e.g. an API key of the collector); default from OTEL_EXPORTER_OTLP_HEADERS. */
   headers: Record<string, string>;

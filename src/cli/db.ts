@@ -30,7 +30,8 @@ export const dbCommand: CliCommand = {
           `per 1,000 requests: ${p.average === null ? 'n/a' : mb(p.average)} on average (tables and indexes)`,
           p.lastAt === null
             ? 'since last run: first run (run again later for the growth in between)'
-            : `since last run (${p.lastAt}, ${p.requestsSinceLast} requests): ${p.sinceLast === null ? 'n/a' : `${mb(p.sinceLast)} per 1,000 (DB + WAL)`}`,
+            : `since last run (${p.lastAt}, ${p.requestsSinceLast} requests): ` +
+              (p.sinceLast === null ? 'n/a' : `${mb(p.sinceLast)} per 1,000 (DB + WAL)`),
           '',
         ].join('\n'),
       );

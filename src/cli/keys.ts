@@ -1,5 +1,5 @@
 import { keyJson } from '../../plugins/auth/admin-api';
-import { generateKey, hashKey, keyLabel } from '../auth/key-format';
+import { issueKey } from '../auth/issue-key';
 import type { LimitReset } from '../store/keys';
 import { toNano } from '../store/money';
 import type { CliCommand } from './commands';
@@ -49,12 +49,9 @@ export const keysCommand: CliCommand = {
                   return fail('--limit must be a number >= 0');
                 if (v.reset !== undefined && !RESETS.includes(v.reset as string))
                   return fail('--reset must be daily, weekly or monthly');
-                const raw = generateKey();
-                const k = await store.keys.create({
-                  hash: hashKey(raw),
+                const { raw, key: k } = await issueKey(store.keys, {
                   accountId: account.id,
                   name: v.name,
-                  label: keyLabel(raw),
                   limit: limit === null ? null : toNano(limit),
                   limitReset: (v.reset as LimitReset | undefined) ?? null,
                 });

@@ -14,7 +14,9 @@ export function embeddingsProblems(
   return [
     {
       pointer,
-      message: `model '${m.id}' serves embeddings, but provider '${providerName}' (type ${type}) has no embeddings endpoint`,
+      message:
+        `model '${m.id}' serves embeddings, ` +
+        `but provider '${providerName}' (type ${type}) has no embeddings endpoint`,
     },
   ];
 }

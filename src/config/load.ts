@@ -188,7 +188,8 @@ export function formatAjvErrors(errs: ErrorObject[], prefix = ''): ConfigProblem
     if (e.keyword === 'additionalProperties') {
       const key = String((e.params as { additionalProperty: string }).additionalProperty);
       pointer = `${pointer}/${escapePointer(key)}`;
-      message = `unknown key${suggest(key, Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}))}`;
+      const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      message = `unknown key${suggest(key, known)}`;
     } else if (e.keyword === 'enum') {
       message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     }

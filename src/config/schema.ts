@@ -73,7 +73,10 @@ const model = {
         context_window_fallback: { type: 'string', minLength: 1 },
       },
     },
-    /** How the credit plugin bounds items it cannot count from text (plugins/credit/README.md); defaults per provider type. */
+    /**
+     * How the credit plugin bounds items it cannot count from text (plugins/credit/README.md); defaults per provider
+     * type.
+     */
     credit_bound: {
       type: 'object',
       additionalProperties: false,

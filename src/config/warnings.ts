@@ -18,7 +18,8 @@ export function configWarnings(config: GatewayConfig): string[] {
       (p.reasoning ?? 0) > 0;
     if (!priced && p.free !== true)
       out.push(
-        `models[id=${m.id}]: no pricing, so it is served free of charge; set pricing (credits per token) or pricing.free: true`,
+        `models[id=${m.id}]: no pricing, so it is served free of charge; ` +
+          'set pricing (credits per token) or pricing.free: true',
       );
   }
   return out;

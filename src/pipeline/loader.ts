@@ -73,7 +73,8 @@ function resolveModule(entry: PluginEntry, baseDir: string): string {
   if (entry.use === undefined) {
     if (!/^[a-z0-9-]+$/.test(entry.name) || !builtinPluginNames().includes(entry.name)) {
       throw new Error(
-        `unknown plugin '${entry.name}'; built-in plugins: ${builtinPluginNames().join(', ')}; load others with {use: ./path-or-package}`,
+        `unknown plugin '${entry.name}'; built-in plugins: ${builtinPluginNames().join(', ')}; ` +
+          'load others with {use: ./path-or-package}',
       );
     }
     return join(BUILTIN_DIR, entry.name);
@@ -164,7 +165,8 @@ export function checkOrder(chain: readonly LoadedPlugin[]): ConfigProblem[] {
       problems.push({
         pointer: `/plugins/${p.index}`,
         message: by
-          ? `plugin '${p.plugin.name}' requires '${cap}', which plugin '${by.plugin.name}' provides, but '${by.plugin.name}' comes after '${p.plugin.name}'; move '${by.plugin.name}' before it`
+          ? `plugin '${p.plugin.name}' requires '${cap}', which plugin '${by.plugin.name}' provides, ` +
+            `but '${by.plugin.name}' comes after '${p.plugin.name}'; move '${by.plugin.name}' before it`
           : `plugin '${p.plugin.name}' requires '${cap}', which no plugin in the chain provides`,
       });
     }
@@ -172,7 +174,9 @@ export function checkOrder(chain: readonly LoadedPlugin[]): ConfigProblem[] {
     if (p.plugin.terminal && i !== chain.length - 1) {
       problems.push({
         pointer: `/plugins/${p.index}`,
-        message: `plugin '${p.plugin.name}' ends the chain and must be listed last; '${chain[i + 1].plugin.name}' comes after it`,
+        message:
+          `plugin '${p.plugin.name}' ends the chain and must be listed last; ` +
+          `'${chain[i + 1].plugin.name}' comes after it`,
       });
     }
   });

@@ -70,7 +70,8 @@ export function storeBackend(store: Store): StateBackend {
     async add(key, by, expiresAt) {
       sweeping();
       const row = await db.get<{ counter: number | string }>(
-        'INSERT INTO plugin_state (key, counter, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET counter = plugin_state.counter + excluded.counter RETURNING counter',
+        'INSERT INTO plugin_state (key, counter, expires_at) VALUES (?, ?, ?) ' +
+          'ON CONFLICT (key) DO UPDATE SET counter = plugin_state.counter + excluded.counter RETURNING counter',
         [key, by, expiresAt],
       );
       return Number(row?.counter ?? by);
@@ -85,7 +86,8 @@ export function storeBackend(store: Store): StateBackend {
     async set(key, value, expiresAt) {
       sweeping();
       await db.run(
-        'INSERT INTO plugin_state (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+        'INSERT INTO plugin_state (key, value, expires_at) VALUES (?, ?, ?) ' +
+          'ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
         [key, value, expiresAt],
       );
     },

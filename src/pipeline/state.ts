@@ -5,7 +5,9 @@ import type { ChatStream } from '../stream/chat-stream';
 import { countPromptTokens } from '../tokens/count';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../types/embeddings';
 
-/** What the client sent alongside the chat fields, that the gateway consumes itself (spec 4.1, advanced configuration). */
+/**
+ * What the client sent alongside the chat fields, that the gateway consumes itself (spec 4.1, advanced configuration).
+ */
 export interface GatewayRequestOptions {
   timeoutMs: number;
   headers?: Record<string, string>;
@@ -24,7 +26,9 @@ export interface Attempt {
   retry?: number;
 }
 
-/** The plan that `fallback` writes and `routing` executes. Without a fallback plugin, routing plans one attempt itself. */
+/**
+ * The plan that `fallback` writes and `routing` executes. Without a fallback plugin, routing plans one attempt itself.
+ */
 export interface AttemptPlan {
   /** Every attempt in order: retries and fallback models already expanded. */
   attempts: Attempt[];
@@ -80,7 +84,10 @@ export interface GatewayState {
   readonly completionId: string;
   /** process.hrtime.bigint() when the request arrived. */
   startedAt: bigint;
-  /** chat: /v1/chat/completions; responses: /v1/responses mapped onto `request`; embeddings: `embeddings` holds the request. */
+  /**
+   * chat: /v1/chat/completions; responses: /v1/responses mapped onto `request`; embeddings: `embeddings` holds the
+   * request.
+   */
   operation: Operation;
   request: ChatRequest;
   /** The embeddings request (operation 'embeddings'); `request` then carries only model and user. */

@@ -14,6 +14,8 @@ export interface PromptOptions {
 type Template = (messages: readonly ChatMessage[]) => string;
 
 const text = (m: ChatMessage) => messageText(m);
+/** The role a template writes: a developer message is a system message. */
+const roleOf = (m: ChatMessage) => (m.role === 'developer' ? 'system' : m.role);
 
 /** System messages folded into the first user turn, for templates without a system role. */
 function foldSystem(messages: readonly ChatMessage[]): ChatMessage[] {
@@ -47,7 +49,9 @@ export const TEMPLATES: Record<string, Template> = {
     return out;
   },
   'llama-3': (messages) =>
-    `<|begin_of_text|>${messages.map((m) => `<|start_header_id|>${m.role === 'developer' ? 'system' : m.role}<|end_header_id|>\n\n${text(m).trim()}<|eot_id|>`).join('')}<|start_header_id|>assistant<|end_header_id|>\n\n`,
+    `<|begin_of_text|>${messages
+      .map((m) => `<|start_header_id|>${roleOf(m)}<|end_header_id|>\n\n${text(m).trim()}<|eot_id|>`)
+      .join('')}<|start_header_id|>assistant<|end_header_id|>\n\n`,
   mistral: (messages) => {
     let out = '<s>';
     for (const m of foldSystem(messages)) {
@@ -57,7 +61,7 @@ export const TEMPLATES: Record<string, Template> = {
     return out;
   },
   chatml: (messages) =>
-    `${messages.map((m) => `<|im_start|>${m.role === 'developer' ? 'system' : m.role}\n${text(m)}<|im_end|>\n`).join('')}<|im_start|>assistant\n`,
+    `${messages.map((m) => `<|im_start|>${roleOf(m)}\n${text(m)}<|im_end|>\n`).join('')}<|im_start|>assistant\n`,
   gemma: (messages) =>
     `<bos>${foldSystem(messages)
       .map((m) => `<start_of_turn>${m.role === 'assistant' ? 'model' : 'user'}\n${text(m)}<end_of_turn>\n`)

@@ -38,7 +38,10 @@ export function reasoningAsk(req: ChatRequest): ReasoningAsk | undefined {
 /** Share of the output allowance given to thinking per effort (OpenRouter's ratios). */
 const RATIO: Record<string, number> = { xhigh: 0.95, high: 0.8, medium: 0.5, low: 0.2, minimal: 0.1 };
 
-/** A thinking budget in tokens: the explicit one, else a share of the output allowance, within 1,024..32,000 (Anthropic's floor). */
+/**
+ * A thinking budget in tokens: the explicit one, else a share of the output allowance, within 1,024..32,000
+ * (Anthropic's floor).
+ */
 export function thinkingBudget(ask: ReasoningAsk, maxOutput: number): number {
   if (ask.maxTokens !== undefined) return Math.max(1024, ask.maxTokens);
   return Math.min(32_000, Math.max(1024, Math.floor(maxOutput * (RATIO[ask.effort ?? 'medium'] ?? 0.5))));

@@ -41,7 +41,9 @@ const FORBIDDEN = new Set([
 ]);
 const FORBIDDEN_PREFIXES = ['proxy-', 'sec-', 'x-forwarded-'];
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** What an HTTP/1.1 field value may hold (RFC 9110 5.5): tab, visible ASCII, obs-text (Latin-1); nothing undici refuses. */
+/**
+ * What an HTTP/1.1 field value may hold (RFC 9110 5.5): tab, visible ASCII, obs-text (Latin-1); nothing undici refuses.
+ */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** Caps on what a client may forward upstream. */

@@ -2,7 +2,10 @@ import type { ProviderConfig } from '../config/types';
 
 const REDACTED = '[redacted]';
 
-/** Credential-like text, whatever key it is: bearer tokens, `sk-` keys, `key=`/`token=` pairs, JSON key fields, cloud key shapes. */
+/**
+ * Credential-like text, whatever key it is: bearer tokens, `sk-` keys, `key=`/`token=` pairs, JSON key fields, cloud
+ * key shapes.
+ */
 const PATTERNS: Array<[RegExp, string]> = [
   [/\bBearer\s+[^\s"',;}]+/gi, `Bearer ${REDACTED}`],
   [/\bBasic\s+[A-Za-z0-9+/]{8,}={0,2}/g, `Basic ${REDACTED}`],

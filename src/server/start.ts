@@ -69,7 +69,9 @@ export function handleSignals(gw: RunningGateway, logger: Logger): void {
   process.on('SIGINT', onSignal);
 }
 
-/** Give connections that are still mid-request (a 503 being written) a moment to finish, closing each as it goes idle. */
+/**
+ * Give connections that are still mid-request (a 503 being written) a moment to finish, closing each as it goes idle.
+ */
 async function settleConnections(server: Server, maxMs: number): Promise<void> {
   const until = Date.now() + maxMs;
   for (;;) {

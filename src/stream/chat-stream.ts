@@ -51,7 +51,10 @@ export class ChatStream {
     readonly chunks: AsyncIterator<ChatCompletionChunk>,
     /** Stops the upstream request (client gone, shutdown). */
     readonly abort: (reason: GatewayError | undefined) => void,
-    /** Usage counted by the gateway from what was produced so far: used when the stream ends without an upstream usage chunk (cut, broken). */
+    /**
+     * Usage counted by the gateway from what was produced so far: used when the stream ends without an upstream usage
+     * chunk (cut, broken).
+     */
     readonly usageSoFar: () => Usage,
   ) {}
 

@@ -15,7 +15,10 @@ export interface WriteStreamOptions {
   framer?: StreamFramer;
 }
 
-/** Frames a chat stream in another wire format: `end` runs after every observer's onEnd, `error` instead of the error frame. */
+/**
+ * Frames a chat stream in another wire format: `end` runs after every observer's onEnd, `error` instead of the error
+ * frame.
+ */
 export interface StreamFramer {
   start(): string;
   chunk(chunk: ChatCompletionChunk): string;
@@ -179,7 +182,8 @@ export function hasContent(delta: ChatCompletionChunk['choices'][number]['delta'
   );
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when the response can take more bytes again ('drain') or is gone ('close'). */
+export function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

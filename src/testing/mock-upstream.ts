@@ -97,6 +97,13 @@ export async function writeSse(
   res.end();
 }
 
+/** Write newline-delimited JSON (as Ollama streams): one line per value, then end the response. */
+export function writeNdjson(res: ServerResponse, lines: unknown[]): void {
+  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+  for (const l of lines) res.write(`${JSON.stringify(l)}\n`);
+  res.end();
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,

@@ -2,20 +2,16 @@ import type { UpstreamEvent } from '../providers/types';
 import { DEFAULT_MAX_EVENT_BYTES, LineSplitter, SizeLimitError } from './limits';
 
 /**
- * Incremental parser for text/event-stream (WHATWG HTML, "event stream interpretation"):
- * `data:` lines are joined with \n, an empty line dispatches, `:` lines are comments,
- * CR, LF and CRLF all end a line. Linear in the bytes fed; a line or an event's data
- * longer than `maxBytes` throws a SizeLimitError.
+ * What both parsers share: the bytes fed are split into lines (a line longer than `maxBytes`
+ * throws a SizeLimitError), each line goes to `line`, and the events it makes are collected
+ * into the array that `push` or `end` was given and returns.
  */
-export class SseParser {
+abstract class LineEventParser implements EventParser {
   private readonly lines: LineSplitter;
-  private data: string[] = [];
-  private dataBytes = 0;
-  private event: string | undefined;
-  private out: UpstreamEvent[] = [];
+  protected out: UpstreamEvent[] = [];
   private readonly onLine = (line: string) => this.line(line);
 
-  constructor(private readonly maxBytes = DEFAULT_MAX_EVENT_BYTES) {
+  constructor(maxBytes: number) {
     this.lines = new LineSplitter(maxBytes, 'a stream line');
   }
 
@@ -28,11 +24,37 @@ export class SseParser {
   end(out: UpstreamEvent[] = []): UpstreamEvent[] {
     this.out = out;
     this.lines.end(this.onLine);
-    this.dispatch();
+    this.flush();
     return out;
   }
 
-  private line(line: string): void {
+  protected abstract line(line: string): void;
+
+  /** Called at the end of the stream, after its last line. */
+  protected flush(): void {}
+}
+
+/**
+ * Incremental parser for text/event-stream (WHATWG HTML, "event stream interpretation"):
+ * `data:` lines are joined with \n, an empty line dispatches, `:` lines are comments,
+ * CR, LF and CRLF all end a line. Linear in the bytes fed; a line or an event's data
+ * longer than `maxBytes` throws a SizeLimitError.
+ */
+export class SseParser extends LineEventParser {
+  private data: string[] = [];
+  private dataBytes = 0;
+  private event: string | undefined;
+
+  constructor(private readonly maxBytes = DEFAULT_MAX_EVENT_BYTES) {
+    super(maxBytes);
+  }
+
+  /** The end of the stream dispatches an event whose blank line never came. */
+  protected override flush(): void {
+    this.dispatch();
+  }
+
+  protected line(line: string): void {
     if (line.length === 0) return this.dispatch();
     if (line.charCodeAt(0) === 58 /* : */) return;
     const colon = line.indexOf(':');
@@ -59,28 +81,14 @@ export class SseParser {
 }
 
 /** Newline-delimited JSON (Ollama): every non-empty line is one event; a line longer than `maxBytes` throws. */
-export class NdjsonParser {
-  private readonly lines: LineSplitter;
-  private out: UpstreamEvent[] = [];
-  private readonly onLine = (raw: string) => {
+export class NdjsonParser extends LineEventParser {
+  constructor(maxBytes = DEFAULT_MAX_EVENT_BYTES) {
+    super(maxBytes);
+  }
+
+  protected line(raw: string): void {
     const line = raw.trim();
     if (line) this.out.push({ data: line });
-  };
-
-  constructor(maxBytes = DEFAULT_MAX_EVENT_BYTES) {
-    this.lines = new LineSplitter(maxBytes, 'a stream line');
-  }
-
-  push(chunk: Uint8Array, out: UpstreamEvent[] = []): UpstreamEvent[] {
-    this.out = out;
-    this.lines.push(chunk, this.onLine);
-    return out;
-  }
-
-  end(out: UpstreamEvent[] = []): UpstreamEvent[] {
-    this.out = out;
-    this.lines.end(this.onLine);
-    return out;
   }
 }
 

@@ -106,7 +106,10 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  /** cached_tokens: read from the prompt cache; cache_write_tokens: written to it (OpenRouter's names). Both are part of prompt_tokens. */
+  /**
+   * cached_tokens: read from the prompt cache; cache_write_tokens: written to it (OpenRouter's names). Both are part of
+   * prompt_tokens.
+   */
   prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; [k: string]: unknown };
   completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown };
   /** Credits charged for the request (added by the credit plugin). */

@@ -4,6 +4,7 @@ import { startTestGateway, testConfig, postJson, type TestGateway } from '../hel
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { generateKey, checkKey, KEY_PATTERN, hashKey } from '../../src/auth/key-format';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
+import { sdkClient } from '../helpers/sdk';
 
 const chat = { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -75,7 +76,7 @@ describe('auth plugin and admin API', () => {
     ]);
     const got = await adminCall(gw, 'GET', `/v1/keys/${data.hash as string}`);
     expect(got.body).to.not.have.property('key');
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const client = sdkClient(gw, key);
     const c = await client.chat.completions.create({
       model: 'mock/gpt-4o-mini',
       messages: [{ role: 'user', content: 'hi' }],
@@ -120,7 +121,7 @@ describe('auth plugin and admin API', () => {
       expect(body.error.code).to.equal(code);
       expect(body.error.type).to.equal('authentication_error');
     }
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: generateKey(), maxRetries: 0 });
+    const client = sdkClient(gw, generateKey());
     await client.chat.completions
       .create({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })
       .then(

@@ -2,16 +2,14 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { startTestGateway, testConfig, postJson, sseData, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+import { sdkClient, startSdkGateway } from '../helpers/sdk';
 
 const MODEL = 'mock/gpt-4o-mini';
 
 describe('chat completions and models (core, with the openai SDK)', () => {
   let gw: TestGateway;
   let client: OpenAI;
-  before(async () => {
-    gw = await startTestGateway();
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-  });
+  before(async () => ({ gw, client } = await startSdkGateway()));
   after(() => gw.stop());
 
   it('answers a plain request in OpenAI shape', async () => {
@@ -160,7 +158,7 @@ describe('chat completions through an OpenAI-compatible upstream', () => {
         models: [{ id: 'up/gpt', owned_by: 'up', deployments: [{ provider: 'up', model: 'gpt-4o-mini' }] }],
       }),
     );
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    client = sdkClient(gw);
   });
   afterEach(() => {
     up.requests.length = 0;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from '../helpers/gateway';
+import { type TestGateway } from '../helpers/gateway';
+import { startSdkGateway } from '../helpers/sdk';
 
 const MODEL = 'mock/gpt-4o-mini';
 const weather = {
@@ -26,10 +27,7 @@ const time = {
 describe('the built-in mock provider', () => {
   let gw: TestGateway;
   let client: OpenAI;
-  before(async () => {
-    gw = await startTestGateway();
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-  });
+  before(async () => ({ gw, client } = await startSdkGateway()));
   after(() => gw.stop());
 
   it('is deterministic: the same prompt gives the same answer and usage', async () => {

@@ -1,19 +1,8 @@
 import { expect } from 'chai';
-import { ConfigError } from '../../src/config/load';
-import { createApp } from '../../src/app';
+import { chainProblems } from '../helpers/plugin-chain';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
 
 const chat = (content: string) => ({ model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content }] });
-
-async function configProblems(plugins: unknown[]): Promise<Array<{ pointer: string; message: string }>> {
-  try {
-    await createApp(testConfig({ plugins }));
-  } catch (e) {
-    expect(e).to.be.instanceOf(ConfigError);
-    return (e as ConfigError).problems;
-  }
-  throw new Error('expected the chain to be refused');
-}
 
 describe('plugin chain', () => {
   describe('a third-party plugin loaded from a path in YAML', () => {
@@ -51,24 +40,24 @@ describe('plugin chain', () => {
   });
 
   it('refuses an unknown plugin name, listing the built-in ones', async () => {
-    const p = await configProblems(['nosuch', 'routing']);
+    const p = await chainProblems(['nosuch', 'routing']);
     expect(p[0].pointer).to.equal('/plugins/0');
     expect(p[0].message).to.match(/^unknown plugin 'nosuch'; built-in plugins: .*routing/);
   });
 
   it("validates a plugin's own config against its schema, with the JSON pointer", async () => {
-    const p = await configProblems([
+    const p = await chainProblems([
       { use: './test/fixtures/plugins/banned-words', config: { words: [], colour: 1 } },
       'routing',
     ]);
     expect(p.map((x) => x.pointer)).to.include.members(['/plugins/0/config/words', '/plugins/0/config/colour']);
     expect(p.every((x) => x.message.startsWith("plugin 'banned-words': "))).to.equal(true);
-    const q = await configProblems([{ routing: { stream_idle_timeout_ms: 'soon' } }]);
+    const q = await chainProblems([{ routing: { stream_idle_timeout_ms: 'soon' } }]);
     expect(q[0]).to.deep.include({ pointer: '/plugins/0/routing/stream_idle_timeout_ms' });
   });
 
   it('refuses a chain whose order breaks requires/provides, naming both plugins', async () => {
-    const p = await configProblems([
+    const p = await chainProblems([
       { use: './test/fixtures/plugins/needs-principal' },
       { use: './test/fixtures/plugins/gives-principal' },
       'routing',
@@ -77,14 +66,14 @@ describe('plugin chain', () => {
     expect(p[0].message).to.equal(
       "plugin 'needs-principal' requires 'principal', which plugin 'gives-principal' provides, but 'gives-principal' comes after 'needs-principal'; move 'gives-principal' before it",
     );
-    const q = await configProblems([{ use: './test/fixtures/plugins/needs-principal' }, 'routing']);
+    const q = await chainProblems([{ use: './test/fixtures/plugins/needs-principal' }, 'routing']);
     expect(q[0].message).to.equal(
       "plugin 'needs-principal' requires 'principal', which no plugin in the chain provides",
     );
   });
 
   it('refuses a chain that does not end with the terminal plugin', async () => {
-    const p = await configProblems(['routing', { use: './test/fixtures/plugins/gives-principal' }]);
+    const p = await chainProblems(['routing', { use: './test/fixtures/plugins/gives-principal' }]);
     expect(p.map((x) => x.message)).to.include(
       "plugin 'routing' ends the chain and must be listed last; 'gives-principal' comes after it",
     );

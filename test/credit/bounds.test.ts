@@ -4,7 +4,7 @@ import { adminCall, makeAccountKey } from '../helpers/accounts';
 import type { MockUpstream } from '../helpers/mock-upstream';
 import { creditConfig } from '../helpers/credit';
 import { toNano } from '../../src/store/money';
-import { honestUpstream } from './honest-upstream';
+import { honestModel, honestUpstream } from './honest-upstream';
 import { books, burst, settled, type Key } from './books';
 
 /**
@@ -12,27 +12,18 @@ import { books, burst, settled, type Key } from './books';
  * chain. For every case: the key's usage never passes its limit, the account's balance never
  * goes below zero, and ledger == sum of the usage.cost returned == sum of the generation records.
  */
-const PRICE = { prompt: 0.00001, completion: 0.00003 };
 const PRICEY = { prompt: 0.0001, completion: 0.0003 };
 
 function models() {
-  const m = (id: string, upstream: string, extra: Record<string, unknown> = {}) => ({
-    id,
-    owned_by: 'up',
-    context_length: 128000,
-    pricing: PRICE,
-    deployments: [{ provider: 'up', model: upstream }],
-    ...extra,
-  });
   return [
-    m('up/4o', 'gpt-4o', { credit_bound: { image_tokens: { low: 85, high: 1445 }, audio_tokens: 1500 } }),
-    m('up/mini', 'gpt-4o-mini'),
-    m('up/pricey', 'gpt-4o', { pricing: PRICEY }),
-    m('up/fails', 'fail'),
-    m('up/flaky', 'flaky'),
-    m('up/slow', 'slow'),
-    m('up/strict', 'gpt-4o', { credit_bound: { unbounded_items: 'refuse' } }),
-    ...['huge', 'negative', 'inf', 'string'].map((k) => m(`up/liar-${k}`, `liar-${k}`)),
+    honestModel('up/4o', 'gpt-4o', { credit_bound: { image_tokens: { low: 85, high: 1445 }, audio_tokens: 1500 } }),
+    honestModel('up/mini', 'gpt-4o-mini'),
+    honestModel('up/pricey', 'gpt-4o', { pricing: PRICEY }),
+    honestModel('up/fails', 'fail'),
+    honestModel('up/flaky', 'flaky'),
+    honestModel('up/slow', 'slow'),
+    honestModel('up/strict', 'gpt-4o', { credit_bound: { unbounded_items: 'refuse' } }),
+    ...['huge', 'negative', 'inf', 'string'].map((k) => honestModel(`up/liar-${k}`, `liar-${k}`)),
   ];
 }
 

@@ -9,6 +9,15 @@ import { fromNano, toNano } from '../../src/store/money';
 import type { MockUpstream } from '../helpers/mock-upstream';
 import { honestUpstream } from './honest-upstream';
 
+/** The account's ledger sum and the sum of its generation records' costs, read from the database. */
+async function ledgerAndRecords(db: Client, accountId: string): Promise<{ ledger: number; records: number }> {
+  const sum = async (sql: string) => Number((await db.query(sql, [accountId])).rows[0].s);
+  return {
+    ledger: await sum('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1'),
+    records: await sum('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1'),
+  };
+}
+
 describe('credit across two gateway processes on one PostgreSQL database', function () {
   this.timeout(60000);
   let url: string;
@@ -104,14 +113,7 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
       expect(Number(k.usage)).to.equal(ok * cost);
       expect(Number(k.usage)).to.be.at.most(Number(k.credit_limit));
       expect(Number(k.reserved)).to.equal(0);
-      const ledger = Number(
-        (await db.query('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1', [accountId]))
-          .rows[0].s,
-      );
-      const records = Number(
-        (await db.query('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1', [accountId]))
-          .rows[0].s,
-      );
+      const { ledger, records } = await ledgerAndRecords(db, accountId);
       expect(ledger).to.equal(records);
       expect(records).to.equal(ok * cost);
     } finally {
@@ -162,14 +164,7 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
       expect(open).to.equal(0);
       const k = (await db.query('SELECT usage, reserved, credit_limit FROM api_keys WHERE hash = $1', [hash])).rows[0];
       expect(Number(k.usage)).to.be.at.most(Number(k.credit_limit));
-      const ledger = Number(
-        (await db.query('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1', [accountId]))
-          .rows[0].s,
-      );
-      const records = Number(
-        (await db.query('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1', [accountId]))
-          .rows[0].s,
-      );
+      const { ledger, records } = await ledgerAndRecords(db, accountId);
       expect(ledger).to.equal(records);
       expect(ledger).to.equal(returned);
       expect(Number(k.usage)).to.equal(ledger);

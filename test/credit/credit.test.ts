@@ -5,6 +5,7 @@ import { adminCall, makeAccountKey } from '../helpers/accounts';
 import { MockUpstream, openaiFixtures } from '../helpers/mock-upstream';
 import { fromNano } from '../../src/store/money';
 import { MODEL, creditConfig, exactRequest } from '../helpers/credit';
+import { keyedClient, sdkClient } from '../helpers/sdk';
 
 async function settled(gw: TestGateway, accountId: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
@@ -22,8 +23,7 @@ describe('credit', () => {
   after(() => gw.stop());
 
   it('charges the real cost, shows usage.cost, and records the generation', async () => {
-    const { key, accountId } = await makeAccountKey(gw, { credits: 1 });
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const { key, accountId, client } = await keyedClient(gw, { credits: 1 });
     const c = await client.chat.completions.create(
       { model: MODEL, messages: [{ role: 'user', content: 'Hello there, gateway!' }] },
       { headers: { 'HTTP-Referer': 'https://app.example', 'X-Title': 'Example App' } },
@@ -58,8 +58,7 @@ describe('credit', () => {
   });
 
   it('puts usage.cost on the stream usage chunk and charges the same', async () => {
-    const { key, accountId } = await makeAccountKey(gw, { credits: 1 });
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const { key, accountId, client } = await keyedClient(gw, { credits: 1 });
     const stream = await client.chat.completions.create({
       model: MODEL,
       stream: true,
@@ -104,7 +103,7 @@ describe('credit', () => {
       );
       expect(r2.status).to.equal(402);
       expect(((await r2.json()) as { error: { code: string } }).error.code).to.equal('key_limit_exceeded');
-      const client = new OpenAI({ baseURL: `${g2.url}/v1`, apiKey: limited.key, maxRetries: 0 });
+      const client = sdkClient(g2, limited.key);
       const e3 = await client.chat.completions
         .create({ model: 'up/m', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
         .catch((e: unknown) => e);

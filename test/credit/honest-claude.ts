@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
+import { converseAnswer } from '../helpers/bedrock-fixtures';
+import { anthropicEvent as ev, anthropicMessage, messageEnd, messageStart, textBlock } from '../helpers/anthropic-sse';
 
 type Block = Record<string, unknown>;
 
@@ -62,18 +63,7 @@ function anthropicAnswer(res: ServerResponse, body: Record<string, unknown>): Pr
     const i = blocks.length > 0 ? 1 : 0;
     return writeSse(
       res,
-      [
-        messageStart(usage, String(body.model)),
-        ...blocks,
-        ev('content_block_start', { index: i, content_block: { type: 'text', text: '' } }),
-        ev('content_block_delta', { index: i, delta: { type: 'text_delta', text: 'ok' } }),
-        ev('content_block_stop', { index: i }),
-        ev('message_delta', {
-          delta: { stop_reason: 'max_tokens', stop_sequence: null },
-          usage: { output_tokens: output },
-        }),
-        ev('message_stop', {}),
-      ],
+      [messageStart(usage, String(body.model)), ...blocks, ...textBlock(i, 'ok'), ...messageEnd('max_tokens', output)],
       { named: true },
     );
   }
@@ -81,16 +71,15 @@ function anthropicAnswer(res: ServerResponse, body: Record<string, unknown>): Pr
     ...(thinking ? [{ type: 'thinking', thinking: 'let me think', signature: 'sig' }] : []),
     { type: 'text', text: 'ok' },
   ];
-  sendJson(res, 200, {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: body.model,
-    content,
-    stop_reason: 'max_tokens',
-    stop_sequence: null,
-    usage: { ...usage, output_tokens: output },
-  });
+  sendJson(
+    res,
+    200,
+    anthropicMessage(
+      content,
+      { ...usage, output_tokens: output },
+      { stopReason: 'max_tokens', model: String(body.model), id: 'msg_1' },
+    ),
+  );
 }
 
 function bedrockAnswer(res: ServerResponse, path: string, body: Record<string, unknown>): void {
@@ -103,17 +92,16 @@ function bedrockAnswer(res: ServerResponse, path: string, body: Record<string, u
     outputTokens: output,
     totalTokens: input + output,
   };
-  sendJson(res, 200, {
-    output: {
-      message: {
-        role: 'assistant',
-        content: [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
-      },
-    },
-    stopReason: 'max_tokens',
-    usage,
-    metrics: { latencyMs: 1 },
-  });
+  sendJson(
+    res,
+    200,
+    converseAnswer(
+      [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
+      'max_tokens',
+      usage,
+      { metrics: { latencyMs: 1 } },
+    ),
+  );
 }
 
 /**

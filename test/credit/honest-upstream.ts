@@ -14,6 +14,21 @@ const bytes = (s: unknown) => (typeof s === 'string' ? Buffer.byteLength(s, 'utf
 const IMAGE = { 'gpt-4o': { low: 85, high: 1445 }, 'gpt-4o-mini': { low: 2833, high: 48169 } } as const;
 export const AUDIO_TOKENS = 1500;
 
+/** The price of the models the credit tests put on the honest upstream (credits per token). */
+export const HONEST_PRICE = { prompt: 0.00001, completion: 0.00003 };
+
+/** A model on the honest upstream (provider `up`, upstream model `upstream`) at HONEST_PRICE, unless `extra` says. */
+export function honestModel(id: string, upstream: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    owned_by: 'up',
+    context_length: 128000,
+    pricing: HONEST_PRICE,
+    deployments: [{ provider: 'up', model: upstream }],
+    ...extra,
+  };
+}
+
 /**
  * The most an honest OpenAI-style provider can count for a request: one token per UTF-8
  * byte of text (a byte-level BPE can do no worse), chat framing (3 per message, 3 to prime

@@ -8,7 +8,7 @@ import { modelPrice } from '../../plugins/credit/price';
 import { toNano } from '../../src/store/money';
 import type { ModelConfig } from '../../src/config/types';
 import { books, burst, noOverruns, served, settled, type Key } from './books';
-import { honestUpstream } from './honest-upstream';
+import { honestModel, honestUpstream } from './honest-upstream';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
 
 /**
@@ -18,22 +18,15 @@ import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
  * the account never below zero, ledger == sum of the usage.cost returned == sum of the
  * generation records, and no overrun.
  */
-const PRICE = { prompt: 0.00001, completion: 0.00003 };
 
 function models() {
-  const m = (id: string, upstream: string, extra: Record<string, unknown> = {}) => ({
-    id,
-    owned_by: 'up',
-    context_length: 128000,
-    pricing: PRICE,
-    deployments: [{ provider: 'up', model: upstream }],
-    ...extra,
-  });
   return [
-    m('up/4o', 'gpt-4o'),
-    m('up/slow', 'slow'),
-    m('up/embed', 'text-embedding-3-small', { endpoints: ['embeddings'] }),
-    ...['huge', 'negative', 'inf'].map((k) => m(`up/embed-liar-${k}`, `liar-${k}`, { endpoints: ['embeddings'] })),
+    honestModel('up/4o', 'gpt-4o'),
+    honestModel('up/slow', 'slow'),
+    honestModel('up/embed', 'text-embedding-3-small', { endpoints: ['embeddings'] }),
+    ...['huge', 'negative', 'inf'].map((k) =>
+      honestModel(`up/embed-liar-${k}`, `liar-${k}`, { endpoints: ['embeddings'] }),
+    ),
   ];
 }
 

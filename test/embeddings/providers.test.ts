@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, sendJson, type RecordedRequest } from '../helpers/mock-upstream';
 import { ConfigError } from '../../src/config/load';
+import { sdkClient } from '../helpers/sdk';
 
 interface Rig {
   up: MockUpstream;
@@ -21,7 +22,7 @@ async function embedRig(type: string, deploymentModel: string, provider: Record<
       plugins: ['params', 'routing'],
     }),
   );
-  const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
+  const client = sdkClient(gw, 'x');
   return { up, gw, client, stop: async () => (await gw.stop(), await up.stop()) };
 }
 

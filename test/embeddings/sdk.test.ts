@@ -5,7 +5,8 @@ import { MockUpstream } from '../helpers/mock-upstream';
 import { adminCall, makeAccountKey } from '../helpers/accounts';
 import { fromNano } from '../../src/store/money';
 import { mockVector } from '../../src/providers/mock/embeddings';
-import { CHAT_MODEL, EMBED_MODEL, operationsConfig } from '../responses/helpers';
+import { CHAT_MODEL, EMBED_MODEL, operationsConfig, startOperationsSdk } from '../responses/helpers';
+import { keyedClient, sdkClient } from '../helpers/sdk';
 
 function floats(b64: string): number[] {
   const buf = Buffer.from(b64, 'base64');
@@ -18,16 +19,11 @@ describe('POST /v1/embeddings with the openai SDK', () => {
   let gw: TestGateway;
   let client: OpenAI;
   let key: string;
-  before(async () => {
-    gw = await startTestGateway(operationsConfig());
-    key = (await makeAccountKey(gw, { credits: 10 })).key;
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-  });
+  before(async () => ({ gw, key, client } = await startOperationsSdk()));
   after(() => gw.stop());
 
   it('embeds one input as floats, with usage, cost and a generation record', async () => {
-    const { key, accountId } = await makeAccountKey(gw, { credits: 1 });
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    const { key, accountId, client } = await keyedClient(gw, { credits: 1 });
     const r = await client.embeddings.create({ model: EMBED_MODEL, input: 'hello world', encoding_format: 'float' });
     expect(r.object).to.equal('list');
     expect(r.model).to.equal(EMBED_MODEL);
@@ -126,7 +122,7 @@ describe('POST /v1/embeddings with the openai SDK', () => {
 
   it('402 when credit cannot cover the input bound; nothing is charged', async () => {
     const poor = await makeAccountKey(gw, { credits: 0.00001 }); // 10,000 nano: 10 bytes of input at 1,000 nano a token
-    const c = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: poor.key, maxRetries: 0 });
+    const c = sdkClient(gw, poor.key);
     const err = await c.embeddings
       .create({ model: EMBED_MODEL, input: 'this input is longer than ten bytes' })
       .catch((e: unknown) => e);

@@ -18,3 +18,52 @@ export function messageStart(usage: Record<string, number>, model = 'claude', id
     },
   });
 }
+
+/** A text block as Anthropic streams it: `content_block_start` (empty text), one delta a part, `content_block_stop`. */
+export function textBlock(index: number, ...parts: string[]) {
+  return [
+    anthropicEvent('content_block_start', { index, content_block: { type: 'text', text: '' } }),
+    ...parts.map((text) => anthropicEvent('content_block_delta', { index, delta: { type: 'text_delta', text } })),
+    anthropicEvent('content_block_stop', { index }),
+  ];
+}
+
+/** A tool_use block as Anthropic streams it: start with empty input, the input JSON in parts, stop. */
+export function toolUseBlock(index: number, id: string, name: string, ...json: string[]) {
+  return [
+    anthropicEvent('content_block_start', { index, content_block: { type: 'tool_use', id, name, input: {} } }),
+    ...json.map((partial_json) =>
+      anthropicEvent('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } }),
+    ),
+    anthropicEvent('content_block_stop', { index }),
+  ];
+}
+
+/** The end of an Anthropic stream: `message_delta` with the stop reason and output tokens, then `message_stop`. */
+export function messageEnd(stopReason: string, outputTokens: number) {
+  return [
+    anthropicEvent('message_delta', {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: outputTokens },
+    }),
+    anthropicEvent('message_stop', {}),
+  ];
+}
+
+/** An Anthropic Messages API answer (not streamed): an assistant message with its content blocks and usage. */
+export function anthropicMessage(
+  content: unknown[],
+  usage: Record<string, number>,
+  { stopReason = 'end_turn', model = 'claude-sonnet-4-5', id = 'msg_01' } = {},
+) {
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  };
+}

@@ -10,22 +10,23 @@ export interface TestGateway extends RunningGateway {
   logs: string[];
 }
 
+/** The model testConfig() serves: the mock provider's `mock-small`, priced like gpt-4o-mini. */
+export const MOCK_MODEL = {
+  id: 'mock/gpt-4o-mini',
+  owned_by: 'mock',
+  created: 1715367049,
+  context_length: 128000,
+  pricing: { prompt: 0.000001, completion: 0.000002 },
+  deployments: [{ provider: 'mock', model: 'mock-small' }],
+};
+
 /** A config for tests: memory store, silent port 0, the mock provider and a model on it, unless overridden. */
 export function testConfig(overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): GatewayConfig {
   const base: Record<string, unknown> = {
     server: { host: '127.0.0.1', port: 0, log_level: 'info', shutdown_grace_ms: 2000 },
     store: { driver: 'memory' },
     providers: [{ name: 'mock', type: 'mock' }],
-    models: [
-      {
-        id: 'mock/gpt-4o-mini',
-        owned_by: 'mock',
-        created: 1715367049,
-        context_length: 128000,
-        pricing: { prompt: 0.000001, completion: 0.000002 },
-        deployments: [{ provider: 'mock', model: 'mock-small' }],
-      },
-    ],
+    models: [MOCK_MODEL],
     plugins: ['routing'],
   };
   return fromObject({ ...base, ...overrides }, { env, baseDir: process.cwd() });

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
-import { startTestGateway, testConfig, type TestGateway } from './gateway';
-import { MockUpstream } from './mock-upstream';
+import { postJson, sseData, startTestGateway, testConfig, type TestGateway } from './gateway';
+import { MockUpstream, type RecordedRequest } from './mock-upstream';
+import { sdkClient } from './sdk';
 
 export interface ProviderRig {
   up: MockUpstream;
@@ -29,8 +30,54 @@ export async function providerRig(
     await up.stop();
     throw e;
   }
-  const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
+  const client = sdkClient(gw, 'x');
   return { up, gw, client, stop: async () => (await gw.stop(), await up.stop()) };
+}
+
+/**
+ * A rig for the enclosing mocha `describe`: started in `before`, stopped in `after`. The object returned is
+ * filled in when `before` has run, so tests read `rig.up`, `rig.gw` and `rig.client` as usual.
+ */
+export function useProviderRig(
+  type: string,
+  provider: Record<string, unknown> = {},
+  deployment: Record<string, unknown> = {},
+): ProviderRig {
+  const rig = {} as ProviderRig;
+  before(async () => {
+    Object.assign(rig, await providerRig(type, provider, deployment));
+  });
+  after(() => rig.stop());
+  return rig;
+}
+
+/** The last request the rig's mock upstream received. */
+export function lastRequest(rig: ProviderRig): RecordedRequest {
+  return rig.up.requests[rig.up.requests.length - 1];
+}
+
+/** The JSON body of the last request the rig's mock upstream received. */
+export function lastSent(rig: ProviderRig): Record<string, unknown> {
+  return lastRequest(rig).json as Record<string, unknown>;
+}
+
+/** POST a chat request to the rig's gateway by raw fetch: model `p/m` and one user message `x` unless given. */
+export function postChat(rig: ProviderRig, body: Record<string, unknown> = {}): Promise<Response> {
+  return postJson(`${rig.gw.url}/v1/chat/completions`, {
+    model: 'p/m',
+    messages: [{ role: 'user', content: 'x' }],
+    ...body,
+  });
+}
+
+/** The SSE data frames (raw, `[DONE]` included) of a streamed chat request with no usage asked. */
+export async function streamFrames(rig: ProviderRig, body: Record<string, unknown> = {}): Promise<string[]> {
+  return sseData(await (await postChat(rig, { stream: true, ...body })).text());
+}
+
+/** The `error` of a stream's last frame (a test that expects the stream to end in an error event). */
+export function lastFrameError(frames: string[]): { message: string; code: string } {
+  return (JSON.parse(frames[frames.length - 1]) as { error: { message: string; code: string } }).error;
 }
 
 export const weatherTool = {
@@ -68,15 +115,22 @@ export async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.Chat
   return { text, role, calls, finishes, usage, chunks };
 }
 
-/** The streamed request most provider tests make (usage asked, the weather tool offered), collected. */
-export async function streamWithWeatherTool(rig: ProviderRig) {
+type StreamParams = Partial<OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming>;
+
+/** A chat request streamed by the openai SDK and collected: model `p/m`, usage asked, one message `x`, unless given. */
+export async function streamChat(rig: ProviderRig, params: StreamParams = {}) {
   return collect(
     await rig.client.chat.completions.create({
       model: 'p/m',
-      stream: true,
       stream_options: { include_usage: true },
-      tools: [weatherTool],
       messages: [{ role: 'user', content: 'x' }],
+      ...params,
+      stream: true,
     }),
   );
+}
+
+/** The streamed request most provider tests make (usage asked, the weather tool offered), collected. */
+export async function streamWithWeatherTool(rig: ProviderRig) {
+  return streamChat(rig, { tools: [weatherTool] });
 }

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { createHmac, createSign, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
+import { ecdsaPartner, reportLeak } from '../helpers/leak-reports';
 import { s256 } from '../../plugins/oauth/pkce';
 
 const SECRET = 'shared-secret-0123456789';
 
 describe('hostile: OAuth consent and leaked-key reports (issue 15, item 9)', () => {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const { pem, sign: ecdsa } = ecdsaPartner('p1');
   const verifier = randomBytes(48).toString('base64url');
   let gw: TestGateway;
   before(async () => {
@@ -32,16 +32,7 @@ describe('hostile: OAuth consent and leaked-key reports (issue 15, item 9)', () 
   });
   after(async () => gw.stop());
 
-  const report = (body: string, headers: Record<string, string>) =>
-    fetch(`${gw.url}/v1/keys/leaked`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-    });
-  const ecdsa = (body: string) => ({
-    'Github-Public-Key-Identifier': 'p1',
-    'Github-Public-Key-Signature': createSign('sha256').update(body).sign(privateKey).toString('base64'),
-  });
+  const report = (body: string, headers: Record<string, string>) => reportLeak(gw, body, headers);
   const hmac = (body: string, ts: number) => ({
     'X-Signature-Timestamp': String(ts),
     'X-Signature-256': `sha256=${createHmac('sha256', SECRET).update(`${ts}.${body}`).digest('hex')}`,

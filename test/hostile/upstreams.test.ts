@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startTestGateway, testConfig, postJson, sseData, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson } from '../helpers/mock-upstream';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/process';
+import { drained } from '../../src/stream/sse-writer';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -79,18 +80,6 @@ describe('hostile upstreams (issue 15, items 3, 4, 5, 9)', function () {
       if (!res.write(piece)) await drained(res);
     }
     if (!res.destroyed) res.end();
-  }
-
-  function drained(res: import('node:http').ServerResponse): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
   }
 
   it('an announced Content-Length over the limit is refused before reading', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
+import { MOCK_MODEL, startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { MockUpstream, sendJson, openaiFixtures } from '../helpers/mock-upstream';
 import { generateKey } from '../../src/auth/key-format';
@@ -32,14 +32,7 @@ describe('limits plugin (one process, memory counters)', function () {
             upstreamProvider('denied', deniedUp),
           ],
           models: [
-            {
-              id: 'mock/gpt-4o-mini',
-              owned_by: 'mock',
-              created: 1715367049,
-              context_length: 128000,
-              pricing: { prompt: 0, completion: 0 },
-              deployments: [{ provider: 'mock', model: 'mock-small' }],
-            },
+            { ...MOCK_MODEL, pricing: { prompt: 0, completion: 0 } },
             upstreamModel('mock/on-upstream', 'allowed'),
             upstreamModel('other/model', 'denied'),
           ],

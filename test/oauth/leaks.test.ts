@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createHmac, createSign, generateKeyPairSync } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,13 +8,13 @@ import { promisify } from 'node:util';
 import { startSmtp } from '../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, adminCall } from '../helpers/accounts';
+import { ecdsaPartner, reportLeak } from '../helpers/leak-reports';
 import { generateKey } from '../../src/auth/key-format';
 
 const run = promisify(execFile);
 
 describe('leaked keys: secret-scanning partner endpoint', () => {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const { pem, sign: ecdsa } = ecdsaPartner('partner-key-1');
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   const mails = () => smtp.mails;
   let gw: TestGateway;
@@ -47,16 +47,7 @@ describe('leaked keys: secret-scanning partner endpoint', () => {
     await smtp.stop();
   });
 
-  const report = (body: string, headers: Record<string, string>) =>
-    fetch(`${gw.url}/v1/keys/leaked`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-    });
-  const ecdsa = (body: string) => ({
-    'Github-Public-Key-Identifier': 'partner-key-1',
-    'Github-Public-Key-Signature': createSign('sha256').update(body).sign(privateKey).toString('base64'),
-  });
+  const report = (body: string, headers: Record<string, string>) => reportLeak(gw, body, headers);
 
   it('disables a reported live key, records where, e-mails the owner, answers true/false positives; the key is refused next', async () => {
     const a = await adminCall(gw, 'POST', '/v1/accounts', { name: 'Acme', email: 'owner@acme.test', credits: 1 });

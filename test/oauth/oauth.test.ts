@@ -88,14 +88,17 @@ describe('OAuth PKCE key issuance', () => {
 
   it('approve -> code -> key (named after the site, with the chosen limit); codes are single-use; a wrong verifier creates nothing', async () => {
     const { key, accountId } = await makeAccountKey(gw, { credits: 5 });
-    const res = await consent({
-      callback_url: app.url,
-      code_challenge: s256(verifier),
-      code_challenge_method: 'S256',
-      key,
-      limit: '1.5',
-      action: 'approve',
-    });
+    // The user approves the app with a limit of 1.5 credits on the key.
+    const approve = () =>
+      consent({
+        callback_url: app.url,
+        code_challenge: s256(verifier),
+        code_challenge_method: 'S256',
+        key,
+        limit: '1.5',
+        action: 'approve',
+      });
+    const res = await approve();
     expect(res.status).to.equal(302);
     const code = new URL(res.headers.get('location') as string).searchParams.get('code') as string;
     expect(code).to.match(/^[A-Za-z0-9_-]{43}$/);
@@ -114,14 +117,7 @@ describe('OAuth PKCE key issuance', () => {
       code_challenge_method: 'S256',
     });
     expect(again.status).to.equal(403);
-    const res2 = await consent({
-      callback_url: app.url,
-      code_challenge: s256(verifier),
-      code_challenge_method: 'S256',
-      key,
-      limit: '1.5',
-      action: 'approve',
-    });
+    const res2 = await approve();
     const code2 = new URL(res2.headers.get('location') as string).searchParams.get('code') as string;
     const ok = await postJson(`${gw.url}/v1/auth/keys`, {
       code: code2,

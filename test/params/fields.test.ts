@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import OpenAI from 'openai';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+import { sdkClient } from '../helpers/sdk';
 
 const ALL_PARAMS = [
   'temperature',
@@ -517,7 +517,7 @@ describe('params: unsupported parameters and deprecated functions', () => {
   });
 
   it('deprecated functions/function_call become tools/tool_choice, and the answer comes back as function_call', async () => {
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const client = sdkClient(gw, 'x');
     const c = await client.chat.completions.create({
       model: 'mock/gpt-4o-mini',
       functions: [

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError } from '../../src/config/load';
-import { createApp } from '../../src/app';
+import { chainProblems } from '../helpers/plugin-chain';
 import { GatewayError, errors as ourErrors, isGatewayError } from '../../src/errors';
 import { postJson, sseData, startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 
@@ -13,16 +12,6 @@ const fixture = (name: string, config: Record<string, unknown> = {}) => ({
   use: `./test/fixtures/plugins/${name}`,
   config,
 });
-
-async function problems(plugins: unknown[]): Promise<Array<{ pointer: string; message: string }>> {
-  try {
-    await createApp(testConfig({ plugins }));
-  } catch (e) {
-    expect(e).to.be.instanceOf(ConfigError);
-    return (e as ConfigError).problems;
-  }
-  throw new Error('expected the chain to be refused');
-}
 
 describe('plugin contract checks', () => {
   for (const [mode, detail] of [
@@ -57,7 +46,7 @@ describe('plugin contract checks', () => {
   }
 
   it('a misspelt keyword in a plugin schema is refused at load, naming the plugin', async () => {
-    const p = await problems([fixture('typo-schema'), 'routing']);
+    const p = await chainProblems([fixture('typo-schema'), 'routing']);
     expect(p).to.have.length(1);
     expect(p[0].pointer).to.equal('/plugins/0');
     expect(p[0].message).to.equal(
@@ -66,7 +55,7 @@ describe('plugin contract checks', () => {
   });
 
   it('dependency order: a plugin that requires what comes later is refused, naming both', async () => {
-    const p = await problems([fixture('needs-principal'), fixture('gives-principal'), 'routing']);
+    const p = await chainProblems([fixture('needs-principal'), fixture('gives-principal'), 'routing']);
     expect(p.map((x) => x.message)).to.deep.equal([
       "plugin 'needs-principal' requires 'principal', which plugin 'gives-principal' provides, but 'gives-principal' comes after 'needs-principal'; move 'gives-principal' before it",
     ]);

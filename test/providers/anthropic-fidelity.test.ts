@@ -1,29 +1,23 @@
 import { expect } from 'chai';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
+import { weatherTool, useProviderRig, lastSent } from '../helpers/provider-gateway';
+import { chat, chatStream } from './fidelity-helpers';
+import {
+  anthropicEvent as ev,
+  anthropicMessage,
+  messageEnd,
+  messageStart,
+  textBlock,
+  toolUseBlock,
+} from '../helpers/anthropic-sse';
 
 // Shapes from Anthropic's prompt-caching and extended-thinking guides (Messages API).
 const usage = { input_tokens: 21, cache_creation_input_tokens: 1800, cache_read_input_tokens: 300, output_tokens: 95 };
-const message = (content: unknown[], stop_reason = 'end_turn') => ({
-  id: 'msg_01',
-  type: 'message',
-  role: 'assistant',
-  model: 'claude-sonnet-4-5',
-  content,
-  stop_reason,
-  stop_sequence: null,
-  usage,
-});
+const message = (content: unknown[], stopReason = 'end_turn') => anthropicMessage(content, usage, { stopReason });
 const SIG = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds';
 
 describe('provider: anthropic (caching and extended thinking)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('anthropic');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('anthropic');
 
   it('cache_control on system parts, content parts, a whole message and a tool reaches Anthropic (system as blocks)', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, message([{ type: 'text', text: 'ok' }])));
@@ -67,21 +61,7 @@ describe('provider: anthropic (caching and extended thinking)', () => {
       prompt_tokens_details: { cached_tokens: 300, cache_write_tokens: 1800 },
     });
     rig.up.enqueue((_r, res) =>
-      writeSse(
-        res,
-        [
-          messageStart(usage),
-          ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-          ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
-          ev('content_block_stop', { index: 0 }),
-          ev('message_delta', {
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
-            usage: { output_tokens: 95 },
-          }),
-          ev('message_stop', {}),
-        ],
-        { named: true },
-      ),
+      writeSse(res, [messageStart(usage), ...textBlock(0, 'ok'), ...messageEnd('end_turn', 95)], { named: true }),
     );
     const s = await chatStream(rig, { messages: [{ role: 'user', content: 'x' }] });
     expect(s.usage).to.deep.equal({
@@ -162,20 +142,8 @@ describe('provider: anthropic (caching and extended thinking)', () => {
           ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'the weather.' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: SIG } }),
           ev('content_block_stop', { index: 0 }),
-          ev('content_block_start', {
-            index: 1,
-            content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
-          }),
-          ev('content_block_delta', {
-            index: 1,
-            delta: { type: 'input_json_delta', partial_json: '{"city":"Paris"}' },
-          }),
-          ev('content_block_stop', { index: 1 }),
-          ev('message_delta', {
-            delta: { stop_reason: 'tool_use', stop_sequence: null },
-            usage: { output_tokens: 40 },
-          }),
-          ev('message_stop', {}),
+          ...toolUseBlock(1, 'toolu_1', 'get_weather', '{"city":"Paris"}'),
+          ...messageEnd('tool_use', 40),
         ],
         { named: true },
       ),
@@ -264,8 +232,7 @@ describe('provider: anthropic (caching and extended thinking)', () => {
           ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'secret' } }),
           ev('content_block_start', { index: 1, content_block: { type: 'text', text: '' } }),
           ev('content_block_delta', { index: 1, delta: { type: 'text_delta', text: 'ok' } }),
-          ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 4 } }),
-          ev('message_stop', {}),
+          ...messageEnd('end_turn', 4),
         ],
         { named: true },
       ),

@@ -1,29 +1,33 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
+import {
+  weatherTool,
+  lastRequest,
+  lastSent,
+  streamChat,
+  streamFrames,
+  useProviderRig,
+} from '../helpers/provider-gateway';
+import {
+  anthropicEvent as ev,
+  anthropicMessage,
+  messageEnd,
+  messageStart,
+  toolUseBlock,
+} from '../helpers/anthropic-sse';
 
 // Shapes from the Anthropic Messages API reference and its streaming guide.
-const message = (content: unknown[], stop_reason = 'end_turn') => ({
-  id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
-  type: 'message',
-  role: 'assistant',
-  model: 'claude-sonnet-4-5',
-  content,
-  stop_reason,
-  stop_sequence: null,
-  usage: { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 4, cache_creation_input_tokens: 0 },
-});
+const message = (content: unknown[], stopReason = 'end_turn') =>
+  anthropicMessage(
+    content,
+    { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 4, cache_creation_input_tokens: 0 },
+    { stopReason, id: 'msg_01XFDUDYJgAACzvnptvVoYEL' },
+  );
 const start = messageStart({ input_tokens: 25 });
 
 describe('provider: anthropic', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('anthropic');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('anthropic');
 
   it('translates the request: system, merged turns, images, tool calls and results, tools, tool_choice, stop, auth headers', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, message([{ type: 'text', text: 'Sunny.' }])));
@@ -56,7 +60,7 @@ describe('provider: anthropic', () => {
         { role: 'tool', tool_call_id: 'toolu_1', content: '18C' },
       ],
     });
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/v1/messages');
     expect(r.headers['x-api-key']).to.equal('sk-provider-key');
     expect(r.headers['anthropic-version']).to.equal('2023-06-01');
@@ -137,40 +141,14 @@ describe('provider: anthropic', () => {
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Let me ' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'check.' } }),
           ev('content_block_stop', { index: 0 }),
-          ev('content_block_start', {
-            index: 1,
-            content_block: { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: {} },
-          }),
-          ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"city": ' } }),
-          ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }),
-          ev('content_block_stop', { index: 1 }),
-          ev('content_block_start', {
-            index: 2,
-            content_block: { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: {} },
-          }),
-          ev('content_block_delta', {
-            index: 2,
-            delta: { type: 'input_json_delta', partial_json: '{"city": "Rome"}' },
-          }),
-          ev('content_block_stop', { index: 2 }),
-          ev('message_delta', {
-            delta: { stop_reason: 'tool_use', stop_sequence: null },
-            usage: { output_tokens: 89 },
-          }),
-          ev('message_stop', {}),
+          ...toolUseBlock(1, 'toolu_a', 'get_weather', '{"city": ', '"Paris"}'),
+          ...toolUseBlock(2, 'toolu_b', 'get_weather', '{"city": "Rome"}'),
+          ...messageEnd('tool_use', 89),
         ],
         { named: true },
       ),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        tools: [weatherTool],
-        messages: [{ role: 'user', content: 'weather?' }],
-      }),
-    );
+    const s = await streamChat(rig, { tools: [weatherTool], messages: [{ role: 'user', content: 'weather?' }] });
     expect(s.role).to.equal('assistant');
     expect(s.text).to.equal('Let me check.');
     expect(s.calls).to.deep.equal([
@@ -193,15 +171,7 @@ describe('provider: anthropic', () => {
         { named: true },
       ),
     );
-    const frames = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
+    const frames = await streamFrames(rig);
     expect(frames).to.not.include('[DONE]');
     const last = JSON.parse(frames[frames.length - 1]) as { error: { message: string; type: string } };
     expect(last.error.type).to.equal('upstream_error');
@@ -260,7 +230,7 @@ describe('provider: anthropic', () => {
     });
     expect(JSON.parse(c.choices[0].message.content ?? '')).to.deep.equal({ answer: 42 });
     expect(c.choices[0].finish_reason).to.equal('stop');
-    expect((rig.up.requests[rig.up.requests.length - 1].json as { tool_choice: unknown }).tool_choice).to.deep.equal({
+    expect((lastSent(rig) as { tool_choice: unknown }).tool_choice).to.deep.equal({
       type: 'tool',
       name: 'json_output',
     });

@@ -1,33 +1,24 @@
 import { ConfigError } from '../../src/config/load';
 import { expect } from 'chai';
-import { postJson, sseData, startTestGateway, testConfig } from '../helpers/gateway';
+import { postJson, startTestGateway, testConfig } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
 import {
   collect,
   providerRig,
   weatherTool,
-  type ProviderRig,
   streamWithWeatherTool,
+  lastFrameError,
+  lastRequest,
+  lastSent,
+  postChat,
+  streamFrames,
+  useProviderRig,
 } from '../helpers/provider-gateway';
 
-// Azure OpenAI chat completions (learn.microsoft.com REST reference): OpenAI's shapes plus content_filter_results.
-const filters = {
-  hate: { filtered: false, severity: 'safe' },
-  self_harm: { filtered: false, severity: 'safe' },
-  sexual: { filtered: false, severity: 'safe' },
-  violence: { filtered: false, severity: 'safe' },
-};
-const azChunk = (delta: Record<string, unknown>, finish: string | null = null) => {
-  const c = openaiFixtures.chunk(delta, finish, 'gpt-4o-2024-08-06');
-  return { ...c, choices: c.choices.map((ch) => ({ ...ch, content_filter_results: filters })) };
-};
+import { azureChunk, promptFilterChunk, safeFilters } from '../helpers/azure-fixtures';
 
 describe('provider: azure (conformance)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'gpt4o-prod' });
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'gpt4o-prod' });
 
   it('plain answer with parallel tool calls keeps their ids, finish tool_calls and usage', async () => {
     rig.up.enqueue((_r, res) =>
@@ -49,7 +40,7 @@ describe('provider: azure (conformance)', () => {
             },
           },
         ],
-        prompt_filter_results: [{ prompt_index: 0, content_filter_results: filters }],
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: safeFilters }],
       }),
     );
     const c = await rig.client.chat.completions.create({
@@ -66,7 +57,7 @@ describe('provider: azure (conformance)', () => {
       ['call_8wX4', '{"city":"Rome"}'],
     ]);
     expect(c.usage).to.deep.include({ prompt_tokens: 19, completion_tokens: 10, total_tokens: 29 });
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/openai/deployments/gpt4o-prod/chat/completions?api-version=2024-10-21');
     expect(r.json).to.deep.include({ parallel_tool_calls: true, tools: [weatherTool] });
   });
@@ -74,26 +65,19 @@ describe('provider: azure (conformance)', () => {
   it('streams two tool calls with argument fragments by index, asks the upstream for usage, and always yields a usage chunk', async () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        {
-          id: '',
-          object: '',
-          created: 0,
-          model: '',
-          choices: [],
-          prompt_filter_results: [{ prompt_index: 0, content_filter_results: filters }],
-        },
-        azChunk({
+        promptFilterChunk,
+        azureChunk({
           role: 'assistant',
           content: null,
           tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }],
         }),
-        azChunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-        azChunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
-        azChunk({
+        azureChunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+        azureChunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+        azureChunk({
           tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '' } }],
         }),
-        azChunk({ tool_calls: [{ index: 1, function: { arguments: '{"city":"Rome"}' } }] }),
-        azChunk({}, 'tool_calls'),
+        azureChunk({ tool_calls: [{ index: 1, function: { arguments: '{"city":"Rome"}' } }] }),
+        azureChunk({}, 'tool_calls'),
         openaiFixtures.usageChunk(40, 31, 'gpt-4o-2024-08-06'),
       ]),
     );
@@ -105,7 +89,7 @@ describe('provider: azure (conformance)', () => {
     ]);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 40, completion_tokens: 31, total_tokens: 71 });
-    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({
+    expect(lastSent(rig)).to.deep.include({
       stream: true,
       stream_options: { include_usage: true },
     });
@@ -133,8 +117,8 @@ describe('provider: azure (conformance)', () => {
   it('passes a content_filter finish through in a stream', async () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        azChunk({ role: 'assistant', content: 'I' }),
-        azChunk({}, 'content_filter'),
+        azureChunk({ role: 'assistant', content: 'I' }),
+        azureChunk({}, 'content_filter'),
         openaiFixtures.usageChunk(3, 1),
       ]),
     );
@@ -153,35 +137,17 @@ describe('provider: azure (conformance)', () => {
       writeSse(
         res,
         [
-          azChunk({ role: 'assistant', content: 'a' }),
+          azureChunk({ role: 'assistant', content: 'a' }),
           { error: { code: '500', message: 'The server had an error while processing your request.' } },
         ],
         { done: false },
       ),
     );
-    let f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { message: string } }).error.message).to.include(
-      'server had an error',
-    );
-    rig.up.enqueue((_r, res) => writeSse(res, [azChunk({ role: 'assistant', content: 'a' })], { done: false }));
-    f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+    let f = await streamFrames(rig);
+    expect(lastFrameError(f).message).to.include('server had an error');
+    rig.up.enqueue((_r, res) => writeSse(res, [azureChunk({ role: 'assistant', content: 'a' })], { done: false }));
+    f = await streamFrames(rig);
+    expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });
 
   it('an azure provider without api_base is refused when the config is loaded, naming the field', async () => {
@@ -242,10 +208,7 @@ describe('provider: azure (conformance)', () => {
         error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint.' },
       }),
     );
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    let res = await postChat(rig);
     expect(res.status).to.equal(502);
     expect(await res.text()).to.not.include('subscription key');
     rig.up.enqueue((_r, r) =>
@@ -261,10 +224,7 @@ describe('provider: azure (conformance)', () => {
         { 'retry-after': '2' },
       ),
     );
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    res = await postChat(rig);
     expect(res.status).to.equal(429);
   });
 });

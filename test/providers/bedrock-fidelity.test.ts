@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { sendJson } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import { converseAnswer } from '../helpers/bedrock-fixtures';
+import { providerRig, weatherTool, type ProviderRig, lastSent } from '../helpers/provider-gateway';
 import { encodeEventMessage } from '../../src/transport/aws-eventstream';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { chat, chatStream } from './fidelity-helpers';
 
 // Shapes from the Bedrock Converse API reference: CachePointBlock, ReasoningContentBlock,
 // ReasoningContentBlockDelta, TokenUsage (cacheReadInputTokens / cacheWriteInputTokens).
@@ -44,13 +45,7 @@ describe('provider: bedrock (cachePoint, reasoning content, cache usage)', () =>
   });
 
   it('cache_control becomes a cachePoint after the block (system, messages, tools); usage counts cache reads and writes', async () => {
-    rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, {
-        output: { message: { role: 'assistant', content: [{ text: 'ok' }] } },
-        stopReason: 'end_turn',
-        usage,
-      }),
-    );
+    rig.up.enqueue((_r, res) => sendJson(res, 200, converseAnswer([{ text: 'ok' }], 'end_turn', usage)));
     const r = await chat(rig, {
       tools: [{ ...weatherTool, cache_control: { type: 'ephemeral' } }],
       messages: [
@@ -71,13 +66,7 @@ describe('provider: bedrock (cachePoint, reasoning content, cache usage)', () =>
   });
 
   it("reasoning maps to the model's own fields: Claude thinking.budget_tokens (maxTokens above it), Nova reasoningConfig", async () => {
-    rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, {
-        output: { message: { role: 'assistant', content: [{ text: 'ok' }] } },
-        stopReason: 'end_turn',
-        usage,
-      }),
-    );
+    rig.up.enqueue((_r, res) => sendJson(res, 200, converseAnswer([{ text: 'ok' }], 'end_turn', usage)));
     await chat(rig, {
       max_tokens: 1000,
       temperature: 0.2,
@@ -87,13 +76,7 @@ describe('provider: bedrock (cachePoint, reasoning content, cache usage)', () =>
     const sent = lastSent(rig);
     expect(sent.additionalModelRequestFields).to.deep.equal({ thinking: { type: 'enabled', budget_tokens: 2000 } });
     expect(sent.inferenceConfig).to.deep.equal({ maxTokens: 3000 });
-    nova.up.enqueue((_r, res) =>
-      sendJson(res, 200, {
-        output: { message: { role: 'assistant', content: [{ text: 'ok' }] } },
-        stopReason: 'end_turn',
-        usage,
-      }),
-    );
+    nova.up.enqueue((_r, res) => sendJson(res, 200, converseAnswer([{ text: 'ok' }], 'end_turn', usage)));
     await chat(nova, { reasoning_effort: 'high', messages: [{ role: 'user', content: 'x' }] });
     expect(lastSent(nova).additionalModelRequestFields).to.deep.equal({
       reasoningConfig: { type: 'enabled', maxReasoningEffort: 'high' },
@@ -102,19 +85,18 @@ describe('provider: bedrock (cachePoint, reasoning content, cache usage)', () =>
 
   it('reasoningContent blocks come back as reasoning and reasoning_details (plain), and go back unchanged on the next turn', async () => {
     rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, {
-        output: {
-          message: {
-            role: 'assistant',
-            content: [
-              { reasoningContent: { reasoningText: { text: 'Weather needs a tool.', signature: SIG } } },
-              { toolUse: { toolUseId: 'tu1', name: 'get_weather', input: { city: 'Paris' } } },
-            ],
-          },
-        },
-        stopReason: 'tool_use',
-        usage,
-      }),
+      sendJson(
+        res,
+        200,
+        converseAnswer(
+          [
+            { reasoningContent: { reasoningText: { text: 'Weather needs a tool.', signature: SIG } } },
+            { toolUse: { toolUseId: 'tu1', name: 'get_weather', input: { city: 'Paris' } } },
+          ],
+          'tool_use',
+          usage,
+        ),
+      ),
     );
     const r = await chat(rig, {
       reasoning_effort: 'low',
@@ -132,13 +114,7 @@ describe('provider: bedrock (cachePoint, reasoning content, cache usage)', () =>
         index: 0,
       },
     ]);
-    rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, {
-        output: { message: { role: 'assistant', content: [{ text: '18C' }] } },
-        stopReason: 'end_turn',
-        usage,
-      }),
-    );
+    rig.up.enqueue((_r, res) => sendJson(res, 200, converseAnswer([{ text: '18C' }], 'end_turn', usage)));
     await chat(rig, {
       reasoning_effort: 'low',
       tools: [weatherTool],

@@ -1,8 +1,14 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { postJson, sseData } from '../helpers/gateway';
 import { sendJson } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
+import { converseAnswer } from '../helpers/bedrock-fixtures';
+import {
+  weatherTool,
+  streamWithWeatherTool,
+  lastRequest,
+  streamFrames,
+  useProviderRig,
+} from '../helpers/provider-gateway';
 import { signV4 } from '../../src/providers/bedrock/sigv4';
 import { AwsEventStreamParser, encodeEventMessage } from '../../src/transport/aws-eventstream';
 
@@ -49,37 +55,32 @@ describe('provider: bedrock', () => {
     expect(() => new AwsEventStreamParser().push(bad)).to.throw(/CRC/);
   });
 
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig(
-      'bedrock',
-      {
-        api_key: undefined,
-        options: { region: 'eu-west-1', access_key_id: 'AKIDEXAMPLE', secret_access_key: 'secretEXAMPLE' },
-      },
-      { model: 'anthropic.claude-3-5-sonnet-20240620-v1:0' },
-    );
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig(
+    'bedrock',
+    {
+      api_key: undefined,
+      options: { region: 'eu-west-1', access_key_id: 'AKIDEXAMPLE', secret_access_key: 'secretEXAMPLE' },
+    },
+    { model: 'anthropic.claude-3-5-sonnet-20240620-v1:0' },
+  );
 
   it('sends a signed Converse request and parses the answer, tool calls and usage', async () => {
     rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, {
-        output: {
-          message: {
-            role: 'assistant',
-            content: [
-              { text: 'Let me check.' },
-              {
-                toolUse: { toolUseId: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather', input: { city: 'Paris' } },
-              },
-            ],
-          },
-        },
-        stopReason: 'tool_use',
-        usage: { inputTokens: 30, outputTokens: 12, totalTokens: 42 },
-        metrics: { latencyMs: 700 },
-      }),
+      sendJson(
+        res,
+        200,
+        converseAnswer(
+          [
+            { text: 'Let me check.' },
+            {
+              toolUse: { toolUseId: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather', input: { city: 'Paris' } },
+            },
+          ],
+          'tool_use',
+          { inputTokens: 30, outputTokens: 12, totalTokens: 42 },
+          { metrics: { latencyMs: 700 } },
+        ),
+      ),
     );
     const c = await rig.client.chat.completions.create({
       model: 'p/m',
@@ -102,7 +103,7 @@ describe('provider: bedrock', () => {
       },
     ]);
     expect(c.usage).to.deep.include({ prompt_tokens: 30, completion_tokens: 12 });
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');
     expect(String(r.headers.authorization)).to.match(
       /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/bedrock\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/,
@@ -164,9 +165,7 @@ describe('provider: bedrock', () => {
     ]);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 40, completion_tokens: 20 });
-    expect(rig.up.requests[rig.up.requests.length - 1].path).to.equal(
-      '/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream',
-    );
+    expect(lastRequest(rig).path).to.equal('/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream');
   });
 
   it('a mid-stream exception event ends with an error event; error statuses map', async () => {
@@ -185,15 +184,7 @@ describe('provider: bedrock', () => {
         ),
       );
     });
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
+    const f = await streamFrames(rig);
     expect((JSON.parse(f[f.length - 1]) as { error: { type: string; message: string } }).error).to.include({
       type: 'rate_limit_error',
     });

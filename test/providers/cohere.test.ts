@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { collect, providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
+import { weatherTool, lastSent, postChat, streamChat, streamFrames, useProviderRig } from '../helpers/provider-gateway';
 
 // Cohere v2 chat (docs.cohere.com/reference/chat, /v2/docs/streaming): named SSE events, message-end with finish_reason and usage.
 const ev = (type: string, data: Record<string, unknown> = {}) => ({ event: type, data: { type, ...data } });
@@ -24,11 +23,7 @@ const timeTool = {
 };
 
 describe('provider: cohere (conformance)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('cohere');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('cohere');
 
   it('sends tool history in v2 shape (assistant tool_calls without empty content, tool_call_id), images as parts, a forced tool as REQUIRED with only that tool', async () => {
     rig.up.enqueue((_r, res) =>
@@ -67,7 +62,7 @@ describe('provider: cohere (conformance)', () => {
     });
     expect(c.choices[0].message.content).to.equal('It is sunny.');
     expect(c.usage).to.deep.include({ prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 });
-    const b = rig.up.requests[rig.up.requests.length - 1].json as Record<string, unknown>;
+    const b = lastSent(rig);
     expect(b.tool_choice).to.equal('REQUIRED');
     expect(b.tools).to.deep.equal([weatherTool]);
     expect(b.messages).to.deep.equal([
@@ -140,20 +135,12 @@ describe('provider: cohere (conformance)', () => {
         { named: true },
       ),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        max_tokens: 2,
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamChat(rig, { max_tokens: 2 });
     expect(s.role).to.equal('assistant');
     expect(s.text).to.equal('A large');
     expect(s.finishes).to.deep.equal(['length']);
     expect(s.usage).to.deep.include({ prompt_tokens: 8, completion_tokens: 4 });
-    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ stream: true, max_tokens: 2 });
+    expect(lastSent(rig)).to.deep.include({ stream: true, max_tokens: 2 });
   });
 
   it('JSON schema mode becomes response_format json_object with json_schema', async () => {
@@ -172,7 +159,7 @@ describe('provider: cohere (conformance)', () => {
       messages: [{ role: 'user', content: 'x' }],
     });
     expect(c.choices[0].message.content).to.equal('{"city":"Paris"}');
-    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({
+    expect(lastSent(rig)).to.deep.include({
       response_format: { type: 'json_object', json_schema: schema },
     });
   });
@@ -181,15 +168,7 @@ describe('provider: cohere (conformance)', () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [start, text('Half'), end('ERROR', { error: 'internal generation error' })], { named: true }),
     );
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
+    const f = await streamFrames(rig);
     const last = JSON.parse(f[f.length - 1]) as {
       error?: { message: string };
       choices?: Array<{ finish_reason: string | null }>;
@@ -210,25 +189,16 @@ describe('provider: cohere (conformance)', () => {
 
   it('error status: 401 -> 502 without upstream text, 500 stays 5xx, 422 -> 400', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 401, { id: 'e1', message: 'invalid api token' }));
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    let res = await postChat(rig);
     expect(res.status).to.equal(502);
     expect(await res.text()).to.not.include('invalid api token');
     rig.up.enqueue((_r, r) =>
       sendJson(r, 500, { id: 'e2', message: 'internal server error, this has been reported to our developers' }),
     );
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    res = await postChat(rig);
     expect(res.status).to.be.within(500, 599);
     rig.up.enqueue((_r, r) => sendJson(r, 422, { id: 'e3', message: 'No valid tool call or response generated' }));
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    res = await postChat(rig);
     expect(res.status).to.equal(400);
   });
 });

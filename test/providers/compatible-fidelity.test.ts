@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { providerRig, weatherTool, type ProviderRig, useProviderRig, lastSent } from '../helpers/provider-gateway';
+import { chat, chatStream } from './fidelity-helpers';
+import { mistralAnswer, mistralChunk } from '../helpers/mistral-fixtures';
 
 // OpenAI-compatible upstreams: OpenAI (prompt caching usage, reasoning_effort), OpenRouter
 // (reasoning, reasoning_details, cache_write_tokens), DeepSeek / vLLM (reasoning_content), Azure, Mistral.
@@ -122,27 +123,8 @@ describe('provider: openai-compatible (reasoning, cached tokens, stream errors)'
 });
 
 describe('provider: mistral (finish reasons and refused fields)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('mistral');
-  });
-  after(() => rig.stop());
-  const answer = (content: string, finish: string) => ({
-    id: 'cmpl-1',
-    object: 'chat.completion',
-    model: 'mistral-large-latest',
-    created: 1702256327,
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
-    usage: { prompt_tokens: 16, completion_tokens: 34, total_tokens: 50 },
-  });
-  const mChunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) => ({
-    id: 'cmpl-1',
-    object: 'chat.completion.chunk',
-    created: 1702256327,
-    model: 'mistral-large-latest',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-    ...(usage ? { usage } : {}),
-  });
+  const rig = useProviderRig('mistral');
+  const answer = (content: string, finish: string) => mistralAnswer({ role: 'assistant', content }, finish);
 
   it('finish_reason "error" is a failure (502, retryable), plain and streamed; never billed as a success', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, answer('partial', 'error')));
@@ -151,8 +133,8 @@ describe('provider: mistral (finish reasons and refused fields)', () => {
     expect(r.json.error?.code).to.equal('upstream_stream_error');
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        mChunk({ role: 'assistant', content: 'Hel' }),
-        mChunk({ content: 'lo' }, 'error', { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }),
+        mistralChunk({ role: 'assistant', content: 'Hel' }),
+        mistralChunk({ content: 'lo' }, 'error', { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }),
       ]),
     );
     const s = await chatStream(rig, { messages: [{ role: 'user', content: 'x' }] });
@@ -168,8 +150,8 @@ describe('provider: mistral (finish reasons and refused fields)', () => {
     );
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        mChunk({ role: 'assistant', content: 'cut' }),
-        mChunk({}, 'model_length', { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }),
+        mistralChunk({ role: 'assistant', content: 'cut' }),
+        mistralChunk({}, 'model_length', { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }),
       ]),
     );
     expect((await chatStream(rig, { messages: [{ role: 'user', content: 'x' }] })).finishes).to.deep.equal(['length']);

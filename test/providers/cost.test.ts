@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { postJson, startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+import { converseAnswer } from '../helpers/bedrock-fixtures';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { fromNano } from '../../src/store/money';
 import { sseData } from '../helpers/gateway';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
+import { anthropicEvent as ev, messageEnd, messageStart } from '../helpers/anthropic-sse';
 
 // Distinct prices (credits per token): a wrong mapping of any token class changes the cost.
 const pricing = {
@@ -143,22 +144,21 @@ const cases: Array<{
       options: { region: 'us-east-1', access_key_id: 'AKIDEXAMPLE', secret_access_key: 'secretEXAMPLE' },
     },
     answer: (res) =>
-      sendJson(res, 200, {
-        output: {
-          message: {
-            role: 'assistant',
-            content: [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
+      sendJson(
+        res,
+        200,
+        converseAnswer(
+          [{ reasoningContent: { reasoningText: { text: 'hmm', signature: 's' } } }, { text: 'ok' }],
+          'end_turn',
+          {
+            inputTokens: 20,
+            outputTokens: 120,
+            totalTokens: 2140,
+            cacheReadInputTokens: 1500,
+            cacheWriteInputTokens: 500,
           },
-        },
-        stopReason: 'end_turn',
-        usage: {
-          inputTokens: 20,
-          outputTokens: 120,
-          totalTokens: 2140,
-          cacheReadInputTokens: 1500,
-          cacheWriteInputTokens: 500,
-        },
-      }),
+        ),
+      ),
     split: { input: 20, read: 1500, write: 500, output: 120, reasoning: 0 },
   },
   {
@@ -257,11 +257,7 @@ describe('cost per provider: cache reads, cache writes and reasoning tokens at t
           ),
           ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
           ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
-          ev('message_delta', {
-            delta: { stop_reason: 'end_turn', stop_sequence: null },
-            usage: { output_tokens: 95 },
-          }),
-          ev('message_stop', {}),
+          ...messageEnd('end_turn', 95),
         ],
         { named: true },
       );

@@ -62,8 +62,3 @@ export async function chatStream(rig: ProviderRig, body: Record<string, unknown>
   }
   return { chunks, done, text, reasoning, details, calls, finishes, usage, error };
 }
-
-/** The JSON body of the last request the mock upstream received. */
-export function lastSent(rig: ProviderRig): Record<string, unknown> {
-  return rig.up.requests[rig.up.requests.length - 1].json as Record<string, unknown>;
-}

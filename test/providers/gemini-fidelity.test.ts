@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig } from '../helpers/provider-gateway';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { providerRig, weatherTool, type ProviderRig, lastSent } from '../helpers/provider-gateway';
+import { chat, chatStream } from './fidelity-helpers';
 
 // Shapes from the Gemini API docs: thinking (thinkingConfig, thought parts, thoughtsTokenCount),
 // thought signatures on function calls, and context caching (cachedContentTokenCount).

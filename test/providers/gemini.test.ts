@@ -1,8 +1,14 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
+import {
+  weatherTool,
+  streamWithWeatherTool,
+  lastFrameError,
+  lastRequest,
+  streamFrames,
+  useProviderRig,
+} from '../helpers/provider-gateway';
 
 // Shapes from the Gemini API reference (GenerateContentResponse).
 const resp = (
@@ -21,11 +27,7 @@ const resp = (
 });
 
 describe('provider: gemini', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('gemini');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('gemini');
 
   it('translates the request: systemInstruction, roles, functionResponse names, generationConfig, tools, toolConfig, cleaned schemas', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, resp([{ text: 'ok' }])));
@@ -70,7 +72,7 @@ describe('provider: gemini', () => {
         { role: 'tool', tool_call_id: 'c1', content: 'found' },
       ],
     });
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/v1beta/models/native-model:generateContent');
     expect(r.headers['x-goog-api-key']).to.equal('sk-provider-key');
     expect(r.json).to.deep.equal({
@@ -200,29 +202,13 @@ describe('provider: gemini', () => {
         { done: false },
       ),
     );
-    const f1 = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f1[f1.length - 1]) as { error: { message: string } }).error.message).to.include('overloaded');
+    const f1 = await streamFrames(rig);
+    expect(lastFrameError(f1).message).to.include('overloaded');
     rig.up.enqueue((_r, res) =>
       writeSse(res, [{ candidates: [{ content: { parts: [{ text: 'a' }] }, index: 0 }] }], { done: false }),
     );
-    const f2 = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f2[f2.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+    const f2 = await streamFrames(rig);
+    expect(lastFrameError(f2).code).to.equal('stream_interrupted');
   });
 
   it('maps error statuses (429 RESOURCE_EXHAUSTED, 400 INVALID_ARGUMENT, 403 key problems as 502)', async () => {

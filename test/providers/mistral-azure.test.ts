@@ -1,35 +1,22 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { postJson, sseData } from '../helpers/gateway';
+import { postJson } from '../helpers/gateway';
 import { openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
 import {
-  collect,
-  providerRig,
   weatherTool,
-  type ProviderRig,
   streamWithWeatherTool,
+  lastFrameError,
+  lastRequest,
+  streamChat,
+  streamFrames,
+  useProviderRig,
 } from '../helpers/provider-gateway';
 
-// Mistral chat completion shapes (docs.mistral.ai API reference): OpenAI-like, usage on the last chunk.
-const mistralChunk = (
-  delta: Record<string, unknown>,
-  finish: string | null = null,
-  usage?: Record<string, number>,
-) => ({
-  id: 'cmpl-e5cc70bb28c444948073e77776eb30ef',
-  object: 'chat.completion.chunk',
-  created: 1702256327,
-  model: 'mistral-small-latest',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-  ...(usage ? { usage } : {}),
-});
+import { promptFilterChunk } from '../helpers/azure-fixtures';
+import { mistralChunk } from '../helpers/mistral-fixtures';
 
 describe('provider: mistral', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('mistral');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('mistral');
 
   it("sends Mistral's field names: random_seed, safe_prompt, tool_choice any; Bearer auth on /v1/chat/completions", async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, openaiFixtures.completion('Bonjour')));
@@ -43,7 +30,7 @@ describe('provider: mistral', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(res.status).to.equal(200);
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/v1/chat/completions');
     expect(r.headers.authorization).to.equal('Bearer sk-provider-key');
     expect(r.json).to.deep.include({
@@ -106,33 +93,19 @@ describe('provider: mistral', () => {
         done: false,
       }),
     );
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { message: string } }).error.message).to.include(
-      'Service unavailable',
-    );
+    const f = await streamFrames(rig);
+    expect(lastFrameError(f).message).to.include('Service unavailable');
   });
 });
 
 describe('provider: azure', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'my-gpt4o-deployment' });
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('azure', { options: { api_version: '2024-10-21' } }, { model: 'my-gpt4o-deployment' });
 
   it('calls /openai/deployments/{deployment}/chat/completions?api-version with the api-key header', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 200, openaiFixtures.completion('hello from azure')));
     const c = await rig.client.chat.completions.create({ model: 'p/m', messages: [{ role: 'user', content: 'hi' }] });
     expect(c.choices[0].message.content).to.equal('hello from azure');
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/openai/deployments/my-gpt4o-deployment/chat/completions?api-version=2024-10-21');
     expect(r.headers['api-key']).to.equal('sk-provider-key');
     expect(r.headers.authorization).to.equal(undefined);
@@ -142,30 +115,14 @@ describe('provider: azure', () => {
   it("streams, skipping Azure's prompt_filter_results chunk, with usage", async () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        {
-          id: '',
-          object: '',
-          created: 0,
-          model: '',
-          choices: [],
-          prompt_filter_results: [
-            { prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } },
-          ],
-        },
+        promptFilterChunk,
         openaiFixtures.chunk({ role: 'assistant', content: '' }),
         openaiFixtures.chunk({ content: 'Hi' }),
         openaiFixtures.chunk({}, 'stop'),
         openaiFixtures.usageChunk(5, 1),
       ]),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        messages: [{ role: 'user', content: 'x' }],
-      }),
-    );
+    const s = await streamChat(rig);
     expect(s.text).to.equal('Hi');
     expect(s.usage).to.deep.include({ prompt_tokens: 5, completion_tokens: 1 });
   });

@@ -1,37 +1,30 @@
 import { expect } from 'chai';
-import { postJson, sseData } from '../helpers/gateway';
 import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
+import {
+  weatherTool,
+  streamWithWeatherTool,
+  lastFrameError,
+  lastSent,
+  postChat,
+  streamFrames,
+  useProviderRig,
+} from '../helpers/provider-gateway';
 import { mistralToolId } from '../../src/providers/mistral';
 
-// Mistral chat completion (docs.mistral.ai API reference): 9-character tool-call ids, usage on the last chunk.
-const answer = (message: Record<string, unknown>, finish: string) => ({
-  id: 'cmpl-e5cc70bb28c444948073e77776eb30ef',
-  object: 'chat.completion',
-  model: 'mistral-large-latest',
-  created: 1702256327,
-  choices: [{ index: 0, message, finish_reason: finish }],
-  usage: { prompt_tokens: 16, completion_tokens: 34, total_tokens: 50 },
-});
-const mChunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: Record<string, number>) => ({
-  id: 'cmpl-1',
-  object: 'chat.completion.chunk',
-  created: 1702256327,
-  model: 'mistral-large-latest',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-  ...(usage ? { usage } : {}),
-});
+import { mistralAnswer, mistralChunk } from '../helpers/mistral-fixtures';
+
+// Mistral (docs.mistral.ai API reference): 9-character tool-call ids, usage on the last chunk.
 
 describe('provider: mistral (conformance)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('mistral');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('mistral');
 
   it('plain answer: text, usage; parallel tool calls keep Mistral ids', async () => {
     rig.up.enqueue((_r, res) =>
-      sendJson(res, 200, answer({ role: 'assistant', content: 'Bonjour !', tool_calls: null, prefix: false }, 'stop')),
+      sendJson(
+        res,
+        200,
+        mistralAnswer({ role: 'assistant', content: 'Bonjour !', tool_calls: null, prefix: false }, 'stop'),
+      ),
     );
     const c = await rig.client.chat.completions.create({
       model: 'p/m',
@@ -43,7 +36,7 @@ describe('provider: mistral (conformance)', () => {
       sendJson(
         res,
         200,
-        answer(
+        mistralAnswer(
           {
             role: 'assistant',
             content: '',
@@ -66,7 +59,7 @@ describe('provider: mistral (conformance)', () => {
   });
 
   it('maps foreign tool-call ids to 9-character ones, the same on the call and on its result', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 200, answer({ role: 'assistant', content: 'Sunny.' }, 'stop')));
+    rig.up.enqueue((_r, res) => sendJson(res, 200, mistralAnswer({ role: 'assistant', content: 'Sunny.' }, 'stop')));
     await rig.client.chat.completions.create({
       model: 'p/m',
       tools: [weatherTool],
@@ -89,7 +82,7 @@ describe('provider: mistral (conformance)', () => {
       ],
     });
     const msgs = (
-      rig.up.requests[rig.up.requests.length - 1].json as {
+      lastSent(rig) as {
         messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }>;
       }
     ).messages;
@@ -102,15 +95,15 @@ describe('provider: mistral (conformance)', () => {
   it('streams text and tool-call argument fragments; a usage chunk comes even when the client did not ask (dropped by the writer)', async () => {
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        mChunk({ role: 'assistant', content: '' }),
-        mChunk({ content: 'Let me check.' }),
-        mChunk({
+        mistralChunk({ role: 'assistant', content: '' }),
+        mistralChunk({ content: 'Let me check.' }),
+        mistralChunk({
           tool_calls: [
             { index: 0, id: 'D681PevKs', type: 'function', function: { name: 'get_weather', arguments: '{"city": ' } },
           ],
         }),
-        mChunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
-        mChunk({ content: '' }, 'tool_calls', { prompt_tokens: 9, total_tokens: 21, completion_tokens: 12 }),
+        mistralChunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+        mistralChunk({ content: '' }, 'tool_calls', { prompt_tokens: 9, total_tokens: 21, completion_tokens: 12 }),
       ]),
     );
     const s = await streamWithWeatherTool(rig);
@@ -120,41 +113,29 @@ describe('provider: mistral (conformance)', () => {
     expect(s.usage).to.deep.include({ prompt_tokens: 9, completion_tokens: 12, total_tokens: 21 });
     rig.up.enqueue((_r, res) =>
       writeSse(res, [
-        mChunk({ role: 'assistant', content: 'hi' }),
-        mChunk({}, 'stop', { prompt_tokens: 1, total_tokens: 2, completion_tokens: 1 }),
+        mistralChunk({ role: 'assistant', content: 'hi' }),
+        mistralChunk({}, 'stop', { prompt_tokens: 1, total_tokens: 2, completion_tokens: 1 }),
       ]),
     );
-    const frames = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
+    const frames = await streamFrames(rig);
     expect(frames[frames.length - 1]).to.equal('[DONE]');
     expect(frames.some((f) => f !== '[DONE]' && (JSON.parse(f) as { usage?: unknown }).usage)).to.equal(false);
   });
 
   it('a stream cut before its finish chunk ends in stream_interrupted', async () => {
     rig.up.enqueue((_r, res) =>
-      writeSse(res, [mChunk({ role: 'assistant', content: 'Bon' }), mChunk({ content: 'jour' })], { done: false }),
+      writeSse(res, [mistralChunk({ role: 'assistant', content: 'Bon' }), mistralChunk({ content: 'jour' })], {
+        done: false,
+      }),
     );
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+    const f = await streamFrames(rig);
+    expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });
 
   it('JSON schema mode goes to Mistral in its (OpenAI) shape', async () => {
-    rig.up.enqueue((_r, res) => sendJson(res, 200, answer({ role: 'assistant', content: '{"city":"Paris"}' }, 'stop')));
+    rig.up.enqueue((_r, res) =>
+      sendJson(res, 200, mistralAnswer({ role: 'assistant', content: '{"city":"Paris"}' }, 'stop')),
+    );
     const rf = {
       type: 'json_schema' as const,
       json_schema: {
@@ -169,7 +150,7 @@ describe('provider: mistral (conformance)', () => {
       messages: [{ role: 'user', content: 'x' }],
     });
     expect(c.choices[0].message.content).to.equal('{"city":"Paris"}');
-    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ response_format: rf });
+    expect(lastSent(rig)).to.deep.include({ response_format: rf });
   });
 
   it('error status: 422 validation detail reaches the client as a 400, 401 as a 502', async () => {
@@ -182,19 +163,13 @@ describe('provider: mistral (conformance)', () => {
         code: null,
       }),
     );
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    let res = await postChat(rig);
     expect(res.status).to.equal(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).to.include(
       'body.messages: Field required',
     );
     rig.up.enqueue((_r, r) => sendJson(r, 401, { message: 'Unauthorized', request_id: 'f0a9' }));
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    res = await postChat(rig);
     expect(res.status).to.equal(502);
   });
 });

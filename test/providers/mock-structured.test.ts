@@ -7,7 +7,8 @@ import addFormats from 'ajv-formats';
 import OpenAI from 'openai';
 import { parseConfig } from '../../src/config/load';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
+import { ADMIN_KEY } from '../helpers/accounts';
+import { keyedClient } from '../helpers/sdk';
 
 /** Schemas of the kind structured-output clients send (zod-to-json-schema, pydantic): refs, enums, unions, nullables, formats, bounds. */
 const schemas: Array<Record<string, unknown>> = [
@@ -64,8 +65,7 @@ describe('mock provider on the default gateway.yaml: response_format and logprob
     const text = readFileSync('gateway.yaml', 'utf8').replace(/^(\s*path:) \.\/data\/gateway\.db/m, `$1 ${db}`);
     expect(text).to.include(db);
     gw = await startTestGateway(parseConfig(text, { env: { GATEWAY_ADMIN_KEY: ADMIN_KEY }, baseDir: process.cwd() }));
-    const { key } = await makeAccountKey(gw, { credits: 100 });
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    ({ client } = await keyedClient(gw, { credits: 100 }));
   });
   after(() => gw.stop());
 

@@ -1,33 +1,14 @@
 import { expect } from 'chai';
-import type { ServerResponse } from 'node:http';
-import { sendJson, writeSse } from '../helpers/mock-upstream';
-import { providerRig, type ProviderRig } from '../helpers/provider-gateway';
-import { chat, chatStream, lastSent } from './fidelity-helpers';
+import { sendJson, writeSse, writeNdjson } from '../helpers/mock-upstream';
+import { type ProviderRig, useProviderRig, lastSent } from '../helpers/provider-gateway';
+import { chat, chatStream } from './fidelity-helpers';
+import { ollamaLine } from '../helpers/ollama-fixtures';
 
 // Ollama /api/chat thinking (docs: `think` request field, message.thinking in answers and stream lines).
-function ndjson(res: ServerResponse, lines: unknown[]): void {
-  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-  for (const l of lines) res.write(`${JSON.stringify(l)}\n`);
-  res.end();
-}
-const line = (message: Record<string, unknown>, extra: Record<string, unknown> = { done: false }) => ({
-  model: 'qwen3',
-  created_at: '2025-05-27T22:54:57.641643Z',
-  message: { role: 'assistant', content: '', ...message },
-  ...extra,
-});
 
 describe('provider: ollama (think)', () => {
-  let rig: ProviderRig;
-  let oss: ProviderRig;
-  before(async () => {
-    rig = await providerRig('ollama', {}, { model: 'qwen3' });
-    oss = await providerRig('ollama', {}, { model: 'gpt-oss:20b' });
-  });
-  after(async () => {
-    await rig.stop();
-    await oss.stop();
-  });
+  const rig = useProviderRig('ollama', {}, { model: 'qwen3' });
+  const oss = useProviderRig('ollama', {}, { model: 'gpt-oss:20b' });
 
   it('reasoning maps to think: true / false, a level for gpt-oss', async () => {
     const ok = (r: ProviderRig) =>
@@ -35,7 +16,7 @@ describe('provider: ollama (think)', () => {
         sendJson(
           res,
           200,
-          line({ content: 'ok' }, { done: true, done_reason: 'stop', prompt_eval_count: 3, eval_count: 1 }),
+          ollamaLine({ content: 'ok' }, { done: true, done_reason: 'stop', prompt_eval_count: 3, eval_count: 1 }),
         ),
       );
     ok(rig);
@@ -57,7 +38,7 @@ describe('provider: ollama (think)', () => {
       sendJson(
         res,
         200,
-        line(
+        ollamaLine(
           { content: 'Paris.', thinking: 'The capital of France...' },
           { done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 30 },
         ),
@@ -66,11 +47,11 @@ describe('provider: ollama (think)', () => {
     const r = await chat(rig, { reasoning_effort: 'low', messages: [{ role: 'user', content: 'capital?' }] });
     expect(r.json.choices[0].message).to.deep.include({ content: 'Paris.', reasoning: 'The capital of France...' });
     rig.up.enqueue((_r, res) =>
-      ndjson(res, [
-        line({ thinking: 'The capital ' }),
-        line({ thinking: 'of France...' }),
-        line({ content: 'Paris.' }),
-        line({}, { done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 30 }),
+      writeNdjson(res, [
+        ollamaLine({ thinking: 'The capital ' }),
+        ollamaLine({ thinking: 'of France...' }),
+        ollamaLine({ content: 'Paris.' }),
+        ollamaLine({}, { done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 30 }),
       ]),
     );
     const s = await chatStream(rig, { reasoning_effort: 'low', messages: [{ role: 'user', content: 'capital?' }] });
@@ -89,11 +70,7 @@ const cohereUsage = {
 };
 
 describe('provider: cohere (billed units, cached tokens, thinking)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('cohere');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('cohere');
 
   it('prompt tokens are the billed ones, cached_tokens is kept; thinking is asked and returned as reasoning (plain)', async () => {
     rig.up.enqueue((_r, res) =>

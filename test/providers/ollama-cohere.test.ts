@@ -1,27 +1,20 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { postJson, sseData } from '../helpers/gateway';
-import { sendJson, writeSse } from '../helpers/mock-upstream';
+import { postJson } from '../helpers/gateway';
+import { sendJson, writeSse, writeNdjson } from '../helpers/mock-upstream';
 import {
-  collect,
   providerRig,
   weatherTool,
-  type ProviderRig,
   streamWithWeatherTool,
+  lastFrameError,
+  lastRequest,
+  streamChat,
+  streamFrames,
+  useProviderRig,
 } from '../helpers/provider-gateway';
 
-function ndjson(res: import('node:http').ServerResponse, lines: unknown[]): void {
-  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-  for (const l of lines) res.write(`${JSON.stringify(l)}\n`);
-  res.end();
-}
-
 describe('provider: ollama', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('ollama');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('ollama');
 
   it('translates to /api/chat: options under Ollama names, images, tools, stream false', async () => {
     rig.up.enqueue((_r, res) =>
@@ -55,7 +48,7 @@ describe('provider: ollama', () => {
     });
     expect(c.choices[0].message.content).to.equal('Hello! How are you today?');
     expect(c.usage).to.deep.include({ prompt_tokens: 26, completion_tokens: 298 });
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/api/chat');
     expect(r.json).to.deep.equal({
       model: 'native-model',
@@ -94,7 +87,7 @@ describe('provider: ollama', () => {
       (t.choices[0].message.tool_calls as Array<{ function: { arguments: string } }>).map((x) => x.function.arguments),
     ).to.deep.equal(['{"city":"Toronto"}', '{"city":"Paris"}']);
     rig.up.enqueue((_r, res) =>
-      ndjson(res, [
+      writeNdjson(res, [
         {
           model: 'llama3.2',
           created_at: '2023-08-04T08:52:19.385406455-07:00',
@@ -113,14 +106,7 @@ describe('provider: ollama', () => {
         },
       ]),
     );
-    const s = await collect(
-      await rig.client.chat.completions.create({
-        model: 'p/m',
-        stream: true,
-        stream_options: { include_usage: true },
-        messages: [{ role: 'user', content: 'why is the sky blue?' }],
-      }),
-    );
+    const s = await streamChat(rig, { messages: [{ role: 'user', content: 'why is the sky blue?' }] });
     expect(s.text).to.equal('The sky');
     expect(s.finishes).to.deep.equal(['length']);
     expect(s.usage).to.deep.include({ prompt_tokens: 26, completion_tokens: 2 });
@@ -128,21 +114,13 @@ describe('provider: ollama', () => {
 
   it('a mid-stream error line and an error status map to errors', async () => {
     rig.up.enqueue((_r, res) =>
-      ndjson(res, [
+      writeNdjson(res, [
         { message: { role: 'assistant', content: 'a' }, done: false },
         { error: 'an unknown error was encountered while running the model' },
       ]),
     );
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { message: string } }).error.message).to.include('unknown error');
+    const f = await streamFrames(rig);
+    expect(lastFrameError(f).message).to.include('unknown error');
     rig.up.enqueue((_r, res) => sendJson(res, 404, { error: "model 'llama9' not found, try pulling it first" }));
     const e = (await rig.client.chat.completions
       .create({ model: 'p/m', messages: [{ role: 'user', content: 'x' }] })
@@ -190,11 +168,7 @@ describe('provider: ollama', () => {
 });
 
 describe('provider: cohere', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('cohere');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('cohere');
 
   it('translates to /v2/chat (p, k, stop_sequences, tool_choice REQUIRED) and parses the answer and usage', async () => {
     rig.up.enqueue((_r, res) =>
@@ -222,7 +196,7 @@ describe('provider: cohere', () => {
     } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
     expect(c.choices[0].message.content).to.equal('LLMs are models.');
     expect(c.usage).to.deep.include({ prompt_tokens: 5, completion_tokens: 418 });
-    const r = rig.up.requests[rig.up.requests.length - 1];
+    const r = lastRequest(rig);
     expect(r.path).to.equal('/v2/chat');
     expect(r.headers.authorization).to.equal('Bearer sk-provider-key');
     expect(r.json).to.deep.include({
@@ -357,15 +331,7 @@ describe('provider: cohere', () => {
         { named: true },
       ),
     );
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+    const f = await streamFrames(rig);
+    expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });
 });

@@ -1,23 +1,20 @@
 import { expect } from 'chai';
-import type { ServerResponse } from 'node:http';
-import { postJson, sseData } from '../helpers/gateway';
-import { sendJson } from '../helpers/mock-upstream';
-import { providerRig, weatherTool, type ProviderRig, streamWithWeatherTool } from '../helpers/provider-gateway';
+import { postJson } from '../helpers/gateway';
+import { sendJson, writeNdjson } from '../helpers/mock-upstream';
+import {
+  weatherTool,
+  streamWithWeatherTool,
+  lastFrameError,
+  lastSent,
+  postChat,
+  streamFrames,
+  useProviderRig,
+} from '../helpers/provider-gateway';
+import { ollamaLine } from '../helpers/ollama-fixtures';
 
 // Ollama /api/chat (github.com/ollama/ollama docs/api.md): NDJSON lines, whole tool calls in one line, counts on the done line.
-function ndjson(res: ServerResponse, lines: unknown[]): void {
-  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-  for (const l of lines) res.write(`${JSON.stringify(l)}\n`);
-  res.end();
-}
-const line = (message: Record<string, unknown>, extra: Record<string, unknown> = { done: false }) => ({
-  model: 'qwen3',
-  created_at: '2025-05-27T22:54:57.641643Z',
-  message: { role: 'assistant', content: '', ...message },
-  ...extra,
-});
 const doneLine = (reason: string, prompt: number, evals: number) =>
-  line(
+  ollamaLine(
     {},
     {
       done: true,
@@ -32,23 +29,19 @@ const doneLine = (reason: string, prompt: number, evals: number) =>
   );
 
 describe('provider: ollama (conformance)', () => {
-  let rig: ProviderRig;
-  before(async () => {
-    rig = await providerRig('ollama');
-  });
-  after(() => rig.stop());
+  const rig = useProviderRig('ollama');
 
   it('streams parallel tool calls with stable indexes and distinct ids, finish tool_calls, usage from the done line', async () => {
     rig.up.enqueue((_r, res) =>
-      ndjson(res, [
-        line({ content: 'Checking.' }),
-        line({
+      writeNdjson(res, [
+        ollamaLine({ content: 'Checking.' }),
+        ollamaLine({
           tool_calls: [
             { function: { name: 'get_weather', arguments: { city: 'Toronto' } } },
             { function: { name: 'get_weather', arguments: { city: 'Paris' } } },
           ],
         }),
-        line({ tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Rome' } } }] }),
+        ollamaLine({ tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Rome' } } }] }),
         doneLine('stop', 220, 36),
       ]),
     );
@@ -63,13 +56,13 @@ describe('provider: ollama (conformance)', () => {
     expect(new Set(s.calls.map((c) => c.id)).size).to.equal(3);
     expect(s.finishes).to.deep.equal(['tool_calls']);
     expect(s.usage).to.deep.include({ prompt_tokens: 220, completion_tokens: 36, total_tokens: 256 });
-    expect(rig.up.requests[rig.up.requests.length - 1].json).to.deep.include({ stream: true });
+    expect(lastSent(rig)).to.deep.include({ stream: true });
   });
 
   it('sends tool results with the function name, json_schema as format, and no tools for tool_choice none', async () => {
     rig.up.enqueue((_r, res) =>
       sendJson(res, 200, {
-        ...line({ content: '{"temp":22}' }),
+        ...ollamaLine({ content: '{"temp":22}' }),
         done: true,
         done_reason: 'stop',
         prompt_eval_count: 5,
@@ -94,7 +87,7 @@ describe('provider: ollama (conformance)', () => {
         { role: 'tool', tool_call_id: 'call_1', content: '22 degrees' },
       ],
     });
-    const b = rig.up.requests[rig.up.requests.length - 1].json as Record<string, unknown>;
+    const b = lastSent(rig);
     expect(b).to.not.have.property('tools');
     expect(b.format).to.deep.equal(schema);
     expect(b.messages).to.deep.equal([
@@ -119,31 +112,17 @@ describe('provider: ollama (conformance)', () => {
   });
 
   it('a stream cut before the done line ends in a stream_interrupted error event', async () => {
-    rig.up.enqueue((_r, res) => ndjson(res, [line({ content: 'The' }), line({ content: ' sky' })]));
-    const f = sseData(
-      await (
-        await postJson(`${rig.gw.url}/v1/chat/completions`, {
-          model: 'p/m',
-          stream: true,
-          messages: [{ role: 'user', content: 'x' }],
-        })
-      ).text(),
-    );
-    expect((JSON.parse(f[f.length - 1]) as { error: { code: string } }).error.code).to.equal('stream_interrupted');
+    rig.up.enqueue((_r, res) => writeNdjson(res, [ollamaLine({ content: 'The' }), ollamaLine({ content: ' sky' })]));
+    const f = await streamFrames(rig);
+    expect(lastFrameError(f).code).to.equal('stream_interrupted');
   });
 
   it('error status 500 stays a 5xx, 400 a 400 with the upstream text', async () => {
     rig.up.enqueue((_r, res) => sendJson(res, 500, { error: 'llama runner process has terminated: exit status 2' }));
-    let res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    let res = await postChat(rig);
     expect(res.status).to.be.within(500, 599);
     rig.up.enqueue((_r, r) => sendJson(r, 400, { error: 'invalid options: num_predikt' }));
-    res = await postJson(`${rig.gw.url}/v1/chat/completions`, {
-      model: 'p/m',
-      messages: [{ role: 'user', content: 'x' }],
-    });
+    res = await postChat(rig);
     expect(res.status).to.equal(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).to.include('invalid options');
   });

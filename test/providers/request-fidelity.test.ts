@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import OpenAI from 'openai';
 import { postJson, startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson } from '../helpers/mock-upstream';
 import { weatherTool } from '../helpers/provider-gateway';
+import { sdkClient } from '../helpers/sdk';
 
 const call = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
 
@@ -70,7 +70,7 @@ describe('request fidelity through the params plugin (calls without content, dro
       const res = await post({ model, tools: [weatherTool], messages });
       expect(res.status, model).to.equal(200);
     }
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const client = sdkClient(gw, 'x');
     const c = await client.chat.completions.create({
       model: 'x/openai',
       tools: [weatherTool],

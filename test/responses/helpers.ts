@@ -1,5 +1,7 @@
-import { testConfig } from '../helpers/gateway';
+import type OpenAI from 'openai';
+import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY } from '../helpers/accounts';
+import { keyedClient } from '../helpers/sdk';
 
 export const CHAT_MODEL = 'mock/gpt-4o-mini';
 export const EMBED_MODEL = 'mock/embed';
@@ -27,4 +29,16 @@ export function operationsConfig(extra: Record<string, unknown> = {}) {
     },
     { GATEWAY_ADMIN_KEY: ADMIN_KEY },
   );
+}
+
+/** A gateway on operationsConfig(), a key with 10 credits, and the openai SDK using it. */
+export async function startOperationsSdk(): Promise<{ gw: TestGateway; key: string; client: OpenAI }> {
+  const gw = await startTestGateway(operationsConfig());
+  try {
+    const { key, client } = await keyedClient(gw, { credits: 10 });
+    return { gw, key, client };
+  } catch (e) {
+    await gw.stop();
+    throw e;
+  }
 }

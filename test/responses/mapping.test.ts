@@ -4,6 +4,7 @@ import { startTestGateway, postJson, type TestGateway } from '../helpers/gateway
 import { makeAccountKey } from '../helpers/accounts';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
 import { operationsConfig } from './helpers';
+import { keyedClient } from '../helpers/sdk';
 
 /** A gateway whose model `up/m` is an OpenAI-compatible loopback upstream, to see what the mapping sends. */
 describe('/v1/responses mapped onto an OpenAI-compatible upstream', () => {
@@ -26,8 +27,7 @@ describe('/v1/responses mapped onto an OpenAI-compatible upstream', () => {
         ],
       }),
     );
-    key = (await makeAccountKey(gw, { credits: 5 })).key;
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+    ({ key, client } = await keyedClient(gw, { credits: 5 }));
   });
   after(async () => {
     await gw.stop();

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from '../helpers/gateway';
+import { type TestGateway } from '../helpers/gateway';
 import { adminCall, makeAccountKey } from '../helpers/accounts';
 import { fromNano } from '../../src/store/money';
-import { CHAT_MODEL, SLOW_MODEL, operationsConfig } from './helpers';
+import { CHAT_MODEL, SLOW_MODEL, startOperationsSdk } from './helpers';
+import { sdkClient } from '../helpers/sdk';
 
 type Usage = { input_tokens: number; output_tokens: number; total_tokens: number; cost: number };
 const weather = {
@@ -18,11 +19,7 @@ describe('POST /v1/responses with the openai SDK', () => {
   let gw: TestGateway;
   let client: OpenAI;
   let key: string;
-  before(async () => {
-    gw = await startTestGateway(operationsConfig());
-    key = (await makeAccountKey(gw, { credits: 10 })).key;
-    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
-  });
+  before(async () => ({ gw, key, client } = await startOperationsSdk()));
   after(() => gw.stop());
 
   it('answers a plain request with a response object, usage and cost', async () => {
@@ -148,7 +145,7 @@ describe('POST /v1/responses with the openai SDK', () => {
     const items = await client.responses.inputItems.list(second.id);
     expect(items.data.map((i) => (i as { role?: string }).role)).to.deep.equal(['user', 'assistant', 'user']);
 
-    const other = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: (await makeAccountKey(gw)).key, maxRetries: 0 });
+    const other = sdkClient(gw, (await makeAccountKey(gw)).key);
     const err = await other.responses
       .create({ model: CHAT_MODEL, input: 'hi', previous_response_id: first.id })
       .catch((e: unknown) => e);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import OpenAI from 'openai';
 import { startTestGateway, testConfig, postJson, sseData, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+import { sdkClient } from '../helpers/sdk';
 
 const ok = (text: string) => openaiFixtures.completion(text);
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({
@@ -126,7 +126,7 @@ describe('fallback and routing under upstream faults', () => {
       await new Promise((r) => setTimeout(r, 1500));
       if (!res.destroyed) sendJson(res, 200, ok('late'));
     };
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const client = sdkClient(gw, 'x');
     const t0 = Date.now();
     const c = await client.chat.completions.create({
       model: 'm/one',

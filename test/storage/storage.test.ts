@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
+import { keyedClient } from '../helpers/sdk';
 
 const MODEL = 'mock/gpt-4o-mini';
 const weather = {
@@ -46,8 +47,7 @@ function storageSuite(name: string, store: () => Promise<Record<string, unknown>
       gw = await startTestGateway(
         testConfig({ store: s, plugins: ['auth', 'credit', 'storage', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }),
       );
-      key = (await makeAccountKey(gw, { credits: 10 })).key;
-      client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
+      ({ key, client } = await keyedClient(gw, { credits: 10 }));
     });
     after(() => gw?.stop());
 
