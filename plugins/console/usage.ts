@@ -1,10 +1,8 @@
 import type { Db, Param } from '../../src/store/db';
 import { fromNano, num } from '../../src/store/money';
+import { DAY_MS, FROM_GENERATIONS, rollupStepProc, SUMS, WATERMARK } from '../../src/store/usage-rollup';
 
-export const DAY_MS = 86_400_000;
-const WATERMARK = 'usage_rollup_watermark';
-/** Any constant: the advisory lock that makes replicas take turns rolling up (PostgreSQL). */
-const ROLLUP_LOCK = 7_270_020;
+export { DAY_MS };
 
 /** The dimensions a daily aggregate can be grouped by, and their columns. */
 export const DIMENSIONS = {
@@ -52,26 +50,6 @@ export interface UsageRow {
   latencyMsSum: number;
 }
 
-const SUMS = [
-  'requests',
-  'errors',
-  'prompt_tokens',
-  'completion_tokens',
-  'reasoning_tokens',
-  'cached_tokens',
-  'cost',
-  'latency_ms_sum',
-] as const;
-
-/** generations -> the usage_daily columns (dimensions, then SUMS), for one record each. */
-const FROM_GENERATIONS = `CAST(created_at / ${DAY_MS} AS INTEGER) AS day, account_id,
-  COALESCE(key_hash, '') AS key_hash, model, COALESCE(provider, '') AS provider, COALESCE(deployment, '') AS deployment,
-  COALESCE(app_referer, app_title, '') AS app, 1 AS requests, CASE WHEN status = 'error' THEN 1 ELSE 0 END AS errors,
-  prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cost, COALESCE(latency_ms, 0) AS latency_ms_sum`;
-
-/** SUM() of each of SUMS, in their order. */
-const SUM_EACH = SUMS.map((s) => `SUM(${s})`).join(', ');
-
 export function dayOf(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
@@ -112,40 +90,7 @@ export class UsageRepo {
     }
     let written = 0;
     for (;;) {
-      const step = await this.db.tx(async (t) => {
-        if (t.dialect === 'postgres') await t.get('SELECT pg_advisory_xact_lock(?)', [ROLLUP_LOCK]);
-        const row = await t.get<{ value: string }>('SELECT value FROM gateway_meta WHERE key = ?', [WATERMARK]);
-        let from = row ? Number(row.value) : -1;
-        if (!row) {
-          const first = await t.get<{ m: unknown }>('SELECT MIN(created_at) AS m FROM generations');
-          from = first?.m === null || first?.m === undefined ? now - this.opts.lagMs : num(first.m) - 1;
-        }
-        const to = Math.min(now - this.opts.lagMs, from + this.opts.maxSpanMs);
-        if (to <= from) {
-          if (!row) await setWatermark(t, from);
-          return { rows: 0, more: false };
-        }
-        await t.run(
-          `INSERT INTO usage_daily_accounts (day, account_id, ${SUMS.join(', ')})
-           SELECT day, account_id, ${SUM_EACH}
-           FROM (SELECT ${FROM_GENERATIONS} FROM generations WHERE created_at > ? AND created_at <= ?) g
-           WHERE true GROUP BY day, account_id
-           ON CONFLICT (day, account_id) DO UPDATE SET
-           ${SUMS.map((s) => `${s} = usage_daily_accounts.${s} + excluded.${s}`).join(', ')}`,
-          [from, to],
-        );
-        const r = await t.run(
-          `INSERT INTO usage_daily (day, account_id, key_hash, model, provider, deployment, app, ${SUMS.join(', ')})
-           SELECT day, account_id, key_hash, model, provider, deployment, app, ${SUM_EACH}
-           FROM (SELECT ${FROM_GENERATIONS} FROM generations WHERE created_at > ? AND created_at <= ?) g
-           WHERE true GROUP BY day, account_id, key_hash, model, provider, deployment, app
-           ON CONFLICT (day, account_id, key_hash, model, provider, deployment, app) DO UPDATE SET
-           ${SUMS.map((s) => `${s} = usage_daily.${s} + excluded.${s}`).join(', ')}`,
-          [from, to],
-        );
-        await setWatermark(t, to);
-        return { rows: r.changes, more: to < now - this.opts.lagMs };
-      });
+      const step = await this.db.call(rollupStepProc, { now, lagMs: this.opts.lagMs, maxSpanMs: this.opts.maxSpanMs });
       written += step.rows;
       if (!step.more) return written;
     }
@@ -214,14 +159,6 @@ export class UsageRepo {
     );
     return rows.map(toUsageRow);
   }
-}
-
-async function setWatermark(t: Db, value: number): Promise<void> {
-  await t.run(
-    'INSERT INTO gateway_meta (key, value, updated_at) VALUES (?, ?, ?) ' +
-      'ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    [WATERMARK, String(value), Date.now()],
-  );
 }
 
 function str(v: unknown): string | null {

@@ -1,10 +1,17 @@
 import type { Proc } from './db';
 import { countHoldsProc, holdProc, reserveProc, settleProc, staleHoldsProc } from './credit';
 import { consumeProc } from './oauth-codes';
+import { rollupStepProc } from './usage-rollup';
 
 /** Every procedure by name: the SQLite worker finds what Db.call() names here. Add new ones to this list. */
-const list = [reserveProc, holdProc, settleProc, staleHoldsProc, countHoldsProc, consumeProc] as unknown as Array<
-  Proc<unknown, unknown>
->;
+const list = [
+  reserveProc,
+  holdProc,
+  settleProc,
+  staleHoldsProc,
+  countHoldsProc,
+  consumeProc,
+  rollupStepProc,
+] as unknown as Array<Proc<unknown, unknown>>;
 
 export const procedures: ReadonlyMap<string, Proc<unknown, unknown>> = new Map(list.map((p) => [p.name, p]));
