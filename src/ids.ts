@@ -37,11 +37,18 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
  * neighbours instead of one random page per record (ids made on every request: completions, ledger rows).
  */
 export function orderedId(prefix = ''): string {
-  let t = Date.now();
-  let time = '';
-  for (let i = 0; i < 8; i++) {
-    time = BASE62[t % 62] + time;
-    t = Math.floor(t / 62);
+  const now = Date.now();
+  if (now !== lastMs) {
+    let t = (lastMs = now);
+    lastTime = '';
+    for (let i = 0; i < 8; i++) {
+      lastTime = BASE62[t % 62] + lastTime;
+      t = Math.floor(t / 62);
+    }
   }
-  return prefix + time + nextBytes().subarray(0, 12).toString('base64url');
+  return prefix + lastTime + nextBytes().subarray(0, 12).toString('base64url');
 }
+
+/** The millisecond of the last orderedId and its characters (ids made in the same millisecond share them). */
+let lastMs = -1;
+let lastTime = '';
