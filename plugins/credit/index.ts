@@ -23,9 +23,10 @@ export interface CreditConfig {
   stale_reservation_ms: number;
 }
 
-/** Usage the upstream reported, or the gateway's own count of the answer when it reported none. */
-function completionUsage(body: ChatCompletion, promptTokens: number): Usage {
+/** Usage the upstream reported, or the gateway's own count of the answer (and of the prompt) when it reported none. */
+function completionUsage(body: ChatCompletion, countPrompt: () => number): Usage {
   if (body.usage) return body.usage;
+  const promptTokens = countPrompt();
   let completion = 0;
   for (const c of body.choices) {
     completion += countTextTokens(messageText(c.message));
@@ -245,7 +246,7 @@ export default definePlugin<CreditConfig>({
           const { charge, outcome } = embeddingsCharge(result.body, price, cap);
           await settle(ctx, r.id, outcome, charge);
         } else if (result?.kind === 'completion') {
-          const charge = chargeFor(price, completionUsage(result.body, promptTokens(s)), cap);
+          const charge = chargeFor(price, completionUsage(result.body, () => promptTokens(s)), cap);
           if (result.body.usage) showCharge(result.body.usage, charge);
           else result.body.usage = { ...charge.usage, cost: fromNano(charge.cost) };
           await settle(
