@@ -76,6 +76,8 @@ export function orderDeployments(
 ): DeploymentConfig[] {
   const plugged = custom.get(strategy);
   if (plugged && input) return plugged(deployments, { ...input(), ...(health ? { health } : {}) });
+  // One deployment has one order, healthy or not (a cooling one is still tried last: it is also first).
+  if (deployments.length === 1) return [deployments[0]];
   let ordered: DeploymentConfig[];
   const stable = (score: (d: DeploymentConfig) => number) =>
     deployments
