@@ -246,7 +246,11 @@ export default definePlugin<CreditConfig>({
           const { charge, outcome } = embeddingsCharge(result.body, price, cap);
           await settle(ctx, r.id, outcome, charge);
         } else if (result?.kind === 'completion') {
-          const charge = chargeFor(price, completionUsage(result.body, () => promptTokens(s)), cap);
+          const charge = chargeFor(
+            price,
+            completionUsage(result.body, () => promptTokens(s)),
+            cap,
+          );
           if (result.body.usage) showCharge(result.body.usage, charge);
           else result.body.usage = { ...charge.usage, cost: fromNano(charge.cost) };
           await settle(
