@@ -101,8 +101,9 @@ class WorkerLink implements EngineLink {
    * holds, and wakes the other. What is asked while a message is unanswered waits for the worker's next reply
    * (the worker would reach it only then anyway: it is busy with the one before), so under load every
    * connection's requests of several passes share a message and the replies come as few; at rest a request
-   * leaves when the pass's I/O callbacks have run (setImmediate). The worker answers every message at least with
-   * an empty batch, so nothing is held behind a reply that never comes.
+   * leaves when the pass's I/O callbacks have run (setImmediate). Every message is answered: by its replies, or at
+   * once by an empty batch while a transaction driven from here is open (what it holds waits for that transaction's
+   * end, which must not wait behind it).
    */
   private outbox: Array<{ id: number; req: EngineRequest }> = [];
   private unanswered = false;
