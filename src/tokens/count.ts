@@ -38,30 +38,25 @@ export function messageText(m: ChatMessage): string {
   return '';
 }
 
-export function countMessageTokens(messages: readonly ChatMessage[]): number {
+/**
+ * The prompt's size as `measure` counts each text (tokens, or characters for a bound), with the chat format's
+ * framing: one walk for the count and its bound, so the bound can never miss what the count includes.
+ */
+function promptSize(req: ChatRequest, measure: (text: string) => number): number {
   let n = REPLY_PRIMING;
-  for (const m of messages) {
-    n += MESSAGE_OVERHEAD + countTextTokens(messageText(m));
+  for (const m of req.messages) {
+    n += MESSAGE_OVERHEAD + measure(messageText(m));
     if (m.name) n += 1;
-    if (m.tool_calls)
-      for (const c of m.tool_calls) n += countTextTokens(c.function.name) + countTextTokens(c.function.arguments);
-    if (m.function_call) n += countTextTokens(m.function_call.name) + countTextTokens(m.function_call.arguments);
+    if (m.tool_calls) for (const c of m.tool_calls) n += measure(c.function.name) + measure(c.function.arguments);
+    if (m.function_call) n += measure(m.function_call.name) + measure(m.function_call.arguments);
   }
+  if (req.tools) n += measure(JSON.stringify(req.tools));
+  if (req.functions) n += measure(JSON.stringify(req.functions));
   return n;
 }
 
 export function countPromptTokens(req: ChatRequest): number {
-  let n = countMessageTokens(req.messages);
-  if (req.tools) n += countTextTokens(JSON.stringify(req.tools));
-  if (req.functions) n += countTextTokens(JSON.stringify(req.functions));
-  return n;
-}
-
-/** Characters of `text` and its framing: countTextTokens never counts more tokens than characters. */
-function charsOf(...texts: Array<string | undefined>): number {
-  let n = 0;
-  for (const t of texts) n += t?.length ?? 0;
-  return n;
+  return promptSize(req, countTextTokens);
 }
 
 /**
@@ -69,13 +64,5 @@ function charsOf(...texts: Array<string | undefined>): number {
  * "does max_tokens fit the context window" for the usual request at the cost of reading string lengths.
  */
 export function promptTokensAtMost(req: ChatRequest): number {
-  let n = REPLY_PRIMING;
-  for (const m of req.messages) {
-    n += MESSAGE_OVERHEAD + messageText(m).length + (m.name ? 1 : 0);
-    for (const c of m.tool_calls ?? []) n += charsOf(c.function.name, c.function.arguments);
-    if (m.function_call) n += charsOf(m.function_call.name, m.function_call.arguments);
-  }
-  if (req.tools) n += JSON.stringify(req.tools).length;
-  if (req.functions) n += JSON.stringify(req.functions).length;
-  return n;
+  return promptSize(req, (text) => text.length);
 }
