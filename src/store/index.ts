@@ -3,6 +3,7 @@ import type { StoreConfig, StoreRetention } from '../config/types';
 import type { Db } from './db';
 import { SqliteDb } from './sqlite-db';
 import { migrate } from './migrate';
+import { META_UPSERT } from './meta';
 import { migrations } from './migrations/index';
 import { AccountRepo } from './accounts';
 import { KeyRepo } from './keys';
@@ -93,10 +94,7 @@ export class Store {
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    await this.db.run(
-      'INSERT INTO gateway_meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-      [key, value, Date.now()],
-    );
+    await this.db.run(META_UPSERT, [key, value, Date.now()]);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { get, run, type Proc, type Step } from './db';
+import { META_UPSERT } from './meta';
 import { num } from './money';
 
 /**
@@ -47,11 +48,7 @@ const ADD_DAILY = `INSERT INTO usage_daily (day, account_id, key_hash, model, pr
   ${SUMS.map((s) => `${s} = usage_daily.${s} + excluded.${s}`).join(', ')}`;
 
 function* setWatermark(value: number, now: number): Generator<Step, void, unknown> {
-  yield* run(
-    'INSERT INTO gateway_meta (key, value, updated_at) VALUES (?, ?, ?) ' +
-      'ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    [WATERMARK, String(value), now],
-  );
+  yield* run(META_UPSERT, [WATERMARK, String(value), now]);
 }
 
 interface RollupArgs {
