@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { SeriesTable, type Sample } from './series-table';
+import { FastMetric, type Sample } from './series-table';
 
 /** One label combination's count. */
 export class CounterSeries {
@@ -16,28 +16,16 @@ export class CounterSeries {
  * A Prometheus counter for the per-request hot path (as FastHistogram): `with(...values).inc(n)`, exported through
  * prom-client's registry in the same text format as its Counter.
  */
-export class FastCounter {
+export class FastCounter extends FastMetric<CounterSeries> {
   readonly type = 'counter';
-  private readonly series: SeriesTable<CounterSeries>;
 
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    labelNames: readonly string[],
-    registry: Registry,
-  ) {
-    this.series = new SeriesTable(labelNames, (labels) => new CounterSeries(labels));
-    registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
+  constructor(name: string, help: string, labelNames: readonly string[], registry: Registry) {
+    super(name, help, labelNames, (labels) => new CounterSeries(labels), registry);
   }
 
-  /** The series for these label values (in labelNames order), made on first use. */
-  with(...values: string[]): CounterSeries {
-    return this.series.with(values);
-  }
-
-  get(): { name: string; help: string; type: string; aggregator: string; values: Sample[] } {
+  protected samples(): Sample[] {
     const values: Sample[] = [];
     for (const s of this.series.all()) values.push({ labels: s.labels, value: s.value, metricName: this.name });
-    return { name: this.name, help: this.help, type: this.type, aggregator: 'sum', values };
+    return values;
   }
 }

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { SeriesTable, type Sample } from './series-table';
+import { FastMetric, type Sample } from './series-table';
 
 /** One label combination's buckets (not cumulative until exported). */
 export class HistogramSeries {
@@ -35,27 +35,20 @@ export class HistogramSeries {
  * closure per call as in prom-client's Histogram. Exported through prom-client's
  * registry in the same text format.
  */
-export class FastHistogram {
+export class FastHistogram extends FastMetric<HistogramSeries> {
   readonly type = 'histogram';
-  private readonly series: SeriesTable<HistogramSeries>;
 
   constructor(
-    readonly name: string,
-    readonly help: string,
+    name: string,
+    help: string,
     labelNames: readonly string[],
     private readonly bounds: readonly number[],
     registry: Registry,
   ) {
-    this.series = new SeriesTable(labelNames, (labels) => new HistogramSeries(labels, bounds));
-    registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
+    super(name, help, labelNames, (labels) => new HistogramSeries(labels, bounds), registry);
   }
 
-  /** The series for these label values (in labelNames order), made on first use. */
-  with(...values: string[]): HistogramSeries {
-    return this.series.with(values);
-  }
-
-  get(): { name: string; help: string; type: string; aggregator: string; values: Sample[] } {
+  protected samples(): Sample[] {
     const values: Sample[] = [];
     for (const s of this.series.all()) {
       let acc = 0;
@@ -67,6 +60,6 @@ export class FastHistogram {
       values.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
       values.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` });
     }
-    return { name: this.name, help: this.help, type: this.type, aggregator: 'sum', values };
+    return values;
   }
 }

@@ -1,3 +1,5 @@
+import type { Registry } from 'prom-client';
+
 /** One exported value, as prom-client's registry formats it. */
 export interface Sample {
   labels: Record<string, string | number>;
@@ -31,5 +33,33 @@ export class SeriesTable<S> {
 
   all(): IterableIterator<S> {
     return this.series.values();
+  }
+}
+
+/** A hot-path metric registered with prom-client's registry: its series by label values, and its exposition. */
+export abstract class FastMetric<S> {
+  abstract readonly type: string;
+  protected readonly series: SeriesTable<S>;
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    labelNames: readonly string[],
+    make: (labels: Readonly<Record<string, string>>) => S,
+    registry: Registry,
+  ) {
+    this.series = new SeriesTable(labelNames, make);
+    registry.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
+  }
+
+  /** The series for these label values (in labelNames order), made on first use. */
+  with(...values: string[]): S {
+    return this.series.with(values);
+  }
+
+  protected abstract samples(): Sample[];
+
+  get(): { name: string; help: string; type: string; aggregator: string; values: Sample[] } {
+    return { name: this.name, help: this.help, type: this.type, aggregator: 'sum', values: this.samples() };
   }
 }
