@@ -1,5 +1,6 @@
 import { randomId } from '../ids';
 import { spelled, type Db } from './db';
+import { columnsWithHeld } from './holds';
 import { num } from './money';
 
 export interface Account {
@@ -28,12 +29,12 @@ interface AccountRow {
 }
 
 /** The columns of an account; on SQLite `reserved` adds the credit its engine holds (src/store/holds.ts). */
-const FIRST = 'id, name, email, credits, usage';
-const LAST = 'custom_pricing, created_at, updated_at';
-const COLUMNS = {
-  sqlite: `${FIRST}, reserved + gw_held('account', id) AS reserved, ${LAST}`,
-  postgres: `${FIRST}, reserved, ${LAST}`,
-};
+const COLUMNS = columnsWithHeld(
+  'id, name, email, credits, usage',
+  'account',
+  'id',
+  'custom_pricing, created_at, updated_at',
+);
 const BY_ID = spelled((d) => `SELECT ${COLUMNS[d]} FROM accounts WHERE id = ?`);
 
 function toAccount(r: AccountRow): Account {

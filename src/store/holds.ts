@@ -1,4 +1,5 @@
 import { randomId } from '../ids';
+import type { Dialect } from './db';
 
 /** One request's credit reservation, held in the SQLite engine's memory until it settles. */
 export interface Hold {
@@ -89,4 +90,20 @@ function bump(m: Map<string, number>, k: string, by: number): void {
   const v = (m.get(k) ?? 0) + by;
   if (v === 0) m.delete(k);
   else m.set(k, v);
+}
+
+/**
+ * A repository's column list with `reserved` between `before` and `after`: on SQLite the column plus what the engine
+ * holds against the row (`gw_held(scope, idColumn)`), elsewhere the column alone.
+ */
+export function columnsWithHeld(
+  before: string,
+  scope: 'account' | 'key',
+  idColumn: string,
+  after: string,
+): Record<Dialect, string> {
+  return {
+    sqlite: `${before}, reserved + gw_held('${scope}', ${idColumn}) AS reserved, ${after}`,
+    postgres: `${before}, reserved, ${after}`,
+  };
 }

@@ -1,4 +1,5 @@
 import { spelled, type Db, type Param } from './db';
+import { columnsWithHeld } from './holds';
 import { num, numOrNull } from './money';
 
 export type LimitReset = 'daily' | 'weekly' | 'monthly';
@@ -41,12 +42,12 @@ interface KeyRow {
 }
 
 /** The columns of a key; on SQLite `reserved` adds the credit its engine holds (src/store/holds.ts). */
-const FIRST = 'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage';
-const LAST = 'disabled, expires_at, leaked_at, created_at, updated_at';
-const COLUMNS = {
-  sqlite: `${FIRST}, reserved + gw_held('key', hash) AS reserved, ${LAST}`,
-  postgres: `${FIRST}, reserved, ${LAST}`,
-};
+const COLUMNS = columnsWithHeld(
+  'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage',
+  'key',
+  'hash',
+  'disabled, expires_at, leaked_at, created_at, updated_at',
+);
 const BY_HASH = spelled((d) => `SELECT ${COLUMNS[d]} FROM api_keys WHERE hash = ?`);
 
 function toKey(r: KeyRow): ApiKey {
