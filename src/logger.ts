@@ -80,8 +80,9 @@ export function accessLogger(logger: Logger): (line: AccessLine) => void {
     const key = l.key === undefined ? '' : `,"key":${json(l.key)}`;
     if (
       lines.push(
-        `{"level":${level},"time":${Date.now()}${bindings},"requestId":${json(l.requestId)},"method":${json(l.method)}` +
-          `,"path":${json(l.path)},"status":${l.status},"ms":${l.ms}${model}${key},"msg":"request"}\n`,
+        `{"level":${level},"time":${Date.now()}${bindings},"requestId":${json(l.requestId)}` +
+          `,"method":${json(l.method)},"path":${json(l.path)},"status":${l.status},"ms":${l.ms}` +
+          `${model}${key},"msg":"request"}\n`,
       ) === 1
     )
       setImmediate(write);

@@ -19,7 +19,10 @@ import { planReservation } from './reservation';
 import { chargeFor, type Charge } from './usage-check';
 
 export interface CreditConfig {
-  /** Release reservations this old at start-up and every minute (a crashed replica's); 0 = the request timeout cap plus a minute. */
+  /**
+   * Release reservations this old at start-up and every minute (a crashed replica's); 0 = the request timeout cap plus
+   * a minute.
+   */
   stale_reservation_ms: number;
 }
 
@@ -36,7 +39,9 @@ function completionUsage(body: ChatCompletion, countPrompt: () => number): Usage
   return { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
 }
 
-/** Write the checked counts and the cost onto the usage object the client gets (in place: the stream writer holds it). */
+/**
+ * Write the checked counts and the cost onto the usage object the client gets (in place: the stream writer holds it).
+ */
 function showCharge(target: Usage, c: Charge): void {
   target.prompt_tokens = c.usage.prompt_tokens;
   target.completion_tokens = c.usage.completion_tokens;
@@ -56,7 +61,8 @@ function checkChainOrder(names: readonly string[]): void {
         {
           pointer: `/plugins/${fallback}`,
           message:
-            "plugin 'fallback' must come before 'credit': credit reserves for every attempt of the plan fallback writes",
+            "plugin 'fallback' must come before 'credit': " +
+            'credit reserves for every attempt of the plan fallback writes',
         },
       ],
       'plugins',
@@ -195,7 +201,8 @@ export default definePlugin<CreditConfig>({
           const key = await store.keys.get(principal.keyHash);
           if (key?.limit !== null && key?.limit !== undefined) {
             throw errors.invalidRequest(
-              `${planned.unbounded.param} has no known token maximum on model '${planned.unbounded.model.id}', so a key with a credit limit cannot send it`,
+              `${planned.unbounded.param} has no known token maximum on model '${planned.unbounded.model.id}', ` +
+                'so a key with a credit limit cannot send it',
               planned.unbounded.param,
               'unbounded_item',
             );
@@ -207,11 +214,13 @@ export default definePlugin<CreditConfig>({
           throw r.limit === 'account'
             ? errors.insufficientCredits(
                 'insufficient_account_credits',
-                `The account's credit does not cover this request (at most ${most} credits; ${fromNano(r.available)} available). Add credit or lower max_tokens.`,
+                `The account's credit does not cover this request (at most ${most} credits; ${fromNano(r.available)} ` +
+                  `available). Add credit or lower max_tokens.`,
               )
             : errors.insufficientCredits(
                 'key_limit_exceeded',
-                `This key's credit limit does not cover this request (at most ${most} credits; ${fromNano(r.available)} left in its limit). Raise the limit or lower max_tokens.`,
+                `This key's credit limit does not cover this request (at most ${most} credits; ` +
+                  `${fromNano(r.available)} left in its limit). Raise the limit or lower max_tokens.`,
               );
         }
         openBatch(s.extensions); // writes of plugins inside (storage) commit with the settlement

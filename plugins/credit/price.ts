@@ -43,7 +43,10 @@ export function effectivePrice(base: Price, options: Record<string, unknown>, cu
     : { ...base, prompt: Math.max(input, base.prompt), completion: Math.max(output, base.completion) };
 }
 
-/** The most a prompt token can cost (a cache write, or an odd operator's cache read, may cost more than a plain prompt token). */
+/**
+ * The most a prompt token can cost (a cache write, or an odd operator's cache read, may cost more than a plain prompt
+ * token).
+ */
 export function maxPromptPrice(price: Price): number {
   return Math.max(price.prompt, price.cacheWrite ?? 0, price.cacheRead ?? 0);
 }

@@ -6,7 +6,9 @@ import { combine } from './chat-request';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
 
-/** Compile a body schema once; the returned reader parses (64 KB limit) and validates, with every problem in one 400. */
+/**
+ * Compile a body schema once; the returned reader parses (64 KB limit) and validates, with every problem in one 400.
+ */
 export function bodyReader<T>(schema: Record<string, unknown>): (ctx: Koa.Context) => Promise<T> {
   const validate: ValidateFunction = ajv.compile(schema);
   return async (ctx) => {

@@ -83,7 +83,10 @@ function prefix(seg: string, rest: string[]): string[] {
   return rest.length >= 3 ? [seg, ...rest.slice(0, 2), '…'] : [seg, ...rest];
 }
 
-/** The body's chunks, failing with 413 as soon as they pass the limit. Events, not `for await`: it is measurably cheaper per request. */
+/**
+ * The body's chunks, failing with 413 as soon as they pass the limit. Events, not `for await`: it is measurably cheaper
+ * per request.
+ */
 function collect(req: IncomingMessage, limit: number, limitText: string): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];

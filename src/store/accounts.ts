@@ -64,7 +64,8 @@ export class AccountRepo {
     const now = Date.now();
     const id = randomId('acct_');
     await this.db.run(
-      'INSERT INTO accounts (id, name, email, credits, usage, reserved, custom_pricing, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)',
+      'INSERT INTO accounts (id, name, email, credits, usage, reserved, custom_pricing, created_at, updated_at) ' +
+        'VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)',
       [id, input.name, input.email ?? null, input.credits ?? 0, input.customPricing ? 1 : 0, now, now],
     );
     return (await this.get(id)) as Account;

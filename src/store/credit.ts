@@ -135,15 +135,21 @@ interface SettleArgs {
  * Charge a held reservation's key: the window's reset (when it rolled over since the hold was made) and the charge in
  * one statement. Params: window starts x3 (at the hold's time) twice, then x3 again, cost, cost, hash.
  */
-const KEY_CHARGE_HELD = `UPDATE api_keys SET window_start = CASE WHEN ${ROLLED} THEN ${WINDOW_START} ELSE window_start END,
+const KEY_CHARGE_HELD = `UPDATE api_keys
+  SET window_start = CASE WHEN ${ROLLED} THEN ${WINDOW_START} ELSE window_start END,
   window_usage = ${WINDOW_USAGE} + ?, usage = usage + ? WHERE hash = ?`;
 
-/** A reservation as the settlement finds it: a hold of the SQLite engine, or a row (PostgreSQL, or left by an older version). */
+/**
+ * A reservation as the settlement finds it: a hold of the SQLite engine, or a row (PostgreSQL, or left by an older
+ * version).
+ */
 interface Reserved {
   accountId: string;
   keyHash: string | null;
   amount: number;
-  /** When it was made (a hold's), for the key's limit window; null for a row (its window was reset when it was made). */
+  /**
+   * When it was made (a hold's), for the key's limit window; null for a row (its window was reset when it was made).
+   */
   at: number | null;
 }
 
@@ -189,12 +195,14 @@ export const settleProc: Proc<SettleArgs, boolean> = {
       yield* run(KEY_CHARGE_HELD, [...ws, ...ws, ...ws, cost, cost, r.keyHash]);
     } else if (r.keyHash)
       yield* run(
-        'UPDATE api_keys SET reserved = reserved - ?, usage = usage + ?, window_usage = window_usage + ? WHERE hash = ?',
+        'UPDATE api_keys SET reserved = reserved - ?, usage = usage + ?, window_usage = window_usage + ? ' +
+          'WHERE hash = ?',
         [unreserve, cost, cost, r.keyHash],
       );
     if (cost !== 0) {
       yield* run(
-        'INSERT INTO credit_ledger (id, account_id, key_hash, generation_id, kind, amount, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO credit_ledger (id, account_id, key_hash, generation_id, kind, amount, created_at) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?)',
         [orderedId('led_'), r.accountId, r.keyHash, generation?.id ?? null, 'charge', cost, now],
       );
     }

@@ -57,7 +57,9 @@ export interface Proc<A, R> {
   /** Key in the registry (src/store/procedures.ts) by which the worker finds it. */
   name: string;
   body: ProcBody<A, R>;
-  /** Applying it twice changes nothing more than once (so a driver may repeat it when a COMMIT's outcome is unknown). */
+  /**
+   * Applying it twice changes nothing more than once (so a driver may repeat it when a COMMIT's outcome is unknown).
+   */
   idempotent?: boolean;
   /**
    * It writes nothing to the database (it reads, and may change the engine's holds): the SQLite engine runs it as

@@ -32,7 +32,11 @@ export interface Generation {
 }
 
 export const GENERATION_INSERT =
-  'INSERT INTO generations (id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, cost, latency_ms, ttft_ms, finish_reason, streamed, cancelled, status, error_code, app_referer, app_title, end_user, metadata, created_at, cache_write_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO generations (id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, ' +
+  'cached_tokens, reasoning_tokens, cost, latency_ms, ttft_ms, finish_reason, streamed, cancelled, status, ' +
+  'error_code, ' +
+  'app_referer, app_title, end_user, metadata, created_at, cache_write_tokens) ' +
+  'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 export function generationParams(g: Generation): Param[] {
   return [
@@ -147,7 +151,8 @@ export class GenerationRepo {
     params.push(opts.limit);
     return (
       await this.db.all<Row>(
-        `SELECT * FROM generations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC LIMIT ?`,
+        `SELECT * FROM generations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ` +
+          'ORDER BY created_at DESC LIMIT ?',
         params,
       )
     ).map(toGeneration);
@@ -168,7 +173,8 @@ export class GenerationRepo {
     since: number,
   ): Promise<Array<{ referer: string | null; title: string | null; model: string; requests: number; tokens: number }>> {
     const rows = await this.db.all<Row>(
-      'SELECT app_referer, app_title, model, COUNT(*) AS requests, SUM(prompt_tokens + completion_tokens) AS tokens FROM generations WHERE created_at >= ? GROUP BY app_referer, app_title, model ORDER BY tokens DESC',
+      'SELECT app_referer, app_title, model, COUNT(*) AS requests, SUM(prompt_tokens + completion_tokens) AS tokens ' +
+        'FROM generations WHERE created_at >= ? GROUP BY app_referer, app_title, model ORDER BY tokens DESC',
       [since],
     );
     return rows.map((r) => ({

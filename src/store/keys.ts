@@ -111,7 +111,9 @@ export class KeyRepo {
   }): Promise<ApiKey> {
     const now = Date.now();
     await this.db.run(
-      'INSERT INTO api_keys (hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage, reserved, disabled, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?, ?, ?)',
+      'INSERT INTO api_keys (hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, ' +
+        'usage, reserved, disabled, expires_at, created_at, updated_at) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?, ?, ?)',
       [
         input.hash,
         input.accountId,

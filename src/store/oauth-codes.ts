@@ -17,7 +17,8 @@ export class OAuthCodeRepo {
   async create(codeHash: string, c: OAuthCode, ttlMs: number): Promise<void> {
     const now = Date.now();
     await this.db.run(
-      'INSERT INTO oauth_codes (code_hash, account_id, challenge, method, site, credit_limit, expires_at, used, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)',
+      'INSERT INTO oauth_codes (code_hash, account_id, challenge, method, site, credit_limit, expires_at, used, ' +
+        'created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)',
       [codeHash, c.accountId, c.challenge, c.method, c.site, c.limit, now + ttlMs, now],
     );
   }
@@ -32,7 +33,8 @@ export const consumeProc: Proc<{ codeHash: string; now: number }, OAuthCode | nu
   name: 'oauth.consume',
   *body({ codeHash, now }) {
     const r = yield* get<Record<string, unknown>>(
-      'SELECT account_id, challenge, method, site, credit_limit FROM oauth_codes WHERE code_hash = ? AND used = 0 AND expires_at > ?',
+      'SELECT account_id, challenge, method, site, credit_limit FROM oauth_codes WHERE code_hash = ? AND used = 0 ' +
+        'AND expires_at > ?',
       [codeHash, now],
     );
     if (!r) return null;

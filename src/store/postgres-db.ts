@@ -53,6 +53,19 @@ export interface PostgresOptions {
 /** The application_name of every session, so operators (and tests) can find the gateway's backends. */
 export const APPLICATION_NAME = 'model-gateway';
 
+/** pg's own messages for a connection that is gone or never came. */
+const LOST_CONNECTION = new RegExp(
+  [
+    'Connection terminated',
+    'Query read timeout',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+    'not queryable',
+    'connection timeout',
+  ].join('|'),
+  'i',
+);
+
 /** SQLSTATE classes and socket errors that mean "the database is not reachable", not "this statement failed". */
 export function isConnectionError(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
@@ -61,15 +74,15 @@ export function isConnectionError(e: unknown): boolean {
     if (/^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH|AI_AGAIN)$/.test(code)) return true;
   }
   const message = e instanceof Error ? e.message : '';
-  return /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|connection timeout/i.test(
-    message,
-  );
+  return LOST_CONNECTION.test(message);
 }
 
 /** query_timeout per query is honoured by pg though its types do not list it. */
 const PING = { text: 'SELECT 1', query_timeout: 1000 } as QueryConfig;
 
-/** How long safe work is repeated on fresh connections after its connection was lost, while the database still answers. */
+/**
+ * How long safe work is repeated on fresh connections after its connection was lost, while the database still answers.
+ */
 const RETRY_WINDOW_MS = 10_000;
 
 /** An error the server itself sent (it carries a SQLSTATE), as opposed to silence or a refused socket. */
@@ -193,7 +206,8 @@ export class PostgresDb implements Db {
         if (!isConnectionError(e)) throw e;
         this.lost(e);
         if (Date.now() >= until || !safe(committing)) throw this.unavailableError();
-        // Terminated sessions (a failover, a restart) come back at once; a dead database is marked down by the probe and ends this loop.
+        // Terminated sessions (a failover, a restart) come back at once; a dead database is marked down by the probe
+        // and ends this loop.
         await new Promise((r) => setTimeout(r, Math.min(100, 5 * (tries + 1))));
       }
     }
@@ -255,7 +269,9 @@ export class PostgresDb implements Db {
       ),
     );
   }
-  /** A transaction lost before COMMIT was sent left nothing behind: it runs again; after, only an idempotent one does. */
+  /**
+   * A transaction lost before COMMIT was sent left nothing behind: it runs again; after, only an idempotent one does.
+   */
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
     return observed(this, 'tx', async () => {
       try {

@@ -16,7 +16,10 @@ export interface StoredResponse {
 /** The upsert that stores `r`, for put() or for the request's one transaction (request-batch.ts). */
 export function putStatement(r: StoredResponse): PendingWrite {
   return {
-    sql: 'INSERT INTO responses (id, account_id, model, status, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body, expires_at = excluded.expires_at',
+    sql:
+      'INSERT INTO responses (id, account_id, model, status, body, created_at, expires_at) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body, ' +
+      'expires_at = excluded.expires_at',
     params: [r.id, r.accountId, r.model, r.status, JSON.stringify(r.body), r.createdAt, r.expiresAt],
   };
 }
@@ -57,7 +60,8 @@ export class ResponseRepo {
   async deleteExpired(batch: number, now = Date.now()): Promise<number> {
     return (
       await this.db.run(
-        'DELETE FROM responses WHERE id IN (SELECT id FROM responses WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)',
+        'DELETE FROM responses WHERE id IN ' +
+          '(SELECT id FROM responses WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)',
         [now, batch],
       )
     ).changes;

@@ -32,7 +32,9 @@ export interface StoreStats {
   walBytes: number;
   /** Requests recorded (generation records kept). */
   requests: number;
-  /** Bytes per 1,000 requests: on average over what is kept, and since the previous `db stats` (null the first time). */
+  /**
+   * Bytes per 1,000 requests: on average over what is kept, and since the previous `db stats` (null the first time).
+   */
   perThousand: {
     average: number | null;
     sinceLast: number | null;
@@ -62,7 +64,8 @@ async function tableBytes(store: Store, tables: string[]): Promise<Map<string, n
   }
   // dbstat names tables and indexes; an index's pages count for its table.
   const rows = await store.db.all<{ tbl: string | null; name: string; b: unknown }>(
-    'SELECT m.tbl_name AS tbl, s.name AS name, SUM(s.pgsize) AS b FROM dbstat s LEFT JOIN sqlite_master m ON m.name = s.name GROUP BY s.name',
+    'SELECT m.tbl_name AS tbl, s.name AS name, SUM(s.pgsize) AS b ' +
+      'FROM dbstat s LEFT JOIN sqlite_master m ON m.name = s.name GROUP BY s.name',
   );
   for (const r of rows) out.set(r.tbl ?? r.name, (out.get(r.tbl ?? r.name) ?? 0) + num(r.b));
   return out;

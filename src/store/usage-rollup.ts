@@ -40,7 +40,8 @@ const ADD_ACCOUNTS = `INSERT INTO usage_daily_accounts (day, account_id, ${SUMS.
   ON CONFLICT (day, account_id) DO UPDATE SET
   ${SUMS.map((s) => `${s} = usage_daily_accounts.${s} + excluded.${s}`).join(', ')}`;
 
-const ADD_DAILY = `INSERT INTO usage_daily (day, account_id, key_hash, model, provider, deployment, app, ${SUMS.join(', ')})
+const ADD_DAILY = `INSERT INTO usage_daily
+  (day, account_id, key_hash, model, provider, deployment, app, ${SUMS.join(', ')})
   SELECT day, account_id, key_hash, model, provider, deployment, app, ${SUM_EACH}
   FROM (SELECT ${FROM_GENERATIONS} FROM generations WHERE created_at > ? AND created_at <= ?) g
   WHERE true GROUP BY day, account_id, key_hash, model, provider, deployment, app

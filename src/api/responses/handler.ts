@@ -23,7 +23,10 @@ export interface ResponsesDeps extends ChatDeps {
 /** The account that owns responses made without the auth plugin (as the storage plugin's routes see it). */
 const ANONYMOUS = 'anonymous';
 
-/** The stored conversation a previous_response_id continues: its input items, then its output. 404 when not the caller's. */
+/**
+ * The stored conversation a previous_response_id continues: its input items, then its output. 404 when not the
+ * caller's.
+ */
 async function previousItems(ctx: GatewayContext, deps: ResponsesDeps, id: unknown): Promise<InputItem[]> {
   if (typeof id !== 'string' || id.length === 0)
     throw errors.invalidRequest('previous_response_id must be a response id', 'previous_response_id', 'invalid_type');

@@ -51,7 +51,8 @@ function part(p: InputContent, at: string): ContentPart {
   if (p.type === 'input_image' && typeof p.image_url === 'string')
     return { type: 'image_url', image_url: { url: p.image_url, ...(p.detail ? { detail: p.detail } : {}) } };
   throw errors.invalidRequest(
-    `${at}: content parts of type '${String((p as { type?: unknown }).type)}' are not supported here (input_text, input_image with image_url, output_text)`,
+    `${at}: content parts of type '${String((p as { type?: unknown }).type)}' are not supported here ` +
+      '(input_text, input_image with image_url, output_text)',
     at,
     'unsupported_content',
   );
@@ -111,7 +112,8 @@ export function itemsToMessages(items: InputItem[]): ChatMessage[] {
       out.push({ role: 'tool', tool_call_id: o.call_id, content: textOf(o.output, `${at}.output`) });
     } else if (type !== 'reasoning') {
       throw errors.invalidRequest(
-        `${at}: items of type '${String(type)}' are not supported (message, function_call, function_call_output, reasoning)`,
+        `${at}: items of type '${String(type)}' are not supported ` +
+          '(message, function_call, function_call_output, reasoning)',
         `${at}.type`,
         'unsupported_item',
       );
