@@ -1,10 +1,11 @@
 import { orderedId, randomId } from '../ids';
 import { get, Rollback, run, type Db, type Proc, type Step } from './db';
 import type { Hold, HoldBook } from './holds';
-import { windowStart } from './keys';
+import { windowStart, type LimitReset } from './keys';
 import { GENERATION_INSERT, generationParams, type Generation } from './generations';
-import { num } from './money';
+import { num, numOrNull } from './money';
 import type { PendingWrite } from './request-batch';
+import { LocalCredit, type CountsWrites } from './local-credit';
 
 /** Usage beyond what the request reserved: `amount` nano-credits the operator carries, and why. */
 export interface Overrun {
@@ -87,34 +88,97 @@ export const reserveProc: Proc<ReserveArgs, ReserveResult> = {
   },
 };
 
+/** A key's credit limit as committed: what its free credit at any moment follows from. */
+export interface KeyCredit {
+  /** nano-credits per window; null: no limit */
+  limit: number | null;
+  reset: LimitReset | null;
+  windowStart: number;
+  windowUsage: number;
+  /** reservation rows (PostgreSQL's, or an older version's), not holds */
+  reserved: number;
+}
+
 /**
- * Reserve as reserveProc does, as a hold in the SQLite engine's memory (src/store/holds.ts): it reads the account and
- * the key, and writes nothing, so it answers without waiting for a commit.
+ * An account's and a key's credit as the SQLite engine had committed it, for the holds the main thread makes
+ * (src/store/local-credit.ts).
  */
-export const holdProc: Proc<ReserveArgs, ReserveResult> = {
-  name: 'credit.hold',
+export interface CommittedCredit {
+  /** The engine's order of its readings: a larger number was read later. */
+  seq: number;
+  /** PRAGMA data_version of the engine's connection: it moves when another process commits to the file. */
+  version: number;
+  /** The engine's HoldBook (a new one after its worker thread died). */
+  book: string;
+  accountId: string;
+  /** credits - usage - reserved rows; null: there is no such account */
+  account: number | null;
+  keyHash: string | null;
+  /** null: no key, or no such key */
+  key: KeyCredit | null;
+}
+
+function* readCommitted(
+  accountId: string,
+  keyHash: string | null,
+  holds: HoldBook,
+): Generator<Step, CommittedCredit, unknown> {
+  const a = yield* get<{ free: unknown }>('SELECT credits - usage - reserved AS free FROM accounts WHERE id = ?', [
+    accountId,
+  ]);
+  const k = keyHash
+    ? yield* get<{
+        credit_limit: unknown;
+        limit_reset: LimitReset | null;
+        window_start: unknown;
+        window_usage: unknown;
+        reserved: unknown;
+      }>('SELECT credit_limit, limit_reset, window_start, window_usage, reserved FROM api_keys WHERE hash = ?', [
+        keyHash,
+      ])
+    : undefined;
+  const v = yield* get<{ data_version: unknown }>('PRAGMA data_version');
+  return {
+    seq: holds.tick(),
+    version: num(v?.data_version),
+    book: holds.id,
+    accountId,
+    account: a ? num(a.free) : null,
+    keyHash,
+    key: k
+      ? {
+          limit: numOrNull(k.credit_limit),
+          reset: k.limit_reset,
+          windowStart: num(k.window_start),
+          windowUsage: num(k.window_usage),
+          reserved: num(k.reserved),
+        }
+      : null,
+  };
+}
+
+/** Read an account's and a key's committed credit (SQLite engine only): the main thread decides on its holds. */
+export const committedProc: Proc<{ accountId: string; keyHash: string | null }, CommittedCredit> = {
+  name: 'credit.committed',
   readOnly: true,
-  *body({ id, accountId, keyHash, amount, now }, holds) {
-    if (!holds) throw new Error('credit.hold runs in the SQLite engine only');
-    const a = yield* get<{ free: unknown }>(
-      "SELECT credits - usage - reserved - gw_held('account', id) AS free FROM accounts WHERE id = ?",
-      [accountId],
-    );
-    const accountFree = num(a?.free);
-    if (!a || accountFree < amount)
-      throw new Rollback<ReserveResult>({ ok: false, limit: 'account', available: Math.max(0, accountFree) });
-    if (keyHash) {
-      const k = yield* get<{ free: unknown }>(
-        `SELECT credit_limit - ${WINDOW_USAGE} - reserved - gw_held('key', hash) AS free FROM api_keys WHERE hash = ?`,
-        [...windowStarts(now), keyHash],
-      );
-      // NULL: the key has no credit limit.
-      const keyFree = k?.free === null ? Infinity : num(k?.free);
-      if (!k || keyFree < amount)
-        throw new Rollback<ReserveResult>({ ok: false, limit: 'key', available: Math.max(0, keyFree) });
-    }
-    holds.hold({ id, accountId, keyHash, amount, createdAt: now });
-    return { ok: true, id, book: holds.id };
+  *body({ accountId, keyHash }, holds) {
+    if (!holds) throw new Error('credit.committed runs in the SQLite engine only');
+    return yield* readCommitted(accountId, keyHash, holds);
+  },
+};
+
+/**
+ * Enter a hold the main thread made into the engine's book, unchecked (the main thread checked it): SQL reads it as
+ * `gw_held`, and the settlement takes it off.
+ */
+export const noteHoldProc: Proc<Hold, null> = {
+  name: 'credit.note-hold',
+  readOnly: true,
+  // eslint-disable-next-line require-yield
+  *body(h, holds) {
+    if (!holds) throw new Error('credit.note-hold runs in the SQLite engine only');
+    holds.hold(h);
+    return null;
   },
 };
 
@@ -168,14 +232,22 @@ function* takeReservation(
   return r && { accountId: r.account_id, keyHash: r.key_hash, amount: num(r.amount), at: null };
 }
 
-/** Release a reservation, charge the cost (ledger row) and write the generation record; false when already settled. */
-export const settleProc: Proc<SettleArgs, boolean> = {
+export interface SettleResult {
+  /** false: it had been settled before */
+  settled: boolean;
+  /** On SQLite, the account's and key's credit as this settlement leaves it. */
+  committed: CommittedCredit | null;
+}
+
+/** Release a reservation, charge the cost (ledger row) and write the generation record. */
+export const settleProc: Proc<SettleArgs, SettleResult> = {
   name: 'credit.settle',
   idempotent: true, // the reservation is gone after the first
+  reportsCredit: true,
   *body({ reservationId, charge, generation, overrun, now, writes, made }, holds) {
     for (const w of writes) yield* run(w.sql, w.params);
     const r = yield* takeReservation(reservationId, holds, made);
-    if (!r) return false;
+    if (!r) return { settled: false, committed: null };
     const reserved = r.amount;
     // The last line of defence: nothing is charged beyond what was reserved (the rest is an overrun).
     const valid = Number.isSafeInteger(charge) && charge >= 0;
@@ -215,7 +287,7 @@ export const settleProc: Proc<SettleArgs, boolean> = {
           generation.id,
         ]);
     }
-    return true;
+    return { settled: true, committed: holds ? yield* readCommitted(r.accountId, r.keyHash, holds) : null };
   },
 };
 
@@ -240,18 +312,16 @@ export const countHoldsProc: Proc<{ accountId?: string }, number> = {
 };
 
 export class CreditRepo {
-  /** SQLite: the holds this process made and has not settled, by id (a worker thread that dies loses its book). */
-  private readonly made = new Map<string, Hold & { book: string }>();
+  /** SQLite: holds decided on this thread (src/store/local-credit.ts); PostgreSQL's replicas share rows. */
+  private readonly local: LocalCredit | null;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.local = db.dialect === 'sqlite' && 'foreignWrites' in db ? new LocalCredit(db as Db & CountsWrites) : null;
+  }
 
-  async reserve(accountId: string, keyHash: string | null, amount: number, now = Date.now()): Promise<ReserveResult> {
-    // SQLite's one writer holds reservations in memory; PostgreSQL's replicas share them as rows.
-    if (this.db.dialect !== 'sqlite')
-      return this.db.call(reserveProc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
-    const r = await this.db.call(holdProc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
-    if (r.ok && r.book) this.made.set(r.id, { id: r.id, accountId, keyHash, amount, createdAt: now, book: r.book });
-    return r;
+  reserve(accountId: string, keyHash: string | null, amount: number, now = Date.now()): Promise<ReserveResult> {
+    if (this.local) return this.local.reserve(accountId, keyHash, amount, now);
+    return this.db.call(reserveProc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
   }
 
   /**
@@ -266,11 +336,13 @@ export class CreditRepo {
     overrun: Overrun | null = null,
     writes: PendingWrite[] = [],
   ): Promise<boolean> {
-    const made = this.made.get(reservationId) ?? null;
+    const made = this.local?.made(reservationId) ?? null;
     const args = { reservationId, charge, generation, overrun, now: Date.now(), writes, made };
-    const settled = await this.db.call(settleProc, args);
-    this.made.delete(reservationId); // after it committed: a settlement that failed keeps its hold, and may be retried
-    return settled;
+    const epoch = this.local?.epoch() ?? 0;
+    const r = await this.db.call(settleProc, args);
+    // After it committed: a settlement that failed keeps its hold, and may be retried.
+    this.local?.settled(reservationId, r.committed, epoch);
+    return r.settled;
   }
 
   /** The overrun recorded on a generation (nano-credits beyond its reservation, and why), if any. */
@@ -290,7 +362,7 @@ export class CreditRepo {
     ]);
     const held = this.db.dialect === 'sqlite' ? await this.db.call(staleHoldsProc, { before }) : [];
     // And holds of a book that died with its worker thread, as this process made them.
-    const made = [...this.made.values()].filter((h) => h.createdAt <= before).map((h) => h.id);
+    const made = this.local?.olderThan(before) ?? [];
     let n = 0;
     for (const id of new Set([...rows.map((r) => r.id), ...held, ...made])) if (await this.settle(id, 0, null)) n++;
     return n;

@@ -66,6 +66,11 @@ export interface Proc<A, R> {
    * soon as it arrives instead of in the next group commit, so nobody waits for a commit it does not need.
    */
   readOnly?: boolean;
+  /**
+   * What it changes of accounts' and keys' credit it reports in its result, so it leaves what the main thread knows
+   * of their credit (src/store/local-credit.ts) as it was; any other write makes the main thread read credit again.
+   */
+  reportsCredit?: boolean;
 }
 
 /** Throw from a procedure to roll it back and answer `value` (an expected refusal, not a failure). */

@@ -27,6 +27,7 @@ export class HoldBook {
   private readonly accounts = new Map<string, number>();
   private readonly keys = new Map<string, number>();
   private journal: Array<() => void> = [];
+  private clock = 0;
 
   hold(h: Hold): void {
     if (this.byId.has(h.id)) throw new Error(`reservation '${h.id}' is already held`);
@@ -41,6 +42,15 @@ export class HoldBook {
     this.drop(h);
     this.journal.push(() => this.add(h));
     return h;
+  }
+
+  /** The next number of this book's clock, which orders what the engine reports of committed credit. */
+  tick(): number {
+    return ++this.clock;
+  }
+
+  get(id: string): Hold | undefined {
+    return this.byId.get(id);
   }
 
   /** nano-credits held against an account or a key. */

@@ -1,12 +1,13 @@
 import type { Proc } from './db';
-import { countHoldsProc, holdProc, reserveProc, settleProc, staleHoldsProc } from './credit';
+import { committedProc, countHoldsProc, noteHoldProc, reserveProc, settleProc, staleHoldsProc } from './credit';
 import { consumeProc } from './oauth-codes';
 import { rollupStepProc } from './usage-rollup';
 
 /** Every procedure by name: the SQLite worker finds what Db.call() names here. Add new ones to this list. */
 const list = [
   reserveProc,
-  holdProc,
+  committedProc,
+  noteHoldProc,
   settleProc,
   staleHoldsProc,
   countHoldsProc,

@@ -151,6 +151,21 @@ export class SqliteDb implements Db {
   observer?: DbObserver;
   private readonly link: EngineLink;
   private txTail: Promise<unknown> = Promise.resolve();
+  private writes = 0;
+
+  /**
+   * How many writes other than credit settlements have finished (committed or not): what the main thread knows of
+   * credit (src/store/local-credit.ts) from before the latest of them is read again.
+   */
+  get foreignWrites(): number {
+    return this.writes;
+  }
+
+  private counted<T>(p: Promise<T>): Promise<T> {
+    const done = () => void this.writes++;
+    p.then(done, done);
+    return p;
+  }
 
   constructor(path: string) {
     this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path);
@@ -177,25 +192,24 @@ export class SqliteDb implements Db {
     );
   }
   run(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
-    return observed(
-      this,
-      'run',
-      () =>
-        this.link.request({ op: 'write', sql: pick(sql, 'sqlite'), params: toSqlite(params) }) as Promise<RunResult>,
-    );
+    const req: EngineRequest = { op: 'write', sql: pick(sql, 'sqlite'), params: toSqlite(params) };
+    return observed(this, 'run', () => this.counted(this.link.request(req) as Promise<RunResult>));
   }
   write(sql: Sql, params: readonly Param[] = []): Promise<RunResult> {
     return this.run(sql, params);
   }
   async exec(sql: Sql): Promise<void> {
-    await this.link.request({ op: 'exec', sql: pick(sql, 'sqlite') });
+    await this.counted(this.link.request({ op: 'exec', sql: pick(sql, 'sqlite') }));
   }
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
-    return observed(this, 'tx', () => this.link.request({ op: 'proc', name: proc.name, args }) as Promise<R>);
+    return observed(this, 'tx', () => {
+      const out = this.link.request({ op: 'proc', name: proc.name, args }) as Promise<R>;
+      return proc.readOnly || proc.reportsCredit ? out : this.counted(out);
+    });
   }
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     // One driven transaction at a time; each waits for the one before it.
-    const out = this.txTail.then(() => observed(this, 'tx', () => this.driven(fn)));
+    const out = this.txTail.then(() => observed(this, 'tx', () => this.counted(this.driven(fn))));
     this.txTail = out.catch(() => undefined);
     return out;
   }
