@@ -29,6 +29,8 @@ export type MadeHold = Hold & { book: string };
  * is seen at the next reading of any balance, or after this long.
  */
 const FRESH_MS = 1000;
+/** Known balances kept before the stale ones are swept out. */
+const PRUNE_ABOVE = 10_000;
 
 /** A key's free credit at `now` (its window may have rolled over since it was read). */
 function keyFree(k: KeyCredit, now: number): number {
@@ -58,6 +60,7 @@ export class LocalCredit {
   private newest = 0;
   private floor = 0;
   private readonly deadBooks = new Set<string>();
+  private pruned = 0;
 
   constructor(private readonly db: Db & CountsWrites) {}
 
@@ -113,8 +116,16 @@ export class LocalCredit {
     } else if (c.seq < this.floor && !force) return;
     this.newest = Math.max(this.newest, c.seq);
     const at = Date.now();
+    if (this.accounts.size + this.keys.size > PRUNE_ABOVE && at - this.pruned > FRESH_MS) this.prune(at);
     put(this.accounts, c.accountId, { value: c.account, seq: c.seq, at, epoch });
     if (c.keyHash !== null) put(this.keys, c.keyHash, { value: c.key, seq: c.seq, at, epoch });
+  }
+
+  /** Forget balances too old to decide anything (an idle account's), so the maps hold only the busy ones. */
+  private prune(at: number): void {
+    this.pruned = at;
+    for (const m of [this.accounts, this.keys] as Array<Map<string, Known<unknown>>>)
+      for (const [id, k] of m) if (at - k.at > FRESH_MS) m.delete(id);
   }
 
   private forget(book: string, version: number, floor: number): void {
