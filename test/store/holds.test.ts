@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +119,143 @@ describe('credit reservations held by the SQLite engine', function () {
     expect((await store.credit.reserve(accountId, HASH, 1_001, yesterday)).ok, 'yesterday: 1,000 left').to.equal(false);
     // Today's window starts from zero: 5,000 fits its 6,000 (the account has 5,000 left).
     expect((await store.credit.reserve(accountId, HASH, 5_000)).ok, 'today: a new window').to.equal(true);
+  });
+
+  describe('decided on the main thread (src/store/local-credit.ts)', () => {
+    /** Which of a store read asked first and a reservation asked after it answers first. */
+    async function firstToAnswer(amount: number): Promise<string> {
+      const order: string[] = [];
+      await Promise.all([
+        store.db.get('SELECT 1').then(() => order.push('read')),
+        store.credit.reserve(accountId, HASH, amount).then(() => order.push('reserve')),
+      ]);
+      return order[0];
+    }
+
+    it('a reservation the known balances cover is held at once; one they do not is read from the store first', async () => {
+      expect(await firstToAnswer(1_000), 'nothing known yet: the reservation waits its turn').to.equal('read');
+      expect(await firstToAnswer(1_000), 'known: held without a round trip').to.equal('reserve');
+      // 4,000 of the key's 6,000 are held now: 5,000 does not fit what is known, so the store decides (and refuses).
+      expect(await firstToAnswer(5_000)).to.equal('read');
+      expect(await store.credit.reserve(accountId, HASH, 4_001)).to.deep.equal({
+        ok: false,
+        limit: 'key',
+        available: 4_000,
+      });
+      expect((await store.keys.get(HASH))!.reserved, 'the engine counts the holds made here').to.equal(2_000);
+    });
+
+    it("an admin's change of a limit or of credit counts for the very next request", async () => {
+      const r = await store.credit.reserve(accountId, HASH, 1_000);
+      expect(r.ok && (await store.credit.settle(r.id, 500, null))).to.equal(true);
+      await store.keys.update(HASH, { limit: 1_000 });
+      expect(await store.credit.reserve(accountId, HASH, 600)).to.deep.equal({
+        ok: false,
+        limit: 'key',
+        available: 500,
+      });
+      await store.accounts.addCredits(accountId, -9_000);
+      expect(await store.credit.reserve(accountId, null, 600)).to.deep.equal({
+        ok: false,
+        limit: 'account',
+        available: 500,
+      });
+    });
+
+    it("another process's commit is seen at the next reading of any balance, or once what is known is a second old", async () => {
+      const second = (await store.accounts.create({ name: 'b', credits: 100 })).id;
+      const r = await store.credit.reserve(accountId, HASH, 1_000);
+      expect(r.ok && (await store.credit.settle(r.id, 1_000, null))).to.equal(true);
+      const other = await openStore({ driver: 'sqlite', path }); // the CLI, on the same file
+      try {
+        await other.keys.update(HASH, { limit: 2_000 });
+      } finally {
+        await other.close();
+      }
+      // A settlement of another account brings the file's data_version: nothing known before it holds.
+      const s = await store.credit.reserve(second, null, 10);
+      expect(s.ok && (await store.credit.settle(s.id, 10, null))).to.equal(true);
+      expect(await store.credit.reserve(accountId, HASH, 1_001)).to.deep.equal({
+        ok: false,
+        limit: 'key',
+        available: 1_000,
+      });
+    });
+
+    it('a balance known for over a second is read again before it decides', async () => {
+      expect((await store.credit.reserve(accountId, HASH, 100)).ok).to.equal(true);
+      const other = await openStore({ driver: 'sqlite', path });
+      try {
+        await other.keys.update(HASH, { limit: 500 });
+      } finally {
+        await other.close();
+      }
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect(await store.credit.reserve(accountId, HASH, 401)).to.deep.equal({
+        ok: false,
+        limit: 'key',
+        available: 400,
+      });
+    });
+
+    it('any sequence of reservations and settlements refuses exactly what the committed balances cannot cover', async () => {
+      const op = fc.oneof(
+        fc.record({
+          kind: fc.constant('reserve' as const),
+          amount: fc.integer({ min: 1, max: 4_000 }),
+          key: fc.boolean(),
+        }),
+        fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), part: fc.double({ min: 0, max: 1 }) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+          const id = (await store.accounts.create({ name: 'p', credits: 10_000 })).id;
+          const hash = `p${Math.random().toString(36).slice(2)}`.padEnd(64, '0');
+          await store.keys.create({ hash, accountId: id, name: 'p', label: 'sk-...p' });
+          await store.keys.update(hash, { limit: 6_000 });
+          // The model: what is spent and what is held, of the account and of the key.
+          let spent = 0;
+          let keySpent = 0;
+          const open: Array<{ id: string; amount: number; key: boolean }> = [];
+          const held = (key: boolean) => open.filter((h) => !key || h.key).reduce((n, h) => n + h.amount, 0);
+          for (const o of ops) {
+            if (o.kind === 'reserve') {
+              const fitsAccount = 10_000 - spent - held(false) >= o.amount;
+              const fitsKey = !o.key || 6_000 - keySpent - held(true) >= o.amount;
+              const r = await store.credit.reserve(id, o.key ? hash : null, o.amount);
+              expect(r.ok, JSON.stringify(o)).to.equal(fitsAccount && fitsKey);
+              if (r.ok) open.push({ id: r.id, amount: o.amount, key: o.key });
+            } else if (open.length > 0) {
+              const [h] = open.splice(o.pick % open.length, 1);
+              const cost = Math.floor(h.amount * o.part);
+              expect(await store.credit.settle(h.id, cost, null)).to.equal(true);
+              spent += cost;
+              if (h.key) keySpent += cost;
+            }
+          }
+          const account = await store.accounts.get(id);
+          expect([account!.usage, account!.reserved]).to.deep.equal([spent, held(false)]);
+          expect((await store.keys.get(hash))!.usage).to.equal(keySpent);
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it('concurrent reservations never hold more than the balances, whichever path decides them', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => store.credit.reserve(accountId, i % 2 ? HASH : null, 250 + (i % 7) * 50)),
+      );
+      const ok = results.flatMap((r, i) => (r.ok ? [{ id: r.id, key: i % 2 === 1, amount: 250 + (i % 7) * 50 }] : []));
+      const total = ok.reduce((n, h) => n + h.amount, 0);
+      const keyTotal = ok.filter((h) => h.key).reduce((n, h) => n + h.amount, 0);
+      expect(total).to.be.at.most(10_000);
+      expect(keyTotal).to.be.at.most(6_000);
+      expect(total, 'and refuses only what would not fit').to.be.above(10_000 - 550);
+      expect((await store.accounts.get(accountId))!.reserved).to.equal(total);
+      await Promise.all(ok.map((h) => store.credit.settle(h.id, h.amount, null)));
+      const account = await store.accounts.get(accountId);
+      expect([account!.usage, account!.reserved]).to.deep.equal([total, 0]);
+    });
   });
 });
 
