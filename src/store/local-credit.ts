@@ -1,5 +1,5 @@
 import { randomId } from '../ids';
-import type { Db } from './db';
+import type { Db, Proc } from './db';
 import { committedProc, noteHoldProc, type CommittedCredit, type KeyCredit, type ReserveResult } from './credit';
 import { HoldBook, type Hold } from './holds';
 import { windowStart } from './keys';
@@ -15,9 +15,13 @@ interface Known<T> {
   epoch: number;
 }
 
-/** A store that counts the writes that may change credit behind the main thread's back (SqliteDb). */
+/**
+ * A store that counts the writes that may change credit behind the main thread's back, and takes procedures told to
+ * it without an answer (SqliteDb).
+ */
 export interface CountsWrites {
   readonly foreignWrites: number;
+  tell<A>(proc: Proc<A, unknown>, args: A): void;
 }
 
 /** A hold as this thread made it, and the engine's book it was entered into. */
@@ -169,9 +173,10 @@ export class LocalCredit {
     this.holds.hold(h);
     this.holds.keep();
     this.books.set(h.id, book);
-    // Entered into the engine's book with the next message, before anything asked after it; if that worker thread
-    // dies first, the settlement charges the hold as made here (`made`).
-    this.db.call(noteHoldProc, h).catch(() => undefined);
+    // Entered into the engine's book with the next request that crosses to it (at the latest its settlement), before
+    // anything asked after it, so every SQL read sees it; if that worker thread dies first, the settlement charges
+    // the hold as made here (`made`).
+    this.db.tell(noteHoldProc, h);
     return { ok: true, id: h.id, book };
   }
 }

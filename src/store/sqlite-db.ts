@@ -17,6 +17,10 @@ import { startStoreWorker } from './worker-start';
 /** Carries engine requests to wherever the SQLite engine runs. */
 interface EngineLink {
   request(req: EngineRequest): Promise<unknown>;
+  /** A request nobody waits for: it goes with the next request's message, never in one of its own. */
+  tell(req: EngineRequest): void;
+  /** Messages sent to the engine's thread so far (0 in-thread). */
+  readonly messages: number;
   close(): Promise<void>;
 }
 
@@ -40,6 +44,10 @@ class InThreadLink implements EngineLink {
   request(req: EngineRequest): Promise<unknown> {
     return new Promise((resolve, reject) => this.engine.handle(req, (r) => settle(r, resolve, reject)));
   }
+  tell(req: EngineRequest): void {
+    this.engine.handle(req, () => undefined);
+  }
+  readonly messages = 0;
   async close(): Promise<void> {
     await this.request({ op: 'close' });
   }
@@ -75,7 +83,8 @@ class WorkerLink implements EngineLink {
       if (this.worker !== w) return;
       this.worker = null;
       this.unanswered = false;
-      this.outbox = []; // all of it is in pending, failed below
+      this.outbox = []; // what was asked is in pending, failed below; what was told is lost with the worker's book
+      this.asked = false;
       const err = e instanceof Error ? e : new Error(`store worker exited (${String(e)})`);
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
@@ -92,8 +101,16 @@ class WorkerLink implements EngineLink {
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) w.ref();
       this.pending.set(id, { resolve, reject });
-      this.send({ id, req });
+      this.outbox.push({ id, req });
+      this.asked = true;
+      this.schedule();
     });
+  }
+
+  /** Id 0: the worker answers nothing. If the worker dies before the next message, what was told is lost with it. */
+  tell(req: EngineRequest): void {
+    this.worker ??= this.start();
+    this.outbox.push({ id: 0, req });
   }
 
   /**
@@ -103,26 +120,28 @@ class WorkerLink implements EngineLink {
    * connection's requests of several passes share a message and the replies come as few; at rest a request
    * leaves when the pass's I/O callbacks have run (setImmediate). Every message is answered: by its replies, or at
    * once by an empty batch while a transaction driven from here is open (what it holds waits for that transaction's
-   * end, which must not wait behind it).
+   * end, which must not wait behind it). What is told (`tell`) waits in the outbox for the next request: at rest a
+   * request then crosses once, not twice, and nothing told is overtaken by what is asked after it.
    */
   private outbox: Array<{ id: number; req: EngineRequest }> = [];
+  /** The outbox holds a request somebody waits for. */
+  private asked = false;
   private unanswered = false;
   private scheduled = false;
-  private send(m: { id: number; req: EngineRequest }): void {
-    this.outbox.push(m);
-    this.schedule();
-  }
+  messages = 0;
 
   private schedule(): void {
-    if (this.scheduled || this.unanswered || this.outbox.length === 0) return;
+    if (this.scheduled || this.unanswered || !this.asked) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
       const w = this.worker;
-      if (!w || this.unanswered || this.outbox.length === 0) return;
+      if (!w || this.unanswered || !this.asked) return;
       const batch = this.outbox;
       this.outbox = [];
+      this.asked = false;
       this.unanswered = true;
+      this.messages++;
       w.postMessage(batch);
     });
   }
@@ -201,6 +220,14 @@ export class SqliteDb implements Db {
   async exec(sql: Sql): Promise<void> {
     await this.counted(this.link.request({ op: 'exec', sql: pick(sql, 'sqlite') }));
   }
+  /**
+   * Run a read-only procedure whose answer nobody needs (entering a hold into the engine's book) with the next
+   * request that crosses to the engine, before it: it never sends a message of its own.
+   */
+  tell<A>(proc: Proc<A, unknown>, args: A): void {
+    if (!proc.readOnly) throw new Error(`store procedure '${proc.name}' writes: it must be asked, not told`);
+    this.link.tell({ op: 'proc', name: proc.name, args });
+  }
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
     return observed(this, 'tx', () => {
       const out = this.link.request({ op: 'proc', name: proc.name, args }) as Promise<R>;
@@ -225,6 +252,11 @@ export class SqliteDb implements Db {
     }
     await this.link.request({ op: 'end', commit: true });
     return value;
+  }
+
+  /** Messages sent to the engine's thread so far: each wakes that thread and this one again for the answer. */
+  get messages(): number {
+    return this.link.messages;
   }
 
   /** The engine's own state (whether its checkpointer thread runs). */

@@ -17,9 +17,11 @@ const answer = (m: { id: number } & EngineReply) => {
     port.postMessage(batch);
   });
 };
+/** Id 0 is a request the main thread told, not asked: nobody waits for its answer. */
+const ignore = () => undefined;
 port.on('message', (batch: Array<{ id: number; req: EngineRequest }>) => {
   for (const m of batch) {
-    engine.handle(m.req, (r) => answer({ id: m.id, ...r }));
+    engine.handle(m.req, m.id === 0 ? ignore : (r) => answer({ id: m.id, ...r }));
     if (m.req.op === 'close') queueMicrotask(() => port.close());
   }
   // The main thread sends its next batch on our next message. Without a transaction driven from there, queued writes

@@ -145,6 +145,25 @@ describe('credit reservations held by the SQLite engine', function () {
       expect((await store.keys.get(HASH))!.reserved, 'the engine counts the holds made here').to.equal(2_000);
     });
 
+    it('a reservation held here crosses to the store with its settlement: one message for both, nothing lost', async () => {
+      const warm = await store.credit.reserve(accountId, HASH, 1_000); // learns the balances
+      expect(warm.ok && (await store.credit.settle(warm.id, 1_000, null))).to.equal(true);
+      const db = store.db as SqliteDb;
+      const before = db.messages;
+      const r = await store.credit.reserve(accountId, HASH, 2_000);
+      await new Promise((res) => setTimeout(res, 20)); // the hold alone sends nothing, however long it waits
+      expect(db.messages - before, 'a hold made here sends no message of its own').to.equal(0);
+      expect((await store.keys.get(HASH))!.reserved, 'the read after it finds the hold in the engine').to.equal(2_000);
+      expect(db.messages - before).to.equal(1);
+      const r2 = await store.credit.reserve(accountId, HASH, 500);
+      expect(r.ok && r2.ok).to.equal(true);
+      const settled = await Promise.all([r, r2].map((x) => x.ok && store.credit.settle(x.id, 250, null)));
+      expect(settled).to.deep.equal([true, true]);
+      expect(db.messages - before, 'the second hold and both settlements went in one message').to.equal(2);
+      const key = (await store.keys.get(HASH))!;
+      expect([key.reserved, key.usage]).to.deep.equal([0, 1_500]);
+    });
+
     it("an admin's change of a limit or of credit counts for the very next request", async () => {
       const r = await store.credit.reserve(accountId, HASH, 1_000);
       expect(r.ok && (await store.credit.settle(r.id, 500, null))).to.equal(true);
