@@ -42,10 +42,12 @@ type Statement = Database.Statement<unknown[]>;
 const CHECKPOINT_MS = 1000;
 /**
  * The WAL file is cut back to this size when a checkpoint resets it (and to zero once idle). Under load a second's
- * WAL is tens of MB: cutting it back to a few MB every second, then growing it again, cost the writer ~20-30 ms
- * stalls once a second (c=1 p999 22-30 ms against 11-17 ms at 64 MB) and ~25% of its CPU.
+ * WAL is tens of MB, and at c=1 (a commit per request, ~60 KB of pages each) about 100 MB: cutting it back to a few
+ * MB every second, then growing it again, cost the writer ~20-30 ms stalls once a second (c=1 p999 22-30 ms against
+ * 11-17 ms at 64 MB) and ~25% of its CPU; at 64 MB the c=1 WAL still grew by 20-60 MB a second past the cut (file
+ * extension: block allocation and zeroed pages), ~10% of the writer's CPU more than at this size.
  */
-const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+const WAL_LIMIT_BYTES = 256 * 1024 * 1024;
 
 /** The WAL a second must have written before checkpoints move to the checkpointer thread. */
 const CHECKPOINTER_MIN_WAL = 4 * 1024 * 1024;
