@@ -74,10 +74,22 @@ export function parseDay(s: string): number | undefined {
 export class UsageRepo {
   constructor(
     private readonly db: Db,
-    private readonly opts: { lagMs: number; maxSpanMs: number } = { lagMs: 10_000, maxSpanMs: 6 * 3_600_000 },
-  ) {}
+    opts: { lagMs?: number; maxSpanMs?: number; maxRecords?: number } = {},
+  ) {
+    this.opts = {
+      lagMs: opts.lagMs ?? 10_000,
+      maxSpanMs: opts.maxSpanMs ?? 6 * 3_600_000,
+      maxRecords: opts.maxRecords ?? 2_000,
+    };
+  }
 
-  /** Roll up what is due; returns the number of aggregate rows written. Loops over spans of at most maxSpanMs. */
+  private readonly opts: { lagMs: number; maxSpanMs: number; maxRecords: number };
+
+  /**
+   * Roll up what is due; returns the number of aggregate rows written. Loops over steps of at most maxSpanMs and
+   * about maxRecords records each, so that the store's writer is never held long: the settlements of requests
+   * commit between them.
+   */
   async rollUp(now = Date.now()): Promise<number> {
     // Nothing recorded since the watermark: no transaction, no write (an idle gateway leaves its store untouched,
     // so SQLite's WAL is truncated and its checkpointer stops). The watermark stays; the next records widen the span.
@@ -90,7 +102,7 @@ export class UsageRepo {
     }
     let written = 0;
     for (;;) {
-      const step = await this.db.call(rollupStepProc, { now, lagMs: this.opts.lagMs, maxSpanMs: this.opts.maxSpanMs });
+      const step = await this.db.call(rollupStepProc, { now, ...this.opts });
       written += step.rows;
       if (!step.more) return written;
     }

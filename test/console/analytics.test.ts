@@ -127,6 +127,45 @@ function contract(name: string, open: () => Promise<Store>) {
       expect(Number(rolled?.n)).to.equal(all.length);
     });
 
+    it('a roll-up goes in steps of about maxRecords records, and the steps add up to what one would', async () => {
+      const at = now + 10 * DAY_MS; // after the records of the test above, so it rolls up only these
+      const rows = makeRecords(2500, at, 0.2, 5);
+      await insertRecords(store, rows);
+      const usage = new UsageRepo(store.db, { lagMs: 0, maxSpanMs: 30 * DAY_MS, maxRecords: 400 });
+      let steps = 0;
+      const prev = store.db.observer;
+      store.db.observer = (op, s, f) => {
+        if (op === 'tx') steps++;
+        prev?.(op, s, f);
+      };
+      try {
+        await usage.rollUp(at + 1);
+      } finally {
+        store.db.observer = prev;
+      }
+      expect(steps, 'steps of 400 records').to.be.within(Math.ceil(2500 / 400), Math.ceil(2500 / 400) + 2);
+      const fromDay = dayOf(at) - 1;
+      const got = await usage.query({
+        fromDay,
+        toDay: dayOf(at),
+        groupBy: ['date', 'key', 'model', 'app'],
+        limit: 1000,
+      });
+      const expected = naive(rows, fromDay, dayOf(at));
+      expect(
+        new Map(
+          got.map((r) => [
+            [dayString(r.day as number), r.keyHash, r.model, r.app].join('|'),
+            { requests: r.requests, cost: r.cost, prompt: r.promptTokens, errors: r.errors },
+          ]),
+        ),
+      ).to.deep.equal(expected);
+      const rolled = await store.db.get<{ n: unknown }>('SELECT SUM(requests) AS n FROM usage_daily WHERE day >= ?', [
+        fromDay,
+      ]);
+      expect(Number(rolled?.n), 'all of them rolled up, none twice').to.equal(rows.length);
+    });
+
     it('one day (OpenRouter `date`) and a key filter', async () => {
       const usage = new UsageRepo(store.db);
       const day = dayOf(now) - 3;
