@@ -19,6 +19,7 @@ import { openStore, type Store } from './store/index';
 import { Transport } from './transport/http';
 import { Lifecycle } from './server/lifecycle';
 import { activity, startIdleGc } from './server/idle-gc';
+import { jsonBodiesWithoutWebGlobals, serializeJsonBody } from './server/json-body';
 import { chatHandler } from './api/chat';
 import { registerOperationRoutes } from './api/operations';
 import { getAdapter } from './providers/registry';
@@ -125,6 +126,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   const httpObserver = services.shared.get(HTTP_OBSERVER);
   const app = new Koa();
   app.proxy = false;
+  jsonBodiesWithoutWebGlobals(app);
   const idleGc = startIdleGc();
   const access = accessLogger(logger);
   const outer: Koa.Middleware = async (ctx, next) => {
@@ -144,12 +146,16 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
         if (ctx.status === 404) throw errors.routeNotFound(ctx.method, ctx.path);
         if (ctx.status === 405) throw errors.methodNotAllowed(ctx.method, ctx.path);
       }
+      serializeJsonBody(ctx);
     } catch (e) {
       const err = toGatewayError(e);
       if (err !== e) logger.error({ err: e, requestId }, 'unhandled error');
       if (ctx.headerSent || ctx.respond === false) {
         logger.warn({ requestId, code: err.code }, 'error after the response started');
-      } else respondError(ctx, err);
+      } else {
+        respondError(ctx, err);
+        serializeJsonBody(ctx);
+      }
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       httpObserver?.(
