@@ -2,6 +2,8 @@ import { errors, GatewayError } from '../errors';
 import type { GatewayRequestOptions } from '../pipeline/state';
 import type { ChatRequest } from '../types/openai';
 
+/** The shortest `timeout` a request may give, in seconds (the gateway's timers count whole milliseconds). */
+const MIN_TIMEOUT_S = 0.001;
 /**
  * Body fields that configure the gateway itself (spec 4.1: timeout, headers, metadata and
  * the advanced configuration; OpenRouter's `models` and `provider`; `store`). They are
@@ -86,8 +88,15 @@ export function splitChatRequest(
       ),
     );
   }
-  if (body.timeout !== undefined && (typeof body.timeout !== 'number' || !(body.timeout > 0))) {
-    problems.push(errors.invalidRequest('timeout must be a positive number of seconds', 'timeout', 'invalid_timeout'));
+  // Timeouts are kept in whole milliseconds: a positive one below 1 ms would round to none at all.
+  if (body.timeout !== undefined && (typeof body.timeout !== 'number' || !(body.timeout >= MIN_TIMEOUT_S))) {
+    problems.push(
+      errors.invalidRequest(
+        `timeout must be a number of seconds, at least ${MIN_TIMEOUT_S}`,
+        'timeout',
+        'invalid_timeout',
+      ),
+    );
   }
   for (const key of Object.keys(body)) {
     if (PROTOTYPE_KEYS.has(key))
