@@ -72,6 +72,8 @@ export function parseDay(s: string): number | undefined {
  * in one statement so both sides see the same watermark. Nothing scans all records.
  */
 export class UsageRepo {
+  private readonly opts: { lagMs: number; maxSpanMs: number; maxRecords: number };
+
   constructor(
     private readonly db: Db,
     opts: { lagMs?: number; maxSpanMs?: number; maxRecords?: number } = {},
@@ -82,8 +84,6 @@ export class UsageRepo {
       maxRecords: opts.maxRecords ?? 2_000,
     };
   }
-
-  private readonly opts: { lagMs: number; maxSpanMs: number; maxRecords: number };
 
   /**
    * Roll up what is due; returns the number of aggregate rows written. Loops over steps of at most maxSpanMs and
