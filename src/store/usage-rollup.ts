@@ -79,12 +79,16 @@ export const rollupStepProc: Proc<RollupArgs, { rows: number; more: boolean }> =
       const first = yield* get<{ m: unknown }>('SELECT MIN(created_at) AS m FROM generations');
       from = first?.m === null || first?.m === undefined ? now - lagMs : num(first.m) - 1;
     }
-    // The created_at of the maxRecords-th record past the watermark: the step ends there (with all of that millisecond).
-    const nth = yield* get<{ c: unknown }>(
-      'SELECT created_at AS c FROM generations WHERE created_at > ? ORDER BY created_at LIMIT 1 OFFSET ?',
-      [from, Math.max(0, Math.floor(maxRecords) - 1)],
-    );
-    const to = Math.min(now - lagMs, from + maxSpanMs, nth ? num(nth.c) : Infinity);
+    let to = Math.min(now - lagMs, from + maxSpanMs);
+    if (to > from) {
+      // The created_at of the maxRecords-th record past the watermark: the step ends there, with all of that
+      // millisecond's records.
+      const nth = yield* get<{ c: unknown }>(
+        'SELECT created_at AS c FROM generations WHERE created_at > ? ORDER BY created_at LIMIT 1 OFFSET ?',
+        [from, Math.max(0, Math.floor(maxRecords) - 1)],
+      );
+      if (nth) to = Math.min(to, num(nth.c));
+    }
     if (to <= from) {
       if (!row) yield* setWatermark(from, now);
       return { rows: 0, more: false };
