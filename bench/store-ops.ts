@@ -42,7 +42,8 @@ async function main(): Promise<void> {
       : driver === 'memory'
         ? { driver }
         : { driver: 'sqlite', path };
-  const store = await openStore(config);
+  // As the gateway opens it (with SQLite's redo log); REDO=0 for the store as a CLI command opens it.
+  const store = await openStore(config, { redo: process.env.REDO !== '0' });
   const acct = await store.accounts.create({ name: 'bench', credits: 1e15 });
   const hash = 'b'.repeat(64);
   await store.keys.create({ hash, accountId: acct.id, name: 'bench', label: 'x' });

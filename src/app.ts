@@ -49,7 +49,7 @@ const CHAT_ROUTE = '/v1/chat/completions';
 export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
   const logger = opts.logger ?? createLogger(config.server.log_level);
   const loaded = loadPlugins(config.plugins, config.baseDir);
-  const store = opts.store ?? (await openStore(config.store));
+  const store = opts.store ?? (await openStore(config.store, { redo: true }));
   if (!opts.store) store.maintain(config.store, logger);
   const metrics = new Registry();
   const router = new Router();

@@ -79,8 +79,17 @@ export class HoldBook {
 
   /** The changes since the last keep() or undo() are taken back, newest first (their transaction rolled back). */
   undo(): void {
-    for (let i = this.journal.length - 1; i >= 0; i--) this.journal[i]();
-    this.journal.length = 0;
+    this.undoTo(0);
+  }
+
+  /** Where the journal stands now: undoTo(mark) takes back only what changed after it (a savepoint rolled back). */
+  mark(): number {
+    return this.journal.length;
+  }
+
+  undoTo(mark: number): void {
+    for (let i = this.journal.length - 1; i >= mark; i--) this.journal[i]();
+    this.journal.length = mark;
   }
 
   private add(h: Hold): void {

@@ -103,10 +103,17 @@ export class Store {
   }
 }
 
-export async function openDb(config: StoreConfig): Promise<Db> {
+/** How this process uses the store: the gateway itself keeps SQLite's redo log; a CLI command does not. */
+export interface OpenOptions {
+  redo?: boolean;
+  /** How long SQLite's acknowledged writes wait for their group's commit (tests lengthen it). */
+  commitMs?: number;
+}
+
+export async function openDb(config: StoreConfig, opts: OpenOptions = {}): Promise<Db> {
   switch (config.driver) {
     case 'sqlite':
-      return new SqliteDb(config.path);
+      return new SqliteDb(config.path, { redo: opts.redo, commitMs: opts.commitMs });
     case 'memory':
       return new SqliteDb(':memory:');
     case 'postgres': {
@@ -125,8 +132,8 @@ export async function openDb(config: StoreConfig): Promise<Db> {
 }
 
 /** Open the configured database and bring its schema up to date. */
-export async function openStore(config: StoreConfig): Promise<Store> {
-  const db = await openDb(config);
+export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Promise<Store> {
+  const db = await openDb(config, opts);
   await migrate(db, migrations);
   return new Store(db);
 }

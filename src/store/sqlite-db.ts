@@ -10,7 +10,7 @@ import {
   type RunResult,
   type Sql,
 } from './db';
-import type { EngineReply, EngineRequest, EngineStatus, ErrorInfo, SqliteEngine } from './sqlite-engine';
+import type { EngineOptions, EngineReply, EngineRequest, EngineStatus, ErrorInfo, SqliteEngine } from './sqlite-engine';
 import { procedures } from './procedures';
 import { startStoreWorker } from './worker-start';
 
@@ -63,10 +63,13 @@ class WorkerLink implements EngineLink {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   private nextId = 1;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly opts: SqliteOptions,
+  ) {}
 
   private start(): Worker {
-    const w = startStoreWorker('sqlite-worker', { path: this.path });
+    const w = startStoreWorker('sqlite-worker', { path: this.path, ...this.opts });
     // Answers come in batches (one message per worker turn: a group commit answers many at once).
     w.on('message', (batch: Array<{ id: number } & EngineReply>) => {
       this.unanswered = false;
@@ -155,6 +158,9 @@ class WorkerLink implements EngineLink {
   }
 }
 
+/** `redo` and `commitMs` as the engine takes them (src/store/sqlite-engine.ts EngineOptions). */
+export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'>;
+
 function toSqlite(params: readonly Param[]): Param[] {
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
 }
@@ -186,8 +192,12 @@ export class SqliteDb implements Db {
     return p;
   }
 
-  constructor(path: string) {
-    this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path);
+  /**
+   * `redo`: the worker keeps a redo log and commits writes in groups a few milliseconds long (src/store/redo-log.ts);
+   * the gateway's own process only (one process may keep it: another runs without).
+   */
+  constructor(path: string, opts: SqliteOptions = {}) {
+    this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path, opts);
   }
 
   all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {

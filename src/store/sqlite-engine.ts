@@ -7,6 +7,7 @@ import { Rollback, type Param, type Proc } from './db';
 import { HoldBook } from './holds';
 import type { CheckpointReply } from './sqlite-checkpointer';
 import { startStoreWorker } from './worker-start';
+import { RedoLog, type RedoEntry } from './redo-log';
 
 /** What the main thread asks of the SQLite engine (SQL already in the SQLite dialect). */
 export type EngineRequest =
@@ -26,6 +27,23 @@ export interface EngineStatus {
   checkpointer: boolean;
   /** Credit reservations held in memory (src/store/holds.ts). */
   holds: number;
+  /** Writes are answered once in the redo log and committed in groups (src/store/redo-log.ts). */
+  redo: boolean;
+}
+
+export interface EngineOptions {
+  /**
+   * Keep a redo log beside a file database, if no other connection keeps one: a write is answered as soon as it is
+   * in the log, and what a few milliseconds acknowledged commits as one transaction.
+   */
+  redo?: boolean;
+  /** How long acknowledged writes wait for their commit (COMMIT_MS; tests lengthen it to crash before it). */
+  commitMs?: number;
+  /**
+   * The engine cannot go on (a commit or the redo log failed with writes acknowledged): its thread must end without
+   * another word, and the next engine on the file replays the log. Without it the error is thrown.
+   */
+  fatal?: (e: unknown) => never;
 }
 
 export interface ErrorInfo {
@@ -37,6 +55,12 @@ export type EngineReply = { ok: true; value: unknown } | { ok: false; error: Err
 
 type Reply = (r: EngineReply) => void;
 type Statement = Database.Statement<unknown[]>;
+/** A write waiting for the next flush: what runs it, who waits for its answer, and how the redo log replays it. */
+interface Queued {
+  work: () => unknown;
+  reply: Reply;
+  redo: RedoEntry;
+}
 
 /** How often the engine checkpoints the WAL, and truncates it when nothing was written since the last tick. */
 const CHECKPOINT_MS = 1000;
@@ -49,8 +73,24 @@ const CHECKPOINT_MS = 1000;
  */
 const WAL_LIMIT_BYTES = 256 * 1024 * 1024;
 
-/** The WAL a second must have written before checkpoints move to the checkpointer thread. */
-const CHECKPOINTER_MIN_WAL = 4 * 1024 * 1024;
+/**
+ * The WAL file a second must have grown before checkpoints move to the checkpointer thread: a checkpoint ends with
+ * fsyncs of the WAL and the database file, milliseconds that every write waits for when it runs on the writer. With
+ * the redo log a loaded second writes ~2-3 MB of WAL (no longer ~60 KB a request).
+ */
+const CHECKPOINTER_MIN_WAL = 1024 * 1024;
+
+/**
+ * With a redo log, how long acknowledged writes wait in the open transaction for others to share its commit. Each
+ * commit writes every page it changed (~16 a request: the generation record and its indexes, ledger, stored
+ * response, balances) to the WAL; at rest a commit per request wrote ~60 KB, most of the writer's CPU and a stream
+ * of writeback that slowed the next requests.
+ */
+const COMMIT_MS = 25;
+
+/** Where the redo log's last committed record is kept (in the same transaction as what it holds). */
+const REDO_TABLE = 'CREATE TABLE IF NOT EXISTS gw_redo (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)';
+const REDO_MARK = 'INSERT INTO gw_redo (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq';
 
 /** The answer to an item that threw: a Rollback's value (an expected refusal), else the error. */
 function failed(e: unknown): EngineReply {
@@ -78,7 +118,7 @@ export class SqliteEngine {
   private readonly reader: Database.Database | null;
   private readonly writes = new Map<string, Statement>();
   private readonly reads = new Map<string, Statement>();
-  private queue: Array<{ work: () => unknown; reply: Reply }> = [];
+  private queue: Queued[] = [];
   private scheduled = false;
   /** A transaction driven statement by statement from the main thread is open. */
   private inTx = false;
@@ -93,17 +133,36 @@ export class SqliteEngine {
    */
   private checkpointer: Worker | null = null;
   private checkpointing = false;
+  private catchUp = false;
   private checkpointerPath: string | null = null;
   /** Credit reservations, held here rather than as rows (read in SQL as gw_held(scope, id)). */
   private readonly holds = new HoldBook();
   private readonly begin: Statement;
   private readonly commit: Statement;
   private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly rollbackTo: Statement;
+  /** The transaction of flushed writes is open (with a redo log, until its commit timer or a read). */
+  private batchOpen = false;
+  private readonly redo: RedoLog | null = null;
+  /** The redo log's last record number, and the commit timer of the open transaction. */
+  private seq = 0;
+  private commitTimer: NodeJS.Timeout | undefined;
+  private readonly fatal: (e: unknown) => never;
+  private readonly commitMs: number;
 
   constructor(
     path: string,
     private readonly procs: ReadonlyMap<string, Proc<unknown, unknown>>,
+    opts: EngineOptions = {},
   ) {
+    this.commitMs = opts.commitMs ?? COMMIT_MS;
+    this.fatal =
+      opts.fatal ??
+      ((e) => {
+        throw e;
+      });
     const file = path !== ':memory:';
     if (file) mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
@@ -119,6 +178,13 @@ export class SqliteEngine {
     this.begin = this.db.prepare('BEGIN IMMEDIATE');
     this.commit = this.db.prepare('COMMIT');
     this.rollback = this.db.prepare('ROLLBACK');
+    this.savepoint = this.db.prepare('SAVEPOINT item');
+    this.release = this.db.prepare('RELEASE item');
+    this.rollbackTo = this.db.prepare('ROLLBACK TO item');
+    if (file && opts.redo) {
+      this.redo = RedoLog.open(path);
+      if (this.redo) this.replay(this.redo);
+    }
     if (file) {
       // Checkpoints run on a timer here, off the event loop, rather than inside whichever commit crosses 1000 pages.
       this.db.pragma('wal_autocheckpoint = 0');
@@ -150,25 +216,35 @@ export class SqliteEngine {
     switch (req.op) {
       case 'read':
         if (!this.reader && this.inTx) this.deferred.push(() => this.handle(req, reply));
-        else this.answer(reply, () => this.prepared(this.reader ?? this.db, req.sql)[req.kind](...req.params));
+        else {
+          this.commitNow(); // the reader sees what was acknowledged
+          this.answer(reply, () => this.prepared(this.reader ?? this.db, req.sql)[req.kind](...req.params));
+        }
         return;
-      case 'write':
-        return this.enqueue(() => ({ changes: this.prepared(this.db, req.sql).run(...req.params).changes }), reply);
+      case 'write': {
+        const { sql, params } = req;
+        return this.enqueue(() => this.runWrite(sql, params), reply, { sql, params });
+      }
       case 'proc': {
         const proc = this.procs.get(req.name);
         if (!proc) return reply({ ok: false, error: { message: `unknown store procedure '${req.name}'` } });
-        if (!proc.readOnly) return this.enqueue(() => this.drive(proc, req.args), reply);
+        if (!proc.readOnly)
+          return this.enqueue(() => this.drive(proc, req.args), reply, { proc: req.name, args: req.args });
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
         else this.runAtOnce(proc, req.args, reply);
         return;
       }
       case 'exec':
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
-        else this.answer(reply, () => void this.db.exec(req.sql));
+        else {
+          this.commitNow();
+          this.answer(reply, () => void this.db.exec(req.sql));
+        }
         return;
       case 'begin':
         if (this.inTx) return reply({ ok: false, error: { message: 'a transaction is already open' } });
         this.flush(); // what was queued commits before, not inside, this transaction
+        this.commitNow();
         this.answer(reply, () => {
           this.db.exec('BEGIN IMMEDIATE');
           this.inTx = true;
@@ -194,7 +270,11 @@ export class SqliteEngine {
       case 'status':
         return reply({
           ok: true,
-          value: { checkpointer: this.checkpointer !== null, holds: this.holds.count() } satisfies EngineStatus,
+          value: {
+            checkpointer: this.checkpointer !== null,
+            holds: this.holds.count(),
+            redo: this.redo !== null,
+          } satisfies EngineStatus,
         });
       case 'close':
         this.answer(reply, () => this.close());
@@ -231,8 +311,12 @@ export class SqliteEngine {
     return next.value;
   }
 
-  private enqueue(work: () => unknown, reply: Reply): void {
-    this.queue.push({ work, reply });
+  private runWrite(sql: string, params: Param[]): { changes: number } {
+    return { changes: this.prepared(this.db, sql).run(...params).changes };
+  }
+
+  private enqueue(work: () => unknown, reply: Reply, redo: RedoEntry): void {
+    this.queue.push({ work, reply, redo });
     this.schedule();
   }
 
@@ -259,51 +343,113 @@ export class SqliteEngine {
   }
 
   /**
-   * Commit everything queued as one transaction, then answer each. Items rarely fail, so they run without a savepoint
-   * each (two statements an item); when one does fail, or the commit does, the whole transaction rolls back and every
-   * item runs again in a transaction of its own, so only the failing one is refused and nobody is told success
-   * before their commit.
+   * Run everything queued in the open transaction, each item in its own savepoint (one that throws is rolled back
+   * alone and refused), then make it durable and answer each: without a redo log by committing now; with one by
+   * appending the items that succeeded to the log in one write, the commit following within COMMIT_MS. Nobody is
+   * told success before their write is committed or logged.
    */
   private flush(): void {
     if (this.inTx || this.queue.length === 0) return;
     const batch = this.queue.splice(0);
-    if (batch.length === 1) return this.flushOne(batch[0]);
-    const values: unknown[] = [];
+    const out: EngineReply[] = [];
+    const logged: RedoEntry[] = [];
     try {
-      this.begin.run();
-      for (const item of batch) values.push(item.work());
-      this.commit.run();
-    } catch {
+      if (!this.batchOpen) {
+        this.begin.run();
+        this.batchOpen = true;
+      }
+      for (const item of batch) out.push(this.runItem(item, logged));
+      if (!this.redo) this.commitOpen();
+      else if (logged.length > 0) {
+        this.redo.append({ seq: this.seq + 1, entries: logged });
+        this.seq++;
+        this.holds.keep();
+      }
+    } catch (e) {
+      if (this.redo) this.fatal(e); // acknowledged writes are in the open transaction: only a replay may go on
+      this.batchOpen = false;
       if (this.db.inTransaction) this.rollback.run();
       this.holds.undo();
-      for (const item of batch) this.flushOne(item);
+      const err: EngineReply = { ok: false, error: info(e) };
+      for (const item of batch) item.reply(err);
       return;
     }
-    this.holds.keep();
-    this.dirty = true;
-    for (let i = 0; i < batch.length; i++) batch[i].reply({ ok: true, value: values[i] });
+    if (this.batchOpen) this.commitTimer ??= setTimeout(() => this.commitNow(), this.commitMs);
+    for (let i = 0; i < batch.length; i++) batch[i].reply(out[i]);
   }
 
-  private flushOne(item: { work: () => unknown; reply: Reply }): void {
-    let out: EngineReply;
+  private runItem(item: Queued, logged: RedoEntry[]): EngineReply {
+    const mark = this.holds.mark();
+    this.savepoint.run();
     try {
+      const value = item.work();
+      this.release.run();
+      logged.push(item.redo);
+      return { ok: true, value };
+    } catch (e) {
+      this.rollbackTo.run();
+      this.release.run();
+      this.holds.undoTo(mark);
+      return failed(e);
+    }
+  }
+
+  /** Commit the open transaction of flushed writes (with a redo log, its last record with it, then empty the log). */
+  private commitOpen(): void {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    if (!this.batchOpen) return;
+    if (this.redo) this.prepared(this.db, REDO_MARK).run(this.seq);
+    this.commit.run();
+    this.batchOpen = false;
+    this.holds.keep();
+    this.dirty = true;
+    this.redo?.clear();
+    this.catchUpNow();
+  }
+
+  /** commitOpen outside a flush: a failure leaves acknowledged writes uncommitted, so the engine ends. */
+  private commitNow(): void {
+    try {
+      this.commitOpen();
+    } catch (e) {
+      this.fatal(e);
+    }
+  }
+
+  /**
+   * Run again what a log left by an engine that ended before its commit holds (records past the committed one), as
+   * one transaction. Each of them succeeded once on the same state; one that fails now (another schema, a damaged
+   * file) stops the store from opening, with the log kept, rather than losing an acknowledged write.
+   */
+  private replay(log: RedoLog): void {
+    this.db.exec(REDO_TABLE);
+    const row = this.db.prepare('SELECT seq FROM gw_redo WHERE id = 1').get() as { seq: number } | undefined;
+    this.seq = row?.seq ?? 0;
+    const todo = log.read().filter((r) => r.seq > this.seq);
+    if (todo.length > 0) {
       this.begin.run();
       try {
-        out = { ok: true, value: item.work() };
+        for (const r of todo) for (const e of r.entries) this.replayEntry(e);
+        this.seq = todo[todo.length - 1].seq;
+        this.prepared(this.db, REDO_MARK).run(this.seq);
+        this.commit.run();
       } catch (e) {
-        this.rollback.run();
-        this.holds.undo();
-        return item.reply(failed(e));
+        if (this.db.inTransaction) this.rollback.run();
+        log.close();
+        const why = e instanceof Error ? e.message : String(e);
+        throw new Error(`the store's redo log ${log.path} could not be replayed (kept as it is): ${why}`);
       }
-      this.commit.run();
-      this.holds.keep();
-      this.dirty = true;
-    } catch (e) {
-      if (this.db.inTransaction) this.rollback.run();
-      this.holds.undo();
-      out = { ok: false, error: info(e) };
     }
-    item.reply(out);
+    this.holds.keep();
+    log.clear();
+  }
+
+  private replayEntry(e: RedoEntry): void {
+    if ('sql' in e) return void this.runWrite(e.sql, e.params);
+    const proc = this.procs.get(e.proc);
+    if (!proc) throw new Error(`unknown store procedure '${e.proc}'`);
+    this.drive(proc, e.args);
   }
 
   /**
@@ -314,6 +460,7 @@ export class SqliteEngine {
    */
   private checkpoint(): void {
     if (this.inTx || !this.db.open || this.checkpointing) return;
+    this.commitNow();
     try {
       if (this.dirty) {
         this.dirty = false;
@@ -349,13 +496,10 @@ export class SqliteEngine {
     }
     w.on('message', (r: CheckpointReply) => {
       this.checkpointing = false;
-      // The catch-up: only what was committed while the checkpointer copied (none of it when r.ok is false).
-      if (r.ok && !this.inTx && this.db.open)
-        try {
-          this.db.pragma('wal_checkpoint(PASSIVE)');
-        } catch {
-          // busy: the next round catches up
-        }
+      // The catch-up of what was committed while the checkpointer copied, after the open transaction's commit (none
+      // when the copy was complete: the next transaction starts the WAL again from its beginning).
+      if (r.ok && r.checkpointed < r.log) this.catchUp = true;
+      if (!this.batchOpen) this.catchUpNow();
     });
     const gone = () => {
       if (this.checkpointer !== w) return;
@@ -367,6 +511,17 @@ export class SqliteEngine {
     w.on('exit', gone);
     w.unref();
     return w;
+  }
+
+  /** The few frames committed while the checkpointer thread copied, on this connection (outside any transaction). */
+  private catchUpNow(): void {
+    if (!this.catchUp || this.inTx || this.batchOpen || !this.db.open) return;
+    this.catchUp = false;
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // busy: the next round catches up
+    }
   }
 
   /** The store is idle: the checkpointer thread ends (the next second with writes starts another). */
@@ -383,6 +538,8 @@ export class SqliteEngine {
     this.checkpointer = null;
     w?.postMessage('close');
     this.flush();
+    this.commitNow();
+    this.redo?.close();
     if (!this.db.open) return;
     if (this.reader) {
       this.reader.close();

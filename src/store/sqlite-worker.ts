@@ -5,7 +5,11 @@ import { procedures } from './procedures';
 /** The store's worker thread: owns the SQLite file connection; requests in batches, answers by id in batches. */
 const port = parentPort;
 if (!port) throw new Error('sqlite-worker runs as a worker thread');
-const engine = new SqliteEngine((workerData as { path: string }).path, procedures);
+const data = workerData as { path: string; redo?: boolean; commitMs?: number };
+// A commit or the redo log failed with writes acknowledged: the thread ends at once (the main thread fails what it
+// waits for and starts another engine, which replays the log).
+const fatal = (): never => process.exit(70);
+const engine = new SqliteEngine(data.path, procedures, { redo: data.redo === true, commitMs: data.commitMs, fatal });
 // Answers of one turn (a group commit answers many) go back in one message.
 let outbox: Array<{ id: number } & EngineReply> = [];
 const answer = (m: { id: number } & EngineReply) => {

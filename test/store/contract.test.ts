@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/store/index';
+import { openStore, type OpenOptions, type Store } from '../../src/store/index';
 import type { StoreConfig } from '../../src/config/types';
 import { windowStart, limitRemaining } from '../../src/store/keys';
 import { toNano, fromNano } from '../../src/store/money';
@@ -12,7 +12,7 @@ import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
 import { generationRecord } from '../helpers/generation';
 
 /** One contract, every driver: what the rest of the gateway relies on from the Store. */
-function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
+function contract(name: string, makeConfig: () => Promise<StoreConfig | null>, opts: OpenOptions = {}) {
   describe(`store contract: ${name}`, () => {
     let store: Store;
     before(async function () {
@@ -22,7 +22,7 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>) {
         console.warn(`    ! ${name}: GATEWAY_TEST_POSTGRES_URL is not set; the PostgreSQL contract did not run`);
         this.skip();
       }
-      store = await openStore(cfg as StoreConfig);
+      store = await openStore(cfg as StoreConfig, opts);
     });
     after(async () => store?.close());
 
@@ -213,6 +213,12 @@ describe('store', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-store-'));
   contract('memory', async () => ({ driver: 'memory' }));
   contract('sqlite (file, WAL)', async () => ({ driver: 'sqlite', path: join(dir, 'contract.db') }));
+  // As the gateway opens it: writes answered once in the redo log, committed in groups (a long wait: nothing here may
+  // depend on a commit timer).
+  contract('sqlite (file, WAL, redo log)', async () => ({ driver: 'sqlite', path: join(dir, 'redo.db') }), {
+    redo: true,
+    commitMs: 60_000,
+  });
   contract('postgres', async () =>
     POSTGRES_URL ? { driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 } : null,
   );

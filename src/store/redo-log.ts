@@ -1,0 +1,92 @@
+import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
+import { crc32 } from 'node:zlib';
+import Database from 'better-sqlite3';
+import type { Param } from './db';
+
+/** One acknowledged write, as the engine runs it again: a statement, or a procedure by name. */
+export type RedoEntry = { sql: string; params: Param[] } | { proc: string; args: unknown };
+
+/** The entries one flush acknowledged, numbered: the database records the last number it committed. */
+export interface RedoRecord {
+  seq: number;
+  entries: RedoEntry[];
+}
+
+/** Length and CRC-32 of the payload, before it. */
+const HEADER = 8;
+
+/**
+ * The SQLite engine's redo log (`<db>-redo`): what the engine acknowledged and has not committed yet. The engine keeps
+ * one transaction open for a few milliseconds and answers each flush as soon as its entries are written here (one
+ * write call, into the page cache: a SIGKILL of the process cannot lose it), then commits them all at once and
+ * empties the log. A process that starts on a log with entries runs them again before anything else.
+ *
+ * Records are framed (length, CRC-32, a v8-serialized payload), so a record cut short by a kill ends the log there.
+ * Only one process may own the log: it holds an exclusive SQLite lock on `<db>-redo.lock` while it lives (the
+ * kernel drops it with the process); a process that cannot take the lock runs without a log.
+ */
+export class RedoLog {
+  private readonly fd: number;
+  private bytes = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly lock: Database.Database,
+  ) {
+    this.fd = openSync(path, 'a+');
+    this.bytes = fstatSync(this.fd).size;
+  }
+
+  /** The log of the database at `dbPath`, or null when another connection (process or thread) owns it. */
+  static open(dbPath: string): RedoLog | null {
+    const lock = new Database(`${dbPath}-redo.lock`, { timeout: 0 });
+    try {
+      lock.pragma('locking_mode = EXCLUSIVE');
+      lock.exec('BEGIN EXCLUSIVE');
+    } catch {
+      lock.close();
+      return null;
+    }
+    return new RedoLog(`${dbPath}-redo`, lock);
+  }
+
+  /** The whole records in the log, in order; a cut or damaged record ends it. */
+  read(): RedoRecord[] {
+    const buf = readFileSync(this.path);
+    const out: RedoRecord[] = [];
+    for (let at = 0; at + HEADER <= buf.length;) {
+      const len = buf.readUInt32LE(at);
+      const end = at + HEADER + len;
+      if (end > buf.length) break;
+      const payload = buf.subarray(at + HEADER, end);
+      if (crc32(payload) !== buf.readUInt32LE(at + 4)) break;
+      out.push(deserialize(payload) as RedoRecord);
+      at = end;
+    }
+    return out;
+  }
+
+  /** Append one record (throws when the disk refuses it: then nothing of it may be acknowledged). */
+  append(record: RedoRecord): void {
+    const payload = serialize(record);
+    const buf = Buffer.allocUnsafe(HEADER + payload.length);
+    buf.writeUInt32LE(payload.length, 0);
+    buf.writeUInt32LE(crc32(payload), 4);
+    payload.copy(buf, HEADER);
+    for (let at = 0; at < buf.length;) at += writeSync(this.fd, buf, at, buf.length - at);
+    this.bytes += buf.length;
+  }
+
+  /** Everything in it is committed: start it again from zero bytes (appends follow from there). */
+  clear(): void {
+    if (this.bytes === 0) return;
+    ftruncateSync(this.fd, 0);
+    this.bytes = 0;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+    this.lock.close();
+  }
+}
