@@ -118,25 +118,37 @@ export interface CommittedCredit {
   key: KeyCredit | null;
 }
 
+/** An account's free credit, as a column list (SELECT or RETURNING). */
+const ACCOUNT_FREE = 'credits - usage - reserved AS free';
+/** What a key's credit follows from, as a column list (SELECT or RETURNING). */
+const KEY_CREDIT = 'credit_limit, limit_reset, window_start, window_usage, reserved';
+type AccountRow = { free: unknown };
+type KeyRow = {
+  credit_limit: unknown;
+  limit_reset: LimitReset | null;
+  window_start: unknown;
+  window_usage: unknown;
+  reserved: unknown;
+};
+
 function* readCommitted(
   accountId: string,
   keyHash: string | null,
   holds: HoldBook,
 ): Generator<Step, CommittedCredit, unknown> {
-  const a = yield* get<{ free: unknown }>('SELECT credits - usage - reserved AS free FROM accounts WHERE id = ?', [
-    accountId,
-  ]);
-  const k = keyHash
-    ? yield* get<{
-        credit_limit: unknown;
-        limit_reset: LimitReset | null;
-        window_start: unknown;
-        window_usage: unknown;
-        reserved: unknown;
-      }>('SELECT credit_limit, limit_reset, window_start, window_usage, reserved FROM api_keys WHERE hash = ?', [
-        keyHash,
-      ])
-    : undefined;
+  const a = yield* get<AccountRow>(`SELECT ${ACCOUNT_FREE} FROM accounts WHERE id = ?`, [accountId]);
+  const k = keyHash ? yield* get<KeyRow>(`SELECT ${KEY_CREDIT} FROM api_keys WHERE hash = ?`, [keyHash]) : undefined;
+  return yield* committed(accountId, keyHash, a, k, holds);
+}
+
+/** The engine's reading of an account's and a key's credit from their rows as it has them now. */
+function* committed(
+  accountId: string,
+  keyHash: string | null,
+  a: AccountRow | undefined,
+  k: KeyRow | undefined,
+  holds: HoldBook,
+): Generator<Step, CommittedCredit, unknown> {
   const v = yield* get<{ data_version: unknown }>('PRAGMA data_version');
   return {
     seq: holds.tick(),
@@ -201,7 +213,7 @@ interface SettleArgs {
  */
 const KEY_CHARGE_HELD = `UPDATE api_keys
   SET window_start = CASE WHEN ${ROLLED} THEN ${WINDOW_START} ELSE window_start END,
-  window_usage = ${WINDOW_USAGE} + ?, usage = usage + ? WHERE hash = ?`;
+  window_usage = ${WINDOW_USAGE} + ?, usage = usage + ? WHERE hash = ? RETURNING ${KEY_CREDIT}`;
 
 /**
  * A reservation as the settlement finds it: a hold of the SQLite engine, or a row (PostgreSQL, or left by an older
@@ -256,19 +268,19 @@ export const settleProc: Proc<SettleArgs, SettleResult> = {
     const reason = overrun?.reason ?? (valid ? (excess > 0 ? 'usage_above_bound' : null) : 'malformed_usage');
     // A hold is not in the reserved columns (a row is).
     const unreserve = r.at === null ? reserved : 0;
-    yield* run('UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? WHERE id = ?', [
-      unreserve,
-      cost,
-      now,
-      r.accountId,
-    ]);
+    // Each update returns what it leaves (the engine reports it to the main thread without reading it again).
+    const account = yield* get<AccountRow>(
+      `UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? WHERE id = ? RETURNING ${ACCOUNT_FREE}`,
+      [unreserve, cost, now, r.accountId],
+    );
+    let key: KeyRow | undefined;
     if (r.keyHash && r.at !== null) {
       const ws = windowStarts(r.at);
-      yield* run(KEY_CHARGE_HELD, [...ws, ...ws, ...ws, cost, cost, r.keyHash]);
+      key = yield* get<KeyRow>(KEY_CHARGE_HELD, [...ws, ...ws, ...ws, cost, cost, r.keyHash]);
     } else if (r.keyHash)
-      yield* run(
+      key = yield* get<KeyRow>(
         'UPDATE api_keys SET reserved = reserved - ?, usage = usage + ?, window_usage = window_usage + ? ' +
-          'WHERE hash = ?',
+          `WHERE hash = ? RETURNING ${KEY_CREDIT}`,
         [unreserve, cost, cost, r.keyHash],
       );
     if (cost !== 0) {
@@ -287,7 +299,7 @@ export const settleProc: Proc<SettleArgs, SettleResult> = {
           generation.id,
         ]);
     }
-    return { settled: true, committed: holds ? yield* readCommitted(r.accountId, r.keyHash, holds) : null };
+    return { settled: true, committed: holds ? yield* committed(r.accountId, r.keyHash, account, key, holds) : null };
   },
 };
 
