@@ -70,7 +70,12 @@ export default definePlugin<ConsoleConfig>({
   },
   async setup(config, services) {
     const { store, router, logger, shared } = services;
-    const usage = new UsageRepo(store.db, { lagMs: config.rollup_lag_ms, maxSpanMs: 6 * 3_600_000 });
+    const usage = new UsageRepo(store.db, {
+      lagMs: config.rollup_lag_ms,
+      maxSpanMs: 6 * 3_600_000,
+      // PostgreSQL's replicas record generations too: there every roll-up asks the store.
+      ...(store.driver === 'postgres' ? {} : { recorded: () => store.credit.recorded }),
+    });
     // In the background, one at a time: a first roll-up over a large history must not hold up the start.
     let rolling: Promise<unknown> | undefined;
     const rollUp = () =>
