@@ -106,7 +106,7 @@ export class Store {
 export async function openDb(config: StoreConfig): Promise<Db> {
   switch (config.driver) {
     case 'sqlite':
-      return new SqliteDb(config.path);
+      return new SqliteDb(config.path, config.idle_worker_ms);
     case 'memory':
       return new SqliteDb(':memory:');
     case 'postgres': {
