@@ -3,6 +3,7 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { AUTHENTICATE_KEY, FORGET_KEY, getAuthenticate, type ForgetKey } from '../../src/auth/contract';
 import { bodyReader } from '../../src/api/body';
+import { bodies } from '../../src/validation/generated/bodies';
 import { fromNano } from '../../src/store/money';
 import { loadAssets, type Asset } from './assets';
 import { registerKeyRoutes } from './api-keys';
@@ -22,12 +23,7 @@ export interface ConsoleConfig {
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-const readSignIn = bodyReader<{ key: string }>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['key'],
-  properties: { key: { type: 'string', minLength: 1, maxLength: 200 } },
-});
+const readSignIn = bodyReader<{ key: string }>(bodies.signIn);
 
 /** The console's Content-Security-Policy: everything from its own origin, nothing framed, forms post only to it. */
 const CSP = [

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
-import { configSchema } from './schema';
+// Generated at build time from ./schema.ts (scripts/gen-validators.js): starting compiles no schema.
+import { config as configValidators } from '../validation/generated/config';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
 import { providerTypeNames } from '../providers/registry';
@@ -23,22 +24,6 @@ export class ConfigError extends Error {
     super(`Invalid configuration ${source}:\n${problems.map((p) => `  ${p.pointer || '/'}: ${p.message}`).join('\n')}`);
     this.name = 'ConfigError';
   }
-}
-
-let compiled: WeakRef<ValidateFunction> | undefined;
-
-/**
- * The config schema's validator, compiled on first use and held weakly: a gateway reads its
- * config once, and the compiled validator (~100 KB of generated code) would otherwise stay
- * in memory for the life of the process. Loads close together share one.
- */
-function configValidator(): ValidateFunction {
-  let v = compiled?.deref();
-  if (!v) {
-    v = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true }).compile(configSchema);
-    compiled = new WeakRef(v);
-  }
-  return v;
 }
 
 /** The config file path: --config, else GATEWAY_CONFIG, else ./gateway.yaml. */
@@ -86,7 +71,7 @@ export function fromObject(raw: unknown, opts: ParseOptions = {}, problems: Conf
   const data = structuredClone(raw) as Record<string, unknown>;
   // A value left empty by an unset variable is reported once, as the variable, not again by the schema.
   const unset = new Set(problems.map((p) => p.pointer));
-  const validate = configValidator();
+  const validate = configValidators.config;
   if (!validate(data)) problems.push(...formatAjvErrors(validate.errors ?? []).filter((p) => !unset.has(p.pointer)));
   if (problems.length > 0) throw new ConfigError(problems, source);
   const cfg = data as unknown as Omit<GatewayConfig, 'plugins' | 'baseDir'> & { plugins: unknown[] };
