@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
-// Generated at build time from ./schema.ts (scripts/gen-validators.js): starting compiles no schema.
-import { config as configValidators } from '../validation/generated/config';
+import type { config as ConfigValidators } from '../validation/generated/config';
+import { requireForNow } from '../validation/load-once';
+import type { Validator } from '../validation/validator';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
 import { providerTypeNames } from '../providers/registry';
@@ -24,6 +25,22 @@ export class ConfigError extends Error {
     super(`Invalid configuration ${source}:\n${problems.map((p) => `  ${p.pointer || '/'}: ${p.message}`).join('\n')}`);
     this.name = 'ConfigError';
   }
+}
+
+let held: WeakRef<Validator> | undefined;
+
+/**
+ * The config's validator, generated at build time from ./schema.ts (scripts/gen-validators.js): starting compiles no
+ * schema. Held weakly: a gateway reads its config once, and the validator (~200 KB of code and schema) would otherwise
+ * stay in memory for the life of the process. Loads close together share one.
+ */
+function configValidator(): Validator {
+  let v = held?.deref();
+  if (!v) {
+    v = requireForNow<{ config: typeof ConfigValidators }>('../validation/generated/config').config.config;
+    held = new WeakRef(v);
+  }
+  return v;
 }
 
 /** The config file path: --config, else GATEWAY_CONFIG, else ./gateway.yaml. */
@@ -71,7 +88,7 @@ export function fromObject(raw: unknown, opts: ParseOptions = {}, problems: Conf
   const data = structuredClone(raw) as Record<string, unknown>;
   // A value left empty by an unset variable is reported once, as the variable, not again by the schema.
   const unset = new Set(problems.map((p) => p.pointer));
-  const validate = configValidators.config;
+  const validate = configValidator();
   if (!validate(data)) problems.push(...formatAjvErrors(validate.errors ?? []).filter((p) => !unset.has(p.pointer)));
   if (problems.length > 0) throw new ConfigError(problems, source);
   const cfg = data as unknown as Omit<GatewayConfig, 'plugins' | 'baseDir'> & { plugins: unknown[] };

@@ -9,7 +9,8 @@ import { providerTypeNames, registerAdapter } from '../providers/registry';
 import { registerStrategy, strategyNames } from '../deployments/strategies';
 import type { Plugin, PluginInstance, PluginServices } from './plugin';
 import { scopedState, type StateBackend } from './shared-state';
-import { pluginConfigs } from '../validation/generated/plugin-configs';
+import type { pluginConfigs as PluginConfigs } from '../validation/generated/plugin-configs';
+import { requireForNow } from '../validation/load-once';
 import type { Validator } from '../validation/validator';
 
 const BUILTIN_DIR = resolve(__dirname, '../../plugins');
@@ -54,10 +55,22 @@ function pluginAjv(): Ajv {
   return a;
 }
 
-/** A built-in plugin's generated validator; else one compiled now from the plugin's configSchema. */
+let builtinValidators: WeakRef<typeof PluginConfigs> | undefined;
+
+/**
+ * A built-in plugin's validator, generated at build time (held weakly, as the Ajv above: needed while a chain loads);
+ * else one compiled now from the plugin's configSchema.
+ */
 function configValidator(entry: PluginEntry, plugin: Plugin<Record<string, unknown>>): Validator {
-  const builtin = entry.use === undefined ? pluginConfigs[entry.name as keyof typeof pluginConfigs] : undefined;
-  return builtin ?? pluginAjv().compile(plugin.configSchema);
+  if (entry.use !== undefined) return pluginAjv().compile(plugin.configSchema);
+  let all = builtinValidators?.deref();
+  if (!all) {
+    all = requireForNow<{ pluginConfigs: typeof PluginConfigs }>(
+      '../validation/generated/plugin-configs',
+    ).pluginConfigs;
+    builtinValidators = new WeakRef(all);
+  }
+  return all[entry.name as keyof typeof PluginConfigs] ?? pluginAjv().compile(plugin.configSchema);
 }
 
 export interface LoadedPlugin {
