@@ -14,7 +14,11 @@ import { rssMb } from './proc';
 
 const root = resolve(__dirname, '../..');
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, wait: { type: 'string', default: '16' } },
+  options: {
+    runs: { type: 'string', default: '3' },
+    wait: { type: 'string', default: '16' },
+    smaps: { type: 'boolean', default: false },
+  },
 });
 const adminKey = 'bench-admin-key-0123456789abcdef';
 
@@ -53,6 +57,23 @@ function rollup(pid: number): string {
   return `anon ${(kb('Anonymous') / 1024).toFixed(1)} MB, file ${((kb('Rss') - kb('Anonymous')) / 1024).toFixed(1)} MB`;
 }
 
+/** `--smaps`: resident kB per mapped file (anonymous memory as [anon]), the largest first. */
+function byMapping(pid: number): string {
+  const rss = new Map<string, number>();
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) name = head[1] || '[anon]';
+    const m = /^Rss:\s+(\d+) kB/.exec(line);
+    if (m) rss.set(name, (rss.get(name) ?? 0) + Number(m[1]));
+  }
+  return [...rss]
+    .filter(([, kb]) => kb >= 200)
+    .sort((a, b) => b[1] - a[1])
+    .map(([n, kb]) => `  ${String(kb).padStart(7)} kB ${n}\n`)
+    .join('');
+}
+
 async function once(upUrl: string, plugins: unknown[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-idle-'));
   const cfgPath = join(dir, 'gateway.yaml');
@@ -85,6 +106,7 @@ async function once(upUrl: string, plugins: unknown[]): Promise<number> {
     const rss = rssMb(child.pid!);
     const threads = readdirSync(`/proc/${child.pid}/task`).length;
     process.stdout.write(`idle RSS ${rss.toFixed(1)} MB (${rollup(child.pid!)}; ${threads} threads)\n`);
+    if (values.smaps) process.stdout.write(byMapping(child.pid!));
     return rss;
   } finally {
     child.kill('SIGTERM');
