@@ -156,11 +156,11 @@ class WorkerLink implements EngineLink {
 
   /** Every answer is in and nothing waits: the worker stops after idleMs more of this. */
   private whenIdle(): void {
-    if (this.idleMs <= 0 || this.idleTimer || this.checking || !this.idle()) return;
+    if (this.idleMs <= 0 || this.closed || this.idleTimer || this.checking || !this.idle()) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
+      // Busy again: the answer to what came arms the timer anew.
       if (this.worker && this.idle()) void this.stopIfIdle(this.worker);
-      else this.whenIdle();
     }, this.idleMs);
     this.idleTimer.unref(); // an idle store never holds the process open
   }
@@ -236,7 +236,10 @@ class WorkerLink implements EngineLink {
     return this.worker !== null || this.stopping !== null;
   }
 
+  private closed = false;
+
   async close(): Promise<void> {
+    this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     await this.stopping;
