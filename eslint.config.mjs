@@ -4,7 +4,17 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'examples/*/dist/**', 'examples/*/node_modules/**', '.tmp/**', 'data/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'examples/*/dist/**',
+      'examples/*/node_modules/**',
+      '.tmp/**',
+      'data/**',
+      'src/validation/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,6 +9,7 @@ import type { Account } from '../../src/store/accounts';
 import { limitRemaining, type ApiKey, type LimitReset } from '../../src/store/keys';
 import { fromNano, toNano } from '../../src/store/money';
 import { bodyReader, paging } from '../../src/api/body';
+import { bodies } from '../../src/validation/generated/bodies';
 import { registerLimitRoutes } from '../limits/admin-api';
 
 export function accountJson(a: Account) {
@@ -41,59 +42,23 @@ export function keyJson(k: ApiKey) {
   };
 }
 
-export const credits = { type: 'number', minimum: 0, maximum: 9_000_000 } as const;
-export const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 },
-    credits,
-    custom_pricing: { type: 'boolean' },
-  },
-});
-export const readAmount = bodyReader<{ amount: number }>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['amount'],
-  properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } },
-});
-const reset = { enum: ['daily', 'weekly', 'monthly', null] };
+export const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>(
+  bodies.account,
+);
+export const readAmount = bodyReader<{ amount: number }>(bodies.amount);
 export const readNewKey = bodyReader<{
   name: string;
   account_id: string;
   limit?: number | null;
   limit_reset?: LimitReset | null;
   expires_at?: string | null;
-}>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'account_id'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    account_id: { type: 'string', minLength: 1 },
-    limit: { anyOf: [credits, { type: 'null' }] },
-    limit_reset: reset,
-    expires_at: { type: ['string', 'null'] },
-  },
-});
+}>(bodies.newKey);
 export const readKeyPatch = bodyReader<{
   name?: string;
   disabled?: boolean;
   limit?: number | null;
   limit_reset?: LimitReset | null;
-}>({
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    disabled: { type: 'boolean' },
-    limit: { anyOf: [credits, { type: 'null' }] },
-    limit_reset: reset,
-  },
-});
+}>(bodies.keyPatch);
 
 function parseDate(s: string | null | undefined): number | null {
   if (s === undefined || s === null) return null;

@@ -3,6 +3,7 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { AUTHENTICATE_KEY, FORGET_KEY, getAuthenticate, type ForgetKey } from '../../src/auth/contract';
 import { bodyReader } from '../../src/api/body';
+import { bodies } from '../../src/validation/generated/bodies';
 import { fromNano } from '../../src/store/money';
 import { loadAssets, type Asset } from './assets';
 import { registerKeyRoutes } from './api-keys';
@@ -22,12 +23,7 @@ export interface ConsoleConfig {
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-const readSignIn = bodyReader<{ key: string }>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['key'],
-  properties: { key: { type: 'string', minLength: 1, maxLength: 200 } },
-});
+const readSignIn = bodyReader<{ key: string }>(bodies.signIn);
 
 /** The console's Content-Security-Policy: everything from its own origin, nothing framed, forms post only to it. */
 const CSP = [
@@ -70,7 +66,12 @@ export default definePlugin<ConsoleConfig>({
   },
   async setup(config, services) {
     const { store, router, logger, shared } = services;
-    const usage = new UsageRepo(store.db, { lagMs: config.rollup_lag_ms, maxSpanMs: 6 * 3_600_000 });
+    const usage = new UsageRepo(store.db, {
+      lagMs: config.rollup_lag_ms,
+      maxSpanMs: 6 * 3_600_000,
+      // PostgreSQL's replicas record generations too: there every roll-up asks the store.
+      ...(store.driver === 'postgres' ? {} : { recorded: () => store.credit.recorded }),
+    });
     // In the background, one at a time: a first roll-up over a large history must not hold up the start.
     let rolling: Promise<unknown> | undefined;
     const rollUp = () =>

@@ -73,16 +73,25 @@ export function parseDay(s: string): number | undefined {
  */
 export class UsageRepo {
   private readonly opts: { lagMs: number; maxSpanMs: number; maxRecords: number };
+  private readonly recorded: (() => number) | undefined;
+  /** `recorded`'s count when a roll-up last found every record rolled up. */
+  private allRolledAt: number | undefined;
 
+  /**
+   * `recorded`: where this process is the only one recording generations (SQLite, memory), how many it has committed
+   * so far. While that count stays where it was when a roll-up found nothing left to roll up, roll-ups skip the store
+   * altogether: an idle gateway sends its store nothing, and its worker thread can stop.
+   */
   constructor(
     private readonly db: Db,
-    opts: { lagMs?: number; maxSpanMs?: number; maxRecords?: number } = {},
+    opts: { lagMs?: number; maxSpanMs?: number; maxRecords?: number; recorded?: () => number } = {},
   ) {
     this.opts = {
       lagMs: opts.lagMs ?? 10_000,
       maxSpanMs: opts.maxSpanMs ?? 6 * 3_600_000,
       maxRecords: opts.maxRecords ?? 2_000,
     };
+    this.recorded = opts.recorded;
   }
 
   /**
@@ -91,6 +100,9 @@ export class UsageRepo {
    * commit between them.
    */
   async rollUp(now = Date.now()): Promise<number> {
+    // Read before the store: a record committed after this reading moves the count again.
+    const count = this.recorded?.();
+    if (count !== undefined && count === this.allRolledAt) return 0;
     // Nothing recorded since the watermark: no transaction, no write (an idle gateway leaves its store untouched,
     // so SQLite's WAL is truncated and its checkpointer stops). The watermark stays; the next records widen the span.
     const mark = await this.db.get<{ value: string }>('SELECT value FROM gateway_meta WHERE key = ?', [WATERMARK]);
@@ -98,7 +110,10 @@ export class UsageRepo {
       const newer = await this.db.get('SELECT 1 AS x FROM generations WHERE created_at > ? LIMIT 1', [
         Number(mark.value),
       ]);
-      if (!newer) return 0;
+      if (!newer) {
+        this.allRolledAt = count;
+        return 0;
+      }
     }
     let written = 0;
     for (;;) {

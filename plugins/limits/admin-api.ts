@@ -9,45 +9,14 @@ import {
 } from '../../src/store/limit-settings';
 import type { Store } from '../../src/store/index';
 import { bodyReader } from '../../src/api/body';
-
-const count = { type: 'integer', minimum: 0, maximum: 1_000_000_000 };
-const values = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { rpm: count, tpm: count, concurrency: count },
-};
-const modelPattern = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\s]+$' };
-
-/** The body of PUT .../limits: fields given replace, null clears (inherit / allow every model). */
-export const limitSettingsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    allowed_models: { anyOf: [{ type: 'array', maxItems: 1000, items: modelPattern }, { type: 'null' }] },
-    rate_limits: {
-      anyOf: [
-        {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            ...values.properties,
-            models: { type: 'object', maxProperties: 1000, propertyNames: modelPattern, additionalProperties: values },
-            plan: { type: 'string', minLength: 1, maxLength: 100 },
-          },
-        },
-        { type: 'null' },
-      ],
-    },
-  },
-};
+import { bodies } from '../../src/validation/generated/bodies';
 
 export interface LimitSettingsBody {
   allowed_models?: string[] | null;
   rate_limits?: RateLimitSettings | null;
 }
 
-const readSettings = bodyReader<LimitSettingsBody>(limitSettingsSchema);
+const readSettings = bodyReader<LimitSettingsBody>(bodies.limitSettings);
 
 export function limitSettingsJson(s: LimitSettings) {
   return { allowed_models: s.allowedModels, rate_limits: s.rateLimits };

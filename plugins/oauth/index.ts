@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { bodyReader } from '../../src/api/body';
+import { bodies } from '../../src/validation/generated/bodies';
 import { readForm, readRaw } from '../../src/api/read-json';
 import { keyJson } from '../auth/admin-api';
 import { AUTHENTICATE_KEY } from '../../src/auth/contract';
@@ -14,7 +15,7 @@ import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
 import { ReportReplayGuard } from './replay';
 import { checkCsrf, checkSameOrigin, issueCsrf } from './csrf';
-import { credits } from '../auth/admin-api';
+import { credits } from '../auth/bodies';
 
 export interface OAuthConfig {
   /** Origins (https://app.example) whose callback URLs may receive codes. */
@@ -164,15 +165,9 @@ export default definePlugin<OAuthConfig>({
       ctx.redirect(url.toString());
     });
 
-    const readExchange = bodyReader<{ code: string; code_verifier: string; code_challenge_method?: string }>({
-      type: 'object',
-      required: ['code', 'code_verifier'],
-      properties: {
-        code: { type: 'string', minLength: 1, maxLength: 200 },
-        code_verifier: { type: 'string', minLength: 1, maxLength: 200 },
-        code_challenge_method: { enum: ['S256', 'plain'] },
-      },
-    });
+    const readExchange = bodyReader<{ code: string; code_verifier: string; code_challenge_method?: string }>(
+      bodies.keyExchange,
+    );
     router.post('/v1/auth/keys', async (ctx) => {
       const b = await readExchange(ctx);
       const c = await store.oauthCodes.consume(hashCode(b.code));

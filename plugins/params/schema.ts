@@ -1,6 +1,6 @@
 /**
- * JSON Schema of the chat request body (spec 2.7, 4.1, 8), compiled once by the params
- * plugin. Unknown fields are allowed ("any other field may also be sent"); fields the
+ * JSON Schema of the chat request body (spec 2.7, 4.1, 8), its validator generated at build time
+ * (scripts/gen-validators.js). Unknown fields are allowed ("any other field may also be sent"); fields the
  * spec defines must have its types and ranges. Where the spec gives two bounds the wider
  * is accepted: max_tokens >= 0, top_logprobs 0..20.
  */
@@ -207,3 +207,25 @@ export const gatewayOptionsSchema = {
     store: { type: 'boolean' },
   },
 };
+
+/** OpenAI's limits: at most 2048 inputs, none empty; token ids are non-negative integers. */
+export const embeddingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['model', 'input'],
+  properties: {
+    model: { type: 'string', minLength: 1 },
+    input: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 2048,
+      anyOf: [
+        { items: { type: 'string', minLength: 1 } },
+        { items: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } } },
+      ],
+    },
+    encoding_format: { enum: ['float', 'base64'] },
+    dimensions: { type: 'integer', minimum: 1, maximum: 65536 },
+    user: { type: 'string', maxLength: 256 },
+  },
+} as const;

@@ -1,11 +1,11 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { errors, type GatewayError, type GatewayErrorCode } from '../../src/errors';
 import type { ChatRequest } from '../../src/types/openai';
-import { chatRequestSchema, gatewayOptionsSchema } from './schema';
+import { requests } from '../../src/validation/generated/requests';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateRequest = ajv.compile(chatRequestSchema);
-const validateOptions = ajv.compile(gatewayOptionsSchema);
+// Generated at build time from ./schema.ts (scripts/gen-validators.js).
+const validateRequest = requests.chatRequest;
+const validateOptions = requests.gatewayOptions;
 
 /**
  * `/messages/2/name` -> `messages[2].name`; array positions in brackets, object keys after dots (the data tells which).

@@ -1,16 +1,14 @@
-import Ajv, { type ValidateFunction } from 'ajv';
 import type Koa from 'koa';
 import { errors } from '../errors';
+import type { Validator } from '../validation/validator';
 import { readJson } from './read-json';
 import { combine } from './chat-request';
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
-
 /**
- * Compile a body schema once; the returned reader parses (64 KB limit) and validates, with every problem in one 400.
+ * A reader of bodies that `validate` checks (a validator generated at build time, src/validation/generated/bodies.ts):
+ * it parses (64 KB limit) and validates, with every problem in one 400.
  */
-export function bodyReader<T>(schema: Record<string, unknown>): (ctx: Koa.Context) => Promise<T> {
-  const validate: ValidateFunction = ajv.compile(schema);
+export function bodyReader<T>(validate: Validator): (ctx: Koa.Context) => Promise<T> {
   return async (ctx) => {
     const body = await readJson(ctx.req, 64 * 1024, '64kb');
     if (!validate(body)) {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
-import { configSchema } from './schema';
+import type { config as ConfigValidators } from '../validation/generated/config';
+import { requireForNow } from '../validation/load-once';
+import type { Validator } from '../validation/validator';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
 import { providerTypeNames } from '../providers/registry';
@@ -25,18 +27,18 @@ export class ConfigError extends Error {
   }
 }
 
-let compiled: WeakRef<ValidateFunction> | undefined;
+let held: WeakRef<Validator> | undefined;
 
 /**
- * The config schema's validator, compiled on first use and held weakly: a gateway reads its
- * config once, and the compiled validator (~100 KB of generated code) would otherwise stay
- * in memory for the life of the process. Loads close together share one.
+ * The config's validator, generated at build time from ./schema.ts (scripts/gen-validators.js): starting compiles no
+ * schema. Held weakly: a gateway reads its config once, and the validator (~200 KB of code and schema) would otherwise
+ * stay in memory for the life of the process. Loads close together share one.
  */
-function configValidator(): ValidateFunction {
-  let v = compiled?.deref();
+function configValidator(): Validator {
+  let v = held?.deref();
   if (!v) {
-    v = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose: true }).compile(configSchema);
-    compiled = new WeakRef(v);
+    v = requireForNow<{ config: typeof ConfigValidators }>('../validation/generated/config').config.config;
+    held = new WeakRef(v);
   }
   return v;
 }

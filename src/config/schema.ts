@@ -176,6 +176,7 @@ export const configSchema = {
             properties: {
               driver: {},
               path: { type: 'string', minLength: 1, default: './data/gateway.db' },
+              idle_worker_ms: { type: 'integer', minimum: 0, default: 10000 },
               generation_retention_days: RETENTION,
             },
           },

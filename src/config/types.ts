@@ -33,7 +33,12 @@ export interface StoreRetention {
 
 export type StoreConfig = StoreRetention &
   (
-    | { driver: 'sqlite'; path: string }
+    | {
+        driver: 'sqlite';
+        path: string;
+        /** ms the store's worker thread may idle before it stops (0: never); the next request starts another. */
+        idle_worker_ms?: number;
+      }
     | {
         driver: 'postgres';
         url: string;

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import Module from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
-import Ajv from 'ajv';
+import type Ajv from 'ajv';
 import type { PluginEntry } from '../config/types';
 import { ConfigError, deepFreeze, formatAjvErrors, type ConfigProblem } from '../config/load';
 import type { GatewayConfig } from '../config/types';
@@ -9,6 +9,9 @@ import { providerTypeNames, registerAdapter } from '../providers/registry';
 import { registerStrategy, strategyNames } from '../deployments/strategies';
 import type { Plugin, PluginInstance, PluginServices } from './plugin';
 import { scopedState, type StateBackend } from './shared-state';
+import type { pluginConfigs as PluginConfigs } from '../validation/generated/plugin-configs';
+import { requireForNow } from '../validation/load-once';
+import type { Validator } from '../validation/validator';
 
 const BUILTIN_DIR = resolve(__dirname, '../../plugins');
 
@@ -37,17 +40,37 @@ function aliasPublicModules(): void {
 let sharedAjv: WeakRef<Ajv> | undefined;
 
 /**
- * The Ajv that compiles plugins' config schemas; it caches each plugin's validator (by schema
- * object). Held weakly: configs are checked at startup, and the validators (generated code,
- * tens of KB per plugin) need not stay in memory after. Loads close together share one.
+ * The Ajv that compiles the config schemas of plugins that are not built in (the built-in plugins' validators are
+ * generated at build time: src/validation/generated/plugin-configs.ts, same options). Loaded only for such a plugin;
+ * it caches each plugin's validator (by schema object). Held weakly: configs are checked at startup, and the
+ * validators (generated code, tens of KB per plugin) need not stay in memory after. Loads close together share one.
  */
 function pluginAjv(): Ajv {
   let a = sharedAjv?.deref();
   if (!a) {
-    a = new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, verbose: true });
+    const { default: AjvClass } = require('ajv') as typeof import('ajv');
+    a = new AjvClass({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, verbose: true });
     sharedAjv = new WeakRef(a);
   }
   return a;
+}
+
+let builtinValidators: WeakRef<typeof PluginConfigs> | undefined;
+
+/**
+ * A built-in plugin's validator, generated at build time (held weakly, as the Ajv above: needed while a chain loads);
+ * else one compiled now from the plugin's configSchema.
+ */
+function configValidator(entry: PluginEntry, plugin: Plugin<Record<string, unknown>>): Validator {
+  if (entry.use !== undefined) return pluginAjv().compile(plugin.configSchema);
+  let all = builtinValidators?.deref();
+  if (!all) {
+    all = requireForNow<{ pluginConfigs: typeof PluginConfigs }>(
+      '../validation/generated/plugin-configs',
+    ).pluginConfigs;
+    builtinValidators = new WeakRef(all);
+  }
+  return all[entry.name as keyof typeof PluginConfigs] ?? pluginAjv().compile(plugin.configSchema);
 }
 
 export interface LoadedPlugin {
@@ -120,9 +143,9 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
       return;
     }
     const config = structuredClone(entry.config);
-    let validate: ReturnType<Ajv['compile']>;
+    let validate: Validator;
     try {
-      validate = pluginAjv().compile(plugin.configSchema);
+      validate = configValidator(entry, plugin);
     } catch (e) {
       problems.push({
         pointer,

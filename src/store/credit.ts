@@ -354,7 +354,15 @@ export class CreditRepo {
     const r = await this.db.call(settleProc, args);
     // After it committed: a settlement that failed keeps its hold, and may be retried.
     this.local?.settled(reservationId, r.committed, epoch);
+    if (generation && r.settled) this.generations++;
     return r.settled;
+  }
+
+  private generations = 0;
+
+  /** Generation records this process's settlements have committed so far (the only ones a SQLite store gets). */
+  get recorded(): number {
+    return this.generations;
   }
 
   /** The overrun recorded on a generation (nano-credits beyond its reservation, and why), if any. */

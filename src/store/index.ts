@@ -113,7 +113,11 @@ export interface OpenOptions {
 export async function openDb(config: StoreConfig, opts: OpenOptions = {}): Promise<Db> {
   switch (config.driver) {
     case 'sqlite':
-      return new SqliteDb(config.path, { redo: opts.redo, commitMs: opts.commitMs });
+      return new SqliteDb(config.path, {
+        redo: opts.redo,
+        commitMs: opts.commitMs,
+        idleWorkerMs: config.idle_worker_ms,
+      });
     case 'memory':
       return new SqliteDb(':memory:');
     case 'postgres': {

@@ -21,6 +21,8 @@ interface EngineLink {
   tell(req: EngineRequest): void;
   /** Messages sent to the engine's thread so far (0 in-thread). */
   readonly messages: number;
+  /** Whether the engine's thread runs now (always in-thread). */
+  readonly running: boolean;
   close(): Promise<void>;
 }
 
@@ -48,24 +50,41 @@ class InThreadLink implements EngineLink {
     this.engine.handle(req, () => undefined);
   }
   readonly messages = 0;
+  readonly running = true;
   async close(): Promise<void> {
     await this.request({ op: 'close' });
   }
 }
 
+/** How long the store's worker thread may sit idle before it stops (an idle isolate is ~6 MB): 10 s. */
+export const DEFAULT_WORKER_IDLE_MS = 10_000;
+
 /**
  * A file database: the engine in a worker thread (started by ./worker-start.ts). A worker that dies fails what it
  * had in hand and is started again by the next request. The worker is kept referenced only while
  * a request is in flight, so an idle store never holds the process open.
+ *
+ * A worker idle for `idleMs` (no request in flight or waiting to cross, no driven transaction open, no credit hold in
+ * its book) is stopped through the orderly `close` (everything committed, the WAL checkpointed and truncated), and
+ * the next request starts another: its engine starts a new book, as after a worker that died (LocalCredit reads
+ * the balances again).
  */
 class WorkerLink implements EngineLink {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   private nextId = 1;
+  /** A driven transaction is open: between its `begin` and its `end` the worker holds it, asked or not. */
+  private txOpen = false;
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** The idle worker is checking its holds before it stops (a request meanwhile keeps it). */
+  private checking = false;
+  /** An idle worker closing: what comes meanwhile waits in the outbox for the next worker. */
+  private stopping: Promise<void> | null = null;
 
   constructor(
     private readonly path: string,
-    private readonly opts: SqliteOptions,
+    private readonly opts: Pick<EngineOptions, 'redo' | 'commitMs'>,
+    private readonly idleMs: number,
   ) {}
 
   private start(): Worker {
@@ -81,6 +100,7 @@ class WorkerLink implements EngineLink {
         settle(m, p.resolve, p.reject);
       }
       if (this.pending.size === 0) w.unref();
+      this.whenIdle();
     });
     const fail = (e: unknown) => {
       if (this.worker !== w) return;
@@ -88,6 +108,7 @@ class WorkerLink implements EngineLink {
       this.unanswered = false;
       this.outbox = []; // what was asked is in pending, failed below; what was told is lost with the worker's book
       this.asked = false;
+      this.txOpen = false;
       const err = e instanceof Error ? e : new Error(`store worker exited (${String(e)})`);
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
@@ -98,22 +119,84 @@ class WorkerLink implements EngineLink {
     return w;
   }
 
+  /** The worker, started if there is none (and none is stopping: then null, and what is sent waits for the next). */
+  private current(): Worker | null {
+    if (!this.worker && !this.stopping) this.worker = this.start();
+    return this.worker;
+  }
+
   request(req: EngineRequest): Promise<unknown> {
-    const w = (this.worker ??= this.start());
+    const w = this.current();
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      if (this.pending.size === 0) w.ref();
+    if (req.op === 'end') this.txOpen = false;
+    const answered = new Promise((resolve, reject) => {
+      if (this.pending.size === 0) w?.ref();
       this.pending.set(id, { resolve, reject });
       this.outbox.push({ id, req });
       this.asked = true;
       this.schedule();
     });
+    if (req.op !== 'begin') return answered;
+    this.txOpen = true;
+    return answered.catch((e: unknown) => {
+      this.txOpen = false; // refused: no transaction was opened
+      this.whenIdle();
+      throw e;
+    });
   }
 
   /** Id 0: the worker answers nothing. If the worker dies before the next message, what was told is lost with it. */
   tell(req: EngineRequest): void {
-    this.worker ??= this.start();
+    this.current();
     this.outbox.push({ id: 0, req });
+  }
+
+  private idle(): boolean {
+    return this.pending.size === 0 && this.outbox.length === 0 && !this.txOpen && !this.unanswered;
+  }
+
+  /** Every answer is in and nothing waits: the worker stops after idleMs more of this. */
+  private whenIdle(): void {
+    if (this.idleMs <= 0 || this.closed || this.idleTimer || this.checking || !this.idle()) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      // Busy again: the answer to what came arms the timer anew.
+      if (this.worker && this.idle()) void this.stopIfIdle(this.worker);
+    }, this.idleMs);
+    this.idleTimer.unref(); // an idle store never holds the process open
+  }
+
+  /** Holds live in the worker's book: it stops only with none (a request still upstream settles one later). */
+  private async stopIfIdle(w: Worker): Promise<void> {
+    this.checking = true;
+    let holds: number;
+    try {
+      holds = ((await this.request({ op: 'status' })) as EngineStatus).holds;
+    } catch {
+      return; // the worker died: the next request starts another
+    } finally {
+      this.checking = false;
+    }
+    if (this.worker !== w || !this.idle()) return; // a request came meanwhile: it rearms the timer when answered
+    if (holds > 0) return this.whenIdle();
+    this.worker = null;
+    this.stopping = this.retire(w);
+  }
+
+  /** The orderly close, told (nobody waits for an answer): the worker commits, checkpoints, closes and exits. */
+  private async retire(w: Worker): Promise<void> {
+    const exited = new Promise<void>((r) => w.once('exit', () => r()));
+    w.ref(); // the close runs to its end even if nothing else keeps the process alive
+    this.messages++;
+    w.postMessage([{ id: 0, req: { op: 'close' } satisfies EngineRequest }]);
+    await exited;
+    this.stopping = null;
+    if (this.asked) {
+      // Asked while it closed: the next worker takes the outbox.
+      const next = this.current();
+      if (this.pending.size > 0) next?.ref();
+      this.schedule();
+    }
   }
 
   /**
@@ -149,7 +232,18 @@ class WorkerLink implements EngineLink {
     });
   }
 
+  /** Whether a worker thread runs now (it stops when idle). */
+  get running(): boolean {
+    return this.worker !== null || this.stopping !== null;
+  }
+
+  private closed = false;
+
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    await this.stopping;
     const w = this.worker;
     if (!w) return;
     await this.request({ op: 'close' });
@@ -158,8 +252,8 @@ class WorkerLink implements EngineLink {
   }
 }
 
-/** `redo` and `commitMs` as the engine takes them (src/store/sqlite-engine.ts EngineOptions). */
-export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'>;
+/** `redo` and `commitMs` as the engine takes them (src/store/sqlite-engine.ts EngineOptions), and the worker's idle stop. */
+export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'> & { idleWorkerMs?: number };
 
 function toSqlite(params: readonly Param[]): Param[] {
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
@@ -194,10 +288,12 @@ export class SqliteDb implements Db {
 
   /**
    * `redo`: the worker keeps a redo log and commits writes in groups a few milliseconds long (src/store/redo-log.ts);
-   * the gateway's own process only (one process may keep it: another runs without).
+   * the gateway's own process only (one process may keep it: another runs without). `idleWorkerMs`: how long a file
+   * store's worker thread may idle before it stops (0: it never does).
    */
   constructor(path: string, opts: SqliteOptions = {}) {
-    this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path, opts);
+    const { idleWorkerMs = DEFAULT_WORKER_IDLE_MS, ...engine } = opts;
+    this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path, engine, idleWorkerMs);
   }
 
   all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
@@ -267,6 +363,11 @@ export class SqliteDb implements Db {
   /** Messages sent to the engine's thread so far: each wakes that thread and this one again for the answer. */
   get messages(): number {
     return this.link.messages;
+  }
+
+  /** Whether a file store's worker thread runs now: it stops after idling, and the next request starts another. */
+  get workerRunning(): boolean {
+    return this.link.running;
   }
 
   /** The engine's own state (whether its checkpointer thread runs). */

@@ -177,6 +177,37 @@ function contract(name: string, open: () => Promise<Store>) {
 }
 
 contract('SQLite', () => openStore({ driver: 'memory' }));
+
+describe('usage roll-up of a store only this process records to', () => {
+  it('asks the store nothing while no generation was recorded since it found everything rolled up', async () => {
+    const store = await openStore({ driver: 'memory' });
+    try {
+      let recorded = 0;
+      let asked = 0;
+      store.db.observer = () => void asked++;
+      const usage = new UsageRepo(store.db, { lagMs: 0, recorded: () => recorded });
+      const now = Date.now();
+      const [first, second] = makeRecords(2, now, 1).map((g, i) => ({ ...g, createdAt: now - 60_000 + i * 20_000 }));
+      await insertRecords(store, [first]);
+      recorded++;
+      expect(await usage.rollUp(now - 50_000)).to.be.above(0);
+      asked = 0;
+      expect(await usage.rollUp(now - 50_000)).to.equal(0);
+      expect(asked, 'it looks once and finds nothing newer').to.be.above(0);
+      asked = 0;
+      expect(await usage.rollUp(now - 50_000)).to.equal(0);
+      expect(asked, 'then asks nothing').to.equal(0);
+
+      await insertRecords(store, [second]);
+      recorded++;
+      expect(await usage.rollUp(now), 'a new record is rolled up').to.be.above(0);
+      const n = await store.db.get<{ n: unknown }>('SELECT SUM(requests) AS n FROM usage_daily');
+      expect(Number(n?.n)).to.equal(2);
+    } finally {
+      await store.close();
+    }
+  });
+});
 if (POSTGRES_URL)
   contract('PostgreSQL', async () => openStore({ driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 }));
 

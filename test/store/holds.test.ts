@@ -224,7 +224,11 @@ describe('credit reservations held by the SQLite engine', function () {
           amount: fc.integer({ min: 1, max: 4_000 }),
           key: fc.boolean(),
         }),
-        fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), part: fc.double({ min: 0, max: 1 }) }),
+        fc.record({
+          kind: fc.constant('settle' as const),
+          pick: fc.nat(),
+          part: fc.double({ min: 0, max: 1, noNaN: true }),
+        }),
       );
       await fc.assert(
         fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {

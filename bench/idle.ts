@@ -1,0 +1,136 @@
+/**
+ * `node dist/bench/idle.js [--runs 3] [--wait 16]`: the full chain's idle RSS alone, without load, the
+ * way `npm run bench` measures it (gateway.yaml's plugins, SQLite, the loopback upstream, an account
+ * and a key made through the admin API, then 16 s to settle), once per run in a fresh process, so a
+ * memory change can be checked in a minute without disturbing anything else on the machine.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
+import { rssMb } from './proc';
+
+const root = resolve(__dirname, '../..');
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    wait: { type: 'string', default: '16' },
+    smaps: { type: 'boolean', default: false },
+  },
+});
+const adminKey = 'bench-admin-key-0123456789abcdef';
+
+function startProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  return new Promise((res, rej) => {
+    let out = '';
+    let found = false;
+    child.stdout!.on('data', (d: Buffer) => {
+      if (found) return;
+      out += d.toString();
+      const m = /"url":"([^"]+)"/.exec(out);
+      if (m) {
+        found = true;
+        res({ child, url: m[1] });
+      }
+    });
+    child.on('exit', (code) => rej(new Error(`process exited (${code}): ${out}`)));
+  });
+}
+
+async function api(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const r = await fetch(url + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as Record<string, unknown>;
+}
+
+/** Resident kB by kind, from /proc/<pid>/smaps_rollup. */
+function rollup(pid: number): string {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+  return `anon ${(kb('Anonymous') / 1024).toFixed(1)} MB, file ${((kb('Rss') - kb('Anonymous')) / 1024).toFixed(1)} MB`;
+}
+
+/** `--smaps`: resident kB per mapped file (anonymous memory as [anon]), the largest first. */
+function byMapping(pid: number): string {
+  const rss = new Map<string, number>();
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) name = head[1] || '[anon]';
+    const m = /^Rss:\s+(\d+) kB/.exec(line);
+    if (m) rss.set(name, (rss.get(name) ?? 0) + Number(m[1]));
+  }
+  return [...rss]
+    .filter(([, kb]) => kb >= 200)
+    .sort((a, b) => b[1] - a[1])
+    .map(([n, kb]) => `  ${String(kb).padStart(7)} kB ${n}\n`)
+    .join('');
+}
+
+async function once(upUrl: string, plugins: unknown[]): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-idle-'));
+  const cfgPath = join(dir, 'gateway.yaml');
+  writeFileSync(
+    cfgPath,
+    JSON.stringify({
+      server: { host: '127.0.0.1', port: 0, log_level: 'info' },
+      store: { driver: 'sqlite', path: join(dir, 'bench.db') },
+      providers: [{ name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' }],
+      models: [
+        {
+          id: 'bench/model',
+          owned_by: 'bench',
+          context_length: 128000,
+          pricing: { prompt: 0.000001, completion: 0.000002 },
+          deployments: [{ provider: 'up', model: 'bench-model' }],
+        },
+      ],
+      plugins,
+    }),
+  );
+  const { child, url } = await startProcess([join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], {
+    ...process.env,
+    GATEWAY_ADMIN_KEY: adminKey,
+  });
+  try {
+    const account = await api(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
+    await api(url, '/v1/keys', { name: 'bench', account_id: (account.data as { id: string }).id });
+    await new Promise((r) => setTimeout(r, Number(values.wait) * 1000));
+    const rss = rssMb(child.pid!);
+    const threads = readdirSync(`/proc/${child.pid}/task`).length;
+    process.stdout.write(`idle RSS ${rss.toFixed(1)} MB (${rollup(child.pid!)}; ${threads} threads)\n`);
+    if (values.smaps) process.stdout.write(byMapping(child.pid!));
+    return rss;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const up = await startProcess([join(__dirname, 'upstream.js')], process.env);
+  const plugins = (parse(readFileSync(join(root, 'gateway.yaml'), 'utf8')) as { plugins: unknown[] }).plugins;
+  const all: number[] = [];
+  try {
+    for (let i = 0; i < Number(values.runs); i++) all.push(await once(up.url, plugins));
+  } finally {
+    up.child.kill('SIGTERM');
+  }
+  const mean = all.reduce((a, b) => a + b, 0) / all.length;
+  process.stdout.write(
+    `${all.length} runs: mean ${mean.toFixed(1)} MB, min ${Math.min(...all).toFixed(1)}, max ${Math.max(...all).toFixed(1)}\n`,
+  );
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${String(e)}\n`);
+  process.exit(1);
+});

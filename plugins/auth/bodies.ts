@@ -1,0 +1,51 @@
+/**
+ * JSON Schemas of the admin API's bodies. Their validators are generated at build time (scripts/gen-validators.js,
+ * src/validation/generated/bodies.ts): nothing is compiled when the gateway starts.
+ */
+export const credits = { type: 'number', minimum: 0, maximum: 9_000_000 } as const;
+
+export const accountBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 },
+    credits,
+    custom_pricing: { type: 'boolean' },
+  },
+};
+
+export const amountBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['amount'],
+  properties: { amount: { type: 'number', minimum: -9_000_000, maximum: 9_000_000 } },
+};
+
+const reset = { enum: ['daily', 'weekly', 'monthly', null] };
+
+export const newKeyBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'account_id'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    account_id: { type: 'string', minLength: 1 },
+    limit: { anyOf: [credits, { type: 'null' }] },
+    limit_reset: reset,
+    expires_at: { type: ['string', 'null'] },
+  },
+};
+
+export const keyPatchBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    disabled: { type: 'boolean' },
+    limit: { anyOf: [credits, { type: 'null' }] },
+    limit_reset: reset,
+  },
+};
