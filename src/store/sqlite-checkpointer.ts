@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { lowerThisThreadPriority } from './thread-priority';
 
 /** What the checkpointer answers: the WAL's frames and how many of them are now in the database file. */
 export type CheckpointReply = { ok: true; log: number; checkpointed: number } | { ok: false };
@@ -11,6 +12,7 @@ export type CheckpointReply = { ok: true; log: number; checkpointed: number } | 
  */
 const port = parentPort;
 if (!port) throw new Error('sqlite-checkpointer runs as a worker thread');
+lowerThisThreadPriority();
 const db = new Database((workerData as { path: string }).path, { fileMustExist: true });
 // The checkpoint's fsyncs (WAL before, database after) follow this connection's setting: as the writer's.
 db.pragma('synchronous = NORMAL');

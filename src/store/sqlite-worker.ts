@@ -1,10 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteEngine, type EngineReply, type EngineRequest } from './sqlite-engine';
 import { procedures } from './procedures';
+import { lowerThisThreadPriority } from './thread-priority';
 
 /** The store's worker thread: owns the SQLite file connection; requests in batches, answers by id in batches. */
 const port = parentPort;
 if (!port) throw new Error('sqlite-worker runs as a worker thread');
+lowerThisThreadPriority();
 const data = workerData as { path: string; redo?: boolean; commitMs?: number };
 // A commit or the redo log failed with writes acknowledged: the thread ends at once (the main thread fails what it
 // waits for and starts another engine, which replays the log).

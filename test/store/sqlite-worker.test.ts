@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -119,6 +119,31 @@ describe('SQLite store in a worker thread', function () {
       expect(rows.map((r) => r.v)).to.deep.equal(['inside', 'inside too', 'outside']);
     } finally {
       if (inTime) await db.close(); // else it waits for the stuck transaction
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs its threads nicer than the event loop (Linux), so a message that wakes the writer does not take its CPU', async function () {
+    if (process.platform !== 'linux') this.skip();
+    /** The nice value of each of this process's threads, by thread id. */
+    const nices = () =>
+      new Map(
+        readdirSync('/proc/self/task').map((t) => {
+          const fields = readFileSync(`/proc/self/task/${t}/stat`, 'utf8').split(') ')[1].split(' ');
+          return [t, Number(fields[16])] as const;
+        }),
+      );
+    const own = nices().get(String(process.pid))!;
+    const before = nices();
+    const dir = mkdtempSync(join(tmpdir(), 'gw-nice-'));
+    const db = new SqliteDb(join(dir, 'nice.db'));
+    try {
+      await db.run('CREATE TABLE t (x INTEGER)');
+      const added = [...nices()].filter(([t]) => !before.has(t));
+      expect(added.map(([, n]) => n)).to.include(Math.min(19, own + 5));
+      expect(nices().get(String(process.pid)), 'the event loop keeps its own').to.equal(own);
+    } finally {
+      await db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
