@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,5 +56,37 @@ describe('SQLite checkpointer thread', function () {
     ).to.equal(true);
     const rows = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM blobs');
     expect(rows?.n).to.equal(2001);
+  });
+
+  it('with the redo log under unbroken load, the WAL still starts again from its beginning (it stays bounded)', async () => {
+    const redoDir = mkdtempSync(join(tmpdir(), 'gw-ckpt-redo-'));
+    const path = join(redoDir, 'store.db');
+    const redo = new SqliteDb(path, { redo: true });
+    /** The WAL header's checkpoint sequence number: it counts the times the WAL started again. */
+    const restarts = () => {
+      const fd = openSync(`${path}-wal`, 'r');
+      try {
+        const head = Buffer.alloc(16);
+        return readSync(fd, head, 0, 16, 0) === 16 ? head.readUInt32BE(12) : 0;
+      } finally {
+        closeSync(fd);
+      }
+    };
+    try {
+      await redo.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+      const body = 'x'.repeat(4000);
+      const first = restarts();
+      // Writes in flight all the time for 4 s: a transaction begins right after each commit.
+      const until = Date.now() + 4000;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (Date.now() < until) await redo.write('INSERT INTO blobs (body) VALUES (?)', [body]);
+        }),
+      );
+      expect(restarts() - first, 'the WAL started again at least twice').to.be.at.least(2);
+    } finally {
+      await redo.close();
+      rmSync(redoDir, { recursive: true, force: true });
+    }
   });
 });
