@@ -6,6 +6,7 @@ import { ANONYMOUS, registerResponseRoutes } from './routes';
 import { storeOperation } from './operations';
 import { deferWrite } from '../../src/store/request-batch';
 import { putStatement } from '../../src/store/responses';
+import { SweepGate } from '../../src/store/sweep-gate';
 
 export interface StorageConfig {
   /** Time to live of a stored response; 0 keeps them until deleted. */
@@ -50,12 +51,20 @@ export default definePlugin<StorageConfig>({
     registerResponseRoutes(services.router, store, services.shared);
 
     // Retention: small batches on a timer, so a large backlog never stalls requests.
+    // Rounds before the first stored response expires do nothing (an idle store stays idle).
+    const gate = new SweepGate();
     let sweeping = false;
     const sweeper = setInterval(() => {
       if (sweeping || config.ttl_seconds === 0) return;
       sweeping = true;
-      store.responses
-        .deleteExpired(config.sweep_batch)
+      const now = Date.now();
+      gate
+        .round(
+          now,
+          config.sweep_batch,
+          () => store.responses.deleteExpired(config.sweep_batch, now),
+          () => store.responses.nextExpiry(),
+        )
         .catch((e: unknown) => logger.error({ err: e }, 'response retention sweep failed'))
         .finally(() => (sweeping = false));
     }, config.sweep_interval_ms);
@@ -105,6 +114,7 @@ export default definePlugin<StorageConfig>({
     async function put(ctx: GatewayContext, body: Record<string, unknown>, status: string): Promise<void> {
       try {
         const r = recordOf(ctx, body, status);
+        if (r.expiresAt !== null) gate.lower(r.expiresAt);
         // Into the request's one transaction when credit settles it; else committed here.
         if (!deferWrite(ctx.state.gateway.extensions, putStatement(r))) await store.responses.put(r);
       } catch (e) {

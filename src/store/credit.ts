@@ -377,6 +377,9 @@ export class CreditRepo {
   /** Release reservations older than `olderThanMs` (left by a crashed process); returns how many. */
   async releaseStale(olderThanMs: number, now = Date.now()): Promise<number> {
     const before = now - olderThanMs;
+    // On SQLite every reservation is a hold this process made (rows of an older version are released at start-up,
+    // with olderThanMs 0): none it knows of is that old, so none is, and the store is not woken to say so.
+    if (this.local && olderThanMs > 0 && this.local.olderThan(before).length === 0) return 0;
     const rows = await this.db.all<{ id: string }>('SELECT id FROM credit_reservations WHERE created_at <= ?', [
       before,
     ]);

@@ -159,6 +159,12 @@ export class GenerationRepo {
   }
 
   /** Delete up to `batch` records created before `before` (retention); returns how many. */
+  /** When the oldest generation record was made (ms), or null when there is none. */
+  async oldest(): Promise<number | null> {
+    const r = await this.db.get<{ at: unknown }>('SELECT MIN(created_at) AS at FROM generations');
+    return r?.at === null || r?.at === undefined ? null : Number(r.at);
+  }
+
   async deleteOlderThan(before: number, batch: number): Promise<number> {
     return (
       await this.db.run(

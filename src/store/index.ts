@@ -4,6 +4,7 @@ import type { Db } from './db';
 import { SqliteDb } from './sqlite-db';
 import { migrate } from './migrate';
 import { META_UPSERT } from './meta';
+import { SweepGate } from './sweep-gate';
 import { migrations } from './migrations/index';
 import { AccountRepo } from './accounts';
 import { KeyRepo } from './keys';
@@ -68,18 +69,31 @@ export class Store {
 
   /**
    * Delete what is past its retention, in small batches on a timer so a backlog never stalls
-   * requests: generation records older than `generation_retention_days` (0 keeps them).
-   * Stored responses expire by the storage plugin's ttl_seconds; the ledger is kept.
+   * requests: generation records older than `generation_retention_days` (0 keeps them). Rounds before the oldest
+   * record falls due do nothing (an idle store stays idle). Stored responses expire by the storage plugin's
+   * ttl_seconds; the ledger is kept.
    */
   startRetention(config: StoreRetention, onError: (e: unknown) => void, everyMs = 60_000, batch = 1000): void {
     const days = config.generation_retention_days ?? DEFAULT_GENERATION_RETENTION_DAYS;
     if (days === 0 || this.retention) return;
+    const keepMs = days * 86_400_000;
+    // New records fall due after every record there is: the gate never needs lowering.
+    const gate = new SweepGate();
     let busy = false;
     this.retention = setInterval(() => {
       if (busy) return;
       busy = true;
-      this.generations
-        .deleteOlderThan(Date.now() - days * 86_400_000, batch)
+      const now = Date.now();
+      gate
+        .round(
+          now,
+          batch,
+          () => this.generations.deleteOlderThan(now - keepMs, batch),
+          async () => {
+            const oldest = await this.generations.oldest();
+            return oldest === null ? null : oldest + keepMs;
+          },
+        )
         .catch(onError)
         .finally(() => (busy = false));
     }, everyMs);
