@@ -4,13 +4,13 @@
  * and a key made through the admin API, then 16 s to settle), once per run in a fresh process, so a
  * memory change can be checked in a minute without disturbing anything else on the machine.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { rssMb } from './proc';
+import { BENCH_ADMIN_KEY, adminPost, startProcess, writeGatewayConfig } from './gateway-target';
 
 const root = resolve(__dirname, '../..');
 const { values } = parseArgs({
@@ -20,36 +20,6 @@ const { values } = parseArgs({
     smaps: { type: 'boolean', default: false },
   },
 });
-const adminKey = 'bench-admin-key-0123456789abcdef';
-
-function startProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
-  return new Promise((res, rej) => {
-    let out = '';
-    let found = false;
-    child.stdout!.on('data', (d: Buffer) => {
-      if (found) return;
-      out += d.toString();
-      const m = /"url":"([^"]+)"/.exec(out);
-      if (m) {
-        found = true;
-        res({ child, url: m[1] });
-      }
-    });
-    child.on('exit', (code) => rej(new Error(`process exited (${code}): ${out}`)));
-  });
-}
-
-async function api(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const r = await fetch(url + path, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as Record<string, unknown>;
-}
-
 /** Resident kB by kind, from /proc/<pid>/smaps_rollup. */
 function rollup(pid: number): string {
   const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
@@ -76,32 +46,14 @@ function byMapping(pid: number): string {
 
 async function once(upUrl: string, plugins: unknown[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-idle-'));
-  const cfgPath = join(dir, 'gateway.yaml');
-  writeFileSync(
-    cfgPath,
-    JSON.stringify({
-      server: { host: '127.0.0.1', port: 0, log_level: 'info' },
-      store: { driver: 'sqlite', path: join(dir, 'bench.db') },
-      providers: [{ name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' }],
-      models: [
-        {
-          id: 'bench/model',
-          owned_by: 'bench',
-          context_length: 128000,
-          pricing: { prompt: 0.000001, completion: 0.000002 },
-          deployments: [{ provider: 'up', model: 'bench-model' }],
-        },
-      ],
-      plugins,
-    }),
-  );
+  const { cfgPath } = writeGatewayConfig(dir, upUrl, plugins);
   const { child, url } = await startProcess([join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], {
     ...process.env,
-    GATEWAY_ADMIN_KEY: adminKey,
+    GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY,
   });
   try {
-    const account = await api(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
-    await api(url, '/v1/keys', { name: 'bench', account_id: (account.data as { id: string }).id });
+    const account = await adminPost(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
+    await adminPost(url, '/v1/keys', { name: 'bench', account_id: (account.data as { id: string }).id });
     await new Promise((r) => setTimeout(r, Number(values.wait) * 1000));
     const rss = rssMb(child.pid!);
     const threads = readdirSync(`/proc/${child.pid}/task`).length;

@@ -10,8 +10,8 @@
  * separate, on loopback. `--long` instead runs the full chain for 5 minutes at c=32 and
  * prints RSS and event-loop delay p99 over time and the SQLite DB+WAL bytes per 1,000 requests.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +20,7 @@ import { runLoad, timeToFirstToken, type LoadResult } from './load';
 import { hotPath } from './hot-path';
 import { longRun } from './long';
 import { cpuMs, mainThreadCpuMs, rssMb, type Target } from './proc';
+import { BENCH_ADMIN_KEY, adminPost, startProcess, writeGatewayConfig } from './gateway-target';
 
 const root = resolve(__dirname, '../..');
 const { values } = parseArgs({
@@ -35,73 +36,24 @@ const children: ChildProcess[] = [];
 const IDLE_WAIT_S = 16;
 const dirs: string[] = [];
 
-function readJsonLine(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((res, rej) => {
-    let out = '';
-    let found = false;
-    child.stdout!.on('data', (d: Buffer) => {
-      if (found) return; // keep draining the pipe (access logs) without keeping it
-      out += d.toString();
-      const m = pattern.exec(out);
-      if (m) {
-        found = true;
-        res(m[1]);
-      }
-    });
-    child.on('exit', (code) => rej(new Error(`process exited (${code}): ${out}`)));
-  });
-}
-
-async function api(url: string, path: string, adminKey: string, body: unknown): Promise<Record<string, unknown>> {
-  const r = await fetch(url + path, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return (await r.json()) as Record<string, unknown>;
-}
-
 async function start(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; pid: number }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
-  children.push(child);
-  return { url: await readJsonLine(child, /"url":"([^"]+)"/), pid: child.pid! };
+  const { child, url } = await startProcess(args, env, children);
+  return { url, pid: child.pid! };
 }
-
-const adminKey = 'bench-admin-key-0123456789abcdef';
 
 async function startGateway(name: string, upUrl: string, plugins: unknown[]): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
   dirs.push(dir);
   const pluginNames = plugins.map((p) => (typeof p === 'string' ? p : Object.keys(p as object)[0]));
-  const cfgPath = join(dir, 'gateway.yaml');
-  const db = join(dir, 'bench.db');
-  writeFileSync(
-    cfgPath,
-    JSON.stringify({
-      server: { host: '127.0.0.1', port: 0, log_level: 'info' },
-      store: { driver: 'sqlite', path: db },
-      providers: [{ name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' }],
-      models: [
-        {
-          id: 'bench/model',
-          owned_by: 'bench',
-          context_length: 128000,
-          pricing: { prompt: 0.000001, completion: 0.000002 },
-          deployments: [{ provider: 'up', model: 'bench-model' }],
-        },
-      ],
-      plugins,
-    }),
-  );
+  const { cfgPath, db } = writeGatewayConfig(dir, upUrl, plugins);
   const { url, pid } = await start([join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], {
     ...process.env,
-    GATEWAY_ADMIN_KEY: adminKey,
+    GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY,
   });
   const headers: Record<string, string> = {};
   if (pluginNames.includes('auth')) {
-    const account = await api(url, '/v1/accounts', adminKey, { name: 'bench', credits: 9_000_000 });
-    const key = await api(url, '/v1/keys', adminKey, {
+    const account = await adminPost(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
+    const key = await adminPost(url, '/v1/keys', {
       name: 'bench',
       account_id: (account.data as { id: string }).id,
     });

@@ -3,20 +3,11 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { within } from '../helpers/poll';
 import { SqliteDb } from '../../src/store/sqlite-db';
 import { fileSize } from '../../src/store/stats';
 
 const walBytes = (path: string) => fileSize(`${path}-wal`);
-
-/** Polls `check` every 50 ms until it holds or `ms` have passed; whether it held. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() >= until) return false;
-    await sleep(50);
-  }
-}
 
 describe('SQLite checkpointer thread', function () {
   this.timeout(30000);

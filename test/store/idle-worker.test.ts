@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { within } from '../helpers/poll';
 import { openStore } from '../../src/store/index';
 import { SqliteDb } from '../../src/store/sqlite-db';
 import { fileSize } from '../../src/store/stats';
@@ -11,16 +12,6 @@ import { MOCK_MODEL, postJson } from '../helpers/gateway';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/process';
 
 const threads = (pid: number) => readdirSync(`/proc/${pid}/task`).length;
-
-/** Polls `check` every 25 ms until it holds or `ms` have passed; whether it held. */
-async function within(ms: number, check: () => boolean | Promise<boolean>): Promise<boolean> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() >= until) return false;
-    await sleep(25);
-  }
-}
 
 describe("SQLite store's worker thread stops when idle", function () {
   this.timeout(60000);

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The admin key every bench gateway starts with (GATEWAY_ADMIN_KEY). */
+export const BENCH_ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
+
+/**
+ * Start a node process that prints a JSON line with its "url"; resolves with the child and that url. The child is
+ * added to `track` at once (whoever cleans up kills it even if it never prints its url).
+ */
+export function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  track: ChildProcess[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  track.push(child);
+  return new Promise((res, rej) => {
+    let out = '';
+    let found = false;
+    child.stdout!.on('data', (d: Buffer) => {
+      if (found) return; // keep draining the pipe (access logs) without keeping it
+      out += d.toString();
+      const m = /"url":"([^"]+)"/.exec(out);
+      if (m) {
+        found = true;
+        res({ child, url: m[1] });
+      }
+    });
+    child.on('exit', (code) => rej(new Error(`process exited (${code}): ${out}`)));
+  });
+}
+
+/** POST an admin API call with the bench's admin key. */
+export async function adminPost(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const r = await fetch(url + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as Record<string, unknown>;
+}
+
+/**
+ * Write a bench gateway's config into `dir`: loopback port, SQLite in `dir`, the loopback upstream at `upUrl` as an
+ * OpenAI provider serving `bench/model`, and `plugins`. Returns the config's and the database's paths.
+ */
+export function writeGatewayConfig(dir: string, upUrl: string, plugins: unknown[]): { cfgPath: string; db: string } {
+  const cfgPath = join(dir, 'gateway.yaml');
+  const db = join(dir, 'bench.db');
+  writeFileSync(
+    cfgPath,
+    JSON.stringify({
+      server: { host: '127.0.0.1', port: 0, log_level: 'info' },
+      store: { driver: 'sqlite', path: db },
+      providers: [{ name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' }],
+      models: [
+        {
+          id: 'bench/model',
+          owned_by: 'bench',
+          context_length: 128000,
+          pricing: { prompt: 0.000001, completion: 0.000002 },
+          deployments: [{ provider: 'up', model: 'bench-model' }],
+        },
+      ],
+      plugins,
+    }),
+  );
+  return { cfgPath, db };
+}
