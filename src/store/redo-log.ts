@@ -42,6 +42,7 @@ export class RedoLog {
   static open(dbPath: string): RedoLog | null {
     const lock = new Database(`${dbPath}-redo.lock`, { timeout: 0 });
     try {
+      lock.pragma('journal_mode = MEMORY'); // nothing is ever written to it: no journal file beside it
       lock.pragma('locking_mode = EXCLUSIVE');
       lock.exec('BEGIN EXCLUSIVE');
     } catch {
