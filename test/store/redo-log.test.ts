@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { openStore, type Store } from '../../src/store/index';
-import type { SqliteDb } from '../../src/store/sqlite-db';
+import { SqliteDb } from '../../src/store/sqlite-db';
 
 async function count(store: Store, sql: string, params: string[] = []): Promise<number> {
   return Number((await store.db.get<{ n: number }>(sql, params))?.n);
@@ -95,6 +95,21 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
       expect(await c.getMeta('at-close'), 'close commits what the log held').to.equal('yes');
     } finally {
       await c.close();
+    }
+  });
+
+  it('a worker thread that dies with writes only logged: the next one takes the log and replays them', async () => {
+    const db = new SqliteDb(join(dir, 'thread.db'), { redo: true, commitMs: 60_000 });
+    try {
+      await db.run('CREATE TABLE t (x INTEGER)');
+      await db.run('INSERT INTO t (x) VALUES (1)');
+      expect(statSync(join(dir, 'thread.db-redo')).size, 'logged, not committed').to.be.greaterThan(0);
+      const link = (db as unknown as { link: { worker: { terminate(): Promise<number> } } }).link;
+      await link.worker.terminate();
+      expect((await db.status()).redo, 'the lock went with the thread').to.equal(true);
+      expect(await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t')).to.deep.equal({ n: 1 });
+    } finally {
+      await db.close();
     }
   });
 
