@@ -270,7 +270,8 @@ export const settleProc: Proc<SettleArgs, SettleResult> = {
     const unreserve = r.at === null ? reserved : 0;
     // Each update returns what it leaves (the engine reports it to the main thread without reading it again).
     const account = yield* get<AccountRow>(
-      `UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? WHERE id = ? RETURNING ${ACCOUNT_FREE}`,
+      'UPDATE accounts SET reserved = reserved - ?, usage = usage + ?, updated_at = ? ' +
+        `WHERE id = ? RETURNING ${ACCOUNT_FREE}`,
       [unreserve, cost, now, r.accountId],
     );
     let key: KeyRow | undefined;

@@ -10,7 +10,8 @@ import {
   type RunResult,
   type Sql,
 } from './db';
-import type { EngineOptions, EngineReply, EngineRequest, EngineStatus, ErrorInfo, SqliteEngine } from './sqlite-engine';
+import type { EngineOptions, EngineReply, EngineRequest, EngineStatus, ErrorInfo } from './engine-protocol';
+import type { SqliteEngine } from './sqlite-engine';
 import { procedures } from './procedures';
 import { startStoreWorker } from './worker-start';
 
@@ -252,7 +253,7 @@ class WorkerLink implements EngineLink {
   }
 }
 
-/** `redo` and `commitMs` as the engine takes them (src/store/sqlite-engine.ts EngineOptions), and the worker's idle stop. */
+/** `redo` and `commitMs` as the engine takes them (EngineOptions), and the worker's idle stop. */
 export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'> & { idleWorkerMs?: number };
 
 function toSqlite(params: readonly Param[]): Param[] {

@@ -1,57 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { fileSize } from './stats';
 import { dirname } from 'node:path';
-import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { Rollback, type Param, type Proc } from './db';
 import { HoldBook } from './holds';
-import type { CheckpointReply } from './sqlite-checkpointer';
-import { startStoreWorker } from './worker-start';
+import { Checkpoints } from './sqlite-checkpoints';
 import { RedoLog, type RedoEntry } from './redo-log';
-
-/** What the main thread asks of the SQLite engine (SQL already in the SQLite dialect). */
-export type EngineRequest =
-  | { op: 'read'; kind: 'all' | 'get'; sql: string; params: Param[] }
-  | { op: 'write'; sql: string; params: Param[] }
-  | { op: 'exec'; sql: string }
-  | { op: 'proc'; name: string; args: unknown }
-  | { op: 'begin' }
-  | { op: 'stmt'; kind: 'all' | 'get' | 'run' | 'exec'; sql: string; params: Param[] }
-  | { op: 'end'; commit: boolean }
-  | { op: 'status' }
-  | { op: 'close' };
-
-/** What the engine reports of itself (tests, diagnostics). */
-export interface EngineStatus {
-  /** Whether the checkpointer thread runs now (a loaded file store), or checkpoints run on the writer. */
-  checkpointer: boolean;
-  /** Credit reservations held in memory (src/store/holds.ts). */
-  holds: number;
-  /** Writes are answered once in the redo log and committed in groups (src/store/redo-log.ts). */
-  redo: boolean;
-}
-
-export interface EngineOptions {
-  /**
-   * Keep a redo log beside a file database, if no other connection keeps one: a write is answered as soon as it is
-   * in the log, and what a few milliseconds acknowledged commits as one transaction.
-   */
-  redo?: boolean;
-  /** How long acknowledged writes wait for their commit (COMMIT_MS; tests lengthen it to crash before it). */
-  commitMs?: number;
-  /**
-   * The engine cannot go on (a commit or the redo log failed with writes acknowledged): its thread must end without
-   * another word, and the next engine on the file replays the log. Without it the error is thrown.
-   */
-  fatal?: (e: unknown) => never;
-}
-
-export interface ErrorInfo {
-  message: string;
-  code?: string;
-}
-
-export type EngineReply = { ok: true; value: unknown } | { ok: false; error: ErrorInfo };
+import type { EngineOptions, EngineReply, EngineRequest, EngineStatus, ErrorInfo } from './engine-protocol';
 
 type Reply = (r: EngineReply) => void;
 type Statement = Database.Statement<unknown[]>;
@@ -61,24 +15,6 @@ interface Queued {
   reply: Reply;
   redo: RedoEntry;
 }
-
-/** How often the engine checkpoints the WAL, and truncates it when nothing was written since the last tick. */
-const CHECKPOINT_MS = 1000;
-/**
- * The WAL file is cut back to this size when a checkpoint resets it (and to zero once idle). Under load a second's
- * WAL is tens of MB, and at c=1 (a commit per request, ~60 KB of pages each) about 100 MB: cutting it back to a few
- * MB every second, then growing it again, cost the writer ~20-30 ms stalls once a second (c=1 p999 22-30 ms against
- * 11-17 ms at 64 MB) and ~25% of its CPU; at 64 MB the c=1 WAL still grew by 20-60 MB a second past the cut (file
- * extension: block allocation and zeroed pages), ~10% of the writer's CPU more than at this size.
- */
-const WAL_LIMIT_BYTES = 256 * 1024 * 1024;
-
-/**
- * The WAL file a second must have grown before checkpoints move to the checkpointer thread: a checkpoint ends with
- * fsyncs of the WAL and the database file, milliseconds that every write waits for when it runs on the writer. With
- * the redo log a loaded second writes ~2-3 MB of WAL (no longer ~60 KB a request).
- */
-const CHECKPOINTER_MIN_WAL = 1024 * 1024;
 
 /**
  * With a redo log, how long acknowledged writes wait in the open transaction for others to share its commit. Each
@@ -123,18 +59,8 @@ export class SqliteEngine {
   /** A transaction driven statement by statement from the main thread is open. */
   private inTx = false;
   private deferred: Array<() => void> = [];
-  private dirty = false;
-  private walUsed = false;
-  private readonly timer: NodeJS.Timeout | undefined;
-  /**
-   * The checkpointer thread (file databases), started with the first second of writes and stopped once the store is
-   * idle and its WAL truncated (an idle thread is an isolate, ~6 MB); whether it is copying the WAL now; and the
-   * database path, null once the thread could not start (checkpoints then run on this thread).
-   */
-  private checkpointer: Worker | null = null;
-  private checkpointing = false;
-  private catchUp = false;
-  private checkpointerPath: string | null = null;
+  /** The WAL's checkpoints (file databases). */
+  private readonly checkpoints: Checkpoints | null = null;
   /** Credit reservations, held here rather than as rows (read in SQL as gw_held(scope, id)). */
   private readonly holds = new HoldBook();
   private readonly begin: Statement;
@@ -186,15 +112,14 @@ export class SqliteEngine {
       if (this.redo) this.replay(this.redo);
     }
     if (file) {
-      // Checkpoints run on a timer here, off the event loop, rather than inside whichever commit crosses 1000 pages.
-      this.db.pragma('wal_autocheckpoint = 0');
-      this.db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
+      this.checkpoints = new Checkpoints(this.db, path, {
+        canCommit: () => !this.inTx,
+        commitNow: () => this.commitNow(),
+        connectionIdle: () => !this.inTx && !this.batchOpen,
+      });
       this.reader = new Database(path, { readonly: true });
       this.reader.pragma('busy_timeout = 5000');
       this.defineFunctions(this.reader);
-      this.timer = setInterval(() => this.checkpoint(), CHECKPOINT_MS);
-      this.timer.unref();
-      this.checkpointerPath = path;
     } else {
       this.reader = null;
     }
@@ -262,7 +187,7 @@ export class SqliteEngine {
           this.inTx = false;
           if (!this.db.inTransaction) return;
           this.db.exec(req.commit ? 'COMMIT' : 'ROLLBACK');
-          if (req.commit) this.dirty = true;
+          if (req.commit) this.checkpoints?.committed();
         });
         for (const d of this.deferred.splice(0)) d();
         this.schedule();
@@ -271,7 +196,7 @@ export class SqliteEngine {
         return reply({
           ok: true,
           value: {
-            checkpointer: this.checkpointer !== null,
+            checkpointer: this.checkpoints?.threadRunning ?? false,
             holds: this.holds.count(),
             redo: this.redo !== null,
           } satisfies EngineStatus,
@@ -403,9 +328,8 @@ export class SqliteEngine {
     this.commit.run();
     this.batchOpen = false;
     this.holds.keep();
-    this.dirty = true;
     this.redo?.clear();
-    this.catchUpNow();
+    this.checkpoints?.committed();
   }
 
   /** commitOpen outside a flush: a failure leaves acknowledged writes uncommitted, so the engine ends. */
@@ -452,93 +376,8 @@ export class SqliteEngine {
     this.drive(proc, e.args);
   }
 
-  /**
-   * After a second with writes: the checkpointer thread copies the WAL into the database file (the bulk of the
-   * pages and the fsyncs of a second's WAL, off this thread), then this connection checkpoints what was committed
-   * meanwhile (a few pages), so that the next transaction starts the WAL again from its beginning and it stays
-   * bounded under any load. After a quiet second: TRUNCATE (the WAL file back to zero bytes).
-   */
-  private checkpoint(): void {
-    if (this.inTx || !this.db.open || this.checkpointing) return;
-    this.commitNow();
-    try {
-      if (this.dirty) {
-        this.dirty = false;
-        this.walUsed = true;
-        // A light second (the admin API, a few requests) is checkpointed here; the thread is for a loaded store.
-        if (
-          !this.checkpointer &&
-          this.checkpointerPath &&
-          fileSize(`${this.checkpointerPath}-wal`) >= CHECKPOINTER_MIN_WAL
-        )
-          this.checkpointer = this.startCheckpointer(this.checkpointerPath);
-        if (this.checkpointer) {
-          this.checkpointing = true;
-          this.checkpointer.postMessage('checkpoint');
-        } else this.db.pragma('wal_checkpoint(PASSIVE)');
-      } else if (this.walUsed) {
-        this.db.pragma('wal_checkpoint(TRUNCATE)');
-        this.walUsed = false;
-        this.stopCheckpointer();
-      }
-    } catch {
-      // busy: the next tick tries again
-    }
-  }
-
-  private startCheckpointer(path: string): Worker | null {
-    let w: Worker;
-    try {
-      w = startStoreWorker('sqlite-checkpointer', { path });
-    } catch {
-      this.checkpointerPath = null;
-      return null; // checkpoints then run on this thread
-    }
-    w.on('message', (r: CheckpointReply) => {
-      this.checkpointing = false;
-      // The catch-up: what was committed since the checkpointer began, copied on this connection between two
-      // transactions (after the open one's commit). Only a transaction that begins with the WAL wholly copied may
-      // start it again from its beginning; with the redo log one begins right after each commit under load, so
-      // without this the WAL never restarts (it grew to 1.9 GB in 2.5 minutes at c=32).
-      if (r.ok) this.catchUp = true;
-      if (!this.batchOpen) this.catchUpNow();
-    });
-    const gone = () => {
-      if (this.checkpointer !== w) return;
-      this.checkpointer = null;
-      this.checkpointerPath = null; // it failed: from now on checkpoints run on this thread
-      this.checkpointing = false;
-    };
-    w.on('error', gone);
-    w.on('exit', gone);
-    w.unref();
-    return w;
-  }
-
-  /** The few frames committed while the checkpointer thread copied, on this connection (outside any transaction). */
-  private catchUpNow(): void {
-    if (!this.catchUp || this.inTx || this.batchOpen || !this.db.open) return;
-    this.catchUp = false;
-    try {
-      this.db.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
-      // busy: the next round catches up
-    }
-  }
-
-  /** The store is idle: the checkpointer thread ends (the next second with writes starts another). */
-  private stopCheckpointer(): void {
-    const w = this.checkpointer;
-    if (!w || this.checkpointing) return;
-    this.checkpointer = null;
-    w.postMessage('close');
-  }
-
   private close(): void {
-    clearInterval(this.timer);
-    const w = this.checkpointer;
-    this.checkpointer = null;
-    w?.postMessage('close');
+    this.checkpoints?.close();
     this.flush();
     this.commitNow();
     this.redo?.close();

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteEngine, type EngineReply, type EngineRequest } from './sqlite-engine';
+import { SqliteEngine } from './sqlite-engine';
+import type { EngineReply, EngineRequest } from './engine-protocol';
 import { procedures } from './procedures';
 import { lowerThisThreadPriority } from './thread-priority';
 

@@ -1,0 +1,46 @@
+/** The messages between the main thread and the SQLite engine (src/store/sqlite-engine.ts), and its options. */
+import type { Param } from './db';
+
+/** What the main thread asks of the SQLite engine (SQL already in the SQLite dialect). */
+export type EngineRequest =
+  | { op: 'read'; kind: 'all' | 'get'; sql: string; params: Param[] }
+  | { op: 'write'; sql: string; params: Param[] }
+  | { op: 'exec'; sql: string }
+  | { op: 'proc'; name: string; args: unknown }
+  | { op: 'begin' }
+  | { op: 'stmt'; kind: 'all' | 'get' | 'run' | 'exec'; sql: string; params: Param[] }
+  | { op: 'end'; commit: boolean }
+  | { op: 'status' }
+  | { op: 'close' };
+
+/** What the engine reports of itself (tests, diagnostics). */
+export interface EngineStatus {
+  /** Whether the checkpointer thread runs now (a loaded file store), or checkpoints run on the writer. */
+  checkpointer: boolean;
+  /** Credit reservations held in memory (src/store/holds.ts). */
+  holds: number;
+  /** Writes are answered once in the redo log and committed in groups (src/store/redo-log.ts). */
+  redo: boolean;
+}
+
+export interface EngineOptions {
+  /**
+   * Keep a redo log beside a file database, if no other connection keeps one: a write is answered as soon as it is
+   * in the log, and what a few milliseconds acknowledged commits as one transaction.
+   */
+  redo?: boolean;
+  /** How long acknowledged writes wait for their commit (COMMIT_MS; tests lengthen it to crash before it). */
+  commitMs?: number;
+  /**
+   * The engine cannot go on (a commit or the redo log failed with writes acknowledged): its thread must end without
+   * another word, and the next engine on the file replays the log. Without it the error is thrown.
+   */
+  fatal?: (e: unknown) => never;
+}
+
+export interface ErrorInfo {
+  message: string;
+  code?: string;
+}
+
+export type EngineReply = { ok: true; value: unknown } | { ok: false; error: ErrorInfo };
