@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject } from 'ajv';
-import { parseDocument } from 'yaml';
 import type { config as ConfigValidators } from '../validation/generated/config';
-import { requireForNow } from '../validation/load-once';
+import { requireForNow, requirePackageForNow } from '../validation/load-once';
 import type { Validator } from '../validation/validator';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
@@ -68,6 +67,8 @@ export interface ParseOptions {
 export function parseConfig(text: string, opts: ParseOptions = {}): GatewayConfig {
   const source = opts.source ?? '<inline>';
   const env = opts.env ?? process.env;
+  // Loaded for the moment: a gateway parses its config once, and the parser (~0.8 MB of heap) would stay for good.
+  const { parseDocument } = requirePackageForNow<typeof import('yaml')>('yaml');
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     // The YAML library's message carries line, column and an excerpt with a caret: keep all of it.

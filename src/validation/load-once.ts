@@ -19,3 +19,27 @@ export function requireForNow<T>(id: string): T {
     }
   }
 }
+
+/**
+ * Load a package (by its name) for the moment: every module of it that this call loads is left in no module cache,
+ * so once the caller lets go of what it used, the package's code and source text are garbage. For what only start-up
+ * needs (the YAML parser reads the config once).
+ */
+export function requirePackageForNow<T>(name: string): T {
+  const file = require.resolve(name);
+  const at = file.lastIndexOf(`/node_modules/${name}/`);
+  const dir = at >= 0 ? file.slice(0, at + `/node_modules/${name}/`.length) : null;
+  const before = new Set(Object.keys(require.cache));
+  try {
+    return require(file) as T;
+  } finally {
+    if (dir !== null)
+      for (const f of Object.keys(require.cache)) {
+        if (before.has(f) || !f.startsWith(dir)) continue;
+        const m = require.cache[f];
+        delete require.cache[f];
+        const i = m ? module.children.indexOf(m) : -1;
+        if (i >= 0) module.children.splice(i, 1);
+      }
+  }
+}

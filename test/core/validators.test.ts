@@ -35,4 +35,19 @@ describe('validators generated at build time', function () {
     });
     expect(JSON.parse(out.trim().split('\n').pop() as string)).to.deep.equal([]);
   });
+
+  it('the YAML parser is loaded for the moment: once the config is read, none of it stays in the module cache', () => {
+    const script = `
+      const { loadConfigFile } = require('./src/config/load.ts');
+      const config = loadConfigFile('gateway.yaml', { GATEWAY_ADMIN_KEY: 'k'.repeat(32) });
+      const yaml = Object.keys(require.cache).filter((k) => k.includes('/node_modules/yaml/'));
+      process.stdout.write(JSON.stringify({ plugins: config.plugins.length, yaml }));`;
+    const out = execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script], {
+      cwd: join(__dirname, '..', '..'),
+      encoding: 'utf8',
+    });
+    const r = JSON.parse(out.trim().split('\n').pop() as string) as { plugins: number; yaml: string[] };
+    expect(r.plugins, 'the config was read').to.be.greaterThan(3);
+    expect(r.yaml).to.deep.equal([]);
+  });
 });
