@@ -158,13 +158,12 @@ export class GenerationRepo {
     ).map(toGeneration);
   }
 
-  /** Delete up to `batch` records created before `before` (retention); returns how many. */
   /** When the oldest generation record was made (ms), or null when there is none. */
   async oldest(): Promise<number | null> {
-    const r = await this.db.get<{ at: unknown }>('SELECT MIN(created_at) AS at FROM generations');
-    return r?.at === null || r?.at === undefined ? null : Number(r.at);
+    return numOrNull((await this.db.get<{ at: unknown }>('SELECT MIN(created_at) AS at FROM generations'))?.at);
   }
 
+  /** Delete up to `batch` records created before `before` (retention); returns how many. */
   async deleteOlderThan(before: number, batch: number): Promise<number> {
     return (
       await this.db.run(

@@ -56,15 +56,13 @@ export class ResponseRepo {
     return (await this.db.run('DELETE FROM responses WHERE id = ?', [id])).changes === 1;
   }
 
-  /** Delete up to `batch` expired responses; returns how many. */
   /** When the first stored response expires (ms), or null when none does. */
   async nextExpiry(): Promise<number | null> {
-    const r = await this.db.get<{ at: unknown }>(
-      'SELECT MIN(expires_at) AS at FROM responses WHERE expires_at IS NOT NULL',
-    );
-    return r?.at === null || r?.at === undefined ? null : Number(r.at);
+    const r = await this.db.get<{ at: unknown }>('SELECT MIN(expires_at) AS at FROM responses');
+    return numOrNull(r?.at);
   }
 
+  /** Delete up to `batch` expired responses; returns how many. */
   async deleteExpired(batch: number, now = Date.now()): Promise<number> {
     return (
       await this.db.run(

@@ -10,12 +10,12 @@ export class SweepGate {
   private next = 0;
 
   /** Whether a sweep at `now` may find something. */
-  due(now: number): boolean {
+  private due(now: number): boolean {
     return now >= this.next;
   }
 
   /** A sweep left nothing due: the earliest time anything in the store falls due is `at` (null: nothing will). */
-  swept(at: number | null, now: number): void {
+  private swept(at: number | null, now: number): void {
     this.next = Math.min(at ?? Infinity, now + SweepGate.MAX_SKIP_MS);
   }
 

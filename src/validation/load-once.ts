@@ -10,10 +10,7 @@ export function requireForNow<T>(id: string): T {
     return require(file) as T;
   } finally {
     if (!cached) {
-      const m = require.cache[file];
-      delete require.cache[file];
-      const i = m ? module.children.indexOf(m) : -1;
-      if (i >= 0) module.children.splice(i, 1);
+      const m = uncache(file);
       // Modules it loaded first (ajv's runtime helpers) stay cached: they must not keep it as their parent.
       for (const child of m?.children ?? []) if (child.parent === m) child.parent = module;
     }
@@ -33,13 +30,15 @@ export function requirePackageForNow<T>(name: string): T {
   try {
     return require(file) as T;
   } finally {
-    if (dir !== null)
-      for (const f of Object.keys(require.cache)) {
-        if (before.has(f) || !f.startsWith(dir)) continue;
-        const m = require.cache[f];
-        delete require.cache[f];
-        const i = m ? module.children.indexOf(m) : -1;
-        if (i >= 0) module.children.splice(i, 1);
-      }
+    if (dir !== null) for (const f of Object.keys(require.cache)) if (!before.has(f) && f.startsWith(dir)) uncache(f);
   }
+}
+
+/** Take a module out of the module cache and out of this module's children (what kept it alive); the module. */
+function uncache(file: string): NodeJS.Module | undefined {
+  const m = require.cache[file];
+  delete require.cache[file];
+  const i = m ? module.children.indexOf(m) : -1;
+  if (i >= 0) module.children.splice(i, 1);
+  return m;
 }
