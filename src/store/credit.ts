@@ -1,11 +1,10 @@
-import { orderedId, randomId } from '../ids';
-import { get, Rollback, run, type Db, type Proc, type Step } from './db';
+import { orderedId } from '../ids';
+import { get, Rollback, run, type Proc, type Step } from './db';
 import type { Hold, HoldBook } from './holds';
 import { windowStart, type LimitReset } from './keys';
 import { GENERATION_INSERT, generationParams, type Generation } from './generations';
 import { num, numOrNull } from './money';
 import type { PendingWrite } from './request-batch';
-import { LocalCredit, type CountsWrites } from './local-credit';
 
 /** Usage beyond what the request reserved: `amount` nano-credits the operator carries, and why. */
 export interface Overrun {
@@ -323,90 +322,3 @@ export const countHoldsProc: Proc<{ accountId?: string }, number> = {
     return holds?.count(accountId) ?? 0;
   },
 };
-
-export class CreditRepo {
-  /** SQLite: holds decided on this thread (src/store/local-credit.ts); PostgreSQL's replicas share rows. */
-  private readonly local: LocalCredit | null;
-
-  constructor(private readonly db: Db) {
-    this.local = db.dialect === 'sqlite' && 'foreignWrites' in db ? new LocalCredit(db as Db & CountsWrites) : null;
-  }
-
-  reserve(accountId: string, keyHash: string | null, amount: number, now = Date.now()): Promise<ReserveResult> {
-    if (this.local) return this.local.reserve(accountId, keyHash, amount, now);
-    return this.db.call(reserveProc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
-  }
-
-  /**
-   * Release the reservation and charge `charge` (nano-credits, at most the reservation; any
-   * excess is recorded as an overrun), writing the ledger entry and the generation record in
-   * the same transaction. Settling twice charges once.
-   */
-  async settle(
-    reservationId: string,
-    charge: number,
-    generation: Generation | null,
-    overrun: Overrun | null = null,
-    writes: PendingWrite[] = [],
-  ): Promise<boolean> {
-    const made = this.local?.made(reservationId) ?? null;
-    const args = { reservationId, charge, generation, overrun, now: Date.now(), writes, made };
-    const epoch = this.local?.epoch() ?? 0;
-    const r = await this.db.call(settleProc, args);
-    // After it committed: a settlement that failed keeps its hold, and may be retried.
-    this.local?.settled(reservationId, r.committed, epoch);
-    if (generation && r.settled) this.generations++;
-    return r.settled;
-  }
-
-  private generations = 0;
-
-  /** Generation records this process's settlements have committed so far (the only ones a SQLite store gets). */
-  get recorded(): number {
-    return this.generations;
-  }
-
-  /** The overrun recorded on a generation (nano-credits beyond its reservation, and why), if any. */
-  async overrun(generationId: string): Promise<Overrun | null> {
-    const r = await this.db.get<{ overrun: unknown; overrun_reason: string | null }>(
-      'SELECT overrun, overrun_reason FROM generations WHERE id = ?',
-      [generationId],
-    );
-    return r && r.overrun_reason ? { amount: num(r.overrun), reason: r.overrun_reason } : null;
-  }
-
-  /** Release reservations older than `olderThanMs` (left by a crashed process); returns how many. */
-  async releaseStale(olderThanMs: number, now = Date.now()): Promise<number> {
-    const before = now - olderThanMs;
-    // On SQLite every reservation is a hold this process made (rows of an older version are released at start-up,
-    // with olderThanMs 0): none it knows of is that old, so none is, and the store is not woken to say so.
-    if (this.local && olderThanMs > 0 && this.local.olderThan(before).length === 0) return 0;
-    const rows = await this.db.all<{ id: string }>('SELECT id FROM credit_reservations WHERE created_at <= ?', [
-      before,
-    ]);
-    const held = this.db.dialect === 'sqlite' ? await this.db.call(staleHoldsProc, { before }) : [];
-    // And holds of a book that died with its worker thread, as this process made them.
-    const made = this.local?.olderThan(before) ?? [];
-    let n = 0;
-    for (const id of new Set([...rows.map((r) => r.id), ...held, ...made])) if (await this.settle(id, 0, null)) n++;
-    return n;
-  }
-
-  async ledgerSum(accountId: string): Promise<number> {
-    const r = await this.db.get<{ s: unknown }>(
-      'SELECT COALESCE(SUM(amount), 0) AS s FROM credit_ledger WHERE account_id = ?',
-      [accountId],
-    );
-    return num(r?.s);
-  }
-
-  async openReservations(accountId?: string): Promise<number> {
-    const r = accountId
-      ? await this.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM credit_reservations WHERE account_id = ?', [
-          accountId,
-        ])
-      : await this.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM credit_reservations');
-    const held = this.db.dialect === 'sqlite' ? await this.db.call(countHoldsProc, { accountId }) : 0;
-    return num(r?.n) + held;
-  }
-}

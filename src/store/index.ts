@@ -8,7 +8,7 @@ import { SweepGate } from './sweep-gate';
 import { migrations } from './migrations/index';
 import { AccountRepo } from './accounts';
 import { KeyRepo } from './keys';
-import { CreditRepo } from './credit';
+import { CreditRepo } from './credit-repo';
 import { GenerationRepo } from './generations';
 import { ResponseRepo } from './responses';
 import { OAuthCodeRepo } from './oauth-codes';
