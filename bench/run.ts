@@ -4,7 +4,7 @@
  *  - floor: 40 lines of node:http + undici (bench/floor.ts), the least a JSON proxy does;
  *  - core: the gateway with the routing plugin only;
  *  - full: the gateway with ./gateway.yaml's chain (or --plugins), SQLite, a real key.
- * Each target runs alone under load (closed loop, c=1 then c=32, then 300 streamed
+ * Each target runs alone under load (closed loop: `--warmup` seconds at c=8, c=1 then c=32, then 300 streamed
  * requests for the time to first token) while the others sit idle. CPU per request at c=32 is
  * the whole process's and its main thread's (the event loop), from /proc. Every process is
  * separate, on loopback. `--long` instead runs the full chain for 5 minutes at c=32 and
@@ -26,12 +26,18 @@ const root = resolve(__dirname, '../..');
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '5' },
     plugins: { type: 'string' },
     long: { type: 'boolean', default: false },
     'long-seconds': { type: 'string', default: '300' },
   },
 });
 const seconds = Number(values.seconds);
+/**
+ * Seconds of load (c=8) before a target is measured. V8 goes on optimizing the chain's code for several seconds:
+ * after 1 s of warm-up its compiler threads still took ~80 us of CPU a request at c=1 on this machine, ~40 after 10 s.
+ */
+const warmup = Number(values.warmup);
 const children: ChildProcess[] = [];
 const IDLE_WAIT_S = 16;
 const dirs: string[] = [];
@@ -88,7 +94,7 @@ interface Row {
 async function measure(t: Target, idleRss: number): Promise<Row> {
   const step = (m: string) => process.stderr.write(`bench: ${t.name}: ${m}\n`);
   step('warm-up');
-  await runLoad(t.url, body, t.headers, 8, 1);
+  await runLoad(t.url, body, t.headers, 8, warmup);
   step('concurrency 1');
   const c1 = await runLoad(t.url, body, t.headers, 1, seconds);
   step('concurrency 32');
@@ -135,7 +141,7 @@ async function main(): Promise<void> {
   const f = (n: number, d = 2) => n.toFixed(d);
   const ratio = (a: number, b: number) => `${f(a / b)}x`;
   const lines = [
-    `full chain: ${full.plugins!.join(' -> ')}; core chain: routing   (${seconds}s per run, node ${process.version})`,
+    `full chain: ${full.plugins!.join(' -> ')}; core chain: routing   (${seconds}s per run after ${warmup}s of warm-up, node ${process.version})`,
     '',
     '| target | c=1 p50 ms | c=1 p99 ms | c=32 req/s | c=32 p99 ms | CPU us/req (main thread) | idle / max RSS MB | TTFT ms | added TTFT ms |',
     '|---|---|---|---|---|---|---|---|---|',
