@@ -44,8 +44,8 @@ function info(e: unknown): ErrorInfo {
  * transactions driven from the main thread, WAL checkpoints. It runs in the store's worker
  * thread (src/store/sqlite-worker.ts) for a file database, and in-thread for `memory`.
  *
- * Writes and procedures that arrive in the same turn share one BEGIN ... COMMIT, each in
- * its own savepoint, and every one is answered after the COMMIT: nothing is acknowledged
+ * Writes and procedures that arrive in the same turn share one BEGIN ... COMMIT, each failing
+ * alone (savepoints), and every one is answered after the COMMIT: nothing is acknowledged
  * before it is committed. A file database reads through a second, read-only connection,
  * so reads never wait for a transaction.
  */
@@ -268,8 +268,8 @@ export class SqliteEngine {
   }
 
   /**
-   * Run everything queued in the open transaction, each item in its own savepoint (one that throws is rolled back
-   * alone and refused), then make it durable and answer each: without a redo log by committing now; with one by
+   * Run everything queued in the open transaction, all in one savepoint or, when one throws, each in its own (one that
+   * throws is rolled back alone and refused), then make it durable and answer each: without a redo log by committing now; with one by
    * appending the items that succeeded to the log in one write, the commit following within COMMIT_MS. Nobody is
    * told success before their write is committed or logged.
    */
@@ -283,7 +283,9 @@ export class SqliteEngine {
         this.begin.run();
         this.batchOpen = true;
       }
-      for (const item of batch) out.push(this.runItem(item, logged));
+      const together = batch.length > 1 ? this.runTogether(batch, logged) : null;
+      if (together) out.push(...together);
+      else for (const item of batch) out.push(this.runItem(item, logged));
       if (!this.redo) this.commitOpen();
       else if (logged.length > 0) {
         this.redo.append({ seq: this.seq + 1, entries: logged });
@@ -301,6 +303,28 @@ export class SqliteEngine {
     }
     if (this.batchOpen) this.commitTimer ??= setTimeout(() => this.commitNow(), this.commitMs);
     for (let i = 0; i < batch.length; i++) batch[i].reply(out[i]);
+  }
+
+  /**
+   * Every item of a batch in one savepoint, two statements a batch instead of two an item. If one throws, the whole
+   * savepoint is rolled back, holds included, and null says to run each item again in its own savepoint (runItem), so
+   * that an item that fails still fails alone and the rest succeed.
+   */
+  private runTogether(batch: Queued[], logged: RedoEntry[]): EngineReply[] | null {
+    const mark = this.holds.mark();
+    this.savepoint.run();
+    const out: EngineReply[] = [];
+    try {
+      for (const item of batch) out.push({ ok: true, value: item.work() });
+      this.release.run();
+    } catch {
+      this.rollbackTo.run();
+      this.release.run();
+      this.holds.undoTo(mark);
+      return null;
+    }
+    for (const item of batch) logged.push(item.redo);
+    return out;
   }
 
   private runItem(item: Queued, logged: RedoEntry[]): EngineReply {
