@@ -4,6 +4,12 @@ import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { Param } from './db';
 
+/** Where the redo log's last committed record is kept (in the same transaction as what it holds). */
+export const REDO_TABLE =
+  'CREATE TABLE IF NOT EXISTS gw_redo (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)';
+export const REDO_MARK =
+  'INSERT INTO gw_redo (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq';
+
 /** One acknowledged write, as the engine runs it again: a statement, or a procedure by name. */
 export type RedoEntry = { sql: string; params: Param[] } | { proc: string; args: unknown };
 

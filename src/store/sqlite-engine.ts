@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { Rollback, type Param, type Proc } from './db';
+import type { Param, Proc } from './db';
 import { HoldBook } from './holds';
 import { Checkpoints } from './sqlite-checkpoints';
-import { RedoLog, type RedoEntry } from './redo-log';
-import type { EngineOptions, EngineReply, EngineRequest, EngineStatus, ErrorInfo } from './engine-protocol';
+import { REDO_MARK, REDO_TABLE, RedoLog, type RedoEntry } from './redo-log';
+import { COMMIT_MS, failed, info } from './engine-protocol';
+import type { EngineOptions, EngineReply, EngineRequest, EngineStatus } from './engine-protocol';
 
 type Reply = (r: EngineReply) => void;
 type Statement = Database.Statement<unknown[]>;
@@ -14,29 +15,6 @@ interface Queued {
   work: () => unknown;
   reply: Reply;
   redo: RedoEntry;
-}
-
-/**
- * With a redo log, how long acknowledged writes wait in the open transaction for others to share its commit. Each
- * commit writes every page it changed (~16 a request: the generation record and its indexes, ledger, stored
- * response, balances) to the WAL; at rest a commit per request wrote ~60 KB, most of the writer's CPU and a stream
- * of writeback that slowed the next requests.
- */
-const COMMIT_MS = 25;
-
-/** Where the redo log's last committed record is kept (in the same transaction as what it holds). */
-const REDO_TABLE = 'CREATE TABLE IF NOT EXISTS gw_redo (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)';
-const REDO_MARK = 'INSERT INTO gw_redo (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq';
-
-/** The answer to an item that threw: a Rollback's value (an expected refusal), else the error. */
-function failed(e: unknown): EngineReply {
-  return e instanceof Rollback ? { ok: true, value: (e as Rollback<unknown>).value } : { ok: false, error: info(e) };
-}
-
-function info(e: unknown): ErrorInfo {
-  if (!(e instanceof Error)) return { message: String(e) };
-  const code: unknown = (e as Error & { code?: unknown }).code;
-  return typeof code === 'string' ? { message: e.message, code } : { message: e.message };
 }
 
 /**
