@@ -4,8 +4,9 @@
  *  - floor: 40 lines of node:http + undici (bench/floor.ts), the least a JSON proxy does;
  *  - core: the gateway with the routing plugin only;
  *  - full: the gateway with ./gateway.yaml's chain (or --plugins), SQLite, a real key.
- * Each target runs alone under load (closed loop: `--warmup` seconds at c=8, c=1 then c=32, then 300 streamed
- * requests for the time to first token) while the others sit idle. CPU per request at c=32 is
+ * Each target runs alone under load while the others sit idle (closed loop): it is warmed up (`--warmup` seconds at
+ * c=8), then `--rounds` rounds each make a run at c=1 and one at c=32, and each figure printed is the median of its
+ * rounds; then 300 streamed requests for the time to first token. CPU per request at c=32 is
  * the whole process's and its main thread's (the event loop), from /proc. Every process is
  * separate, on loopback. `--long` instead runs the full chain for 5 minutes at c=32 and
  * prints RSS and event-loop delay p99 over time and the SQLite DB+WAL bytes per 1,000 requests.
@@ -27,6 +28,7 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     plugins: { type: 'string' },
     long: { type: 'boolean', default: false },
     'long-seconds': { type: 'string', default: '300' },
@@ -38,6 +40,8 @@ const seconds = Number(values.seconds);
  * after 1 s of warm-up its compiler threads still took ~80 us of CPU a request at c=1 on this machine, ~40 after 10 s.
  */
 const warmup = Number(values.warmup);
+/** Rounds of c=1 and c=32 per target; the figures printed are their medians. */
+const rounds = Math.max(1, Number(values.rounds));
 const children: ChildProcess[] = [];
 const IDLE_WAIT_S = 16;
 const dirs: string[] = [];
@@ -91,25 +95,77 @@ interface Row {
   mainUs: number;
 }
 
-async function measure(t: Target, idleRss: number): Promise<Row> {
-  const step = (m: string) => process.stderr.write(`bench: ${t.name}: ${m}\n`);
-  step('warm-up');
-  await runLoad(t.url, body, t.headers, 8, warmup);
-  step('concurrency 1');
+/** One round of a target: c=1, then c=32 with its CPU a request. */
+interface Round {
+  c1: LoadResult;
+  c32: LoadResult;
+  cpuUs: number;
+  mainUs: number;
+}
+
+const step = (t: Target, m: string) => process.stderr.write(`bench: ${t.name}: ${m}\n`);
+
+async function round(t: Target, n: number, maxRss: { mb: number }): Promise<Round> {
+  step(t, `round ${n}: concurrency 1`);
   const c1 = await runLoad(t.url, body, t.headers, 1, seconds);
-  step('concurrency 32');
-  let maxRss = rssMb(t.pid);
-  const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssMb(t.pid))), 100);
+  step(t, `round ${n}: concurrency 32`);
+  const sampler = setInterval(() => (maxRss.mb = Math.max(maxRss.mb, rssMb(t.pid))), 100);
   const cpuBefore = cpuMs(t.pid);
   const mainBefore = mainThreadCpuMs(t.pid);
   const c32 = await runLoad(t.url, body, t.headers, 32, seconds);
   const cpuUs = ((cpuMs(t.pid) - cpuBefore) * 1000) / c32.requests;
   const mainUs = ((mainThreadCpuMs(t.pid) - mainBefore) * 1000) / c32.requests;
   clearInterval(sampler);
-  step('time to first token');
-  const ttft = await timeToFirstToken(t.url, streamBody, t.headers, 300);
   if (c1.errors + c32.errors > 0) throw new Error(`${t.name}: ${c1.errors + c32.errors} requests failed`);
-  return { c1, c32, idleRss, maxRss, ttft, cpuUs, mainUs };
+  return { c1, c32, cpuUs, mainUs };
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Each figure of a run the median over the rounds, the counts summed. */
+function medianLoad(rs: LoadResult[]): LoadResult {
+  const sum = (f: (r: LoadResult) => number) => rs.reduce((a, r) => a + f(r), 0);
+  return {
+    requests: sum((r) => r.requests),
+    errors: sum((r) => r.errors),
+    seconds: sum((r) => r.seconds),
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+  };
+}
+
+/**
+ * Each target in turn: warmed up, then `rounds` rounds back to back, then the time to first token; each figure is the
+ * median of its rounds (one slow second does not decide a ratio). The rounds do not take the targets in turn: a
+ * gateway left idle for the others' rounds (30 s) stops its store's worker thread, and the next round would measure
+ * a cold one.
+ */
+async function measureAll(targets: Target[], idle: number[]): Promise<Record<string, Row>> {
+  const rows: Record<string, Row> = {};
+  for (const [i, t] of targets.entries()) {
+    step(t, 'warm-up');
+    await runLoad(t.url, body, t.headers, 8, warmup);
+    const rss = { mb: rssMb(t.pid) };
+    const rs: Round[] = [];
+    for (let n = 1; n <= rounds; n++) rs.push(await round(t, n, rss));
+    step(t, 'time to first token');
+    rows[t.name] = {
+      c1: medianLoad(rs.map((r) => r.c1)),
+      c32: medianLoad(rs.map((r) => r.c32)),
+      idleRss: idle[i],
+      maxRss: rss.mb,
+      ttft: await timeToFirstToken(t.url, streamBody, t.headers, 300),
+      cpuUs: median(rs.map((r) => r.cpuUs)),
+      mainUs: median(rs.map((r) => r.mainUs)),
+    };
+  }
+  return rows;
 }
 
 async function main(): Promise<void> {
@@ -135,13 +191,12 @@ async function main(): Promise<void> {
   process.stderr.write(`bench: ${IDLE_WAIT_S}s for every process to settle idle\n`);
   await new Promise((r) => setTimeout(r, IDLE_WAIT_S * 1000));
   const idle = targets.map((t) => rssMb(t.pid));
-  const rows: Record<string, Row> = {};
-  for (const [i, t] of targets.entries()) rows[t.name] = await measure(t, idle[i]);
+  const rows = await measureAll(targets, idle);
 
   const f = (n: number, d = 2) => n.toFixed(d);
   const ratio = (a: number, b: number) => `${f(a / b)}x`;
   const lines = [
-    `full chain: ${full.plugins!.join(' -> ')}; core chain: routing   (${seconds}s per run after ${warmup}s of warm-up, node ${process.version})`,
+    `full chain: ${full.plugins!.join(' -> ')}; core chain: routing   (${seconds}s per run after ${warmup}s of warm-up, the median of ${rounds} rounds, node ${process.version})`,
     '',
     '| target | c=1 p50 ms | c=1 p99 ms | c=32 req/s | c=32 p99 ms | CPU us/req (main thread) | idle / max RSS MB | TTFT ms | added TTFT ms |',
     '|---|---|---|---|---|---|---|---|---|',
