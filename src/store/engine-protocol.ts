@@ -1,4 +1,4 @@
-/** The messages between the main thread and the SQLite engine (sqlite-engine.ts), its options, and errors as they cross. */
+/** The messages between the main thread and the SQLite engine (sqlite-engine.ts), its options, errors as they cross. */
 import { Rollback, type Param } from './db';
 
 /** What the main thread asks of the SQLite engine (SQL already in the SQLite dialect). */

@@ -246,10 +246,10 @@ export class SqliteEngine {
   }
 
   /**
-   * Run everything queued in the open transaction, all in one savepoint or, when one throws, each in its own (one that
-   * throws is rolled back alone and refused), then make it durable and answer each: without a redo log by committing now; with one by
-   * appending the items that succeeded to the log in one write, the commit following within COMMIT_MS. Nobody is
-   * told success before their write is committed or logged.
+   * Run everything queued in the open transaction, all in one savepoint or, when one throws, each in its own (one
+   * that throws is rolled back alone and refused), then make it durable and answer each: without a redo log by
+   * committing now; with one by appending the items that succeeded to the log in one write, the commit following
+   * within COMMIT_MS. Nobody is told success before their write is committed or logged.
    */
   private flush(): void {
     if (this.inTx || this.queue.length === 0) return;

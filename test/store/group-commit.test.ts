@@ -16,7 +16,7 @@ describe('SQLite group commit: the writes of one batch fail alone', function () 
   before(() => (dir = mkdtempSync(join(tmpdir(), 'gw-group-'))));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a batch of inserts with duplicate keys: the first of each key lands, the others are refused, and so after a reopen', async () => {
+  it('inserts with duplicate keys in one batch: the first of each key lands, the rest are refused, also after a reopen', async () => {
     const path = join(dir, 'group.db');
     let db = new SqliteDb(path, { redo: true });
     await db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)');
