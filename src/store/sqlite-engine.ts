@@ -284,21 +284,14 @@ export class SqliteEngine {
   }
 
   /**
-   * Every item of a batch in one savepoint, two statements a batch instead of two an item. If one throws, the whole
-   * savepoint is rolled back, holds included, and null says to run each item again in its own savepoint (runItem), so
-   * that an item that fails still fails alone and the rest succeed.
+   * Every item of a batch in one savepoint, two statements a batch instead of two an item. If one throws, null says to
+   * run each item again in its own savepoint (runItem), so that an item that fails still fails alone.
    */
   private runTogether(batch: Queued[], logged: RedoEntry[]): EngineReply[] | null {
-    const mark = this.holds.mark();
-    this.savepoint.run();
-    const out: EngineReply[] = [];
+    let out: EngineReply[];
     try {
-      for (const item of batch) out.push({ ok: true, value: item.work() });
-      this.release.run();
+      out = this.inSavepoint(() => batch.map((item): EngineReply => ({ ok: true, value: item.work() })));
     } catch {
-      this.rollbackTo.run();
-      this.release.run();
-      this.holds.undoTo(mark);
       return null;
     }
     for (const item of batch) logged.push(item.redo);
@@ -306,18 +299,28 @@ export class SqliteEngine {
   }
 
   private runItem(item: Queued, logged: RedoEntry[]): EngineReply {
+    try {
+      const value = this.inSavepoint(item.work);
+      logged.push(item.redo);
+      return { ok: true, value };
+    } catch (e) {
+      return failed(e);
+    }
+  }
+
+  /** `work` in a savepoint: if it throws, what it did is rolled back, holds included, and the error goes on. */
+  private inSavepoint<T>(work: () => T): T {
     const mark = this.holds.mark();
     this.savepoint.run();
     try {
-      const value = item.work();
+      const value = work();
       this.release.run();
-      logged.push(item.redo);
-      return { ok: true, value };
+      return value;
     } catch (e) {
       this.rollbackTo.run();
       this.release.run();
       this.holds.undoTo(mark);
-      return failed(e);
+      throw e;
     }
   }
 
