@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { config as ConfigValidators } from '../validation/generated/config';
-import { requireForNow, requirePackageForNow } from '../validation/load-once';
+import { heldWeakly, requireForNow, requirePackageForNow } from '../validation/load-once';
 import type { Validator } from '../validation/validator';
 import { interpolate, escapePointer } from './interpolate';
 import type { GatewayConfig, PluginEntry } from './types';
@@ -26,21 +26,14 @@ export class ConfigError extends Error {
   }
 }
 
-let held: WeakRef<Validator> | undefined;
-
 /**
  * The config's validator, generated at build time from ./schema.ts (scripts/gen-validators.js): starting compiles no
  * schema. Held weakly: a gateway reads its config once, and the validator (~200 KB of code and schema) would otherwise
  * stay in memory for the life of the process. Loads close together share one.
  */
-function configValidator(): Validator {
-  let v = held?.deref();
-  if (!v) {
-    v = requireForNow<{ config: typeof ConfigValidators }>('../validation/generated/config').config.config;
-    held = new WeakRef(v);
-  }
-  return v;
-}
+const configValidator = heldWeakly(
+  (): Validator => requireForNow<{ config: typeof ConfigValidators }>('../validation/generated/config').config.config,
+);
 
 /** The config file path: --config, else GATEWAY_CONFIG, else ./gateway.yaml. */
 export function resolveConfigPath(argPath: string | undefined, env: NodeJS.ProcessEnv = process.env): string {

@@ -10,7 +10,7 @@ import { registerStrategy, strategyNames } from '../deployments/strategies';
 import type { Plugin, PluginInstance, PluginServices } from './plugin';
 import { scopedState, type StateBackend } from './shared-state';
 import type { pluginConfigs as PluginConfigs } from '../validation/generated/plugin-configs';
-import { requireForNow } from '../validation/load-once';
+import { heldWeakly, requireForNow } from '../validation/load-once';
 import type { Validator } from '../validation/validator';
 
 const BUILTIN_DIR = resolve(__dirname, '../../plugins');
@@ -36,41 +36,28 @@ function aliasPublicModules(): void {
     return original.call(this, PUBLIC_MODULES[request] ?? request, ...rest);
   };
 }
-// Strict: a misspelt keyword in a plugin's configSchema is an error naming the plugin, not a silently ignored rule.
-let sharedAjv: WeakRef<Ajv> | undefined;
 
 /**
  * The Ajv that compiles the config schemas of plugins that are not built in (the built-in plugins' validators are
  * generated at build time: src/validation/generated/plugin-configs.ts, same options). Loaded only for such a plugin;
  * it caches each plugin's validator (by schema object). Held weakly: configs are checked at startup, and the
  * validators (generated code, tens of KB per plugin) need not stay in memory after. Loads close together share one.
+ * Strict: a misspelt keyword in a plugin's configSchema is an error naming the plugin, not a silently ignored rule.
  */
-function pluginAjv(): Ajv {
-  let a = sharedAjv?.deref();
-  if (!a) {
-    const { default: AjvClass } = require('ajv') as typeof import('ajv');
-    a = new AjvClass({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, verbose: true });
-    sharedAjv = new WeakRef(a);
-  }
-  return a;
-}
+const pluginAjv = heldWeakly((): Ajv => {
+  const { default: AjvClass } = require('ajv') as typeof import('ajv');
+  return new AjvClass({ allErrors: true, useDefaults: true, strict: true, strictRequired: false, verbose: true });
+});
 
-let builtinValidators: WeakRef<typeof PluginConfigs> | undefined;
+/** The built-in plugins' validators, generated at build time; held weakly as the Ajv above (a chain loads once). */
+const builtinValidators = heldWeakly(
+  () => requireForNow<{ pluginConfigs: typeof PluginConfigs }>('../validation/generated/plugin-configs').pluginConfigs,
+);
 
-/**
- * A built-in plugin's validator, generated at build time (held weakly, as the Ajv above: needed while a chain loads);
- * else one compiled now from the plugin's configSchema.
- */
+/** A built-in plugin's generated validator; else one compiled now from the plugin's configSchema. */
 function configValidator(entry: PluginEntry, plugin: Plugin<Record<string, unknown>>): Validator {
   if (entry.use !== undefined) return pluginAjv().compile(plugin.configSchema);
-  let all = builtinValidators?.deref();
-  if (!all) {
-    all = requireForNow<{ pluginConfigs: typeof PluginConfigs }>(
-      '../validation/generated/plugin-configs',
-    ).pluginConfigs;
-    builtinValidators = new WeakRef(all);
-  }
-  return all[entry.name as keyof typeof PluginConfigs] ?? pluginAjv().compile(plugin.configSchema);
+  return builtinValidators()[entry.name as keyof typeof PluginConfigs] ?? pluginAjv().compile(plugin.configSchema);
 }
 
 export interface LoadedPlugin {

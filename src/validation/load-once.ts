@@ -42,3 +42,19 @@ function uncache(file: string): NodeJS.Module | undefined {
   if (i >= 0) module.children.splice(i, 1);
   return m;
 }
+
+/**
+ * A getter of what `make` makes, held weakly: while something else holds it, calls share it; once nothing does, it
+ * is garbage and the next call makes it again. For what start-up needs for a moment (validators, a compiler).
+ */
+export function heldWeakly<T extends object>(make: () => T): () => T {
+  let ref: WeakRef<T> | undefined;
+  return () => {
+    let v = ref?.deref();
+    if (!v) {
+      v = make();
+      ref = new WeakRef(v);
+    }
+    return v;
+  };
+}
