@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+/** The repository (this file runs from dist/bench/). */
+const root = resolve(__dirname, '../..');
 
 /** The admin key every bench gateway starts with (GATEWAY_ADMIN_KEY). */
 export const BENCH_ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
@@ -69,4 +73,42 @@ export function writeGatewayConfig(dir: string, upUrl: string, plugins: unknown[
     }),
   );
   return { cfgPath, db };
+}
+
+/** ./gateway.yaml's plugins: the full chain the bench measures. */
+export function defaultPlugins(): unknown[] {
+  return (parse(readFileSync(join(root, 'gateway.yaml'), 'utf8')) as { plugins: unknown[] }).plugins;
+}
+
+/** A bench gateway: its process, its url, its SQLite file, and the headers a request needs (the key, with auth). */
+export interface BenchGateway {
+  child: ChildProcess;
+  url: string;
+  db: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Start a gateway from dist/ with its config in `dir` (writeGatewayConfig) and the bench's admin key; with the auth
+ * plugin in `plugins`, an account with credit and a key are made through the admin API for its requests.
+ */
+export async function startGateway(
+  dir: string,
+  upUrl: string,
+  plugins: unknown[],
+  track: ChildProcess[] = [],
+): Promise<BenchGateway> {
+  const { cfgPath, db } = writeGatewayConfig(dir, upUrl, plugins);
+  const { child, url } = await startProcess(
+    [join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath],
+    { ...process.env, GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY },
+    track,
+  );
+  const headers: Record<string, string> = {};
+  if (plugins.some((p) => (typeof p === 'string' ? p : Object.keys(p as object)[0]) === 'auth')) {
+    const account = await adminPost(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
+    const key = await adminPost(url, '/v1/keys', { name: 'bench', account_id: (account.data as { id: string }).id });
+    headers.authorization = `Bearer ${key.key as string}`;
+  }
+  return { child, url, db, headers };
 }

@@ -4,15 +4,14 @@
  * and a key made through the admin API, then 16 s to settle), once per run in a fresh process, so a
  * memory change can be checked in a minute without disturbing anything else on the machine.
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
 import { rssMb } from './proc';
-import { BENCH_ADMIN_KEY, adminPost, startProcess, writeGatewayConfig } from './gateway-target';
+import { defaultPlugins, startGateway, startProcess } from './gateway-target';
 
-const root = resolve(__dirname, '../..');
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
@@ -46,14 +45,9 @@ function byMapping(pid: number): string {
 
 async function once(upUrl: string, plugins: unknown[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-idle-'));
-  const { cfgPath } = writeGatewayConfig(dir, upUrl, plugins);
-  const { child, url } = await startProcess([join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], {
-    ...process.env,
-    GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY,
-  });
+  const track: ChildProcess[] = [];
   try {
-    const account = await adminPost(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
-    await adminPost(url, '/v1/keys', { name: 'bench', account_id: (account.data as { id: string }).id });
+    const { child } = await startGateway(dir, upUrl, plugins, track);
     await new Promise((r) => setTimeout(r, Number(values.wait) * 1000));
     const rss = rssMb(child.pid!);
     const threads = readdirSync(`/proc/${child.pid}/task`).length;
@@ -61,15 +55,18 @@ async function once(upUrl: string, plugins: unknown[]): Promise<number> {
     if (values.smaps) process.stdout.write(byMapping(child.pid!));
     return rss;
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    for (const c of track) {
+      if (c.exitCode !== null || c.signalCode !== null) continue;
+      c.kill('SIGTERM');
+      await new Promise((r) => c.once('exit', r));
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
   const up = await startProcess([join(__dirname, 'upstream.js')], process.env);
-  const plugins = (parse(readFileSync(join(root, 'gateway.yaml'), 'utf8')) as { plugins: unknown[] }).plugins;
+  const plugins = defaultPlugins();
   const all: number[] = [];
   try {
     for (let i = 0; i < Number(values.runs); i++) all.push(await once(up.url, plugins));

@@ -12,18 +12,16 @@
  * prints RSS and event-loop delay p99 over time and the SQLite DB+WAL bytes per 1,000 requests.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
 import { runLoad, timeToFirstToken, type LoadResult } from './load';
 import { hotPath } from './hot-path';
 import { longRun } from './long';
 import { cpuMs, mainThreadCpuMs, rssMb, type Target } from './proc';
-import { BENCH_ADMIN_KEY, adminPost, startProcess, writeGatewayConfig } from './gateway-target';
+import { defaultPlugins, startGateway, startProcess } from './gateway-target';
 
-const root = resolve(__dirname, '../..');
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
@@ -51,25 +49,12 @@ async function start(args: string[], env: NodeJS.ProcessEnv = process.env): Prom
   return { url, pid: child.pid! };
 }
 
-async function startGateway(name: string, upUrl: string, plugins: unknown[]): Promise<Target> {
+async function startTarget(name: string, upUrl: string, plugins: unknown[]): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
   dirs.push(dir);
   const pluginNames = plugins.map((p) => (typeof p === 'string' ? p : Object.keys(p as object)[0]));
-  const { cfgPath, db } = writeGatewayConfig(dir, upUrl, plugins);
-  const { url, pid } = await start([join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath], {
-    ...process.env,
-    GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY,
-  });
-  const headers: Record<string, string> = {};
-  if (pluginNames.includes('auth')) {
-    const account = await adminPost(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
-    const key = await adminPost(url, '/v1/keys', {
-      name: 'bench',
-      account_id: (account.data as { id: string }).id,
-    });
-    headers.authorization = `Bearer ${key.key as string}`;
-  }
-  return { name, url: `${url}/v1/chat/completions`, pid, headers, db, plugins: pluginNames };
+  const { child, url, db, headers } = await startGateway(dir, upUrl, plugins, children);
+  return { name, url: `${url}/v1/chat/completions`, pid: child.pid!, headers, db, plugins: pluginNames };
 }
 
 const body = JSON.stringify({
@@ -170,16 +155,15 @@ async function measureAll(targets: Target[], idle: number[]): Promise<Record<str
 
 async function main(): Promise<void> {
   const up = await start([join(__dirname, 'upstream.js')]);
-  const rootCfg = parse(readFileSync(join(root, 'gateway.yaml'), 'utf8')) as { plugins: unknown[] };
-  const fullPlugins = values.plugins ? values.plugins.split(',') : rootCfg.plugins;
-  const full = await startGateway('full', up.url, fullPlugins);
+  const fullPlugins = values.plugins ? values.plugins.split(',') : defaultPlugins();
+  const full = await startTarget('full', up.url, fullPlugins);
   if (values.long) {
     await new Promise((r) => setTimeout(r, 2000));
     process.stdout.write(`${(await longRun(full, body, Number(values['long-seconds']))).join('\n')}\n`);
     return;
   }
   const floor = await start([join(__dirname, 'floor.js'), up.url]);
-  const core = await startGateway('core', up.url, ['routing']);
+  const core = await startTarget('core', up.url, ['routing']);
   const targets: Target[] = [
     { name: 'direct', url: `${up.url}/v1/chat/completions`, pid: up.pid, headers: {} },
     { name: 'floor', url: `${floor.url}/v1/chat/completions`, pid: floor.pid, headers: {} },
