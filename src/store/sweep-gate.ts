@@ -9,16 +9,6 @@ export class SweepGate {
   /** The next time a sweep may find something (0: not known, sweep). */
   private next = 0;
 
-  /** Whether a sweep at `now` may find something. */
-  private due(now: number): boolean {
-    return now >= this.next;
-  }
-
-  /** A sweep left nothing due: the earliest time anything in the store falls due is `at` (null: nothing will). */
-  private swept(at: number | null, now: number): void {
-    this.next = Math.min(at ?? Infinity, now + SweepGate.MAX_SKIP_MS);
-  }
-
   /**
    * One round: when anything may be due, `sweep` deletes up to `batch` of it; a round that found less than a batch
    * asks `nextDue` when the next falls due, and the rounds before then do nothing.
@@ -29,8 +19,9 @@ export class SweepGate {
     sweep: () => Promise<number>,
     nextDue: () => Promise<number | null>,
   ): Promise<void> {
-    if (!this.due(now)) return;
-    if ((await sweep()) < batch) this.swept(await nextDue(), now);
+    if (now < this.next) return;
+    // Nothing due is left: skip the rounds before the first thing falls due (null: nothing will).
+    if ((await sweep()) < batch) this.next = Math.min((await nextDue()) ?? Infinity, now + SweepGate.MAX_SKIP_MS);
   }
 
   /** This process wrote something that falls due at `at`. */
