@@ -148,10 +148,10 @@ function* committed(
   k: KeyRow | undefined,
   holds: HoldBook,
 ): Generator<Step, CommittedCredit, unknown> {
-  const v = yield* get<{ data_version: unknown }>('PRAGMA data_version');
+  holds.dataVersion ??= num((yield* get<{ data_version: unknown }>('PRAGMA data_version'))?.data_version);
   return {
     seq: holds.tick(),
-    version: num(v?.data_version),
+    version: holds.dataVersion,
     book: holds.id,
     accountId,
     account: a ? num(a.free) : null,

@@ -28,6 +28,12 @@ export class HoldBook {
   private readonly keys = new Map<string, number>();
   private journal: Array<() => void> = [];
   private clock = 0;
+  /**
+   * The writer connection's PRAGMA data_version as read in the engine's current turn, or null. It moves only when
+   * another connection commits, which none can while the engine writes: one reading serves every settlement of a
+   * group commit. The engine sets it back to null when a turn begins (a flush, or a procedure run at once).
+   */
+  dataVersion: number | null = null;
 
   hold(h: Hold): void {
     if (this.byId.has(h.id)) throw new Error(`reservation '${h.id}' is already held`);

@@ -235,6 +235,7 @@ export class SqliteEngine {
   /** A procedure that writes nothing: it runs now, outside any transaction, and its holds stand unless it throws. */
   private runAtOnce(proc: Proc<unknown, unknown>, args: unknown, reply: Reply): void {
     let out: EngineReply;
+    this.holds.dataVersion = null; // another process may have committed since the last turn
     try {
       out = { ok: true, value: this.drive(proc, args) };
       this.holds.keep();
@@ -256,6 +257,7 @@ export class SqliteEngine {
     const batch = this.queue.splice(0);
     const out: EngineReply[] = [];
     const logged: RedoEntry[] = [];
+    this.holds.dataVersion = null; // read again once in this flush (nobody else commits until it ends)
     try {
       if (!this.batchOpen) {
         this.begin.run();

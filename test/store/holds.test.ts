@@ -201,6 +201,29 @@ describe('credit reservations held by the SQLite engine', function () {
       });
     });
 
+    it("another process's commit is seen by a settlement that crosses alone (data_version read anew each flush)", async () => {
+      const second = (await store.accounts.create({ name: 'b', credits: 100 })).id;
+      const r = await store.credit.reserve(accountId, HASH, 1_000);
+      expect(r.ok && (await store.credit.settle(r.id, 1_000, null))).to.equal(true);
+      const warm = await store.credit.reserve(second, null, 10); // the second account's balance is known from here on
+      expect(warm.ok && (await store.credit.settle(warm.id, 10, null))).to.equal(true);
+      // Two holds made here; both are told to the engine with the first settlement, so the second crosses alone.
+      const [x, y] = [await store.credit.reserve(second, null, 10), await store.credit.reserve(second, null, 10)];
+      expect(x.ok && (await store.credit.settle(x.id, 10, null))).to.equal(true);
+      const other = await openStore({ driver: 'sqlite', path });
+      try {
+        await other.keys.update(HASH, { limit: 2_000 });
+      } finally {
+        await other.close();
+      }
+      expect(y.ok && (await store.credit.settle(y.id, 10, null))).to.equal(true);
+      expect(await store.credit.reserve(accountId, HASH, 1_001)).to.deep.equal({
+        ok: false,
+        limit: 'key',
+        available: 1_000,
+      });
+    });
+
     it('a balance known for over a second is read again before it decides', async () => {
       expect((await store.credit.reserve(accountId, HASH, 100)).ok).to.equal(true);
       const other = await openStore({ driver: 'sqlite', path });
