@@ -48,17 +48,23 @@ export async function adminPost(url: string, path: string, body: unknown): Promi
 }
 
 /**
- * Write a bench gateway's config into `dir`: loopback port, SQLite in `dir`, the loopback upstream at `upUrl` as an
- * OpenAI provider serving `bench/model`, and `plugins`. Returns the config's and the database's paths.
+ * Write a bench gateway's config into `dir`: loopback port, SQLite in `dir` (with `store`'s other settings), the
+ * loopback upstream at `upUrl` as an OpenAI provider serving `bench/model`, and `plugins`. Returns the config's and
+ * the database's paths.
  */
-export function writeGatewayConfig(dir: string, upUrl: string, plugins: unknown[]): { cfgPath: string; db: string } {
+export function writeGatewayConfig(
+  dir: string,
+  upUrl: string,
+  plugins: unknown[],
+  store: Record<string, unknown> = {},
+): { cfgPath: string; db: string } {
   const cfgPath = join(dir, 'gateway.yaml');
   const db = join(dir, 'bench.db');
   writeFileSync(
     cfgPath,
     JSON.stringify({
       server: { host: '127.0.0.1', port: 0, log_level: 'info' },
-      store: { driver: 'sqlite', path: db },
+      store: { ...store, driver: 'sqlite', path: db },
       providers: [{ name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' }],
       models: [
         {
@@ -89,7 +95,7 @@ export interface BenchGateway {
 }
 
 /**
- * Start a gateway from dist/ with its config in `dir` (writeGatewayConfig) and the bench's admin key; with the auth
+ * Start a gateway from dist/ with its config in `dir` (writeGatewayConfig, with `store`) and the bench's admin key; with the auth
  * plugin in `plugins`, an account with credit and a key are made through the admin API for its requests.
  */
 export async function startGateway(
@@ -97,8 +103,9 @@ export async function startGateway(
   upUrl: string,
   plugins: unknown[],
   track: ChildProcess[] = [],
+  store: Record<string, unknown> = {},
 ): Promise<BenchGateway> {
-  const { cfgPath, db } = writeGatewayConfig(dir, upUrl, plugins);
+  const { cfgPath, db } = writeGatewayConfig(dir, upUrl, plugins, store);
   const { child, url } = await startProcess(
     [join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath],
     { ...process.env, GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY },

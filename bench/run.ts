@@ -4,9 +4,10 @@
  *  - floor: 40 lines of node:http + undici (bench/floor.ts), the least a JSON proxy does;
  *  - core: the gateway with the routing plugin only;
  *  - full: the gateway with ./gateway.yaml's chain (or --plugins), SQLite, a real key.
- * Each target runs alone under load while the others sit idle (closed loop): it is warmed up (`--warmup` seconds at
- * c=8), then `--rounds` rounds each make a run at c=1 and one at c=32, and each figure printed is the median of its
- * rounds; then 300 streamed requests for the time to first token. CPU per request at c=32 is
+ * Each target runs alone under load while the others sit idle (closed loop): each is warmed up (`--warmup` seconds at
+ * c=8), then `--rounds` rounds take the targets in turn, each making a run at c=1 and one at c=32; each figure
+ * printed is the median of its rounds, each ratio the median of the rounds' own ratios; then 300 streamed requests
+ * per target for the time to first token. CPU per request at c=32 is
  * the whole process's and its main thread's (the event loop), from /proc. Every process is
  * separate, on loopback. `--long` instead runs the full chain for 5 minutes at c=32 and
  * prints RSS and event-loop delay p99 over time and the SQLite DB+WAL bytes per 1,000 requests.
@@ -41,7 +42,15 @@ const warmup = Number(values.warmup);
 /** Rounds of c=1 and c=32 per target; the figures printed are their medians. */
 const rounds = Math.max(1, Number(values.rounds));
 const children: ChildProcess[] = [];
-const IDLE_WAIT_S = 16;
+/**
+ * How long a bench gateway's store worker may sit idle (store.idle_worker_ms): longer than a gateway waits for the
+ * other three targets' runs of a round (two runs each), so that no round measures a worker that has just started
+ * again (a cold one cost ~20% more CPU a request for its first tens of seconds), and short enough that the worker
+ * has stopped, as in an idle gateway on the defaults, when the idle RSS is read.
+ */
+const WORKER_IDLE_MS = (3 * 2 * seconds + 15) * 1000;
+/** Every process settled idle (the gateways' workers stopped) before the idle RSS is read. */
+const IDLE_WAIT_S = WORKER_IDLE_MS / 1000 + 6;
 const dirs: string[] = [];
 
 async function start(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; pid: number }> {
@@ -53,7 +62,9 @@ async function startTarget(name: string, upUrl: string, plugins: unknown[]): Pro
   const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
   dirs.push(dir);
   const pluginNames = plugins.map((p) => (typeof p === 'string' ? p : Object.keys(p as object)[0]));
-  const { child, url, db, headers } = await startGateway(dir, upUrl, plugins, children);
+  const { child, url, db, headers } = await startGateway(dir, upUrl, plugins, children, {
+    idle_worker_ms: WORKER_IDLE_MS,
+  });
   return { name, url: `${url}/v1/chat/completions`, pid: child.pid!, headers, db, plugins: pluginNames };
 }
 
@@ -112,6 +123,12 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** The median of a figure of the rounds, with each round's in brackets: `0.52x (rounds 0.48x, 0.52x, 0.55x)`. */
+function pairedFigure(paired: Paired[], pick: (p: Paired) => number, unit: string): string {
+  const each = paired.map((p) => `${pick(p).toFixed(2)}${unit}`).join(', ');
+  return `${median(paired.map(pick)).toFixed(2)}${unit} (rounds ${each})`;
+}
+
 /** Each figure of a run the median over the rounds, the counts summed. */
 function medianLoad(rs: LoadResult[]): LoadResult {
   const sum = (f: (r: LoadResult) => number) => rs.reduce((a, r) => a + f(r), 0);
@@ -125,32 +142,52 @@ function medianLoad(rs: LoadResult[]): LoadResult {
   };
 }
 
+/** What the goals compare, from one round: the targets measured minutes apart would compare two machine speeds. */
+interface Paired {
+  coreFloor: number;
+  fullCore: number;
+  /** full - core c=1 p99, ms */
+  p99Gap: number;
+}
+
 /**
- * Each target in turn: warmed up, then `rounds` rounds back to back, then the time to first token; each figure is the
- * median of its rounds (one slow second does not decide a ratio). The rounds do not take the targets in turn: a
- * gateway left idle for the others' rounds (30 s) stops its store's worker thread, and the next round would measure
- * a cold one.
+ * Every target warmed up, then `rounds` rounds that take the targets in turn, so that the figures a ratio compares
+ * come from runs seconds apart, not minutes: on this shared machine the speed of the same code drifted by half within
+ * minutes (the core chain 2,899-5,856 req/s in 3 s runs), while a ratio of two targets measured side by side moved
+ * less (full / core 0.44-0.54 over six such pairs). Each figure is the median of its rounds, each ratio the median of
+ * the rounds' ratios. The gateways keep their store's worker between their rounds (WORKER_IDLE_MS).
  */
-async function measureAll(targets: Target[], idle: number[]): Promise<Record<string, Row>> {
-  const rows: Record<string, Row> = {};
-  for (const [i, t] of targets.entries()) {
+async function measureAll(targets: Target[], idle: number[]): Promise<{ rows: Record<string, Row>; paired: Paired[] }> {
+  for (const t of targets) {
     step(t, 'warm-up');
     await runLoad(t.url, body, t.headers, 8, warmup);
-    const rss = { mb: rssMb(t.pid) };
-    const rs: Round[] = [];
-    for (let n = 1; n <= rounds; n++) rs.push(await round(t, n, rss));
+  }
+  const maxRss = targets.map((t) => ({ mb: rssMb(t.pid) }));
+  const rs: Round[][] = targets.map(() => []);
+  const paired: Paired[] = [];
+  for (let n = 1; n <= rounds; n++) {
+    const by: Record<string, Round> = {};
+    for (const [i, t] of targets.entries()) rs[i].push((by[t.name] = await round(t, n, maxRss[i])));
+    paired.push({
+      coreFloor: by.core.c32.rps / by.floor.c32.rps,
+      fullCore: by.full.c32.rps / by.core.c32.rps,
+      p99Gap: by.full.c1.p99 - by.core.c1.p99,
+    });
+  }
+  const rows: Record<string, Row> = {};
+  for (const [i, t] of targets.entries()) {
     step(t, 'time to first token');
     rows[t.name] = {
-      c1: medianLoad(rs.map((r) => r.c1)),
-      c32: medianLoad(rs.map((r) => r.c32)),
+      c1: medianLoad(rs[i].map((r) => r.c1)),
+      c32: medianLoad(rs[i].map((r) => r.c32)),
       idleRss: idle[i],
-      maxRss: rss.mb,
+      maxRss: maxRss[i].mb,
       ttft: await timeToFirstToken(t.url, streamBody, t.headers, 300),
-      cpuUs: median(rs.map((r) => r.cpuUs)),
-      mainUs: median(rs.map((r) => r.mainUs)),
+      cpuUs: median(rs[i].map((r) => r.cpuUs)),
+      mainUs: median(rs[i].map((r) => r.mainUs)),
     };
   }
-  return rows;
+  return { rows, paired };
 }
 
 async function main(): Promise<void> {
@@ -175,12 +212,12 @@ async function main(): Promise<void> {
   process.stderr.write(`bench: ${IDLE_WAIT_S}s for every process to settle idle\n`);
   await new Promise((r) => setTimeout(r, IDLE_WAIT_S * 1000));
   const idle = targets.map((t) => rssMb(t.pid));
-  const rows = await measureAll(targets, idle);
+  const { rows, paired } = await measureAll(targets, idle);
 
   const f = (n: number, d = 2) => n.toFixed(d);
   const ratio = (a: number, b: number) => `${f(a / b)}x`;
   const lines = [
-    `full chain: ${full.plugins!.join(' -> ')}; core chain: routing   (${seconds}s per run after ${warmup}s of warm-up, the median of ${rounds} rounds, node ${process.version})`,
+    `full chain: ${full.plugins!.join(' -> ')}; core chain: routing   (${seconds}s per run after ${warmup}s of warm-up, the median of ${rounds} rounds taking the targets in turn, node ${process.version})`,
     '',
     '| target | c=1 p50 ms | c=1 p99 ms | c=32 req/s | c=32 p99 ms | CPU us/req (main thread) | idle / max RSS MB | TTFT ms | added TTFT ms |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -189,9 +226,9 @@ async function main(): Promise<void> {
         `| ${k} | ${f(r.c1.p50)} | ${f(r.c1.p99)} | ${f(r.c32.rps, 0)} | ${f(r.c32.p99)} | ${f(r.cpuUs, 0)} (${f(r.mainUs, 0)}) | ${f(r.idleRss, 0)} / ${f(r.maxRss, 0)} | ${f(r.ttft, 3)} | ${k === 'direct' ? '-' : f(r.ttft - rows.direct.ttft, 3)} |`,
     ),
     '',
-    `core / floor req/s at c=32: ${ratio(rows.core.c32.rps, rows.floor.c32.rps)} (goal >= 0.8x); CPU per request core / floor: ${ratio(rows.core.cpuUs, rows.floor.cpuUs)}`,
-    `full / core req/s at c=32: ${ratio(rows.full.c32.rps, rows.core.c32.rps)} (goal >= 0.8x)`,
-    `full - core c=1 p99: ${f(rows.full.c1.p99 - rows.core.c1.p99)} ms (goal <= 1)`,
+    `core / floor req/s at c=32: ${pairedFigure(paired, (p) => p.coreFloor, 'x')} (goal >= 0.8x); CPU per request core / floor: ${ratio(rows.core.cpuUs, rows.floor.cpuUs)}`,
+    `full / core req/s at c=32: ${pairedFigure(paired, (p) => p.fullCore, 'x')} (goal >= 0.8x)`,
+    `full - core c=1 p99: ${pairedFigure(paired, (p) => p.p99Gap, ' ms')} (goal <= 1)`,
     `added TTFT over direct: floor ${f(rows.floor.ttft - rows.direct.ttft, 3)} ms, core ${f(rows.core.ttft - rows.direct.ttft, 3)} ms, full ${f(rows.full.ttft - rows.direct.ttft, 3)} ms (goal core <= 0.5)`,
     `full chain idle RSS: ${f(rows.full.idleRss, 1)} MB (goal <= 65)`,
   ];
