@@ -95,8 +95,8 @@ export interface BenchGateway {
 }
 
 /**
- * Start a gateway from dist/ with its config in `dir` (writeGatewayConfig, with `store`) and the bench's admin key; with the auth
- * plugin in `plugins`, an account with credit and a key are made through the admin API for its requests.
+ * Start a gateway from dist/ with its config in `dir` (writeGatewayConfig, with `store`) and the bench's admin key;
+ * with the auth plugin in `plugins`, an account with credit and a key are made through the admin API for its requests.
  */
 export async function startGateway(
   dir: string,

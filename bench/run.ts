@@ -123,6 +123,14 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** What the goals compare, from one round: the targets measured minutes apart would compare two machine speeds. */
+interface Paired {
+  coreFloor: number;
+  fullCore: number;
+  /** full - core c=1 p99, ms */
+  p99Gap: number;
+}
+
 /** The median of a figure of the rounds, with each round's in brackets: `0.52x (rounds 0.48x, 0.52x, 0.55x)`. */
 function pairedFigure(paired: Paired[], pick: (p: Paired) => number, unit: string): string {
   const each = paired.map((p) => `${pick(p).toFixed(2)}${unit}`).join(', ');
@@ -140,14 +148,6 @@ function medianLoad(rs: LoadResult[]): LoadResult {
     p50: median(rs.map((r) => r.p50)),
     p99: median(rs.map((r) => r.p99)),
   };
-}
-
-/** What the goals compare, from one round: the targets measured minutes apart would compare two machine speeds. */
-interface Paired {
-  coreFloor: number;
-  fullCore: number;
-  /** full - core c=1 p99, ms */
-  p99Gap: number;
 }
 
 /**
