@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { Param } from './db';
+import { decodePayload, encodePayload } from './redo-codec';
 
 /** Where the redo log's last committed record is kept (in the same transaction as what it holds). */
 export const REDO_TABLE =
@@ -28,7 +28,8 @@ const HEADER = 8;
  * write call, into the page cache: a SIGKILL of the process cannot lose it), then commits them all at once and
  * empties the log. A process that starts on a log with entries runs them again before anything else.
  *
- * Records are framed (length, CRC-32, a v8-serialized payload), so a record cut short by a kill ends the log there.
+ * Records are framed (length, CRC-32, a payload: JSON, or node:v8's serialization where JSON is not exact; see
+ * ./redo-codec.ts), so a record cut short by a kill ends the log there.
  * Only one process may own the log: it holds an exclusive SQLite lock on `<db>-redo.lock` while it lives (the
  * kernel drops it with the process); a process that cannot take the lock runs without a log.
  */
@@ -68,7 +69,7 @@ export class RedoLog {
       if (end > buf.length) break;
       const payload = buf.subarray(at + HEADER, end);
       if (crc32(payload) !== buf.readUInt32LE(at + 4)) break;
-      out.push(deserialize(payload) as RedoRecord);
+      out.push(decodePayload(payload) as RedoRecord);
       at = end;
     }
     return out;
@@ -76,7 +77,7 @@ export class RedoLog {
 
   /** Append one record (throws when the disk refuses it: then nothing of it may be acknowledged). */
   append(record: RedoRecord): void {
-    const payload = serialize(record);
+    const payload = encodePayload(record);
     const buf = Buffer.allocUnsafe(HEADER + payload.length);
     buf.writeUInt32LE(payload.length, 0);
     buf.writeUInt32LE(crc32(payload), 4);
