@@ -63,7 +63,19 @@ describe('SQLite redo log payloads: JSON where exact, node:v8 otherwise', () => 
     const sparse = [1, 2, 3];
     delete sparse[1];
     const named = Object.assign([1], { extra: 2 });
-    for (const v of [-0, NaN, Infinity, sparse, named, [undefined], { a: undefined }, 10n, new Uint8Array([1, 2])])
+    const lone = { s: '\ud800x\udfff', line: '\u2028', tiny: 5e-324 }; // lone surrogates, JSON's own escapes
+    for (const v of [
+      -0,
+      NaN,
+      Infinity,
+      sparse,
+      named,
+      [undefined],
+      { a: undefined },
+      10n,
+      new Uint8Array([1, 2]),
+      lone,
+    ])
       expect(isDeepStrictEqual(decodePayload(encodePayload(v)), deserialize(serialize(v))), String(v)).to.equal(true);
   });
 
