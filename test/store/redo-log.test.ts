@@ -7,14 +7,15 @@ import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { openStore, type Store } from '../../src/store/index';
 import { SqliteDb } from '../../src/store/sqlite-db';
+import { encodePayload } from '../../src/store/redo-codec';
 
 async function count(store: Store, sql: string, params: string[] = []): Promise<number> {
   return Number((await store.db.get<{ n: number }>(sql, params))?.n);
 }
 
-/** A whole record as src/store/redo-log.ts frames it. */
-function record(seq: number, entries: unknown[]): Buffer {
-  const payload = serialize({ seq, entries });
+/** A whole record as src/store/redo-log.ts frames it; `encode`: its payload (an older version's node:v8 by default). */
+function record(seq: number, entries: unknown[], encode: (v: unknown) => Buffer = serialize): Buffer {
+  const payload = encode({ seq, entries });
   const head = Buffer.alloc(8);
   head.writeUInt32LE(payload.length, 0);
   head.writeUInt32LE(crc32(payload), 4);
@@ -110,6 +111,23 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
       expect(await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t')).to.deep.equal({ n: 1 });
     } finally {
       await db.close();
+    }
+  });
+
+  it("replays a log an older version wrote (node:v8 records) and this version's JSON records after them", async () => {
+    const meta = 'INSERT INTO gateway_meta (key, value, updated_at) VALUES (?, ?, ?)';
+    const old = record(1, [{ sql: meta, params: ['from-v8', 'yes', 1] }]);
+    const json = record(2, [{ sql: meta, params: ['from-json', 'yes', 2] }], encodePayload);
+    expect(old[8], 'node:v8 payload').to.equal(0xff);
+    expect(String.fromCharCode(json[8]), 'JSON payload').to.equal('{');
+    writeFileSync(`${path}-redo`, Buffer.concat([old, json]));
+    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    try {
+      expect(await store.getMeta('from-v8')).to.equal('yes');
+      expect(await store.getMeta('from-json')).to.equal('yes');
+      expect(statSync(`${path}-redo`).size, 'the log is empty once replayed').to.equal(0);
+    } finally {
+      await store.close();
     }
   });
 
