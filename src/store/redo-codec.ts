@@ -43,12 +43,15 @@ function jsonExact(v: unknown, depth: number): boolean {
       return false;
   }
   if (depth >= MAX_DEPTH) return false;
+  // for-in (no array of keys allocated): a plain object's prototype has no enumerable properties to add.
+  let own = 0;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) if (!(i in v) || !jsonExact(v[i], depth + 1)) return false;
-    return Object.keys(v).length === v.length; // no named properties beside the elements
+    for (const _ in v) own++;
+    return own === v.length; // no named properties beside the elements
   }
   if (Object.getPrototypeOf(v) !== Object.prototype) return false;
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!jsonExact(o[k], depth + 1)) return false;
+  for (const k in o) if (!jsonExact(o[k], depth + 1)) return false;
   return true;
 }
