@@ -44,9 +44,9 @@ function jsonExact(v: unknown, depth: number): boolean {
   }
   if (depth >= MAX_DEPTH) return false;
   // for-in (no array of keys allocated): a plain object's prototype has no enumerable properties to add.
-  let own = 0;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) if (!(i in v) || !jsonExact(v[i], depth + 1)) return false;
+    let own = 0;
     for (const _ in v) own++;
     return own === v.length; // no named properties beside the elements
   }
