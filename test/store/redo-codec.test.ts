@@ -11,6 +11,16 @@ function collect(): void {
   (runInNewContext('gc') as () => void)();
 }
 
+/**
+ * A payload left to node:v8 is node:v8's own bytes (compared as bytes: an invalid Date never equals itself); one
+ * written as JSON reads back as node:v8's round trip would.
+ */
+function roundTripsAsV8(v: unknown): boolean {
+  const payload = encodePayload(v);
+  if (payload[0] === 0xff) return payload.equals(serialize(v));
+  return isDeepStrictEqual(decodePayload(payload), deserialize(serialize(v)));
+}
+
 /** What a settlement's redo record holds (src/store/credit.ts: settleProc's arguments). */
 function settlementRecord(seq: number): unknown {
   return {
@@ -21,7 +31,13 @@ function settlementRecord(seq: number): unknown {
         args: {
           reservationId: 'rsv_abc',
           charge: 1234,
-          generation: { id: 'chatcmpl-1', model: 'm', metadata: { team: 'a', __proto__: 'x' }, latencyMs: 1.5 },
+          // metadata as a client's JSON makes it: an own "__proto__" key (a literal's would set the prototype)
+          generation: {
+            id: 'chatcmpl-1',
+            model: 'm',
+            metadata: JSON.parse('{"team":"a","__proto__":"x"}'),
+            latencyMs: 1.5,
+          },
           overrun: null,
           now: 1_700_000_000_000,
           writes: [{ sql: 'INSERT INTO responses (id, body) VALUES (?, ?)', params: ['resp_1', '{"a":"\\ud800"}'] }],
@@ -56,10 +72,7 @@ describe('SQLite redo log payloads: JSON where exact, node:v8 otherwise', () => 
       withTypedArray: true,
       withObjectString: true,
     });
-    fc.assert(
-      fc.property(value, (v) => isDeepStrictEqual(decodePayload(encodePayload(v)), deserialize(serialize(v)))),
-      { numRuns: 2000 },
-    );
+    fc.assert(fc.property(value, roundTripsAsV8), { numRuns: 2000 });
     const sparse = [1, 2, 3];
     delete sparse[1];
     const named = Object.assign([1], { extra: 2 });
@@ -76,13 +89,15 @@ describe('SQLite redo log payloads: JSON where exact, node:v8 otherwise', () => 
       new Uint8Array([1, 2]),
       lone,
     ])
-      expect(isDeepStrictEqual(decodePayload(encodePayload(v)), deserialize(serialize(v))), String(v)).to.equal(true);
+      expect(roundTripsAsV8(v), String(v)).to.equal(true);
   });
 
   it("writes a settlement's record as JSON, and one with a bigint parameter as node:v8 does", () => {
     const json = encodePayload(settlementRecord(7));
     expect(String.fromCharCode(json[0])).to.equal('{');
-    expect(decodePayload(json)).to.deep.equal(settlementRecord(7));
+    const back = decodePayload(json) as { entries: Array<{ args: { generation: { metadata: object } } }> };
+    expect(isDeepStrictEqual(back, settlementRecord(7))).to.equal(true);
+    expect(Object.keys(back.entries[0].args.generation.metadata)).to.deep.equal(['team', '__proto__']);
     const big = { seq: 1, entries: [{ sql: 'UPDATE t SET n = ?', params: [2n ** 70n] }] };
     const v8 = encodePayload(big);
     expect(v8.equals(serialize(big))).to.equal(true);
