@@ -5,6 +5,7 @@ import { windowStart, type LimitReset } from './keys';
 import { GENERATION_INSERT, generationParams, type Generation } from './generations';
 import { num, numOrNull } from './money';
 import type { PendingWrite } from './request-batch';
+import { holdWire, settleWire } from './credit-wire';
 
 /** Usage beyond what the request reserved: `amount` nano-credits the operator carries, and why. */
 export interface Overrun {
@@ -185,6 +186,7 @@ export const committedProc: Proc<{ accountId: string; keyHash: string | null }, 
 export const noteHoldProc: Proc<Hold, null> = {
   name: 'credit.note-hold',
   readOnly: true,
+  wire: holdWire,
   // eslint-disable-next-line require-yield
   *body(h, holds) {
     if (!holds) throw new Error('credit.note-hold runs in the SQLite engine only');
@@ -193,7 +195,7 @@ export const noteHoldProc: Proc<Hold, null> = {
   },
 };
 
-interface SettleArgs {
+export interface SettleArgs {
   reservationId: string;
   /** What the answer's usage costs (nano-credits); charged up to the reservation, the rest is an overrun. */
   charge: number;
@@ -255,6 +257,7 @@ export const settleProc: Proc<SettleArgs, SettleResult> = {
   name: 'credit.settle',
   idempotent: true, // the reservation is gone after the first
   reportsCredit: true,
+  wire: settleWire,
   *body({ reservationId, charge, generation, overrun, now, writes, made }, holds) {
     for (const w of writes) yield* run(w.sql, w.params);
     const r = yield* takeReservation(reservationId, holds, made);

@@ -71,6 +71,18 @@ export interface Proc<A, R> {
    * of their credit (src/store/local-credit.ts) as it was; any other write makes the main thread read credit again.
    */
   reportsCredit?: boolean;
+  /**
+   * Its arguments in a compact form for the SQLite worker's messages and redo log: an array rather than objects. A
+   * structured clone writes every key of every object it sends, and those keys were most of a settlement's bytes.
+   * `unpack(pack(a))` gives back everything the body reads of `a`.
+   */
+  wire?: ProcWire<A>;
+}
+
+/** How a procedure's arguments travel packed (Proc.wire). */
+export interface ProcWire<A> {
+  pack(args: A): unknown[];
+  unpack(packed: unknown[]): A;
 }
 
 /** Throw from a procedure to roll it back and answer `value` (an expected refusal, not a failure). */

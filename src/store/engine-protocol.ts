@@ -6,7 +6,7 @@ export type EngineRequest =
   | { op: 'read'; kind: 'all' | 'get'; sql: string; params: Param[] }
   | { op: 'write'; sql: string; params: Param[] }
   | { op: 'exec'; sql: string }
-  | { op: 'proc'; name: string; args: unknown }
+  | { op: 'proc'; name: string; /** packed when the procedure has a wire form (Proc.wire) */ args: unknown }
   | { op: 'begin' }
   | { op: 'stmt'; kind: 'all' | 'get' | 'run' | 'exec'; sql: string; params: Param[] }
   | { op: 'end'; commit: boolean }

@@ -11,7 +11,10 @@ export const REDO_MARK =
   'INSERT INTO gw_redo (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq';
 
 /** One acknowledged write, as the engine runs it again: a statement, or a procedure by name. */
-export type RedoEntry = { sql: string; params: Param[] } | { proc: string; args: unknown };
+export type RedoEntry =
+  | { sql: string; params: Param[] }
+  | { proc: string; args: unknown }
+  | { proc: string; /** the arguments as the procedure packs them (Proc.wire) */ packed: unknown[] };
 
 /** The entries one flush acknowledged, numbered: the database records the last number it committed. */
 export interface RedoRecord {

@@ -19,6 +19,11 @@ function toSqlite(params: readonly Param[]): Param[] {
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
 }
 
+/** A procedure as the engine is asked to run it, its arguments packed where it has a wire form (Proc.wire). */
+function procRequest<A>(proc: Proc<A, unknown>, args: A): EngineRequest {
+  return { op: 'proc', name: proc.name, args: proc.wire ? proc.wire.pack(args) : args };
+}
+
 /**
  * SQLite behind the async Db seam. The connection lives in an engine (src/store/sqlite-engine.ts)
  * that runs in a worker thread for a file: no disk work, commit or checkpoint ever runs on the event
@@ -92,11 +97,11 @@ export class SqliteDb implements Db {
    */
   tell<A>(proc: Proc<A, unknown>, args: A): void {
     if (!proc.readOnly) throw new Error(`store procedure '${proc.name}' writes: it must be asked, not told`);
-    this.link.tell({ op: 'proc', name: proc.name, args });
+    this.link.tell(procRequest(proc, args));
   }
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
     return observed(this, 'tx', () => {
-      const out = this.link.request({ op: 'proc', name: proc.name, args }) as Promise<R>;
+      const out = this.link.request(procRequest(proc, args)) as Promise<R>;
       return proc.readOnly || proc.reportsCredit ? out : this.counted(out);
     });
   }

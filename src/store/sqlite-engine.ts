@@ -131,11 +131,19 @@ export class SqliteEngine {
       case 'proc': {
         const proc = this.procs.get(req.name);
         if (!proc) return reply({ ok: false, error: { message: `unknown store procedure '${req.name}'` } });
-        if (!proc.readOnly)
-          return this.enqueue(() => this.drive(proc, req.args), reply, { proc: req.name, args: req.args });
-        if (this.inTx) this.deferred.push(() => this.handle(req, reply));
-        else this.runAtOnce(proc, req.args, reply);
-        return;
+        if (this.inTx && proc.readOnly) return void this.deferred.push(() => this.handle(req, reply));
+        // A packed procedure is logged packed, and unpacked here as in a replay.
+        let args: unknown;
+        try {
+          args = proc.wire ? proc.wire.unpack(req.args as unknown[]) : req.args;
+        } catch (e) {
+          return reply(failed(e));
+        }
+        if (proc.readOnly) return this.runAtOnce(proc, args, reply);
+        const redo: RedoEntry = proc.wire
+          ? { proc: req.name, packed: req.args as unknown[] }
+          : { proc: req.name, args };
+        return this.enqueue(() => this.drive(proc, args), reply, redo);
       }
       case 'exec':
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
@@ -380,7 +388,9 @@ export class SqliteEngine {
     if ('sql' in e) return void this.runWrite(e.sql, e.params);
     const proc = this.procs.get(e.proc);
     if (!proc) throw new Error(`unknown store procedure '${e.proc}'`);
-    this.drive(proc, e.args);
+    if (!('packed' in e)) return void this.drive(proc, e.args); // also an older version's record of a packed one
+    if (!proc.wire) throw new Error(`store procedure '${e.proc}' has no packed form`);
+    this.drive(proc, proc.wire.unpack(e.packed));
   }
 
   private close(): void {

@@ -4,6 +4,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { decodePayload, encodePayload } from '../../src/store/redo-codec';
+import { settleWire } from '../../src/store/credit-wire';
+import { generationRecord } from '../helpers/generation';
 
 /** A full garbage collection (the flag exposes gc to contexts made after it is set). */
 function collect(): void {
@@ -21,28 +23,29 @@ function roundTripsAsV8(v: unknown): boolean {
   return isDeepStrictEqual(decodePayload(payload), deserialize(serialize(v)));
 }
 
-/** What a settlement's redo record holds (src/store/credit.ts: settleProc's arguments). */
+/** What a settlement's redo record holds (src/store/credit.ts: settleProc's arguments, packed by its wire form). */
 function settlementRecord(seq: number): unknown {
   return {
     seq,
     entries: [
       {
         proc: 'credit.settle',
-        args: {
+        packed: settleWire.pack({
           reservationId: 'rsv_abc',
           charge: 1234,
           // metadata as a client's JSON makes it: an own "__proto__" key (a literal's would set the prototype)
-          generation: {
+          generation: generationRecord({
             id: 'chatcmpl-1',
-            model: 'm',
-            metadata: JSON.parse('{"team":"a","__proto__":"x"}'),
+            accountId: 'acc',
+            metadata: JSON.parse('{"team":"a","__proto__":"x"}') as Record<string, unknown>,
             latencyMs: 1.5,
-          },
+            createdAt: 1_700_000_000_000,
+          }),
           overrun: null,
           now: 1_700_000_000_000,
           writes: [{ sql: 'INSERT INTO responses (id, body) VALUES (?, ?)', params: ['resp_1', '{"a":"\\ud800"}'] }],
           made: { id: 'rsv_abc', accountId: 'acc', keyHash: null, amount: 5000, createdAt: 1, book: 'book_1' },
-        },
+        }),
       },
     ],
   };
@@ -95,9 +98,10 @@ describe('SQLite redo log payloads: JSON where exact, node:v8 otherwise', () => 
   it("writes a settlement's record as JSON, and one with a bigint parameter as node:v8 does", () => {
     const json = encodePayload(settlementRecord(7));
     expect(String.fromCharCode(json[0])).to.equal('{');
-    const back = decodePayload(json) as { entries: Array<{ args: { generation: { metadata: object } } }> };
+    const back = decodePayload(json) as { entries: Array<{ packed: unknown[] }> };
     expect(isDeepStrictEqual(back, settlementRecord(7))).to.equal(true);
-    expect(Object.keys(back.entries[0].args.generation.metadata)).to.deep.equal(['team', '__proto__']);
+    const metadata = settleWire.unpack(back.entries[0].packed).generation?.metadata ?? {};
+    expect(Object.keys(metadata)).to.deep.equal(['team', '__proto__']);
     const big = { seq: 1, entries: [{ sql: 'UPDATE t SET n = ?', params: [2n ** 70n] }] };
     const v8 = encodePayload(big);
     expect(v8.equals(serialize(big))).to.equal(true);

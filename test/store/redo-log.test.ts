@@ -8,6 +8,9 @@ import { crc32 } from 'node:zlib';
 import { openStore, type Store } from '../../src/store/index';
 import { SqliteDb } from '../../src/store/sqlite-db';
 import { encodePayload } from '../../src/store/redo-codec';
+import type { SettleArgs } from '../../src/store/credit';
+import { settleWire } from '../../src/store/credit-wire';
+import { generationRecord } from '../helpers/generation';
 
 async function count(store: Store, sql: string, params: string[] = []): Promise<number> {
   return Number((await store.db.get<{ n: number }>(sql, params))?.n);
@@ -126,6 +129,40 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
       expect(await store.getMeta('from-v8')).to.equal('yes');
       expect(await store.getMeta('from-json')).to.equal('yes');
       expect(statSync(`${path}-redo`).size, 'the log is empty once replayed').to.equal(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("replays an older version's settlement (its arguments as an object) and this version's packed one", async () => {
+    const settle = (n: number): SettleArgs => ({
+      reservationId: `rsv_${n}`,
+      charge: 100 * n,
+      generation: generationRecord({
+        id: `gen-${n}`,
+        accountId,
+        streamed: n === 2,
+        metadata: { n },
+        createdAt: 5_000 + n,
+      }),
+      overrun: null,
+      now: 1_000 + n,
+      writes: [],
+      // the hold as the crashed process made it, in its own book: charged from here
+      made: { id: `rsv_${n}`, accountId, keyHash: null, amount: 1_000, createdAt: 1_000, book: 'book_gone' },
+    });
+    const old = record(1, [{ proc: 'credit.settle', args: settle(1) }], encodePayload);
+    const packed = record(2, [{ proc: 'credit.settle', packed: settleWire.pack(settle(2)) }], encodePayload);
+    writeFileSync(`${path}-redo`, Buffer.concat([old, packed]));
+    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    try {
+      expect((await store.accounts.get(accountId))?.usage).to.equal(300);
+      expect(await store.credit.ledgerSum(accountId)).to.equal(300);
+      for (const n of [1, 2]) {
+        const g = await store.generations.get(`gen-${n}`);
+        expect(g, `gen-${n}`).to.include({ accountId, streamed: n === 2, createdAt: 5_000 + n, cost: 100 * n });
+        expect(g?.metadata).to.deep.equal({ n });
+      }
     } finally {
       await store.close();
     }

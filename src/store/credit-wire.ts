@@ -1,0 +1,166 @@
+/**
+ * The credit procedures' arguments as arrays (Proc.wire): what the main thread sends the SQLite worker for every
+ * request (a hold, then its settlement), and what the redo log keeps of them.
+ */
+import type { Param, ProcWire, Sql } from './db';
+import type { SettleArgs } from './credit';
+import type { Hold } from './holds';
+import type { Generation } from './generations';
+
+/** A Generation as an array, in the order of its fields (for the SQLite worker's messages and redo log). */
+type PackedGeneration = [
+  id: string,
+  accountId: string,
+  keyHash: string | null,
+  model: string,
+  provider: string | null,
+  deployment: string | null,
+  promptTokens: number,
+  completionTokens: number,
+  cachedTokens: number,
+  cacheWriteTokens: number,
+  reasoningTokens: number,
+  cost: number,
+  latencyMs: number | null,
+  ttftMs: number | null,
+  finishReason: string | null,
+  streamed: boolean,
+  cancelled: boolean,
+  status: Generation['status'],
+  errorCode: string | null,
+  appReferer: string | null,
+  appTitle: string | null,
+  user: string | null,
+  metadata: Record<string, unknown> | null,
+  createdAt: number,
+];
+
+function packGeneration(g: Generation): PackedGeneration {
+  return [
+    g.id,
+    g.accountId,
+    g.keyHash,
+    g.model,
+    g.provider,
+    g.deployment,
+    g.promptTokens,
+    g.completionTokens,
+    g.cachedTokens,
+    g.cacheWriteTokens,
+    g.reasoningTokens,
+    g.cost,
+    g.latencyMs,
+    g.ttftMs,
+    g.finishReason,
+    g.streamed,
+    g.cancelled,
+    g.status,
+    g.errorCode,
+    g.appReferer,
+    g.appTitle,
+    g.user,
+    g.metadata,
+    g.createdAt,
+  ];
+}
+
+function unpackGeneration(p: PackedGeneration): Generation {
+  const [
+    id,
+    accountId,
+    keyHash,
+    model,
+    provider,
+    deployment,
+    promptTokens,
+    completionTokens,
+    cachedTokens,
+    cacheWriteTokens,
+    reasoningTokens,
+    cost,
+    latencyMs,
+    ttftMs,
+    finishReason,
+    streamed,
+    cancelled,
+    status,
+    errorCode,
+    appReferer,
+    appTitle,
+    user,
+    metadata,
+    createdAt,
+  ] = p;
+  return {
+    id,
+    accountId,
+    keyHash,
+    model,
+    provider,
+    deployment,
+    promptTokens,
+    completionTokens,
+    cachedTokens,
+    cacheWriteTokens,
+    reasoningTokens,
+    cost,
+    latencyMs,
+    ttftMs,
+    finishReason,
+    streamed,
+    cancelled,
+    status,
+    errorCode,
+    appReferer,
+    appTitle,
+    user,
+    metadata,
+    createdAt,
+  };
+}
+
+type PackedHold = [id: string, accountId: string, keyHash: string | null, amount: number, createdAt: number];
+
+type PackedSettle = [
+  reservationId: string,
+  charge: number,
+  generation: PackedGeneration | null,
+  overrun: [amount: number, reason: string] | null,
+  now: number,
+  writes: Array<[sql: Sql, params: Param[]]>,
+  made: [hold: PackedHold, book: string] | null,
+];
+
+export const holdWire: ProcWire<Hold> = {
+  pack: (h): PackedHold => [h.id, h.accountId, h.keyHash, h.amount, h.createdAt],
+  unpack(packed) {
+    const [id, accountId, keyHash, amount, createdAt] = packed as PackedHold;
+    return { id, accountId, keyHash, amount, createdAt };
+  },
+};
+
+export const settleWire: ProcWire<SettleArgs> = {
+  pack({ reservationId, charge, generation, overrun, now, writes, made }): PackedSettle {
+    return [
+      reservationId,
+      charge,
+      generation && packGeneration(generation),
+      overrun && [overrun.amount, overrun.reason],
+      now,
+      writes.map((w) => [w.sql, w.params]),
+      made && [holdWire.pack(made) as PackedHold, made.book],
+    ];
+  },
+  unpack(packed) {
+    const [reservationId, charge, generation, overrun, now, writes, made] = packed as PackedSettle;
+    return {
+      reservationId,
+      charge,
+      generation: generation && unpackGeneration(generation),
+      overrun: overrun && { amount: overrun[0], reason: overrun[1] },
+      now,
+      writes: writes.map(([sql, params]) => ({ sql, params })),
+      made: made && { ...holdWire.unpack(made[0]), book: made[1] },
+    };
+  },
+};
