@@ -4,6 +4,12 @@ import { runInNewContext } from 'node:vm';
 /** Young generation bigger than this (bytes) at idle is worth giving back. */
 const SHRINK_ABOVE = 4 * 1024 * 1024;
 const PERIOD_MS = 5000;
+/**
+ * How long the gateway must have been idle before its memory is given back. A GC here costs the requests that come
+ * after it: the heap it shrank grows again under them (the full chain's c=1 p99 in its first seconds after 30 s idle
+ * was ~2.9 ms with a GC at 5 s of idle, 1.0-2.5 without; README "Speed"). Traffic that pauses for less keeps it.
+ */
+const IDLE_BEFORE_GC_MS = 60_000;
 const TRIES_PER_IDLE_SPELL = 3;
 
 let gc: (() => void) | undefined;
@@ -11,6 +17,8 @@ let users = 0;
 let timer: NodeJS.Timeout | undefined;
 let seen = -1;
 let tries = 0;
+/** Periods without a request, in a row. */
+let idlePeriods = 0;
 
 /** Requests started in this process; the app counts them (one increment per request). */
 export const activity = { requests: 0 };
@@ -23,9 +31,12 @@ function tick(): void {
   if (activity.requests !== seen) {
     seen = activity.requests;
     tries = 0;
+    idlePeriods = 0;
     return;
   }
-  if (tries >= TRIES_PER_IDLE_SPELL || youngBytes() <= SHRINK_ABOVE) return;
+  if (++idlePeriods * PERIOD_MS < IDLE_BEFORE_GC_MS) return;
+  // The first compacts the old generation (V8 may have shrunk the young one itself by now); more only while it is big.
+  if (tries >= TRIES_PER_IDLE_SPELL || (tries > 0 && youngBytes() <= SHRINK_ABOVE)) return;
   tries++;
   compactingGc();
 }
@@ -50,8 +61,8 @@ function compactingGc(): void {
  * Give the young generation back when the gateway is idle. V8 grows its semi-spaces to
  * 16 MB each during startup and under load, and shrinks them only in a GC that sees a low
  * allocation rate; at idle no GC runs, so the gateway would sit on ~15 MB it does not use.
- * When a whole period passed without a request and the young generation is still large,
- * run a full GC (a few ms, only at idle; at most a few per idle spell). Process-wide:
+ * When a minute passed without a request, run a full GC that also compacts, and again while
+ * the young generation is still large (a few ms each, only at idle; at most a few per idle spell). Process-wide:
  * every app that starts it shares one unref'd timer; stop() releases it.
  */
 export function startIdleGc(): { stop(): void } {
