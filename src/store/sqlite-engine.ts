@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Param, Proc } from './db';
+import type { Proc } from './db';
 import { HoldBook } from './holds';
 import { Checkpoints } from './sqlite-checkpoints';
 import { REDO_MARK, REDO_TABLE, RedoLog, type RedoEntry } from './redo-log';
@@ -10,9 +10,8 @@ import type { EngineOptions, EngineReply, EngineRequest, EngineStatus } from './
 
 type Reply = (r: EngineReply) => void;
 type Statement = Database.Statement<unknown[]>;
-/** A write waiting for the next flush: what runs it, who waits for its answer, and how the redo log replays it. */
+/** A write waiting for the next flush: who waits for its answer, and what it is (as the redo log keeps it). */
 interface Queued {
-  work: () => unknown;
   reply: Reply;
   redo: RedoEntry;
 }
@@ -124,26 +123,19 @@ export class SqliteEngine {
           this.answer(reply, () => this.prepared(this.reader ?? this.db, req.sql)[req.kind](...req.params));
         }
         return;
-      case 'write': {
-        const { sql, params } = req;
-        return this.enqueue(() => this.runWrite(sql, params), reply, { sql, params });
-      }
+      case 'write':
+        return this.enqueue(reply, { sql: req.sql, params: req.params });
       case 'proc': {
         const proc = this.procs.get(req.name);
         if (!proc) return reply({ ok: false, error: { message: `unknown store procedure '${req.name}'` } });
-        if (this.inTx && proc.readOnly) return void this.deferred.push(() => this.handle(req, reply));
-        // A packed procedure is logged packed, and unpacked here as in a replay.
-        let args: unknown;
-        try {
-          args = proc.wire ? proc.wire.unpack(req.args as unknown[]) : req.args;
-        } catch (e) {
-          return reply(failed(e));
-        }
-        if (proc.readOnly) return this.runAtOnce(proc, args, reply);
-        const redo: RedoEntry = proc.wire
+        // A packed procedure (Proc.wire) is logged packed, and unpacked where it runs, as in a replay.
+        const entry: RedoEntry = proc.wire
           ? { proc: req.name, packed: req.args as unknown[] }
-          : { proc: req.name, args };
-        return this.enqueue(() => this.drive(proc, args), reply, redo);
+          : { proc: req.name, args: req.args };
+        if (!proc.readOnly) return this.enqueue(reply, entry);
+        if (this.inTx) this.deferred.push(() => this.handle(req, reply));
+        else this.runAtOnce(entry, reply);
+        return;
       }
       case 'exec':
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
@@ -222,12 +214,8 @@ export class SqliteEngine {
     return next.value;
   }
 
-  private runWrite(sql: string, params: Param[]): { changes: number } {
-    return { changes: this.prepared(this.db, sql).run(...params).changes };
-  }
-
-  private enqueue(work: () => unknown, reply: Reply, redo: RedoEntry): void {
-    this.queue.push({ work, reply, redo });
+  private enqueue(reply: Reply, redo: RedoEntry): void {
+    this.queue.push({ reply, redo });
     this.schedule();
   }
 
@@ -241,11 +229,11 @@ export class SqliteEngine {
   }
 
   /** A procedure that writes nothing: it runs now, outside any transaction, and its holds stand unless it throws. */
-  private runAtOnce(proc: Proc<unknown, unknown>, args: unknown, reply: Reply): void {
+  private runAtOnce(entry: RedoEntry, reply: Reply): void {
     let out: EngineReply;
     this.holds.dataVersion = null; // another process may have committed since the last turn
     try {
-      out = { ok: true, value: this.drive(proc, args) };
+      out = { ok: true, value: this.run(entry) };
       this.holds.keep();
     } catch (e) {
       this.holds.undo();
@@ -300,7 +288,7 @@ export class SqliteEngine {
   private runTogether(batch: Queued[], logged: RedoEntry[]): EngineReply[] | null {
     let out: EngineReply[];
     try {
-      out = this.inSavepoint(() => batch.map((item): EngineReply => ({ ok: true, value: item.work() })));
+      out = this.inSavepoint(() => batch.map((item): EngineReply => ({ ok: true, value: this.run(item.redo) })));
     } catch {
       return null;
     }
@@ -310,7 +298,7 @@ export class SqliteEngine {
 
   private runItem(item: Queued, logged: RedoEntry[]): EngineReply {
     try {
-      const value = this.inSavepoint(item.work);
+      const value = this.inSavepoint(() => this.run(item.redo));
       logged.push(item.redo);
       return { ok: true, value };
     } catch (e) {
@@ -369,7 +357,7 @@ export class SqliteEngine {
     if (todo.length > 0) {
       this.begin.run();
       try {
-        for (const r of todo) for (const e of r.entries) this.replayEntry(e);
+        for (const r of todo) for (const e of r.entries) this.run(e);
         this.seq = todo[todo.length - 1].seq;
         this.prepared(this.db, REDO_MARK).run(this.seq);
         this.commit.run();
@@ -384,13 +372,14 @@ export class SqliteEngine {
     log.clear();
   }
 
-  private replayEntry(e: RedoEntry): void {
-    if ('sql' in e) return void this.runWrite(e.sql, e.params);
+  /** A statement, or a procedure by name with its arguments as they crossed the thread (packed or not), as logged. */
+  private run(e: RedoEntry): unknown {
+    if ('sql' in e) return { changes: this.prepared(this.db, e.sql).run(...e.params).changes };
     const proc = this.procs.get(e.proc);
     if (!proc) throw new Error(`unknown store procedure '${e.proc}'`);
-    if (!('packed' in e)) return void this.drive(proc, e.args); // also an older version's record of a packed one
+    if (!('packed' in e)) return this.drive(proc, e.args); // also an older version's record of a packed one
     if (!proc.wire) throw new Error(`store procedure '${e.proc}' has no packed form`);
-    this.drive(proc, proc.wire.unpack(e.packed));
+    return this.drive(proc, proc.wire.unpack(e.packed));
   }
 
   private close(): void {
