@@ -105,13 +105,15 @@ type PackedSettle = [
   made: [hold: PackedHold, book: string] | null,
 ];
 
-export const holdWire: ProcWire<Hold> = {
-  pack: (h): PackedHold => [h.id, h.accountId, h.keyHash, h.amount, h.createdAt],
-  unpack(packed) {
-    const [id, accountId, keyHash, amount, createdAt] = packed as PackedHold;
-    return { id, accountId, keyHash, amount, createdAt };
-  },
-};
+function packHold(h: Hold): PackedHold {
+  return [h.id, h.accountId, h.keyHash, h.amount, h.createdAt];
+}
+
+function unpackHold([id, accountId, keyHash, amount, createdAt]: PackedHold): Hold {
+  return { id, accountId, keyHash, amount, createdAt };
+}
+
+export const holdWire: ProcWire<Hold> = { pack: packHold, unpack: (packed) => unpackHold(packed as PackedHold) };
 
 export const settleWire: ProcWire<SettleArgs> = {
   pack({ reservationId, charge, generation, overrun, now, writes, made }): PackedSettle {
@@ -122,7 +124,7 @@ export const settleWire: ProcWire<SettleArgs> = {
       overrun && [overrun.amount, overrun.reason],
       now,
       writes.map((w) => [w.sql, w.params]),
-      made && [holdWire.pack(made) as PackedHold, made.book],
+      made && [packHold(made), made.book],
     ];
   },
   unpack(packed) {
@@ -134,7 +136,7 @@ export const settleWire: ProcWire<SettleArgs> = {
       overrun: overrun && { amount: overrun[0], reason: overrun[1] },
       now,
       writes: writes.map(([sql, params]) => ({ sql, params })),
-      made: made && { ...holdWire.unpack(made[0]), book: made[1] },
+      made: made && { ...unpackHold(made[0]), book: made[1] },
     };
   },
 };
