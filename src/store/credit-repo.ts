@@ -1,6 +1,7 @@
 import { randomId } from '../ids';
 import type { Db } from './db';
-import { countHoldsProc, reserveProc, settleProc, staleHoldsProc, type Overrun, type ReserveResult } from './credit';
+import { countHoldsProc, reserveProc, staleHoldsProc, type Overrun, type ReserveResult } from './credit';
+import { settleProc } from './credit-settle';
 import type { Generation } from './generations';
 import { num } from './money';
 import type { PendingWrite } from './request-batch';

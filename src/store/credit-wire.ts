@@ -3,7 +3,7 @@
  * request (a hold, then its settlement), and what the redo log keeps of them.
  */
 import type { Param, ProcWire, Sql } from './db';
-import type { SettleArgs } from './credit';
+import type { SettleArgs } from './credit-settle';
 import type { Hold } from './holds';
 import type { Generation } from './generations';
 

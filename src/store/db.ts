@@ -52,6 +52,9 @@ export interface Step {
  */
 export type ProcBody<A, R> = (args: A, holds?: HoldBook) => Generator<Step, R, unknown>;
 
+/** Several calls of a procedure at once, in order: one answer each (Proc.many). */
+export type ProcMany<A, R> = (args: readonly A[], holds?: HoldBook) => Generator<Step, R[], unknown>;
+
 /** A transaction written once as a generator of statements, so that any driver can run it where it likes. */
 export interface Proc<A, R> {
   /** Key in the registry (src/store/procedures.ts) by which the worker finds it. */
@@ -77,6 +80,12 @@ export interface Proc<A, R> {
    * `unpack(pack(a))` gives back everything the body reads of `a`.
    */
   wire?: ProcWire<A>;
+  /**
+   * Several calls at once, in fewer statements: what running `body` on each in turn would leave and answer, except
+   * that each answer may report credit as the last of them leaves it. The SQLite engine runs the consecutive calls of
+   * a group commit through it (one that throws sends them back to `body`, each in its own savepoint).
+   */
+  many?: ProcMany<A, R>;
 }
 
 /** How a procedure's arguments travel packed (Proc.wire). */
@@ -117,6 +126,35 @@ export async function driveAsync<A, R>(proc: Proc<A, R>, args: A, t: Db): Promis
     next = gen.next(out);
   }
   return next.value;
+}
+
+/** Multi-row INSERTs of up to this many rows each (64, then 16, 4 and 1): a few statement texts, few statements. */
+const ROW_CHUNKS = [64, 16, 4, 1];
+/** The statement texts made so far, by the column list (a constant of its caller) and the number of rows. */
+const insertTexts = new WeakMap<readonly string[], Map<number, string>>();
+
+/**
+ * `rows` into `table`'s `columns` (each row a value for each column, `columns` a constant), in as few statements as
+ * ROW_CHUNKS allow.
+ */
+export function* insertRows(
+  table: string,
+  columns: readonly string[],
+  rows: readonly Param[][],
+): Generator<Step, void, unknown> {
+  let texts = insertTexts.get(columns);
+  if (!texts) insertTexts.set(columns, (texts = new Map()));
+  for (let at = 0; at < rows.length;) {
+    const n = ROW_CHUNKS.find((c) => c <= rows.length - at) ?? 1;
+    let sql = texts.get(n);
+    if (sql === undefined) {
+      const row = `(${columns.map(() => '?').join(', ')})`;
+      sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array<string>(n).fill(row).join(', ')}`;
+      texts.set(n, sql);
+    }
+    yield* run(sql, rows.slice(at, at + n).flat());
+    at += n;
+  }
 }
 
 /** Run a procedure inside an open transaction, in a savepoint so that a Rollback undoes only its own statements. */

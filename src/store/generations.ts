@@ -31,12 +31,37 @@ export interface Generation {
   createdAt: number;
 }
 
+/** The columns of a generation record as generationParams gives them. */
+export const GENERATION_COLUMNS = [
+  'id',
+  'account_id',
+  'key_hash',
+  'model',
+  'provider',
+  'deployment',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'cost',
+  'latency_ms',
+  'ttft_ms',
+  'finish_reason',
+  'streamed',
+  'cancelled',
+  'status',
+  'error_code',
+  'app_referer',
+  'app_title',
+  'end_user',
+  'metadata',
+  'created_at',
+  'cache_write_tokens',
+] as const;
+
 export const GENERATION_INSERT =
-  'INSERT INTO generations (id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, ' +
-  'cached_tokens, reasoning_tokens, cost, latency_ms, ttft_ms, finish_reason, streamed, cancelled, status, ' +
-  'error_code, ' +
-  'app_referer, app_title, end_user, metadata, created_at, cache_write_tokens) ' +
-  'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  `INSERT INTO generations (${GENERATION_COLUMNS.join(', ')}) ` +
+  `VALUES (${GENERATION_COLUMNS.map(() => '?').join(', ')})`;
 
 export function generationParams(g: Generation): Param[] {
   return [

@@ -1,5 +1,6 @@
 import type { Proc } from './db';
-import { committedProc, countHoldsProc, noteHoldProc, reserveProc, settleProc, staleHoldsProc } from './credit';
+import { committedProc, countHoldsProc, noteHoldProc, reserveProc, staleHoldsProc } from './credit';
+import { settleProc } from './credit-settle';
 import { consumeProc } from './oauth-codes';
 import { rollupStepProc } from './usage-rollup';
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Proc } from './db';
+import { EntryRunner } from './entry-runner';
 import { HoldBook } from './holds';
 import { Checkpoints } from './sqlite-checkpoints';
 import { REDO_MARK, REDO_TABLE, RedoLog, type RedoEntry } from './redo-log';
@@ -53,6 +54,8 @@ export class SqliteEngine {
   private seq = 0;
   private commitTimer: NodeJS.Timeout | undefined;
   private readonly fatal: (e: unknown) => never;
+  /** Runs the statements and procedures asked, and those a redo log replays. */
+  private readonly entries: EntryRunner;
   private readonly commitMs: number;
 
   constructor(
@@ -84,6 +87,7 @@ export class SqliteEngine {
     this.savepoint = this.db.prepare('SAVEPOINT item');
     this.release = this.db.prepare('RELEASE item');
     this.rollbackTo = this.db.prepare('ROLLBACK TO item');
+    this.entries = new EntryRunner(procs, this.holds, (sql) => this.prepared(this.db, sql));
     if (file && opts.redo) {
       this.redo = RedoLog.open(path);
       if (this.redo) this.replay(this.redo);
@@ -202,18 +206,6 @@ export class SqliteEngine {
     return s;
   }
 
-  private drive(proc: Proc<unknown, unknown>, args: unknown): unknown {
-    const gen = proc.body(args, this.holds);
-    let next = gen.next();
-    while (!next.done) {
-      const step = next.value;
-      const s = this.prepared(this.db, typeof step.sql === 'string' ? step.sql : step.sql.sqlite);
-      const params = step.params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
-      next = gen.next(step.kind === 'run' ? { changes: s.run(...params).changes } : s[step.kind](...params));
-    }
-    return next.value;
-  }
-
   private enqueue(reply: Reply, redo: RedoEntry): void {
     this.queue.push({ reply, redo });
     this.schedule();
@@ -233,7 +225,7 @@ export class SqliteEngine {
     let out: EngineReply;
     this.holds.dataVersion = null; // another process may have committed since the last turn
     try {
-      out = { ok: true, value: this.run(entry) };
+      out = { ok: true, value: this.entries.run(entry) };
       this.holds.keep();
     } catch (e) {
       this.holds.undo();
@@ -288,7 +280,9 @@ export class SqliteEngine {
   private runTogether(batch: Queued[], logged: RedoEntry[]): EngineReply[] | null {
     let out: EngineReply[];
     try {
-      out = this.inSavepoint(() => batch.map((item): EngineReply => ({ ok: true, value: this.run(item.redo) })));
+      out = this.inSavepoint(() =>
+        this.entries.runAll(batch.map((item) => item.redo)).map((value) => ({ ok: true, value })),
+      );
     } catch {
       return null;
     }
@@ -298,7 +292,7 @@ export class SqliteEngine {
 
   private runItem(item: Queued, logged: RedoEntry[]): EngineReply {
     try {
-      const value = this.inSavepoint(() => this.run(item.redo));
+      const value = this.inSavepoint(() => this.entries.run(item.redo));
       logged.push(item.redo);
       return { ok: true, value };
     } catch (e) {
@@ -357,7 +351,7 @@ export class SqliteEngine {
     if (todo.length > 0) {
       this.begin.run();
       try {
-        for (const r of todo) for (const e of r.entries) this.run(e);
+        for (const r of todo) for (const e of r.entries) this.entries.run(e);
         this.seq = todo[todo.length - 1].seq;
         this.prepared(this.db, REDO_MARK).run(this.seq);
         this.commit.run();
@@ -370,16 +364,6 @@ export class SqliteEngine {
     }
     this.holds.keep();
     log.clear();
-  }
-
-  /** A statement, or a procedure by name with its arguments as they crossed the thread (packed or not), as logged. */
-  private run(e: RedoEntry): unknown {
-    if ('sql' in e) return { changes: this.prepared(this.db, e.sql).run(...e.params).changes };
-    const proc = this.procs.get(e.proc);
-    if (!proc) throw new Error(`unknown store procedure '${e.proc}'`);
-    if (!('packed' in e)) return this.drive(proc, e.args); // also an older version's record of a packed one
-    if (!proc.wire) throw new Error(`store procedure '${e.proc}' has no packed form`);
-    return this.drive(proc, proc.wire.unpack(e.packed));
   }
 
   private close(): void {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
-import type { SettleArgs } from '../../src/store/credit';
+import type { SettleArgs } from '../../src/store/credit-settle';
 import type { Generation } from '../../src/store/generations';
 import { decodePayload, encodePayload } from '../../src/store/redo-codec';
 import { holdWire, settleWire } from '../../src/store/credit-wire';

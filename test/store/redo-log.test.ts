@@ -8,7 +8,7 @@ import { crc32 } from 'node:zlib';
 import { openStore, type Store } from '../../src/store/index';
 import { SqliteDb } from '../../src/store/sqlite-db';
 import { encodePayload } from '../../src/store/redo-codec';
-import type { SettleArgs } from '../../src/store/credit';
+import type { SettleArgs } from '../../src/store/credit-settle';
 import { settleWire } from '../../src/store/credit-wire';
 import { generationRecord } from '../helpers/generation';
 
