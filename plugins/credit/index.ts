@@ -128,11 +128,9 @@ export default definePlugin<CreditConfig>({
       const overrun = charge?.reason ? { amount: charge.overrun, reason: charge.reason } : null;
       // The request's other writes (its stored response) commit in the same transaction.
       const writes = takeBatch(ctx.state.gateway.extensions);
-      try {
-        await store.credit.settle(reservation, out.cost, gen, overrun, writes);
-      } catch (e) {
-        // Nothing the client sent may keep the charge from landing: once more without the client's
-        // free-form fields and without the other writes, which then follow on their own.
+      // Nothing the client sent may keep the charge from landing: once more without the client's free-form fields
+      // and without the other writes, which then follow on their own.
+      const retry = async (e: unknown): Promise<boolean> => {
         logger.error(
           { err: e, requestId: ctx.state.gateway.requestId },
           'credit settlement failed; retrying without client fields',
@@ -150,11 +148,18 @@ export default definePlugin<CreditConfig>({
               .catch((e3: unknown) =>
                 logger.error({ err: e3, requestId: ctx.state.gateway.requestId }, 'a write of the request failed'),
               );
+          return true;
         } catch (e2) {
           // The answer has gone out; the reservation stays and the sweep releases it.
           logger.error({ err: e2, requestId: ctx.state.gateway.requestId }, 'credit settlement failed');
-          return;
+          return false;
         }
+      };
+      try {
+        // Done once it is in the store's log; refused by the store after that, it is settled again as below.
+        await store.credit.settleLogged(reservation, out.cost, gen, overrun, writes, (e) => void retry(e));
+      } catch (e) {
+        if (!(await retry(e))) return;
       }
       if (overrun) {
         overruns.inc({ model: gen.model, reason: overrun.reason });

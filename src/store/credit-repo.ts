@@ -6,6 +6,7 @@ import type { Generation } from './generations';
 import { num } from './money';
 import type { PendingWrite } from './request-batch';
 import { LocalCredit, type CountsWrites } from './local-credit';
+import { SqliteDb } from './sqlite-db';
 
 /**
  * Credit as the rest of the gateway uses it: reserve before the upstream call, settle to the real cost after (the
@@ -44,6 +45,40 @@ export class CreditRepo {
     this.local?.settled(reservationId, r.committed, epoch);
     if (generation && r.settled) this.generations++;
     return r.settled;
+  }
+
+  /**
+   * settle(), done once the settlement is in the SQLite store's ahead log rather than once the store's worker ran it
+   * (src/store/ahead-log.ts): a request then never waits for that thread. If the worker then refuses it, `refused`
+   * is told why (the caller may settle again another way); its hold is counted until the worker answers. Elsewhere
+   * (PostgreSQL, a CLI's store) it is settle().
+   */
+  async settleLogged(
+    reservationId: string,
+    charge: number,
+    generation: Generation | null,
+    overrun: Overrun | null,
+    writes: PendingWrite[],
+    refused: (e: unknown) => void,
+  ): Promise<void> {
+    const made = this.local?.made(reservationId) ?? null;
+    const args = { reservationId, charge, generation, overrun, now: Date.now(), writes, made };
+    const epoch = this.local?.epoch() ?? 0;
+    const call = this.db instanceof SqliteDb ? this.db.callLogged(settleProc, args) : null;
+    if (!call) {
+      await this.settle(reservationId, charge, generation, overrun, writes);
+      return;
+    }
+    let logged = false;
+    call.answered.then(
+      (r) => {
+        this.local?.settled(reservationId, r?.committed ?? null, epoch);
+        if (generation && r?.settled) this.generations++;
+      },
+      (e: unknown) => logged && refused(e),
+    );
+    await call.logged;
+    logged = true;
   }
 
   private generations = 0;

@@ -6,7 +6,13 @@ export type EngineRequest =
   | { op: 'read'; kind: 'all' | 'get'; sql: string; params: Param[] }
   | { op: 'write'; sql: string; params: Param[] }
   | { op: 'exec'; sql: string }
-  | { op: 'proc'; name: string; /** packed when the procedure has a wire form (Proc.wire) */ args: unknown }
+  | {
+      op: 'proc';
+      name: string;
+      /** packed when the procedure has a wire form (Proc.wire) */ args: unknown;
+      /** its number in the main thread's ahead log (src/store/ahead-log.ts): it was acknowledged from there */
+      ahead?: number;
+    }
   | { op: 'begin' }
   | { op: 'stmt'; kind: 'all' | 'get' | 'run' | 'exec'; sql: string; params: Param[] }
   | { op: 'end'; commit: boolean }
@@ -21,6 +27,8 @@ export interface EngineStatus {
   holds: number;
   /** Writes are answered once in the redo log and committed in groups (src/store/redo-log.ts). */
   redo: boolean;
+  /** The last entry of the main thread's ahead log this engine has run (src/store/ahead-log.ts). */
+  ahead: number;
 }
 
 /**

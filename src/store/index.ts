@@ -153,5 +153,7 @@ export async function openDb(config: StoreConfig, opts: OpenOptions = {}): Promi
 export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Promise<Store> {
   const db = await openDb(config, opts);
   await migrate(db, migrations);
+  // The gateway's own process answers settlements from the main thread's ahead log (src/store/ahead-log.ts).
+  if (opts.redo && db instanceof SqliteDb) await db.startAhead();
   return new Store(db);
 }

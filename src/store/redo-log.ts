@@ -14,7 +14,12 @@ export const REDO_MARK =
 export type RedoEntry =
   | { sql: string; params: Param[] }
   | { proc: string; args: unknown }
-  | { proc: string; /** the arguments as the procedure packs them (Proc.wire) */ packed: unknown[] };
+  | {
+      proc: string;
+      /** the arguments as the procedure packs them (Proc.wire) */ packed: unknown[];
+      /** its number in the main thread's ahead log, when it was acknowledged from there (src/store/ahead-log.ts) */
+      ahead?: number;
+    };
 
 /** The entries one flush acknowledged, numbered: the database records the last number it committed. */
 export interface RedoRecord {
@@ -24,6 +29,43 @@ export interface RedoRecord {
 
 /** Length and CRC-32 of the payload, before it. */
 const HEADER = 8;
+
+/** A record as the log keeps it: framed (length, CRC-32, payload). */
+export function frameRecord(record: RedoRecord): Buffer {
+  const payload = encodePayload(record);
+  const buf = Buffer.allocUnsafe(HEADER + payload.length);
+  buf.writeUInt32LE(payload.length, 0);
+  buf.writeUInt32LE(crc32(payload), 4);
+  payload.copy(buf, HEADER);
+  return buf;
+}
+
+/** The whole records of a log file, in order; a cut or damaged record ends it (no file: none). */
+export function readRecords(path: string): RedoRecord[] {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const out: RedoRecord[] = [];
+  for (let at = 0; at + HEADER <= buf.length;) {
+    const len = buf.readUInt32LE(at);
+    const end = at + HEADER + len;
+    if (end > buf.length) break;
+    const payload = buf.subarray(at + HEADER, end);
+    if (crc32(payload) !== buf.readUInt32LE(at + 4)) break;
+    out.push(decodePayload(payload) as RedoRecord);
+    at = end;
+  }
+  return out;
+}
+
+/** Write all of `buf` at the end of the file `fd` (opened to append). */
+export function writeAll(fd: number, buf: Buffer): void {
+  for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at, buf.length - at);
+}
 
 /**
  * The SQLite engine's redo log (`<db>-redo`): what the engine acknowledged and has not committed yet. The engine keeps
@@ -64,28 +106,13 @@ export class RedoLog {
 
   /** The whole records in the log, in order; a cut or damaged record ends it. */
   read(): RedoRecord[] {
-    const buf = readFileSync(this.path);
-    const out: RedoRecord[] = [];
-    for (let at = 0; at + HEADER <= buf.length;) {
-      const len = buf.readUInt32LE(at);
-      const end = at + HEADER + len;
-      if (end > buf.length) break;
-      const payload = buf.subarray(at + HEADER, end);
-      if (crc32(payload) !== buf.readUInt32LE(at + 4)) break;
-      out.push(decodePayload(payload) as RedoRecord);
-      at = end;
-    }
-    return out;
+    return readRecords(this.path);
   }
 
   /** Append one record (throws when the disk refuses it: then nothing of it may be acknowledged). */
   append(record: RedoRecord): void {
-    const payload = encodePayload(record);
-    const buf = Buffer.allocUnsafe(HEADER + payload.length);
-    buf.writeUInt32LE(payload.length, 0);
-    buf.writeUInt32LE(crc32(payload), 4);
-    payload.copy(buf, HEADER);
-    for (let at = 0; at < buf.length;) at += writeSync(this.fd, buf, at, buf.length - at);
+    const buf = frameRecord(record);
+    writeAll(this.fd, buf);
     this.bytes += buf.length;
   }
 

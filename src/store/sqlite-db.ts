@@ -10,7 +10,11 @@ import {
   type Sql,
 } from './db';
 import type { EngineOptions, EngineRequest, EngineStatus } from './engine-protocol';
-import { DEFAULT_WORKER_IDLE_MS, InThreadLink, WorkerLink, type EngineLink } from './sqlite-links';
+import { DEFAULT_WORKER_IDLE_MS, InThreadLink, StoreWorkerGone, WorkerLink, type EngineLink } from './sqlite-links';
+import { AheadLog } from './ahead-log';
+
+/** Times a call acknowledged from the ahead log is sent again to a new worker after the one it was sent to died. */
+const AHEAD_RESENDS = 3;
 
 /** `redo` and `commitMs` as the engine takes them (EngineOptions), and the worker's idle stop. */
 export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'> & { idleWorkerMs?: number };
@@ -35,6 +39,7 @@ export class SqliteDb implements Db {
   observer?: DbObserver;
   private readonly link: EngineLink;
   private txTail: Promise<unknown> = Promise.resolve();
+  private ahead: AheadLog | null = null;
   private writes = 0;
 
   /**
@@ -56,7 +61,10 @@ export class SqliteDb implements Db {
    * the gateway's own process only (one process may keep it: another runs without). `idleWorkerMs`: how long a file
    * store's worker thread may idle before it stops (0: it never does).
    */
-  constructor(path: string, opts: SqliteOptions = {}) {
+  constructor(
+    private readonly path: string,
+    opts: SqliteOptions = {},
+  ) {
     const { idleWorkerMs = DEFAULT_WORKER_IDLE_MS, ...engine } = opts;
     this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path, engine, idleWorkerMs);
   }
@@ -105,6 +113,39 @@ export class SqliteDb implements Db {
       return proc.readOnly || proc.reportsCredit ? out : this.counted(out);
     });
   }
+  /**
+   * Start the ahead log (./ahead-log.ts) if this process's engine keeps the redo log (the gateway's own process):
+   * then callLogged answers from it. The engine ran what the log's files held when it started.
+   */
+  async startAhead(): Promise<boolean> {
+    if (this.ahead || this.path === ':memory:') return this.ahead !== null;
+    const s = await this.status();
+    if (s.redo) this.ahead = new AheadLog(this.path, s.ahead);
+    return this.ahead !== null;
+  }
+
+  /**
+   * Run a procedure, acknowledged twice: `logged` once the call is in the ahead log (a SIGKILL from then on cannot
+   * lose it: the next engine runs it), `answered` with its result once the engine ran it (null: an engine ran it from
+   * the log before it was sent again). Without an ahead log (or after a write to it failed) null: use call().
+   */
+  callLogged<A, R>(proc: Proc<A, R>, args: A): { logged: Promise<void>; answered: Promise<R | null> } | null {
+    const log = this.ahead;
+    if (!log?.usable || !proc.wire || proc.readOnly) return null;
+    const packed = proc.wire.pack(args);
+    const { seq, written } = log.add((ahead) => ({ proc: proc.name, packed, ahead }));
+    const req: EngineRequest = { op: 'proc', name: proc.name, args: packed, ahead: seq };
+    const send = (tries: number): Promise<R | null> =>
+      (this.link.request(req) as Promise<R | null>).catch((e: unknown) => {
+        if (e instanceof StoreWorkerGone && tries < AHEAD_RESENDS) return send(tries + 1);
+        throw e;
+      });
+    const answered = observed(this, 'tx', () => send(0));
+    const done = () => log.answered(seq);
+    answered.then(done, done);
+    return { logged: written.catch(() => answered.then(() => undefined)), answered };
+  }
+
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     // One driven transaction at a time; each waits for the one before it.
     const out = this.txTail.then(() => observed(this, 'tx', () => this.counted(this.driven(fn))));
@@ -143,6 +184,8 @@ export class SqliteDb implements Db {
   async close(): Promise<void> {
     await this.txTail;
     await this.link.close();
+    this.ahead?.close();
+    this.ahead = null;
   }
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Proc } from './db';
+import { AheadRun } from './ahead-run';
 import { EntryRunner } from './entry-runner';
 import { HoldBook } from './holds';
 import { Checkpoints } from './sqlite-checkpoints';
@@ -10,6 +11,8 @@ import { COMMIT_MS, failed, info } from './engine-protocol';
 import type { EngineOptions, EngineReply, EngineRequest, EngineStatus } from './engine-protocol';
 
 type Reply = (r: EngineReply) => void;
+/** How long writes acknowledged from the ahead log may wait to run together (ms). */
+const AHEAD_FLUSH_MS = 5;
 type Statement = Database.Statement<unknown[]>;
 /** A write waiting for the next flush: who waits for its answer, and what it is (as the redo log keeps it). */
 interface Queued {
@@ -34,6 +37,7 @@ export class SqliteEngine {
   private readonly reads = new Map<string, Statement>();
   private queue: Queued[] = [];
   private scheduled = false;
+  private aheadTimer: NodeJS.Timeout | undefined;
   /** A transaction driven statement by statement from the main thread is open. */
   private inTx = false;
   private deferred: Array<() => void> = [];
@@ -57,6 +61,10 @@ export class SqliteEngine {
   /** Runs the statements and procedures asked, and those a redo log replays. */
   private readonly entries: EntryRunner;
   private readonly commitMs: number;
+  /** Queued entries the main thread acknowledged from its ahead log (a read must see them: it flushes first). */
+  private queuedAhead = 0;
+  /** What this engine has run of the main thread's ahead log. */
+  private readonly ahead: AheadRun;
 
   constructor(
     path: string,
@@ -88,9 +96,10 @@ export class SqliteEngine {
     this.release = this.db.prepare('RELEASE item');
     this.rollbackTo = this.db.prepare('ROLLBACK TO item');
     this.entries = new EntryRunner(procs, this.holds, (sql) => this.prepared(this.db, sql));
+    this.ahead = new AheadRun(this.db);
     if (file && opts.redo) {
       this.redo = RedoLog.open(path);
-      if (this.redo) this.replay(this.redo);
+      if (this.redo) this.replay(this.redo, path);
     }
     if (file) {
       this.checkpoints = new Checkpoints(this.db, path, {
@@ -123,6 +132,7 @@ export class SqliteEngine {
       case 'read':
         if (!this.reader && this.inTx) this.deferred.push(() => this.handle(req, reply));
         else {
+          if (this.queuedAhead > 0) this.flush(); // acknowledged from the ahead log: the read must see it
           this.commitNow(); // the reader sees what was acknowledged
           this.answer(reply, () => this.prepared(this.reader ?? this.db, req.sql)[req.kind](...req.params));
         }
@@ -134,8 +144,9 @@ export class SqliteEngine {
         if (!proc) return reply({ ok: false, error: { message: `unknown store procedure '${req.name}'` } });
         // A packed procedure (Proc.wire) is logged packed, and unpacked where it runs, as in a replay.
         const entry: RedoEntry = proc.wire
-          ? { proc: req.name, packed: req.args as unknown[] }
+          ? { proc: req.name, packed: req.args as unknown[], ...(req.ahead ? { ahead: req.ahead } : {}) }
           : { proc: req.name, args: req.args };
+        if (req.ahead !== undefined && req.ahead <= this.ahead.last) return reply({ ok: true, value: null }); // ran
         if (!proc.readOnly) return this.enqueue(reply, entry);
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
         else this.runAtOnce(entry, reply);
@@ -181,6 +192,7 @@ export class SqliteEngine {
             checkpointer: this.checkpoints?.threadRunning ?? false,
             holds: this.holds.count(),
             redo: this.redo !== null,
+            ahead: this.ahead.last,
           } satisfies EngineStatus,
         });
       case 'close':
@@ -207,17 +219,35 @@ export class SqliteEngine {
   }
 
   private enqueue(reply: Reply, redo: RedoEntry): void {
+    if ('ahead' in redo) this.queuedAhead++;
     this.queue.push({ reply, redo });
     this.schedule();
   }
 
+  /**
+   * Flush at the end of this turn; or, when everything queued was acknowledged from the main thread's ahead log
+   * (nobody waits for it), within AHEAD_FLUSH_MS: several requests' settlements then run as one (Proc.many) even
+   * one request at a time, and a write somebody waits for brings the flush forward.
+   */
   private schedule(): void {
-    if (this.scheduled || this.queue.length === 0) return;
+    if (this.queue.length === 0) return;
+    const soon = this.queuedAhead < this.queue.length;
+    if (this.scheduled && (!soon || !this.aheadTimer)) return;
+    clearTimeout(this.aheadTimer);
+    this.aheadTimer = undefined;
     this.scheduled = true;
-    setImmediate(() => {
+    const run = () => {
       this.scheduled = false;
+      this.aheadTimer = undefined;
       this.flush();
-    });
+    };
+    if (soon) setImmediate(run);
+    else this.aheadTimer = setTimeout(run, AHEAD_FLUSH_MS);
+  }
+
+  /** Everything queued waits for a timer (AHEAD_FLUSH_MS): the worker answers its message at once with nothing. */
+  get waitingForTimer(): boolean {
+    return this.aheadTimer !== undefined;
   }
 
   /** A procedure that writes nothing: it runs now, outside any transaction, and its holds stand unless it throws. */
@@ -243,6 +273,7 @@ export class SqliteEngine {
   private flush(): void {
     if (this.inTx || this.queue.length === 0) return;
     const batch = this.queue.splice(0);
+    this.queuedAhead = 0;
     const out: EngineReply[] = [];
     const logged: RedoEntry[] = [];
     this.holds.dataVersion = null; // read again once in this flush (nobody else commits until it ends)
@@ -258,6 +289,7 @@ export class SqliteEngine {
       else if (logged.length > 0) {
         this.redo.append({ seq: this.seq + 1, entries: logged });
         this.seq++;
+        this.ahead.ran(logged);
         this.holds.keep();
       }
     } catch (e) {
@@ -321,7 +353,10 @@ export class SqliteEngine {
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
     if (!this.batchOpen) return;
-    if (this.redo) this.prepared(this.db, REDO_MARK).run(this.seq);
+    if (this.redo) {
+      this.prepared(this.db, REDO_MARK).run(this.seq);
+      this.ahead.mark();
+    }
     this.commit.run();
     this.batchOpen = false;
     this.holds.keep();
@@ -343,17 +378,20 @@ export class SqliteEngine {
    * one transaction. Each of them succeeded once on the same state; one that fails now (another schema, a damaged
    * file) stops the store from opening, with the log kept, rather than losing an acknowledged write.
    */
-  private replay(log: RedoLog): void {
+  private replay(log: RedoLog, path: string): void {
     this.db.exec(REDO_TABLE);
     const row = this.db.prepare('SELECT seq FROM gw_redo WHERE id = 1').get() as { seq: number } | undefined;
     this.seq = row?.seq ?? 0;
+    this.ahead.load();
     const todo = log.read().filter((r) => r.seq > this.seq);
     if (todo.length > 0) {
       this.begin.run();
       try {
         for (const r of todo) for (const e of r.entries) this.entries.run(e);
+        for (const r of todo) this.ahead.ran(r.entries);
         this.seq = todo[todo.length - 1].seq;
         this.prepared(this.db, REDO_MARK).run(this.seq);
+        this.ahead.mark();
         this.commit.run();
       } catch (e) {
         if (this.db.inTransaction) this.rollback.run();
@@ -364,6 +402,29 @@ export class SqliteEngine {
     }
     this.holds.keep();
     log.clear();
+    this.runAhead(this.ahead.pending(path));
+  }
+
+  /**
+   * Run what the main thread acknowledged from its ahead log and no engine ran (after the redo log: everything it
+   * holds was run before these), each in its own savepoint: one that fails now failed when first sent too, and is
+   * reported and passed over.
+   */
+  private runAhead(todo: RedoEntry[]): void {
+    if (todo.length === 0) return;
+    this.begin.run();
+    for (const e of todo) {
+      try {
+        this.inSavepoint(() => this.entries.run(e));
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        process.emitWarning(`an entry of the store's ahead log failed again and was passed over: ${why}`);
+      }
+      this.ahead.ran([e]);
+    }
+    this.ahead.mark();
+    this.commit.run();
+    this.holds.keep();
   }
 
   private close(): void {

@@ -16,6 +16,9 @@ export interface EngineLink {
   close(): Promise<void>;
 }
 
+/** What was in hand when the store's worker thread died fails with this: it never ran, or ran uncommitted. */
+export class StoreWorkerGone extends Error {}
+
 function toError(e: ErrorInfo): Error {
   return Object.assign(new Error(e.message), e.code ? { code: e.code } : {});
 }
@@ -99,7 +102,7 @@ export class WorkerLink implements EngineLink {
       this.outbox = []; // what was asked is in pending, failed below; what was told is lost with the worker's book
       this.asked = false;
       this.txOpen = false;
-      const err = e instanceof Error ? e : new Error(`store worker exited (${String(e)})`);
+      const err = new StoreWorkerGone(e instanceof Error ? e.message : `store worker exited (${String(e)})`);
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
     };

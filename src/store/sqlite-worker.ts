@@ -32,7 +32,9 @@ port.on('message', (batch: Array<{ id: number; req: EngineRequest }>) => {
     if (m.req.op === 'close') queueMicrotask(() => port.close());
   }
   // The main thread sends its next batch on our next message. Without a transaction driven from there, queued writes
-  // answer at the next commit; within one, what waits for its end is answered now with nothing, or the main thread
+  // answer at the next flush; within one, what waits for its end is answered now with nothing, or the main thread
   // would hold back that end.
-  if (outbox.length === 0 && engine.drivenTxOpen) port.postMessage([]);
+  // Writes acknowledged from the main thread's ahead log run a few ms later, together: the main thread's next message
+  // must not wait for them either.
+  if (outbox.length === 0 && (engine.drivenTxOpen || engine.waitingForTimer)) port.postMessage([]);
 });

@@ -1,0 +1,48 @@
+import { aheadPaths } from './ahead-log';
+import { readRecords, type RedoEntry } from './redo-log';
+
+/** Where the engine keeps the last entry of the main thread's ahead log it committed. */
+const AHEAD_TABLE = 'CREATE TABLE IF NOT EXISTS gw_ahead (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)';
+const AHEAD_MARK = 'INSERT INTO gw_ahead (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq';
+
+interface Runs {
+  exec(sql: string): unknown;
+  prepare(sql: string): { run(...params: unknown[]): unknown; get(...params: unknown[]): unknown };
+}
+
+/**
+ * The SQLite engine's side of the main thread's ahead log (./ahead-log.ts): the last of its entries the engine has
+ * run and logged, committed beside the redo log's mark; an entry numbered at or below it has run (entries come in
+ * order, and one the engine refused is not sent again).
+ */
+export class AheadRun {
+  last = 0;
+
+  constructor(private readonly db: Runs) {}
+
+  /** Read the committed mark (the engine holds the redo log: it then reads the ahead log's files). */
+  load(): void {
+    this.db.exec(AHEAD_TABLE);
+    const row = this.db.prepare('SELECT seq FROM gw_ahead WHERE id = 1').get() as { seq: number } | undefined;
+    this.last = row?.seq ?? 0;
+  }
+
+  /** These entries ran and are in the redo log. */
+  ran(entries: readonly RedoEntry[]): void {
+    for (const e of entries) if ('ahead' in e && e.ahead !== undefined && e.ahead > this.last) this.last = e.ahead;
+  }
+
+  /** Write the mark into the transaction about to commit. */
+  mark(): void {
+    this.db.prepare(AHEAD_MARK).run(this.last);
+  }
+
+  /** What the ahead log's files of the database at `dbPath` hold that has not run, in order. */
+  pending(dbPath: string): RedoEntry[] {
+    const records = aheadPaths(dbPath).flatMap((p) => readRecords(p));
+    return records
+      .filter((r) => r.seq > this.last)
+      .sort((a, b) => a.seq - b.seq)
+      .flatMap((r) => r.entries.map((e) => ({ ...e, ahead: r.seq })));
+  }
+}

@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '../../src/store/index';
+import type { SqliteDb } from '../../src/store/sqlite-db';
+import { generationRecord } from '../helpers/generation';
+
+async function count(store: Store, sql: string, params: string[] = []): Promise<number> {
+  return Number((await store.db.get<{ n: number }>(sql, params))?.n);
+}
+
+describe("SQLite ahead log: a request's settlement done once the main thread logged it", function () {
+  this.timeout(60000);
+  let dir: string;
+  let path: string;
+  let accountId: string;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-ahead-'));
+    path = join(dir, 'store.db');
+    const store = await openStore({ driver: 'sqlite', path });
+    accountId = (await store.accounts.create({ name: 'a', credits: 1_000_000 })).id;
+    await store.close();
+  });
+
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a SIGKILL before the worker ran them loses none, and each is charged once (twice reopened)', async () => {
+    let out = '';
+    try {
+      out = execFileSync(
+        process.execPath,
+        ['--require', 'tsx/cjs', join(__dirname, '..', 'fixtures', 'ahead-crash.ts'), path, accountId, '30'],
+        { encoding: 'utf8', timeout: 30000 },
+      );
+    } catch (e) {
+      const err = e as { signal?: string; stdout?: string; stderr?: string };
+      expect(err.signal, `the child killed itself: ${err.stderr ?? ''}`).to.equal('SIGKILL');
+      out = err.stdout ?? '';
+    }
+    const acked = JSON.parse(out.trim()) as { charged: number; bytes: number };
+    expect(acked.bytes, 'what was acknowledged was in the ahead log').to.be.greaterThan(0);
+    for (let round = 0; round < 2; round++) {
+      const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+      try {
+        expect(statSync(`${path}-ahead-0`).size + statSync(`${path}-ahead-1`).size, 'emptied once run').to.equal(0);
+        const a = await store.accounts.get(accountId);
+        expect(a?.usage, `round ${round}: usage`).to.equal(acked.charged);
+        expect(a?.reserved).to.equal(0);
+        expect(await store.credit.ledgerSum(accountId)).to.equal(acked.charged);
+        expect(await count(store, 'SELECT COUNT(*) AS n FROM generations')).to.equal(30);
+        expect(await count(store, "SELECT COUNT(*) AS n FROM gateway_meta WHERE key LIKE 'k%'")).to.equal(30);
+        // The next settlements number on from the last one run, and are not taken for it.
+        const r = await store.credit.reserve(accountId, null, 1_000);
+        expect(r.ok).to.equal(true);
+        if (r.ok) await store.credit.settleLogged(r.id, 7, null, null, [], () => undefined);
+        await store.db.get('SELECT 1'); // a read sees what was acknowledged
+        expect((await store.accounts.get(accountId))?.usage).to.equal(acked.charged + 7);
+        acked.charged += 7;
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  it('a read right after a settlement was acknowledged sees it; a worker that dies gets what it had not run again', async () => {
+    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    try {
+      const db = store.db as SqliteDb;
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const r = await store.credit.reserve(accountId, null, 1_000);
+        if (r.ok) ids.push(r.id);
+      }
+      // Acknowledged, then read at once: the read crosses after it and must see it.
+      await store.credit.settleLogged(ids[0], 10, generationRecord({ id: 'gen-a', accountId }), null, [], () => {});
+      expect(await count(store, 'SELECT COUNT(*) AS n FROM generations WHERE id = ?', ['gen-a'])).to.equal(1);
+      // Ten more acknowledged; the worker thread is terminated before it answers them.
+      const worker = (db as unknown as { link: { worker: { terminate(): Promise<number> } | null } }).link.worker!;
+      let refused = 0;
+      const acks = ids
+        .slice(1, 11)
+        .map((id, i) =>
+          store.credit.settleLogged(
+            id,
+            20,
+            generationRecord({ id: `gen-b${i}`, accountId }),
+            null,
+            [],
+            () => refused++,
+          ),
+        );
+      await Promise.all(acks);
+      await worker.terminate();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await count(store, "SELECT COUNT(*) AS n FROM generations WHERE id LIKE 'gen-b%'")).to.equal(10);
+      expect(await store.credit.ledgerSum(accountId)).to.equal(10 + 10 * 20);
+      expect(refused).to.equal(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
