@@ -52,6 +52,10 @@ async function main(): Promise<void> {
     output: [{ type: 'message', content: [{ type: 'output_text', text: 'hello '.repeat(40) }] }],
   };
   let next = 0;
+  const ahead = process.env.AHEAD !== '0';
+  const refused = (e: unknown) => {
+    throw e;
+  };
   const one = async (i: number) => {
     const r = await store.credit.reserve(acct.id, hash, 1000);
     if (!r.ok) throw new Error('refused');
@@ -67,21 +71,18 @@ async function main(): Promise<void> {
       createdAt: now,
       expiresAt: now + 86400_000,
     });
-    await store.credit.settle(
-      r.id,
-      500,
-      generationRecord({
-        id,
-        accountId: acct.id,
-        keyHash: hash,
-        completionTokens: 40,
-        cost: 500,
-        latencyMs: 1.5,
-        createdAt: now,
-      }),
-      null,
-      [put],
-    );
+    const gen = generationRecord({
+      id,
+      accountId: acct.id,
+      keyHash: hash,
+      completionTokens: 40,
+      cost: 500,
+      latencyMs: 1.5,
+      createdAt: now,
+    });
+    // As the credit plugin does: done once in the ahead log (AHEAD=0: once the worker ran it).
+    if (ahead) await store.credit.settleLogged(r.id, 500, gen, null, [put], refused);
+    else await store.credit.settle(r.id, 500, gen, null, [put]);
   };
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();

@@ -13,6 +13,12 @@ const SWITCH_BYTES = 1 << 20;
  * ~13 us more than the write alone (ext4), and what stays is only read when an engine starts (it skips what ran).
  */
 const EMPTY_ABOVE = 256 << 10;
+/**
+ * Entries the engine may owe answers for: beyond that, calls wait for the engine (the worker's pace is the requests'
+ * again). ~25 ms of settlements at 10,000 requests/s; without a bound, requests outran the worker and its messages
+ * grew to thousands of entries (event-loop stalls of 75-104 ms in bench/store-ops.ts).
+ */
+const MAX_UNANSWERED = 256;
 
 interface AheadFile {
   fd: number;
@@ -54,9 +60,12 @@ export class AheadLog {
     this.seq = lastSeq;
   }
 
-  /** false once a write failed (a full disk): then every call waits for the engine's answer, as without a log. */
+  /**
+   * false once a write failed (a full disk), and while MAX_UNANSWERED entries wait for the engine: then a call waits
+   * for the engine's answer, as without a log, so that a worker slower than the requests holds them back.
+   */
   get usable(): boolean {
-    return this.broken === null;
+    return this.broken === null && this.where.size < MAX_UNANSWERED;
   }
 
   /**

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/index';
 import type { SqliteDb } from '../../src/store/sqlite-db';
+import { AheadLog } from '../../src/store/ahead-log';
+import { readRecords } from '../../src/store/redo-log';
 import { generationRecord } from '../helpers/generation';
 
 async function count(store: Store, sql: string, params: string[] = []): Promise<number> {
@@ -100,6 +102,22 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
       expect(refused).to.equal(0);
     } finally {
       await store.close();
+    }
+  });
+
+  it('holds requests back once 256 entries wait for the engine, and writes each turn in one file, in order', async () => {
+    const log = new AheadLog(path, 41);
+    try {
+      const added = Array.from({ length: 256 }, () => log.add((seq) => ({ sql: 'SELECT ?', params: [seq] })));
+      expect(added[0].seq).to.equal(42);
+      expect(log.usable, 'full').to.equal(false);
+      await Promise.all(added.map((a) => a.written));
+      const seqs = readRecords(`${path}-ahead-0`).map((r) => r.seq);
+      expect(seqs).to.deep.equal(added.map((a) => a.seq));
+      log.answered(added[7].seq);
+      expect(log.usable, 'one answered').to.equal(true);
+    } finally {
+      log.close();
     }
   });
 });
