@@ -1,17 +1,11 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openStore, type Store } from '../../src/store/index';
+import { rmSync, statSync } from 'node:fs';
+import { openStore } from '../../src/store/index';
 import type { SqliteDb } from '../../src/store/sqlite-db';
 import { AheadLog } from '../../src/store/ahead-log';
 import { readRecords } from '../../src/store/redo-log';
 import { generationRecord } from '../helpers/generation';
-
-async function count(store: Store, sql: string, params: string[] = []): Promise<number> {
-  return Number((await store.db.get<{ n: number }>(sql, params))?.n);
-}
+import { countRows as count, runKilledFixture, storeWithAccount } from '../helpers/store';
 
 describe("SQLite ahead log: a request's settlement done once the main thread logged it", function () {
   this.timeout(60000);
@@ -19,30 +13,12 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
   let path: string;
   let accountId: string;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-ahead-'));
-    path = join(dir, 'store.db');
-    const store = await openStore({ driver: 'sqlite', path });
-    accountId = (await store.accounts.create({ name: 'a', credits: 1_000_000 })).id;
-    await store.close();
-  });
+  beforeEach(async () => ({ dir, path, accountId } = await storeWithAccount('gw-ahead-')));
 
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('a SIGKILL before the worker ran them loses none, and each is charged once (twice reopened)', async () => {
-    let out = '';
-    try {
-      out = execFileSync(
-        process.execPath,
-        ['--require', 'tsx/cjs', join(__dirname, '..', 'fixtures', 'ahead-crash.ts'), path, accountId, '30'],
-        { encoding: 'utf8', timeout: 30000 },
-      );
-    } catch (e) {
-      const err = e as { signal?: string; stdout?: string; stderr?: string };
-      expect(err.signal, `the child killed itself: ${err.stderr ?? ''}`).to.equal('SIGKILL');
-      out = err.stdout ?? '';
-    }
-    const acked = JSON.parse(out.trim()) as { charged: number; bytes: number };
+    const acked = runKilledFixture<{ charged: number; bytes: number }>('ahead-crash', [path, accountId, '30']);
     expect(acked.bytes, 'what was acknowledged was in the ahead log').to.be.greaterThan(0);
     for (let round = 0; round < 2; round++) {
       const store = await openStore({ driver: 'sqlite', path }, { redo: true });

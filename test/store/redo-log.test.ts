@@ -1,20 +1,15 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
-import { openStore, type Store } from '../../src/store/index';
+import { openStore } from '../../src/store/index';
 import { SqliteDb } from '../../src/store/sqlite-db';
 import { encodePayload } from '../../src/store/redo-codec';
 import type { SettleArgs } from '../../src/store/credit-settle';
 import { settleWire } from '../../src/store/credit-wire';
 import { generationRecord } from '../helpers/generation';
-
-async function count(store: Store, sql: string, params: string[] = []): Promise<number> {
-  return Number((await store.db.get<{ n: number }>(sql, params))?.n);
-}
+import { countRows as count, runKilledFixture, storeWithAccount } from '../helpers/store';
 
 /** A whole record as src/store/redo-log.ts frames it; `encode`: its payload (an older version's node:v8 by default). */
 function record(seq: number, entries: unknown[], encode: (v: unknown) => Buffer = serialize): Buffer {
@@ -31,30 +26,12 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
   let path: string;
   let accountId: string;
 
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gw-redo-'));
-    path = join(dir, 'store.db');
-    const store = await openStore({ driver: 'sqlite', path });
-    accountId = (await store.accounts.create({ name: 'a', credits: 1_000_000 })).id;
-    await store.close();
-  });
+  beforeEach(async () => ({ dir, path, accountId } = await storeWithAccount('gw-redo-')));
 
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('a SIGKILL before the commit loses nothing acknowledged, and the replay charges each settlement once', async () => {
-    let out = '';
-    try {
-      execFileSync(
-        process.execPath,
-        ['--require', 'tsx/cjs', join(__dirname, '..', 'fixtures', 'redo-crash.ts'), path, accountId, '40'],
-        { encoding: 'utf8', timeout: 30000 },
-      );
-    } catch (e) {
-      const err = e as { signal?: string; stdout?: string };
-      expect(err.signal, 'the child killed itself').to.equal('SIGKILL');
-      out = err.stdout ?? '';
-    }
-    const acked = JSON.parse(out.trim()) as { charged: number; logBytes: number };
+    const acked = runKilledFixture<{ charged: number; logBytes: number }>('redo-crash', [path, accountId, '40']);
     expect(acked.logBytes, 'what was acknowledged was in the log, not committed').to.be.greaterThan(0);
     // A record the kill cut short (here: half of a whole one) ends the log.
     const whole = record(1_000_000, [{ sql: 'DELETE FROM accounts', params: [] }]);

@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '../../src/store/index';
+
+/** The `n` a `SELECT COUNT(*) AS n ...` gives. */
+export async function countRows(store: Store, sql: string, params: string[] = []): Promise<number> {
+  return Number((await store.db.get<{ n: number }>(sql, params))?.n);
+}
+
+/** A SQLite store file in a new temporary directory (`prefix`), with one account of 1,000,000 nano-credits. */
+export async function storeWithAccount(prefix: string): Promise<{ dir: string; path: string; accountId: string }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const path = join(dir, 'store.db');
+  const store = await openStore({ driver: 'sqlite', path });
+  const accountId = (await store.accounts.create({ name: 'a', credits: 1_000_000 })).id;
+  await store.close();
+  return { dir, path, accountId };
+}
+
+/** Run test/fixtures/`name`.ts, which must end by SIGKILLing itself, and parse what it printed (JSON). */
+export function runKilledFixture<T>(name: string, args: string[]): T {
+  try {
+    execFileSync(process.execPath, ['--require', 'tsx/cjs', join(__dirname, '..', 'fixtures', `${name}.ts`), ...args], {
+      encoding: 'utf8',
+      timeout: 30000,
+    });
+  } catch (e) {
+    const err = e as { signal?: string; stdout?: string; stderr?: string };
+    expect(err.signal, `the child killed itself: ${err.stderr ?? ''}`).to.equal('SIGKILL');
+    return JSON.parse((err.stdout ?? '').trim()) as T;
+  }
+  throw new Error(`${name} ended without killing itself`);
+}
