@@ -3,10 +3,11 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Proc } from './db';
 import { AheadRun } from './ahead-run';
+import { replayLogs } from './engine-replay';
 import { EntryRunner } from './entry-runner';
 import { HoldBook } from './holds';
 import { Checkpoints } from './sqlite-checkpoints';
-import { REDO_MARK, REDO_TABLE, RedoLog, type RedoEntry } from './redo-log';
+import { REDO_MARK, RedoLog, type RedoEntry } from './redo-log';
 import { COMMIT_MS, failed, info } from './engine-protocol';
 import type { EngineOptions, EngineReply, EngineRequest, EngineStatus } from './engine-protocol';
 
@@ -99,7 +100,18 @@ export class SqliteEngine {
     this.ahead = new AheadRun(this.db);
     if (file && opts.redo) {
       this.redo = RedoLog.open(path);
-      if (this.redo) this.replay(this.redo, path);
+      if (this.redo)
+        this.seq = replayLogs(
+          {
+            db: this.db,
+            entries: this.entries,
+            holds: this.holds,
+            ahead: this.ahead,
+            inSavepoint: (w) => this.inSavepoint(w),
+          },
+          this.redo,
+          path,
+        );
     }
     if (file) {
       this.checkpoints = new Checkpoints(this.db, path, {
@@ -371,60 +383,6 @@ export class SqliteEngine {
     } catch (e) {
       this.fatal(e);
     }
-  }
-
-  /**
-   * Run again what a log left by an engine that ended before its commit holds (records past the committed one), as
-   * one transaction. Each of them succeeded once on the same state; one that fails now (another schema, a damaged
-   * file) stops the store from opening, with the log kept, rather than losing an acknowledged write.
-   */
-  private replay(log: RedoLog, path: string): void {
-    this.db.exec(REDO_TABLE);
-    const row = this.db.prepare('SELECT seq FROM gw_redo WHERE id = 1').get() as { seq: number } | undefined;
-    this.seq = row?.seq ?? 0;
-    this.ahead.load();
-    const todo = log.read().filter((r) => r.seq > this.seq);
-    if (todo.length > 0) {
-      this.begin.run();
-      try {
-        for (const r of todo) for (const e of r.entries) this.entries.run(e);
-        for (const r of todo) this.ahead.ran(r.entries);
-        this.seq = todo[todo.length - 1].seq;
-        this.prepared(this.db, REDO_MARK).run(this.seq);
-        this.ahead.mark();
-        this.commit.run();
-      } catch (e) {
-        if (this.db.inTransaction) this.rollback.run();
-        log.close();
-        const why = e instanceof Error ? e.message : String(e);
-        throw new Error(`the store's redo log ${log.path} could not be replayed (kept as it is): ${why}`);
-      }
-    }
-    this.holds.keep();
-    log.clear();
-    this.runAhead(this.ahead.pending(path));
-  }
-
-  /**
-   * Run what the main thread acknowledged from its ahead log and no engine ran (after the redo log: everything it
-   * holds was run before these), each in its own savepoint: one that fails now failed when first sent too, and is
-   * reported and passed over.
-   */
-  private runAhead(todo: RedoEntry[]): void {
-    if (todo.length === 0) return;
-    this.begin.run();
-    for (const e of todo) {
-      try {
-        this.inSavepoint(() => this.entries.run(e));
-      } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
-        process.emitWarning(`an entry of the store's ahead log failed again and was passed over: ${why}`);
-      }
-      this.ahead.ran([e]);
-    }
-    this.ahead.mark();
-    this.commit.run();
-    this.holds.keep();
   }
 
   private close(): void {
