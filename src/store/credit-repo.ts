@@ -1,7 +1,7 @@
 import { randomId } from '../ids';
 import type { Db } from './db';
 import { countHoldsProc, reserveProc, staleHoldsProc, type Overrun, type ReserveResult } from './credit';
-import { settleProc } from './credit-settle';
+import { settleProc, type SettleArgs, type SettleResult } from './credit-settle';
 import type { Generation } from './generations';
 import { num } from './money';
 import type { PendingWrite } from './request-batch';
@@ -37,14 +37,33 @@ export class CreditRepo {
     overrun: Overrun | null = null,
     writes: PendingWrite[] = [],
   ): Promise<boolean> {
-    const made = this.local?.made(reservationId) ?? null;
-    const args = { reservationId, charge, generation, overrun, now: Date.now(), writes, made };
-    const epoch = this.local?.epoch() ?? 0;
+    return this.settleNow(this.settlement(reservationId, charge, generation, overrun, writes));
+  }
+
+  private async settleNow({ args, epoch }: { args: SettleArgs; epoch: number }): Promise<boolean> {
     const r = await this.db.call(settleProc, args);
     // After it committed: a settlement that failed keeps its hold, and may be retried.
-    this.local?.settled(reservationId, r.committed, epoch);
-    if (generation && r.settled) this.generations++;
+    this.answered(args, r, epoch);
     return r.settled;
+  }
+
+  /** A settlement's arguments, with the hold as this thread made it, and the epoch its answer's balances are of. */
+  private settlement(
+    reservationId: string,
+    charge: number,
+    generation: Generation | null,
+    overrun: Overrun | null,
+    writes: PendingWrite[],
+  ): { args: SettleArgs; epoch: number } {
+    const made = this.local?.made(reservationId) ?? null;
+    const args = { reservationId, charge, generation, overrun, now: Date.now(), writes, made };
+    return { args, epoch: this.local?.epoch() ?? 0 };
+  }
+
+  /** The engine answered a settlement (null: an engine had run it from the ahead log): its hold is no longer counted. */
+  private answered(args: SettleArgs, r: SettleResult | null, epoch: number): void {
+    this.local?.settled(args.reservationId, r?.committed ?? null, epoch);
+    if (args.generation && r?.settled) this.generations++;
   }
 
   /**
@@ -61,20 +80,16 @@ export class CreditRepo {
     writes: PendingWrite[],
     refused: (e: unknown) => void,
   ): Promise<void> {
-    const made = this.local?.made(reservationId) ?? null;
-    const args = { reservationId, charge, generation, overrun, now: Date.now(), writes, made };
-    const epoch = this.local?.epoch() ?? 0;
+    const settlement = this.settlement(reservationId, charge, generation, overrun, writes);
+    const { args, epoch } = settlement;
     const call = this.db instanceof SqliteDb ? this.db.callLogged(settleProc, args) : null;
     if (!call) {
-      await this.settle(reservationId, charge, generation, overrun, writes);
+      await this.settleNow(settlement);
       return;
     }
     let logged = false;
     call.answered.then(
-      (r) => {
-        this.local?.settled(reservationId, r?.committed ?? null, epoch);
-        if (generation && r?.settled) this.generations++;
-      },
+      (r) => this.answered(args, r, epoch),
       (e: unknown) => logged && refused(e),
     );
     await call.logged;
