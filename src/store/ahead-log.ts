@@ -18,13 +18,15 @@ const EMPTY_ABOVE = 256 << 10;
  * again). ~25 ms of settlements at 10,000 requests/s; without a bound, requests outran the worker and its messages
  * grew to thousands of entries (event-loop stalls of 75-104 ms in bench/store-ops.ts).
  */
-const MAX_UNANSWERED = 256;
+export const MAX_UNANSWERED = 256;
 
 interface AheadFile {
   fd: number;
   bytes: number;
   /** entries in it (or on their way to it) the engine has not answered yet */
   unanswered: number;
+  /** the number of the last entry written to it */
+  last: number;
 }
 
 /**
@@ -32,12 +34,13 @@ interface AheadFile {
  * settlement), so that no request waits for the worker (two thread crossings, and whatever the worker is busy with).
  * Each entry is numbered and written, with the others of the same event-loop turn, in one write call (into the page
  * cache: a SIGKILL cannot lose it) before its caller hears it is done; the worker then runs it like any call and
- * logs it in its own redo log (./redo-log.ts) before answering, after which this copy is no longer needed.
+ * answers; run with other writes, it is logged in the worker's own redo log (./redo-log.ts) too, else only this log
+ * holds it until the engine says it committed (`committed`), after which this copy is no longer needed.
  *
- * Two files take turns, each emptied once everything in it was answered (and it holds EMPTY_ABOVE), so the log stays
- * small under any load. The engine reads both whenever it starts (src/store/sqlite-engine.ts) and runs, after its own
- * redo log, every entry numbered above the last it committed or logged; an entry sent to a worker that died is sent
- * again, and the next skips what it has already run. Only the engine that holds the redo log's lock starts one
+ * Two files take turns, each emptied once everything in it was answered and committed (and it holds EMPTY_ABOVE), so
+ * the log stays small under any load. The engine reads both whenever it starts (src/store/sqlite-engine.ts) and runs,
+ * after its own redo log, every entry numbered above the last it committed or logged; an entry sent to a worker that
+ * died is sent again, and the next runs it from the files before anything else, and skips it when it comes. Only the engine that holds the redo log's lock starts one
  * (SqliteDb.startAhead).
  */
 export class AheadLog {
@@ -55,9 +58,10 @@ export class AheadLog {
     this.files = aheadPaths(dbPath).map((p) => {
       const fd = openSync(p, 'a');
       ftruncateSync(fd, 0);
-      return { fd, bytes: 0, unanswered: 0 };
+      return { fd, bytes: 0, unanswered: 0, last: 0 };
     });
     this.seq = lastSeq;
+    this.committedSeq = lastSeq;
   }
 
   /**
@@ -89,6 +93,7 @@ export class AheadLog {
     const buf = frameRecord({ seq, entries: [make(seq)] });
     file.bytes += buf.length;
     file.unanswered++;
+    file.last = seq;
     this.where.set(seq, file);
     this.pending.push(buf);
     const written = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
@@ -96,12 +101,29 @@ export class AheadLog {
     return { seq, written };
   }
 
-  /** The engine answered entry `seq` (ran it, logged it, or refused it): a file is emptied once all of it is. */
+  /** The engine answered entry `seq` (ran it, or refused it). */
   answered(seq: number): void {
     const file = this.where.get(seq);
     if (!file) return;
     this.where.delete(seq);
-    if (--file.unanswered > 0 || file.bytes < EMPTY_ABOVE) return;
+    file.unanswered--;
+    this.empty(file);
+  }
+
+  /**
+   * The engine committed every entry up to `seq`: what it ran from this log alone is in no redo log, so a file is
+   * emptied only once all of it is answered and committed.
+   */
+  committed(seq: number): void {
+    if (seq <= this.committedSeq) return;
+    this.committedSeq = seq;
+    for (const f of this.files) this.empty(f);
+  }
+
+  private committedSeq: number;
+
+  private empty(file: AheadFile): void {
+    if (file.unanswered > 0 || file.bytes < EMPTY_ABOVE || file.last > this.committedSeq) return;
     try {
       ftruncateSync(file.fd, 0);
       file.bytes = 0;

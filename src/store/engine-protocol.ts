@@ -52,7 +52,15 @@ export interface EngineOptions {
    * another word, and the next engine on the file replays the log. Without it the error is thrown.
    */
   fatal?: (e: unknown) => never;
+  /**
+   * Told the last entry of the main thread's ahead log committed, each time a commit moves it: the ahead log keeps
+   * its files until then (what ran from them alone is in no redo log).
+   */
+  aheadCommitted?: (seq: number) => void;
 }
+
+/** The id of a worker's message item that is no answer but says which ahead entry committed last (its value). */
+export const AHEAD_COMMITTED_ID = -1;
 
 export interface ErrorInfo {
   message: string;

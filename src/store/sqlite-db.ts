@@ -120,7 +120,11 @@ export class SqliteDb implements Db {
   async startAhead(): Promise<boolean> {
     if (this.ahead || this.path === ':memory:') return this.ahead !== null;
     const s = await this.status();
-    if (s.redo) this.ahead = new AheadLog(this.path, s.ahead);
+    if (s.redo) {
+      const log = new AheadLog(this.path, s.ahead);
+      this.link.onAheadCommitted = (seq) => log.committed(seq);
+      this.ahead = log;
+    }
     return this.ahead !== null;
   }
 
@@ -134,7 +138,14 @@ export class SqliteDb implements Db {
     if (!log?.usable || !proc.wire || proc.readOnly) return null;
     const packed = proc.wire.pack(args);
     const { seq, written } = log.add((ahead) => ({ proc: proc.name, packed, ahead }));
-    const req: EngineRequest = { op: 'proc', name: proc.name, args: packed, ahead: seq };
+    let req: EngineRequest = { op: 'proc', name: proc.name, args: packed, ahead: seq };
+    // Once it is in the log's file, a worker that starts after this one died runs it from there before anything else:
+    // what is sent again need not carry the arguments, which then live no longer than the message, not until the
+    // answer (a flush of the worker later: held that long, they outlived the young generation's collections).
+    void written.then(
+      () => (req = { op: 'proc', name: proc.name, args: null, ahead: seq }),
+      () => undefined,
+    );
     const send = (tries: number): Promise<R | null> =>
       (this.link.request(req) as Promise<R | null>).catch((e: unknown) => {
         if (e instanceof StoreWorkerGone && tries < AHEAD_RESENDS) return send(tries + 1);

@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import { AHEAD_COMMITTED_ID } from './engine-protocol';
 import type { EngineOptions, EngineReply, EngineRequest, EngineStatus, ErrorInfo } from './engine-protocol';
 import type { SqliteEngine } from './sqlite-engine';
 import { procedures } from './procedures';
@@ -13,6 +14,8 @@ export interface EngineLink {
   readonly messages: number;
   /** Whether the engine's thread runs now (always in-thread). */
   readonly running: boolean;
+  /** Told the last entry of the main thread's ahead log the engine committed, each time it moves. */
+  onAheadCommitted: ((seq: number) => void) | null;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export class InThreadLink implements EngineLink {
   }
   readonly messages = 0;
   readonly running = true;
+  onAheadCommitted: ((seq: number) => void) | null = null;
   async close(): Promise<void> {
     await this.request({ op: 'close' });
   }
@@ -66,6 +70,7 @@ export class WorkerLink implements EngineLink {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   private nextId = 1;
+  onAheadCommitted: ((seq: number) => void) | null = null;
   /** A driven transaction is open: between its `begin` and its `end` the worker holds it, asked or not. */
   private txOpen = false;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -87,6 +92,10 @@ export class WorkerLink implements EngineLink {
       this.unanswered = false;
       this.schedule();
       for (const m of batch) {
+        if (m.id === AHEAD_COMMITTED_ID && m.ok) {
+          this.onAheadCommitted?.(m.value as number);
+          continue;
+        }
         const p = this.pending.get(m.id);
         if (!p) continue;
         this.pending.delete(m.id);

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteEngine } from './sqlite-engine';
-import type { EngineReply, EngineRequest } from './engine-protocol';
+import { AHEAD_COMMITTED_ID, type EngineReply, type EngineRequest } from './engine-protocol';
 import { procedures } from './procedures';
 import { lowerThisThreadPriority } from './thread-priority';
 
@@ -12,7 +12,6 @@ const data = workerData as { path: string; redo?: boolean; commitMs?: number };
 // A commit or the redo log failed with writes acknowledged: the thread ends at once (the main thread fails what it
 // waits for and starts another engine, which replays the log).
 const fatal = (): never => process.exit(70);
-const engine = new SqliteEngine(data.path, procedures, { redo: data.redo === true, commitMs: data.commitMs, fatal });
 // Answers of one turn (a group commit answers many) go back in one message.
 let outbox: Array<{ id: number } & EngineReply> = [];
 const answer = (m: { id: number } & EngineReply) => {
@@ -24,11 +23,20 @@ const answer = (m: { id: number } & EngineReply) => {
     port.postMessage(batch);
   });
 };
+const engine = new SqliteEngine(data.path, procedures, {
+  redo: data.redo === true,
+  commitMs: data.commitMs,
+  fatal,
+  aheadCommitted: (seq) => answer({ id: AHEAD_COMMITTED_ID, ok: true, value: seq }),
+});
 /** Id 0 is a request the main thread told, not asked: nobody waits for its answer. */
 const ignore = () => undefined;
 port.on('message', (batch: Array<{ id: number; req: EngineRequest }>) => {
   for (const m of batch) {
-    engine.handle(m.req, m.id === 0 ? ignore : (r) => answer({ id: m.id, ...r }));
+    // The reply keeps the id only: an entry of the ahead log is answered once committed, and its arguments (the
+    // request's stored response among them) must not live that long.
+    const id = m.id;
+    engine.handle(m.req, id === 0 ? ignore : (r) => answer({ id, ...r }));
     if (m.req.op === 'close') queueMicrotask(() => port.close());
   }
   // The main thread sends its next batch on our next message. Without a transaction driven from there, queued writes

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { rmSync, statSync } from 'node:fs';
 import { openStore } from '../../src/store/index';
 import type { SqliteDb } from '../../src/store/sqlite-db';
-import { AheadLog } from '../../src/store/ahead-log';
+import { AheadLog, MAX_UNANSWERED } from '../../src/store/ahead-log';
 import { readRecords } from '../../src/store/redo-log';
 import { generationRecord } from '../helpers/generation';
 import { countRows as count, runKilledFixture, storeWithAccount } from '../helpers/store';
@@ -40,6 +40,41 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
       } finally {
         await store.close();
       }
+    }
+  });
+
+  it('settlements the worker ran and answered but has not committed are in no redo log, and a SIGKILL loses none', async () => {
+    const acked = runKilledFixture<{ charged: number; bytes: number; redo: number }>('ahead-crash', [
+      path,
+      accountId,
+      '30',
+      'ran',
+    ]);
+    // All answered, past the size at which an answered file was emptied: kept, for nothing else holds them.
+    expect(acked.bytes, 'the ahead log kept them').to.be.greaterThan(512 * 1024);
+    expect(acked.redo, 'the redo log holds none of them').to.equal(0);
+    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    try {
+      const a = await store.accounts.get(accountId);
+      expect(a?.usage).to.equal(acked.charged);
+      expect(await store.credit.ledgerSum(accountId)).to.equal(acked.charged);
+      expect(await count(store, 'SELECT COUNT(*) AS n FROM generations')).to.equal(30);
+      expect(await count(store, "SELECT COUNT(*) AS n FROM gateway_meta WHERE key LIKE 'k%'")).to.equal(30);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a write after settlements run from the ahead log alone replays after them, as it ran', async () => {
+    const acked = runKilledFixture<{ charged: number }>('ahead-crash', [path, accountId, '3', 'mixed']);
+    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    try {
+      expect((await store.accounts.get(accountId))?.usage).to.equal(acked.charged);
+      // Replayed before the settlement that made it, the delete would find nothing, and the record would stay.
+      expect(await count(store, 'SELECT COUNT(*) AS n FROM generations')).to.equal(2);
+      expect(await count(store, 'SELECT COUNT(*) AS n FROM generations WHERE id = ?', ['gen-0'])).to.equal(0);
+    } finally {
+      await store.close();
     }
   });
 
@@ -81,10 +116,12 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
     }
   });
 
-  it('holds requests back once 256 entries wait for the engine, and writes each turn in one file, in order', async () => {
+  it('holds requests back once MAX_UNANSWERED entries wait for the engine, and writes each turn in one file, in order', async () => {
     const log = new AheadLog(path, 41);
     try {
-      const added = Array.from({ length: 256 }, () => log.add((seq) => ({ sql: 'SELECT ?', params: [seq] })));
+      const added = Array.from({ length: MAX_UNANSWERED }, () =>
+        log.add((seq) => ({ sql: 'SELECT ?', params: [seq] })),
+      );
       expect(added[0].seq).to.equal(42);
       expect(log.usable, 'full').to.equal(false);
       await Promise.all(added.map((a) => a.written));
