@@ -12,6 +12,9 @@ import { HEALTH } from '../../src/deployments/health';
 import { defaultPlan } from '../routing/plan';
 import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration, type Outcome } from './record';
+import type { Generation } from '../../src/store/generations';
+import type { Overrun } from '../../src/store/credit';
+import type { PendingWrite } from '../../src/store/request-batch';
 import { embeddingsCharge, embeddingsReservation } from './embeddings';
 import { registerGenerationRoutes } from './routes';
 import { metadataProblem } from './metadata';
@@ -118,6 +121,39 @@ export default definePlugin<CreditConfig>({
       registers,
     });
 
+    /**
+     * Nothing the client sent may keep the charge from landing: a settlement the store refused is made once more
+     * without the client's free-form fields and without the other writes, which then follow on their own.
+     */
+    async function settleAgain(
+      e: unknown,
+      requestId: string,
+      reservation: string,
+      cost: number,
+      gen: Generation,
+      overrun: Overrun | null,
+      writes: PendingWrite[],
+    ): Promise<boolean> {
+      logger.error({ err: e, requestId }, 'credit settlement failed; retrying without client fields');
+      try {
+        await store.credit.settle(
+          reservation,
+          cost,
+          { ...gen, metadata: null, user: null, appReferer: null, appTitle: null },
+          overrun,
+        );
+        for (const w of writes)
+          await store.db
+            .write(w.sql, w.params)
+            .catch((e3: unknown) => logger.error({ err: e3, requestId }, 'a write of the request failed'));
+        return true;
+      } catch (e2) {
+        // The answer has gone out; the reservation stays and the sweep releases it.
+        logger.error({ err: e2, requestId }, 'credit settlement failed');
+        return false;
+      }
+    }
+
     async function settle(
       ctx: GatewayContext,
       reservation: string,
@@ -128,49 +164,26 @@ export default definePlugin<CreditConfig>({
       const overrun = charge?.reason ? { amount: charge.overrun, reason: charge.reason } : null;
       // The request's other writes (its stored response) commit in the same transaction.
       const writes = takeBatch(ctx.state.gateway.extensions);
-      // Nothing the client sent may keep the charge from landing: once more without the client's free-form fields
-      // and without the other writes, which then follow on their own.
-      const retry = async (e: unknown): Promise<boolean> => {
-        logger.error(
-          { err: e, requestId: ctx.state.gateway.requestId },
-          'credit settlement failed; retrying without client fields',
-        );
-        try {
-          await store.credit.settle(
-            reservation,
-            out.cost,
-            { ...gen, metadata: null, user: null, appReferer: null, appTitle: null },
-            overrun,
-          );
-          for (const w of writes)
-            await store.db
-              .write(w.sql, w.params)
-              .catch((e3: unknown) =>
-                logger.error({ err: e3, requestId: ctx.state.gateway.requestId }, 'a write of the request failed'),
-              );
-          return true;
-        } catch (e2) {
-          // The answer has gone out; the reservation stays and the sweep releases it.
-          logger.error({ err: e2, requestId: ctx.state.gateway.requestId }, 'credit settlement failed');
-          return false;
-        }
-      };
+      const { requestId } = ctx.state.gateway;
+      const cost = out.cost;
+      // Kept until the store answers (a flush of its worker later): what a second try needs, not the request's context.
+      const refused = (e: unknown) => void settleAgain(e, requestId, reservation, cost, gen, overrun, writes);
       try {
         // Done once it is in the store's log; refused by the store after that, it is settled again as below.
-        await store.credit.settleLogged(reservation, out.cost, gen, overrun, writes, (e) => void retry(e));
+        await store.credit.settleLogged(reservation, cost, gen, overrun, writes, refused);
       } catch (e) {
-        if (!(await retry(e))) return;
+        if (!(await settleAgain(e, requestId, reservation, cost, gen, overrun, writes))) return;
       }
       if (overrun) {
         overruns.inc({ model: gen.model, reason: overrun.reason });
         overrunCredits.inc({ model: gen.model }, fromNano(overrun.amount));
         logger.warn(
           {
-            requestId: ctx.state.gateway.requestId,
+            requestId,
             generationId: gen.id,
             model: gen.model,
             provider: gen.provider,
-            charged: fromNano(out.cost),
+            charged: fromNano(cost),
             overrun: fromNano(overrun.amount),
             reason: overrun.reason,
           },

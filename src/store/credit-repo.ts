@@ -43,7 +43,7 @@ export class CreditRepo {
   private async settleNow({ args, epoch }: { args: SettleArgs; epoch: number }): Promise<boolean> {
     const r = await this.db.call(settleProc, args);
     // After it committed: a settlement that failed keeps its hold, and may be retried.
-    this.answered(args, r, epoch);
+    this.answered(args.reservationId, args.generation !== null, r, epoch);
     return r.settled;
   }
 
@@ -61,9 +61,9 @@ export class CreditRepo {
   }
 
   /** The engine answered a settlement (null: an engine had run it from the ahead log): its hold is no longer counted. */
-  private answered(args: SettleArgs, r: SettleResult | null, epoch: number): void {
-    this.local?.settled(args.reservationId, r?.committed ?? null, epoch);
-    if (args.generation && r?.settled) this.generations++;
+  private answered(reservationId: string, recorded: boolean, r: SettleResult | null, epoch: number): void {
+    this.local?.settled(reservationId, r?.committed ?? null, epoch);
+    if (recorded && r?.settled) this.generations++;
   }
 
   /**
@@ -88,8 +88,10 @@ export class CreditRepo {
       return;
     }
     let logged = false;
+    // Only what the answer needs is kept until it comes (after the commit): not the settlement's arguments.
+    const recorded = generation !== null;
     call.answered.then(
-      (r) => this.answered(args, r, epoch),
+      (r) => this.answered(reservationId, recorded, r, epoch),
       (e: unknown) => logged && refused(e),
     );
     await call.logged;
