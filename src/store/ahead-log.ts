@@ -1,5 +1,5 @@
 import { closeSync, ftruncateSync, openSync } from 'node:fs';
-import { frameRecord, writeAll, type RedoEntry } from './redo-log';
+import { frameRecord, writeAllv, type RedoEntry } from './redo-log';
 
 /** The two files of the ahead log of the SQLite database at `dbPath`. */
 export function aheadPaths(dbPath: string): [string, string] {
@@ -148,7 +148,7 @@ export class AheadLog {
     try {
       if (this.broken !== null) throw this.broken;
       const file = this.files[this.current];
-      writeAll(file.fd, bufs.length === 1 ? bufs[0] : Buffer.concat(bufs));
+      writeAllv(file.fd, bufs);
     } catch (e) {
       this.broken = e;
       for (const w of waiting) w.reject(e);

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync, writevSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { Param } from './db';
@@ -32,11 +32,9 @@ const HEADER = 8;
 
 /** A record as the log keeps it: framed (length, CRC-32, payload). */
 export function frameRecord(record: RedoRecord): Buffer {
-  const payload = encodePayload(record);
-  const buf = Buffer.allocUnsafe(HEADER + payload.length);
-  buf.writeUInt32LE(payload.length, 0);
-  buf.writeUInt32LE(crc32(payload), 4);
-  payload.copy(buf, HEADER);
+  const buf = encodePayload(record, HEADER);
+  buf.writeUInt32LE(buf.length - HEADER, 0);
+  buf.writeUInt32LE(crc32(buf.subarray(HEADER)), 4);
   return buf;
 }
 
@@ -65,6 +63,17 @@ export function readRecords(path: string): RedoRecord[] {
 /** Write all of `buf` at the end of the file `fd` (opened to append). */
 export function writeAll(fd: number, buf: Buffer): void {
   for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at, buf.length - at);
+}
+
+/**
+ * Write all of `bufs`, in order, at the end of the file `fd` (opened to append), without joining them first (libuv
+ * writes them in calls of at most IOV_MAX buffers, and goes on after a short write).
+ */
+export function writeAllv(fd: number, bufs: readonly Buffer[]): void {
+  let n = writevSync(fd, bufs);
+  let k = 0;
+  while (k < bufs.length && n >= bufs[k].length) n -= bufs[k++].length;
+  if (k < bufs.length) writeAll(fd, Buffer.concat([bufs[k].subarray(n), ...bufs.slice(k + 1)]));
 }
 
 /**

@@ -3,7 +3,11 @@ import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { decodePayload, encodePayload } from '../../src/store/redo-codec';
+import { frameRecord, readRecords, writeAllv } from '../../src/store/redo-log';
 import { settleWire } from '../../src/store/credit-wire';
 import { generationRecord } from '../helpers/generation';
 
@@ -106,6 +110,27 @@ describe('SQLite redo log payloads: JSON where exact, node:v8 otherwise', () => 
     const v8 = encodePayload(big);
     expect(v8.equals(serialize(big))).to.equal(true);
     expect(decodePayload(v8)).to.deep.equal(big);
+  });
+
+  it('frames records read back in order after one writev of more buffers than one call takes, JSON and v8 alike', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-frames-'));
+    try {
+      const path = join(dir, 'log');
+      const records = Array.from({ length: 2500 }, (_, i) => ({
+        seq: i + 1,
+        entries: [{ sql: 'UPDATE t SET v = ?', params: [i % 7 === 0 ? BigInt(i) : 'x'.repeat(i % 300)] }],
+      }));
+      const fd = openSync(path, 'a');
+      try {
+        writeAllv(fd, records.slice(0, 1).map(frameRecord));
+        writeAllv(fd, records.slice(1).map(frameRecord));
+      } finally {
+        closeSync(fd);
+      }
+      expect(readRecords(path)).to.deep.equal(records);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("keeps nothing it wrote alive: one collection frees the records (node:v8's serializer kept them all through it)", async () => {
