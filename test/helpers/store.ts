@@ -10,6 +10,27 @@ export async function countRows(store: Store, sql: string, params: string[] = []
   return Number((await store.db.get<{ n: number }>(sql, params))?.n);
 }
 
+/**
+ * What a crash test checks after a reopen: the account charged `charged` exactly once (usage and ledger), nothing
+ * left reserved, `count` generation records and `count` stored writes (gateway_meta keys starting with `prefix`).
+ */
+export async function expectAllCharged(
+  store: Store,
+  accountId: string,
+  expected: { charged: number; count: number; prefix: string },
+  label = '',
+): Promise<void> {
+  const a = await store.accounts.get(accountId);
+  expect(a?.usage, `${label}usage`).to.equal(expected.charged);
+  expect(a?.reserved, `${label}reserved`).to.equal(0);
+  expect(await store.credit.ledgerSum(accountId), `${label}ledger`).to.equal(expected.charged);
+  expect(await countRows(store, 'SELECT COUNT(*) AS n FROM generations'), `${label}records`).to.equal(expected.count);
+  expect(
+    await countRows(store, 'SELECT COUNT(*) AS n FROM gateway_meta WHERE key LIKE ?', [`${expected.prefix}%`]),
+    `${label}stored writes`,
+  ).to.equal(expected.count);
+}
+
 /** A SQLite store file in a new temporary directory (`prefix`), with one account of 1,000,000 nano-credits. */
 export async function storeWithAccount(prefix: string): Promise<{ dir: string; path: string; accountId: string }> {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -5,7 +5,7 @@ import type { SqliteDb } from '../../src/store/sqlite-db';
 import { AheadLog, MAX_UNANSWERED } from '../../src/store/ahead-log';
 import { readRecords } from '../../src/store/redo-log';
 import { generationRecord } from '../helpers/generation';
-import { countRows as count, runKilledFixture, storeWithAccount } from '../helpers/store';
+import { countRows as count, expectAllCharged, runKilledFixture, storeWithAccount } from '../helpers/store';
 
 describe("SQLite ahead log: a request's settlement done once the main thread logged it", function () {
   this.timeout(60000);
@@ -24,12 +24,7 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
       const store = await openStore({ driver: 'sqlite', path }, { redo: true });
       try {
         expect(statSync(`${path}-ahead-0`).size + statSync(`${path}-ahead-1`).size, 'emptied once run').to.equal(0);
-        const a = await store.accounts.get(accountId);
-        expect(a?.usage, `round ${round}: usage`).to.equal(acked.charged);
-        expect(a?.reserved).to.equal(0);
-        expect(await store.credit.ledgerSum(accountId)).to.equal(acked.charged);
-        expect(await count(store, 'SELECT COUNT(*) AS n FROM generations')).to.equal(30);
-        expect(await count(store, "SELECT COUNT(*) AS n FROM gateway_meta WHERE key LIKE 'k%'")).to.equal(30);
+        await expectAllCharged(store, accountId, { ...acked, count: 30, prefix: 'k' }, `round ${round}: `);
         // The next settlements number on from the last one run, and are not taken for it.
         const r = await store.credit.reserve(accountId, null, 1_000);
         expect(r.ok).to.equal(true);
@@ -55,11 +50,7 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
     expect(acked.redo, 'the redo log holds none of them').to.equal(0);
     const store = await openStore({ driver: 'sqlite', path }, { redo: true });
     try {
-      const a = await store.accounts.get(accountId);
-      expect(a?.usage).to.equal(acked.charged);
-      expect(await store.credit.ledgerSum(accountId)).to.equal(acked.charged);
-      expect(await count(store, 'SELECT COUNT(*) AS n FROM generations')).to.equal(30);
-      expect(await count(store, "SELECT COUNT(*) AS n FROM gateway_meta WHERE key LIKE 'k%'")).to.equal(30);
+      await expectAllCharged(store, accountId, { ...acked, count: 30, prefix: 'k' });
     } finally {
       await store.close();
     }

@@ -9,7 +9,7 @@ import { encodePayload } from '../../src/store/redo-codec';
 import type { SettleArgs } from '../../src/store/credit-settle';
 import { settleWire } from '../../src/store/credit-wire';
 import { generationRecord } from '../helpers/generation';
-import { countRows as count, runKilledFixture, storeWithAccount } from '../helpers/store';
+import { expectAllCharged, runKilledFixture, storeWithAccount } from '../helpers/store';
 
 /** A whole record as src/store/redo-log.ts frames it; `encode`: its payload (an older version's node:v8 by default). */
 function record(seq: number, entries: unknown[], encode: (v: unknown) => Buffer = serialize): Buffer {
@@ -42,12 +42,7 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
       try {
         expect((await (store.db as SqliteDb).status()).redo).to.equal(true);
         expect(statSync(`${path}-redo`).size, 'the log is empty once replayed').to.equal(0);
-        const a = await store.accounts.get(accountId);
-        expect(a?.usage, `round ${round}: usage`).to.equal(acked.charged);
-        expect(a?.reserved).to.equal(0);
-        expect(await store.credit.ledgerSum(accountId)).to.equal(acked.charged);
-        expect(await count(store, 'SELECT COUNT(*) AS n FROM generations')).to.equal(40);
-        expect(await count(store, "SELECT COUNT(*) AS n FROM gateway_meta WHERE key LIKE 'redo-%'")).to.equal(40);
+        await expectAllCharged(store, accountId, { ...acked, count: 40, prefix: 'redo-' }, `round ${round}: `);
       } finally {
         await store.close();
       }
