@@ -40,8 +40,8 @@ interface AheadFile {
  * Two files take turns, each emptied once everything in it was answered and committed (and it holds EMPTY_ABOVE), so
  * the log stays small under any load. The engine reads both whenever it starts (src/store/sqlite-engine.ts) and runs,
  * after its own redo log, every entry numbered above the last it committed or logged; an entry sent to a worker that
- * died is sent again, and the next runs it from the files before anything else, and skips it when it comes. Only the engine that holds the redo log's lock starts one
- * (SqliteDb.startAhead).
+ * died is sent again, and the next runs it from the files before anything else, and skips it when it comes. Only
+ * the engine that holds the redo log's lock starts one (SqliteDb.startAhead).
  */
 export class AheadLog {
   private readonly files: AheadFile[];
@@ -52,6 +52,8 @@ export class AheadLog {
   private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   private scheduled = false;
   private broken: unknown = null;
+  /** The last entry the engine has committed. */
+  private committedSeq: number;
 
   /** `lastSeq`: the last entry the engine has run; the files are empty (the engine ran what they held when it started). */
   constructor(dbPath: string, lastSeq: number) {
@@ -119,8 +121,6 @@ export class AheadLog {
     this.committedSeq = seq;
     for (const f of this.files) this.empty(f);
   }
-
-  private committedSeq: number;
 
   private empty(file: AheadFile): void {
     if (file.unanswered > 0 || file.bytes < EMPTY_ABOVE || file.last > this.committedSeq) return;

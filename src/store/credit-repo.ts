@@ -88,7 +88,7 @@ export class CreditRepo {
       return;
     }
     let logged = false;
-    // Only what the answer needs is kept until it comes (after the commit): not the settlement's arguments.
+    // Only what the answer needs is kept until it comes (after the worker's next flush): not the arguments.
     const recorded = generation !== null;
     call.answered.then(
       (r) => this.answered(reservationId, recorded, r, epoch),

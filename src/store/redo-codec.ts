@@ -6,8 +6,8 @@ const V8_TAG = 0xff;
 const MAX_DEPTH = 64;
 
 /**
- * The redo log's payload for `value`, after `header` bytes left for the caller to fill: JSON text when JSON carries it exactly, else node:v8's serialization (what the
- * log held before, and still reads).
+ * The redo log's payload for `value`, after `header` bytes left for the caller to fill: JSON text when JSON carries
+ * it exactly, else node:v8's serialization (what the log held before, and still reads).
  *
  * Why not node:v8 for all: its serializer keeps every object it wrote reachable until the serializer itself is
  * garbage collected, so a record's objects outlive the next scavenge of the store's worker and are promoted. Measured

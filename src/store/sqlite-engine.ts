@@ -66,11 +66,6 @@ export class SqliteEngine {
   private queuedAhead = 0;
   /** What this engine has run of the main thread's ahead log. */
   private readonly ahead: AheadRun;
-  /** The open transaction holds entries of the ahead log that are not in the redo log (their files keep them). */
-  private aheadUnlogged = false;
-  /** The last entry of the ahead log committed, and who is told when it moves (EngineOptions.aheadCommitted). */
-  private aheadCommitted = 0;
-  private readonly tellCommitted: ((seq: number) => void) | undefined;
 
   constructor(
     path: string,
@@ -78,7 +73,6 @@ export class SqliteEngine {
     opts: EngineOptions = {},
   ) {
     this.commitMs = opts.commitMs ?? COMMIT_MS;
-    this.tellCommitted = opts.aheadCommitted;
     this.fatal =
       opts.fatal ??
       ((e) => {
@@ -103,7 +97,7 @@ export class SqliteEngine {
     this.release = this.db.prepare('RELEASE item');
     this.rollbackTo = this.db.prepare('ROLLBACK TO item');
     this.entries = new EntryRunner(procs, this.holds, (sql) => this.prepared(this.db, sql));
-    this.ahead = new AheadRun(this.db);
+    this.ahead = new AheadRun(this.db, opts.aheadCommitted);
     if (file && opts.redo) {
       this.redo = RedoLog.open(path);
       if (this.redo)
@@ -118,7 +112,6 @@ export class SqliteEngine {
           this.redo,
           path,
         );
-      this.aheadCommitted = this.ahead.last;
     }
     if (file) {
       this.checkpoints = new Checkpoints(this.db, path, {
@@ -288,16 +281,12 @@ export class SqliteEngine {
    * that throws is rolled back alone and refused), then make it durable and answer each: without a redo log by
    * committing now; with one by appending the items that succeeded to the log in one write, the commit following
    * within COMMIT_MS. Nobody is told success before their write is committed or logged.
-   *
-   * A batch of entries of the main thread's ahead log only is not written to the redo log: those files already hold
-   * it, and keep it until they hear it committed (EngineOptions.aheadCommitted). A replay runs the redo log, then what
-   * the ahead files hold above the committed mark: so that it runs them in the order they ran here, a batch with any
-   * other write first commits the ahead entries the open transaction holds unlogged, and logs all of its own.
+   * A batch of ahead log entries only is not written to the redo log (see AheadRun).
    */
   private flush(): void {
     if (this.inTx || this.queue.length === 0) return;
     const aheadOnly = this.redo !== null && this.queuedAhead === this.queue.length;
-    if (!aheadOnly && this.aheadUnlogged) this.commitNow();
+    if (!aheadOnly && this.ahead.unlogged) this.commitNow();
     const batch = this.queue.splice(0);
     this.queuedAhead = 0;
     const out: EngineReply[] = [];
@@ -312,14 +301,12 @@ export class SqliteEngine {
       if (together) out.push(...together);
       else for (const item of batch) out.push(this.runItem(item, logged));
       if (!this.redo) this.commitOpen();
-      else if (aheadOnly) {
-        this.ahead.ran(logged);
-        this.aheadUnlogged = true;
-        this.holds.keep();
-      } else if (logged.length > 0) {
-        this.redo.append({ seq: this.seq + 1, entries: logged });
-        this.seq++;
-        this.ahead.ran(logged);
+      else if (logged.length > 0) {
+        if (!aheadOnly) {
+          this.redo.append({ seq: this.seq + 1, entries: logged });
+          this.seq++;
+        }
+        this.ahead.ran(logged, aheadOnly);
         this.holds.keep();
       }
     } catch (e) {
@@ -392,11 +379,7 @@ export class SqliteEngine {
     this.holds.keep();
     this.redo?.clear();
     this.checkpoints?.committed();
-    this.aheadUnlogged = false;
-    if (this.redo && this.ahead.last > this.aheadCommitted) {
-      this.aheadCommitted = this.ahead.last;
-      this.tellCommitted?.(this.aheadCommitted);
-    }
+    if (this.redo) this.ahead.commitDone();
   }
 
   /** commitOpen outside a flush: a failure leaves acknowledged writes uncommitted, so the engine ends. */

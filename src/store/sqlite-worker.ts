@@ -33,8 +33,8 @@ const engine = new SqliteEngine(data.path, procedures, {
 const ignore = () => undefined;
 port.on('message', (batch: Array<{ id: number; req: EngineRequest }>) => {
   for (const m of batch) {
-    // The reply keeps the id only: an entry of the ahead log is answered once committed, and its arguments (the
-    // request's stored response among them) must not live that long.
+    // The reply keeps the id only: an entry of the ahead log is answered after the next flush, a few ms away, and
+    // its arguments (the request's stored response among them) must not live that long.
     const id = m.id;
     engine.handle(m.req, id === 0 ? ignore : (r) => answer({ id, ...r }));
     if (m.req.op === 'close') queueMicrotask(() => port.close());
