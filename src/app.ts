@@ -129,57 +129,64 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   jsonBodiesWithoutWebGlobals(app);
   const idleGc = startIdleGc();
   const access = accessLogger(logger);
-  const outer: Koa.Middleware = async (ctx, next) => {
-    activity.requests++;
-    const started = process.hrtime.bigint();
-    const incoming = ctx.req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomId('req_');
-    ctx.state.requestId = requestId;
-    ctx.res.setHeader('X-Request-Id', requestId);
-    try {
-      if (lifecycle.draining) {
-        ctx.set('Connection', 'close');
-        throw errors.shuttingDown();
-      }
-      await next();
-      if (ctx.body === undefined && ctx.respond !== false) {
-        if (ctx.status === 404) throw errors.routeNotFound(ctx.method, ctx.path);
-        if (ctx.status === 405) throw errors.methodNotAllowed(ctx.method, ctx.path);
-      }
-      serializeJsonBody(ctx);
-    } catch (e) {
-      const err = toGatewayError(e);
-      if (err !== e) logger.error({ err: e, requestId }, 'unhandled error');
-      if (ctx.headerSent || ctx.respond === false) {
-        logger.warn({ requestId, code: err.code }, 'error after the response started');
-      } else {
-        respondError(ctx, err);
+  // `early`: X-Request-Id is set before the route runs. The chat route's fast path leaves it to whatever writes the
+  // answer (the completion, the stream, or an error below), so that its head is written in one call (see chat.ts).
+  const handle =
+    (early: boolean): Koa.Middleware =>
+    async (ctx, next) => {
+      activity.requests++;
+      const started = process.hrtime.bigint();
+      const incoming = ctx.req.headers['x-request-id'];
+      const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomId('req_');
+      ctx.state.requestId = requestId;
+      if (early) ctx.res.setHeader('X-Request-Id', requestId);
+      try {
+        if (lifecycle.draining) {
+          ctx.set('Connection', 'close');
+          throw errors.shuttingDown();
+        }
+        await next();
+        if (ctx.body === undefined && ctx.respond !== false) {
+          if (ctx.status === 404) throw errors.routeNotFound(ctx.method, ctx.path);
+          if (ctx.status === 405) throw errors.methodNotAllowed(ctx.method, ctx.path);
+        }
         serializeJsonBody(ctx);
+      } catch (e) {
+        const err = toGatewayError(e);
+        if (err !== e) logger.error({ err: e, requestId }, 'unhandled error');
+        if (ctx.headerSent || ctx.respond === false) {
+          logger.warn({ requestId, code: err.code }, 'error after the response started');
+        } else {
+          if (!early) ctx.res.setHeader('X-Request-Id', requestId);
+          respondError(ctx, err);
+          serializeJsonBody(ctx);
+        }
+      } finally {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        httpObserver?.(
+          (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+          ctx.method,
+          ctx.respond === false ? ctx.res.statusCode : ctx.status,
+          ms / 1000,
+        );
+        const s = ctx.state.gateway as GatewayContext['state']['gateway'] | undefined;
+        access({
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.respond === false ? ctx.res.statusCode : ctx.status,
+          ms: Math.round(ms * 1000) / 1000,
+          model: s?.model.id,
+          key: s?.principal?.keyLabel,
+        });
       }
-    } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      httpObserver?.(
-        (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
-        ctx.method,
-        ctx.respond === false ? ctx.res.statusCode : ctx.status,
-        ms / 1000,
-      );
-      const s = ctx.state.gateway as GatewayContext['state']['gateway'] | undefined;
-      access({
-        requestId,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.respond === false ? ctx.res.statusCode : ctx.status,
-        ms: Math.round(ms * 1000) / 1000,
-        model: s?.model.id,
-        key: s?.principal?.keyLabel,
-      });
-    }
-  };
+    };
   const chatRoute = (ctx: Koa.Context) => {
     (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
     return handler(ctx as unknown as GatewayContext);
   };
+  const outer = handle(true);
+  const outerFast = handle(false);
   app.use(outer);
   // The hot route skips the router's matching (the router still has it, for other spellings and 405s).
   app.use((ctx, next) => (ctx.method !== 'POST' || ctx.path !== CHAT_ROUTE ? next() : chatRoute(ctx)));
@@ -193,7 +200,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     if (req.method !== 'POST' || req.url !== CHAT_ROUTE) return void koaListener(req, res);
     const ctx = app.createContext(req, res);
     res.statusCode = 404;
-    outer(ctx, () => chatRoute(ctx)).then(
+    outerFast(ctx, () => chatRoute(ctx)).then(
       () => writeKoaBody(ctx),
       () => (res.headersSent ? res.destroy() : res.writeHead(500).end()),
     );

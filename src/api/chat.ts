@@ -60,7 +60,7 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
     if (!result) throw errors.internal();
     if (result.kind !== 'stream') {
       if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
-      writeCompletion(ctx.res, s.responseHeaders, JSON.stringify(result.body));
+      writeCompletion(ctx.res, s.requestId, s.responseHeaders, JSON.stringify(result.body));
       ctx.respond = false;
       return;
     }
@@ -77,13 +77,15 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
 }
 
 /**
- * A completion written straight to the socket: Koa's respond would set the type through a
- * MIME lookup, stringify, measure and set each header through its delegates again.
+ * A completion written straight to the socket: Koa's respond would set the type through a MIME lookup, stringify,
+ * measure and set each header through its delegates again. The head goes in one writeHead call with the headers as
+ * one flat list: node then checks each once as it writes it, where setHeader per header also copies it into a map.
+ * Headers a plugin set on the response before (ctx.set) are kept: node merges them (its slower path).
  */
-function writeCompletion(res: ServerResponse, headers: Record<string, string>, text: string): void {
-  res.statusCode = 200;
-  for (const k in headers) res.setHeader(k, headers[k]);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+function writeCompletion(res: ServerResponse, requestId: string, headers: Record<string, string>, text: string): void {
+  const head: string[] = ['X-Request-Id', requestId];
+  for (const k in headers) head.push(k, headers[k]);
+  head.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text)));
+  res.writeHead(200, head);
   res.end(text);
 }

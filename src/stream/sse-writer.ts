@@ -28,6 +28,20 @@ export interface StreamFramer {
 
 const DONE = 'data: [DONE]\n\n';
 
+const STREAM_HEADERS: Record<string, string> = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
+/** Whether `headers` names `name` in any case. */
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  const lower = name.toLowerCase();
+  for (const k in headers) if (k.toLowerCase() === lower) return true;
+  return false;
+}
+
 /**
  * The one loop that writes a chat stream to the client: frames exactly `data: <json>\n\n`,
  * each flushed as it comes, `usage: null` on every chunk but the usage chunk (sent only
@@ -38,12 +52,11 @@ export async function writeStream(
   stream: ChatStream,
   opts: WriteStreamOptions,
 ): Promise<StreamEnd> {
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-cache');
-  res.setHeader('Connection', 'keep-alive');
-  res.setHeader('X-Accel-Buffering', 'no');
-  for (const [k, v] of Object.entries(opts.headers)) res.setHeader(k, v);
+  // The head in one call (see writeCompletion in src/api/chat.ts); the caller's headers come last and win.
+  const head: string[] = [];
+  for (const k in STREAM_HEADERS) if (!hasHeader(opts.headers, k)) head.push(k, STREAM_HEADERS[k]);
+  for (const k in opts.headers) head.push(k, opts.headers[k]);
+  res.writeHead(200, head);
   // Writes made in one turn of the loop leave in one syscall: the headers with the first
   // chunks, and every chunk parsed from one upstream read together. Nothing waits longer,
   // and the first chunk with content leaves at once (time to first token), not at the end

@@ -39,6 +39,80 @@ describe('plugin chain', () => {
     });
   });
 
+  describe('response headers on the chat route (its head is written in one call)', () => {
+    // With a header set on the context, node merges the head into it; with none, the head is written as it is.
+    let gw: TestGateway;
+    let stateOnly: TestGateway;
+    const headersPlugin = (context: Record<string, string>) => ({
+      use: './test/fixtures/plugins/response-headers',
+      config: { context, state: { 'X-In-State': 'state', 'cache-control': 'no-store' } },
+    });
+    before(async () => {
+      gw = await startTestGateway(testConfig({ plugins: [headersPlugin({ 'X-On-Context': 'ctx' }), 'routing'] }));
+      stateOnly = await startTestGateway(testConfig({ plugins: [headersPlugin({}), 'routing'] }));
+    });
+    after(async () => {
+      await gw.stop();
+      await stateOnly.stop();
+    });
+
+    it('a completion carries the request id, the headers set on the context and those in the state', async () => {
+      for (const [g, context] of [
+        [gw, 'ctx'],
+        [stateOnly, null],
+      ] as const) {
+        const res = await postJson(`${g.url}/v1/chat/completions`, chat('hello'), { 'x-request-id': 'head-1' });
+        expect(res.status).to.equal(200);
+        expect(res.headers.get('x-request-id')).to.equal('head-1');
+        expect(res.headers.get('x-on-context')).to.equal(context);
+        expect(res.headers.get('x-in-state')).to.equal('state');
+        expect(res.headers.get('cache-control')).to.equal('no-store');
+        expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+        const text = await res.text();
+        expect(res.headers.get('content-length')).to.equal(String(Buffer.byteLength(text)));
+        expect(JSON.parse(text)).to.have.property('object', 'chat.completion');
+      }
+    });
+
+    it('a stream carries them too, a header in the state replacing the stream default of the same name', async () => {
+      for (const [g, context] of [
+        [gw, 'ctx'],
+        [stateOnly, null],
+      ] as const) {
+        const res = await postJson(
+          `${g.url}/v1/chat/completions`,
+          { ...chat('hello'), stream: true },
+          {
+            'x-request-id': 'head-2',
+          },
+        );
+        expect(res.status).to.equal(200);
+        expect(res.headers.get('x-request-id')).to.equal('head-2');
+        expect(res.headers.get('x-on-context')).to.equal(context);
+        expect(res.headers.get('x-in-state')).to.equal('state');
+        expect(res.headers.get('cache-control')).to.equal('no-store'); // one value: fetch joins two with ", "
+        expect(res.headers.get('content-type')).to.equal('text/event-stream; charset=utf-8');
+        expect(await res.text()).to.match(/data: \[DONE\]\n\n$/);
+      }
+    });
+
+    it('an error on the chat route carries the request id (and a made one when the client sent none)', async () => {
+      const res = await postJson(
+        `${stateOnly.url}/v1/chat/completions`,
+        { ...chat('hello'), model: 'no/such' },
+        {
+          'x-request-id': 'head-3',
+        },
+      );
+      expect(res.status).to.equal(404);
+      expect(res.headers.get('x-request-id')).to.equal('head-3');
+      expect((await res.json()).error.code).to.equal('model_not_found');
+      const made = await postJson(`${stateOnly.url}/v1/chat/completions`, { messages: [] });
+      expect(made.status).to.equal(400);
+      expect(made.headers.get('x-request-id')).to.match(/^req_[A-Za-z0-9_-]{24}$/);
+    });
+  });
+
   it('refuses an unknown plugin name, listing the built-in ones', async () => {
     const p = await chainProblems(['nosuch', 'routing']);
     expect(p[0].pointer).to.equal('/plugins/0');
