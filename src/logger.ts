@@ -56,6 +56,21 @@ export interface AccessLine {
 const json = JSON.stringify;
 
 /**
+ * JSON strings of the access line's repeated values (methods, paths, models, key labels), so that a line quotes only
+ * what is new. Bounded: a client sending ever new paths only empties it.
+ */
+const QUOTED_MAX = 512;
+const quotedCache = new Map<string, string>();
+function quoted(s: string): string {
+  let q = quotedCache.get(s);
+  if (q === undefined) {
+    if (quotedCache.size >= QUOTED_MAX) quotedCache.clear();
+    quotedCache.set(s, (q = json(s)));
+  }
+  return q;
+}
+
+/**
  * The access log: the same line pino would write for `logger.info(line, 'request')`, formatted
  * here because the redaction paths (wildcards included) cost ~3 us a line and the access line's
  * fields are fixed and hold no secret. The lines of one event-loop turn reach the logger's own destination
@@ -76,12 +91,12 @@ export function accessLogger(logger: Logger): (line: AccessLine) => void {
   unwritten.set(logger, write);
   return (l) => {
     if (!logger.isLevelEnabled('info')) return;
-    const model = l.model === undefined ? '' : `,"model":${json(l.model)}`;
-    const key = l.key === undefined ? '' : `,"key":${json(l.key)}`;
+    const model = l.model === undefined ? '' : `,"model":${quoted(l.model)}`;
+    const key = l.key === undefined ? '' : `,"key":${quoted(l.key)}`;
     if (
       lines.push(
         `{"level":${level},"time":${Date.now()}${bindings},"requestId":${json(l.requestId)}` +
-          `,"method":${json(l.method)},"path":${json(l.path)},"status":${l.status},"ms":${l.ms}` +
+          `,"method":${quoted(l.method)},"path":${quoted(l.path)},"status":${l.status},"ms":${l.ms}` +
           `${model}${key},"msg":"request"}\n`,
       ) === 1
     )

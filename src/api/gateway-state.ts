@@ -95,7 +95,8 @@ class RequestState implements Partial<GatewayState> {
 export function createState(ctx: GatewayContext, init: StateInit, lifecycle?: Lifecycle): GatewayState {
   const abort = new RequestAbort();
   const leave = lifecycle?.enter(abort);
-  ctx.res.once('close', () => {
+  // 'close' comes once: `on` spares the wrapper `once` makes.
+  ctx.res.on('close', () => {
     if (!ctx.res.writableFinished) abort.abort();
     leave?.();
   });

@@ -101,10 +101,9 @@ function collect(req: IncomingMessage, limit: number, limitText: string): Promis
       }
       parts.push(chunk);
     };
-    const onEnd = () => {
-      cleanup();
-      resolve(parts);
-    };
+    // Nothing comes after 'end': its listeners stay, with the request they belong to (removing three cost a request
+    // about as much as adding them).
+    const onEnd = () => resolve(parts);
     const onError = (e: Error) => {
       cleanup();
       reject(errors.invalidRequest(`The request body could not be read: ${e.message}`, null, 'body_read_failed'));
