@@ -106,7 +106,7 @@ describe('plugin chain', () => {
       );
       expect(res.status).to.equal(404);
       expect(res.headers.get('x-request-id')).to.equal('head-3');
-      expect((await res.json()).error.code).to.equal('model_not_found');
+      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('model_not_found');
       const made = await postJson(`${stateOnly.url}/v1/chat/completions`, { messages: [] });
       expect(made.status).to.equal(400);
       expect(made.headers.get('x-request-id')).to.match(/^req_[A-Za-z0-9_-]{24}$/);
