@@ -70,8 +70,9 @@ export function readBody(res: UpstreamResponse, limit: number): Promise<unknown>
       }
       parts.push(chunk);
     });
-    res.body.once('error', reject);
-    res.body.once('end', () => {
+    // Each comes at most once for this body: `on` spares the wrappers `once` makes.
+    res.body.on('error', reject);
+    res.body.on('end', () => {
       const text = Buffer.concat(parts).toString('utf8');
       try {
         resolve(JSON.parse(text));
