@@ -3,7 +3,7 @@ import Koa from 'koa';
 import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
+import { Registry } from './metrics/prom-client';
 import type { GatewayConfig } from './config/types';
 import { errors, toGatewayError, toOpenAIBody, toProblem, type GatewayError } from './errors';
 import { accessLogger, createLogger } from './logger';

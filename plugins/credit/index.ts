@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter } from '../../src/metrics/prom-client';
 import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
 import { promptTokens, type AttemptPlan } from '../../src/pipeline/state';
 import { errors, toGatewayError } from '../../src/errors';

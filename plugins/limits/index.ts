@@ -1,4 +1,4 @@
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge } from '../../src/metrics/prom-client';
 import { definePlugin, type GatewayContext, type PluginServices } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { randomId } from '../../src/ids';

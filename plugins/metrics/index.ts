@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { collectDefaultMetrics } from 'prom-client';
+import { collectDefaultMetrics } from '../../src/metrics/prom-client';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors, toGatewayError } from '../../src/errors';
 import { constantTimeEqual } from '../../src/auth/key-format';
@@ -40,7 +40,7 @@ export default definePlugin<MetricsConfig>({
   async setup(config, services) {
     const registry = services.metrics;
     // Process metrics (and their GC observer and loop timer) only where /metrics is served.
-    collectDefaultMetrics({ register: registry });
+    collectDefaultMetrics(registry);
     const m = createInstruments(registry, config.key_label);
     const loopDelay = new LoopDelayHistogram(config.loop_delay_resolution_ms).register(registry);
     const timer: PluginTimer = (plugin, seconds) => m.plugin.with(plugin).observe(seconds);

@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter } from '../../src/metrics/prom-client';
 import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
 import type { Usage } from '../../src/types/openai';
 import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';

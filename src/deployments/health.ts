@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from '../metrics/prom-client';
 
 export interface HealthOptions {
   /** Failures within `window_ms` that take a deployment out of rotation. */

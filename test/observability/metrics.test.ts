@@ -102,6 +102,43 @@ describe('metrics', () => {
     expect(after).to.match(/^process_cpu_user_seconds_total /m);
   });
 
+  it("exports prom-client's default metrics by their names, without loading OpenTelemetry's API", async () => {
+    const text = await scrape();
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_cpu_system_seconds_total',
+      'process_cpu_seconds_total',
+      'process_start_time_seconds',
+      'process_resident_memory_bytes',
+      'process_open_fds',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_active_handles_total',
+      'nodejs_heap_size_total_bytes',
+      'nodejs_heap_space_size_used_bytes',
+      'nodejs_version_info',
+      'nodejs_gc_duration_seconds',
+    ])
+      expect(text, name).to.match(new RegExp(`^# TYPE ${name} `, 'm'));
+    // The CPU counters count this process's CPU time: user + system = total, and they grow.
+    const user = value(text, 'process_cpu_user_seconds_total');
+    const system = value(text, 'process_cpu_system_seconds_total');
+    expect(user).to.be.greaterThan(0);
+    expect(value(text, 'process_cpu_seconds_total')).to.be.closeTo(user + system, 1e-6);
+    const spin = Date.now() + 50;
+    while (Date.now() < spin); // CPU time for the next scrape to count
+    expect(value(await scrape(), 'process_cpu_seconds_total')).to.be.greaterThan(user + system);
+    const { execFileSync } = await import('node:child_process');
+    const loaded = execFileSync(process.execPath, [
+      '--require',
+      'tsx/cjs',
+      '-e',
+      "require('./src/app'); require('./plugins/metrics'); console.log(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry/api')).length)",
+    ])
+      .toString()
+      .trim();
+    expect(loaded).to.equal('0');
+  });
+
   it('10,000 random model names and unknown keys add zero series', async () => {
     // One request of the same kind first, so that its (bounded) label combination exists before.
     await postJson(
