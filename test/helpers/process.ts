@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,4 +46,15 @@ export async function startGatewayProcess(
       return exited;
     },
   };
+}
+
+/**
+ * In a fresh node process (TypeScript through tsx), require `files` (paths from the repository root) and give back
+ * the loaded modules whose path contains `fragment`: what loading them pulls in.
+ */
+export function modulesLoadedBy(files: string[], fragment: string): string[] {
+  const script =
+    `for (const f of ${JSON.stringify(files)}) require(f);` +
+    `console.log(JSON.stringify(Object.keys(require.cache).filter((k) => k.includes(${JSON.stringify(fragment)}))))`;
+  return JSON.parse(execFileSync(process.execPath, ['--require', 'tsx/cjs', '-e', script]).toString()) as string[];
 }

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestGateway, testConfig, postJson } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
+import { modulesLoadedBy } from '../helpers/process';
 
 interface OtlpSpan {
   traceId: string;
@@ -152,16 +153,7 @@ describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
         model: 'mock/gpt-4o-mini',
         messages: [{ role: 'user', content: 'x' }],
       });
-      const { execFileSync } = await import('node:child_process');
-      const out = execFileSync(process.execPath, [
-        '--require',
-        'tsx/cjs',
-        '-e',
-        "require('./src/app'); require('./plugins/routing'); console.log(Object.keys(require.cache).some((k) => k.includes('sdk-trace-base')))",
-      ])
-        .toString()
-        .trim();
-      expect(out).to.equal('false');
+      expect(modulesLoadedBy(['./src/app', './plugins/routing'], 'sdk-trace-base')).to.deep.equal([]);
     } finally {
       await gw.stop();
     }
