@@ -10,6 +10,7 @@ import { parseSize } from './read-json';
 import { createState, readChainBody } from './gateway-state';
 import { splitChatRequest } from './chat-request';
 import { servesEndpoint } from './endpoints';
+import { headList } from '../server/response-head';
 import type { Authenticate } from '../auth/contract';
 
 export interface ChatDeps {
@@ -78,14 +79,12 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
 
 /**
  * A completion written straight to the socket: Koa's respond would set the type through a MIME lookup, stringify,
- * measure and set each header through its delegates again. The head goes in one writeHead call with the headers as
- * one flat list: node then checks each once as it writes it, where setHeader per header also copies it into a map.
- * Headers a plugin set on the response before (ctx.set) are kept: node merges them (its slower path).
+ * measure and set each header through its delegates again. The head goes in one writeHead call (headList); the
+ * state's headers may replace the request id, never the body's type and length. Headers a plugin set on the response
+ * before (ctx.set) are kept: node merges them (its slower path).
  */
 function writeCompletion(res: ServerResponse, requestId: string, headers: Record<string, string>, text: string): void {
-  const head: string[] = ['X-Request-Id', requestId];
-  for (const k in headers) head.push(k, headers[k]);
-  head.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text)));
-  res.writeHead(200, head);
+  const body = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) };
+  res.writeHead(200, headList({ 'X-Request-Id': requestId }, headers, body));
   res.end(text);
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { toGatewayError, toSseErrorFrame, type GatewayError } from '../errors';
 import type { ChatCompletionChunk, Usage } from '../types/openai';
 import type { ChatStream, StreamEnd } from './chat-stream';
+import { headList } from '../server/response-head';
 
 export interface WriteStreamOptions {
   /** Whether the client asked for `stream_options.include_usage`. */
@@ -35,13 +36,6 @@ const STREAM_HEADERS: Record<string, string> = {
   'X-Accel-Buffering': 'no',
 };
 
-/** Whether `headers` names `name` in any case. */
-function hasHeader(headers: Record<string, string>, name: string): boolean {
-  const lower = name.toLowerCase();
-  for (const k in headers) if (k.toLowerCase() === lower) return true;
-  return false;
-}
-
 /**
  * The one loop that writes a chat stream to the client: frames exactly `data: <json>\n\n`,
  * each flushed as it comes, `usage: null` on every chunk but the usage chunk (sent only
@@ -52,11 +46,8 @@ export async function writeStream(
   stream: ChatStream,
   opts: WriteStreamOptions,
 ): Promise<StreamEnd> {
-  // The head in one call (see writeCompletion in src/api/chat.ts); the caller's headers come last and win.
-  const head: string[] = [];
-  for (const k in STREAM_HEADERS) if (!hasHeader(opts.headers, k)) head.push(k, STREAM_HEADERS[k]);
-  for (const k in opts.headers) head.push(k, opts.headers[k]);
-  res.writeHead(200, head);
+  // The head in one call; the caller's headers win over the stream's defaults.
+  res.writeHead(200, headList(STREAM_HEADERS, opts.headers));
   // Writes made in one turn of the loop leave in one syscall: the headers with the first
   // chunks, and every chunk parsed from one upstream read together. Nothing waits longer,
   // and the first chunk with content leaves at once (time to first token), not at the end

@@ -96,6 +96,32 @@ describe('plugin chain', () => {
       }
     });
 
+    it("a state header never doubles one the gateway writes: the body's type and length stay the gateway's", async () => {
+      const clash = await startTestGateway(
+        testConfig({
+          plugins: [
+            {
+              use: './test/fixtures/plugins/response-headers',
+              config: { state: { 'content-type': 'text/plain', 'content-length': '1', 'x-request-id': 'from-state' } },
+            },
+            'routing',
+          ],
+        }),
+      );
+      try {
+        const res = await postJson(`${clash.url}/v1/chat/completions`, chat('hello'), { 'x-request-id': 'head-4' });
+        expect(res.status).to.equal(200);
+        // One value each (fetch joins repeated headers with ", "); the state may name the request, as setHeader let it.
+        expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+        expect(res.headers.get('x-request-id')).to.equal('from-state');
+        const text = await res.text();
+        expect(res.headers.get('content-length')).to.equal(String(Buffer.byteLength(text)));
+        expect(JSON.parse(text)).to.have.property('object', 'chat.completion');
+      } finally {
+        await clash.stop();
+      }
+    });
+
     it('an error on the chat route carries the request id (and a made one when the client sent none)', async () => {
       const res = await postJson(
         `${stateOnly.url}/v1/chat/completions`,
