@@ -12,60 +12,91 @@ import type { AttemptAbort } from './attempt-signal';
  * chunks, then the rest. It counts what was produced, for usage when none comes.
  */
 export async function openStream(
-  source: AsyncGenerator<ChatCompletionChunk>,
+  opened: Promise<AsyncIterator<ChatCompletionChunk>>,
   sig: AttemptAbort,
   /** Counted only when the upstream reports no usage. */
   promptTokens: () => number,
 ): Promise<ChatStream> {
+  const seen = new Produced();
   const held: ChatCompletionChunk[] = [];
-  let completionText = '';
-  let toolText = '';
-  const see = (c: ChatCompletionChunk) => {
-    for (const ch of c.choices) {
-      if (ch.delta.content) completionText += ch.delta.content;
-      if (ch.delta.tool_calls)
-        for (const t of ch.delta.tool_calls) toolText += (t.function?.name ?? '') + ' ' + (t.function?.arguments ?? '');
-    }
-  };
+  let source: AsyncIterator<ChatCompletionChunk>;
   try {
+    source = await opened;
     for (;;) {
       const r = await source.next();
       if (r.done) break;
       held.push(r.value);
-      see(r.value);
+      seen.see(r.value);
       if (r.value.choices.some((c) => hasContent(c.delta) || c.finish_reason) || r.value.usage) break;
     }
   } catch (e) {
     sig.dispose();
     throw e;
   }
-
-  async function* rest(): AsyncGenerator<ChatCompletionChunk> {
-    try {
-      yield* held;
-      held.length = 0;
-      for (;;) {
-        let r: IteratorResult<ChatCompletionChunk>;
-        try {
-          r = await source.next();
-        } catch (e) {
-          // An abort surfaces as the source's own error (AbortError...): report why we aborted.
-          throw sig.aborted && isGatewayError(sig.reason) ? sig.reason : e;
-        }
-        if (r.done) return;
-        see(r.value);
-        yield r.value;
-      }
-    } finally {
-      sig.dispose();
-      await source.return(undefined).catch(() => undefined);
-    }
-  }
-
   const usageSoFar = (): Usage => {
-    const completion = countTextTokens(completionText) + countTextTokens(toolText);
+    const completion = countTextTokens(seen.completionText) + countTextTokens(seen.toolText);
     const prompt = promptTokens();
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
-  return new ChatStream(rest(), (reason) => sig.abort(reason), usageSoFar);
+  return new ChatStream(new Rest(held, source, seen, sig), (reason) => sig.abort(reason), usageSoFar);
+}
+
+/** What a stream produced: its content and tool-call text, counted for usage when the upstream reports none. */
+class Produced {
+  completionText = '';
+  toolText = '';
+
+  see(c: ChatCompletionChunk): void {
+    for (const ch of c.choices) {
+      if (ch.delta.content) this.completionText += ch.delta.content;
+      if (ch.delta.tool_calls)
+        for (const t of ch.delta.tool_calls)
+          this.toolText += (t.function?.name ?? '') + ' ' + (t.function?.arguments ?? '');
+    }
+  }
+}
+
+/**
+ * The held chunks, then the source's, each seen on its way; the attempt's abort is disposed of and the source
+ * returned once it ends, fails or the reader leaves. One promise a chunk, no generator frames.
+ */
+class Rest implements AsyncIterator<ChatCompletionChunk> {
+  private done = false;
+  private readonly onResult = (r: IteratorResult<ChatCompletionChunk>): IteratorResult<ChatCompletionChunk> => {
+    if (r.done) this.close();
+    else this.seen.see(r.value);
+    return r;
+  };
+  private readonly onError = (e: unknown): never => {
+    // An abort surfaces as the source's own error (AbortError...): report why we aborted.
+    const reason = this.sig.aborted && isGatewayError(this.sig.reason) ? this.sig.reason : e;
+    this.close();
+    throw reason;
+  };
+
+  constructor(
+    private readonly held: ChatCompletionChunk[],
+    private readonly source: AsyncIterator<ChatCompletionChunk>,
+    private readonly seen: Produced,
+    private readonly sig: AttemptAbort,
+  ) {}
+
+  next(): Promise<IteratorResult<ChatCompletionChunk>> {
+    if (this.held.length > 0) return Promise.resolve({ done: false, value: this.held.shift()! });
+    if (this.done) return Promise.resolve({ done: true, value: undefined });
+    return this.source.next().then(this.onResult, this.onError);
+  }
+
+  return(): Promise<IteratorResult<ChatCompletionChunk>> {
+    this.held.length = 0;
+    this.close();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  private close(): void {
+    if (this.done) return;
+    this.done = true;
+    this.sig.dispose();
+    this.source.return?.(undefined)?.catch(() => undefined);
+  }
 }

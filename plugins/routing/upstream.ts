@@ -4,20 +4,14 @@ import type { Transport, UpstreamResponse } from '../../src/transport/http';
 import { SizeLimitError } from '../../src/transport/limits';
 import { providerSecrets, redactSecrets } from '../../src/security/redact';
 import { sanitizeError } from './upstream-error';
-import type { ProviderConfig } from '../../src/config/types';
 import { getAdapter } from '../../src/providers/registry';
-import type {
-  AdapterContext,
-  HttpProviderAdapter,
-  UpstreamEvent,
-  UpstreamRequest,
-  UpstreamTarget,
-} from '../../src/providers/types';
+import type { AdapterContext, HttpProviderAdapter, UpstreamRequest, UpstreamTarget } from '../../src/providers/types';
 import { NdjsonParser, SseParser, type EventParser } from '../../src/transport/sse';
 import { AwsEventStreamParser } from '../../src/transport/aws-eventstream';
 import type { ChatCompletion, ChatCompletionChunk } from '../../src/types/openai';
 import type { PromptOptions } from '../../src/prompt/index';
 import type { AbortLike, RequestAbort } from '../../src/pipeline/request-abort';
+import { UpstreamChunks } from './upstream-chunks';
 
 export interface CallOptions {
   /** The attempt's abort: undici's signal as it is; `.signal` makes an AbortSignal for a local adapter. */
@@ -108,10 +102,6 @@ export async function upstreamFailure(
   return sanitizeError(adapter.mapError(res.status, body, res.headers, a.provider.name), secrets);
 }
 
-/** Bytes read from an upstream in one go before other work gets a turn. */
-const YIELD_BYTES = 1024 * 1024;
-const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
-
 /** Error answers are short; a bigger one is not read further. */
 const ERROR_BODY_LIMIT = 1024 * 1024;
 
@@ -161,18 +151,19 @@ export async function sendForJson(
   return { body, headers: res.headers };
 }
 
-/** One streaming upstream call, as OpenAI chunks; errors before the first chunk throw from the first next(). */
-export async function* callStream(
+/**
+ * One streaming upstream call, as OpenAI chunks: an error before the stream's head (or an error status) rejects;
+ * later ones come from the chunks' next(), after the chunks before them.
+ */
+export async function callStream(
   a: Attempt,
   transport: Transport,
   ctx: AdapterContext,
   opts: CallOptions,
-): AsyncGenerator<ChatCompletionChunk> {
+): Promise<AsyncIterator<ChatCompletionChunk>> {
   const adapter = getAdapter(a.provider.type);
-  if (adapter.kind === 'local') {
-    yield* adapter.stream(a.request, target(a, opts), ctx, opts.abort.signal);
-    return;
-  }
+  if (adapter.kind === 'local')
+    return adapter.stream(a.request, target(a, opts), ctx, opts.abort.signal)[Symbol.asyncIterator]();
   const req = adapter.buildRequest(a.request, target(a, opts), true);
   const res = await transport.send(req, a.provider, {
     signal: opts.abort,
@@ -180,18 +171,7 @@ export async function* callStream(
     bodyTimeoutMs: opts.idleTimeoutMs,
   });
   if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
-  yield* translate(adapter, res.body, ctx, a.provider, opts);
-}
-
-async function* translate(
-  adapter: HttpProviderAdapter,
-  body: AsyncIterable<unknown>,
-  ctx: AdapterContext,
-  p: ProviderConfig,
-  opts: CallOptions,
-): AsyncGenerator<ChatCompletionChunk> {
-  const provider = p.name;
-  const signal = opts.abort;
+  const p = a.provider;
   const max = opts.limits.maxEventBytes;
   const parser: EventParser =
     adapter.streamFormat === 'ndjson'
@@ -199,28 +179,14 @@ async function* translate(
       : adapter.streamFormat === 'aws-eventstream'
         ? new AwsEventStreamParser(max)
         : new SseParser(max);
-  const translator = adapter.createStreamTranslator(ctx);
-  const events: UpstreamEvent[] = [];
-  try {
-    let sinceYield = 0;
-    for await (const bytes of body) {
-      parser.push(bytes as Uint8Array, events);
-      // A fast upstream fills the buffer faster than it is read: let other requests in between.
-      if ((sinceYield += (bytes as Uint8Array).length) >= YIELD_BYTES) {
-        sinceYield = 0;
-        await yieldToLoop();
-      }
-      for (let i = 0; i < events.length; i++) yield* translator.push(events[i]);
-      events.length = 0;
-    }
-    parser.end(events);
-    for (const ev of events) yield* translator.push(ev);
-  } catch (e) {
+  return new UpstreamChunks(
+    res.body,
+    parser,
+    adapter.createStreamTranslator(ctx),
     // A provider's mid-stream error event may quote the key too.
-    throw sanitizeError(mapReadError(e, provider, signal), providerSecrets(p));
-  }
-  yield* translator.finish();
-  if (!translator.done) throw errors.streamInterrupted(provider, 'the upstream closed the stream without finishing it');
+    (e) => sanitizeError(mapReadError(e, p.name, opts.abort), providerSecrets(p)),
+    () => errors.streamInterrupted(p.name, 'the upstream closed the stream without finishing it'),
+  );
 }
 
 export function mapReadError(e: unknown, provider: string, signal: AbortLike): GatewayError {

@@ -1,0 +1,148 @@
+import type { Readable } from 'node:stream';
+import type { GatewayError } from '../../src/errors';
+import type { StreamTranslator, UpstreamEvent } from '../../src/providers/types';
+import type { EventParser } from '../../src/transport/sse';
+import type { ChatCompletionChunk } from '../../src/types/openai';
+
+/** Chunks parsed ahead of the reader before the upstream body is paused (a slow client holds the upstream back). */
+const HIGH_WATER = 64;
+
+type Waiter = { resolve: (r: IteratorResult<ChatCompletionChunk>) => void; reject: (e: unknown) => void };
+
+const DONE: IteratorResult<ChatCompletionChunk> = { done: true, value: undefined };
+
+/**
+ * An upstream stream's body as OpenAI chunks, pushed as its bytes arrive: each read is parsed and translated in the
+ * body's own 'data' event and its chunks queued for the reader, who takes them with `next()` (at once when queued).
+ * Pulling the body through async generators (for-await over the body, then the translation, then the caller's)
+ * cost several promise turns a chunk and ~30 us before the first token at c=1.
+ *
+ * Each socket read is its own 'data' event, so a fast upstream leaves other requests their turns. Once HIGH_WATER
+ * chunks wait, the body is paused until the reader has taken them all. A failure (the body's error, a line too
+ * long, the upstream's error event, a stream that ends unfinished) comes after the chunks parsed before it, mapped
+ * by `fail`. `return()` destroys the body.
+ */
+export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
+  private queue: ChatCompletionChunk[] = [];
+  private head = 0;
+  private readonly events: UpstreamEvent[] = [];
+  private waiter: Waiter | null = null;
+  /** Set once nothing more will be queued: DONE, or the failure to throw after the queue. */
+  private ended = false;
+  private failure: GatewayError | null = null;
+  private paused = false;
+
+  constructor(
+    private readonly body: Readable,
+    private readonly parser: EventParser,
+    private readonly translator: StreamTranslator,
+    private readonly fail: (e: unknown) => GatewayError,
+    /** The error for a stream that ends before the upstream said it is complete. */
+    private readonly unfinished: () => GatewayError,
+  ) {
+    // Each comes at most once for this body, or is the last of its kind: `on` spares the wrappers `once` makes.
+    body.on('data', (bytes: Uint8Array) => this.read(bytes));
+    body.on('end', () => this.end());
+    body.on('error', (e: unknown) => this.stop(this.fail(e)));
+  }
+
+  next(): Promise<IteratorResult<ChatCompletionChunk>> {
+    if (this.head < this.queue.length) return Promise.resolve(this.take());
+    if (this.ended) {
+      const failure = this.failure;
+      this.failure = null; // thrown once, then the iterator is done
+      return failure ? Promise.reject(failure) : Promise.resolve(DONE);
+    }
+    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  /** The reader leaves early: the upstream request is stopped, what was queued dropped. */
+  return(): Promise<IteratorResult<ChatCompletionChunk>> {
+    this.queue = [];
+    this.head = 0;
+    if (!this.ended) {
+      this.ended = true;
+      this.body.destroy();
+    }
+    this.failure = null;
+    this.wake();
+    return Promise.resolve(DONE);
+  }
+
+  private take(): IteratorResult<ChatCompletionChunk> {
+    const value = this.queue[this.head++];
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+      if (this.paused) {
+        this.paused = false;
+        this.body.resume();
+      }
+    }
+    return { done: false, value };
+  }
+
+  private read(bytes: Uint8Array): void {
+    if (this.ended) return;
+    const events = this.events;
+    try {
+      this.parser.push(bytes, events);
+      for (let i = 0; i < events.length; i++) this.add(this.translator.push(events[i]));
+    } catch (e) {
+      events.length = 0;
+      this.stop(this.fail(e));
+      return;
+    }
+    events.length = 0;
+    if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
+      this.paused = true;
+      this.body.pause();
+    }
+    this.wake();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    const events = this.events;
+    try {
+      this.parser.end(events);
+      for (let i = 0; i < events.length; i++) this.add(this.translator.push(events[i]));
+      this.add(this.translator.finish());
+    } catch (e) {
+      this.stop(this.fail(e));
+      return;
+    } finally {
+      events.length = 0;
+    }
+    this.stop(this.translator.done ? null : this.unfinished());
+  }
+
+  private add(chunks: ChatCompletionChunk[]): void {
+    for (let i = 0; i < chunks.length; i++) this.queue.push(chunks[i]);
+  }
+
+  /** Nothing more comes: the reader gets what is queued, then `failure` (or the end). */
+  private stop(failure: GatewayError | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.failure = failure;
+    if (failure) this.body.destroy();
+    this.wake();
+  }
+
+  /** A reader waiting for the next chunk gets it (or the end) now. */
+  private wake(): void {
+    const w = this.waiter;
+    if (!w) return;
+    if (this.head < this.queue.length) {
+      this.waiter = null;
+      w.resolve(this.take());
+    } else if (this.ended) {
+      this.waiter = null;
+      const failure = this.failure;
+      this.failure = null;
+      if (failure) w.reject(failure);
+      else w.resolve(DONE);
+    }
+  }
+}
