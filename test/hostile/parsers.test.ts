@@ -58,6 +58,40 @@ describe('hostile: bounded linear stream parsers (issue 15, item 3)', () => {
     );
   });
 
+  it('any bytes, cut anywhere (invalid UTF-8, a split character, a byte-order mark), decode as TextDecoder does', () => {
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 8 }).map((t) => Buffer.from(t, 'utf8')),
+      fc.constantFrom(
+        Buffer.from([0xef, 0xbb, 0xbf]), // U+FEFF
+        Buffer.from([0xe2, 0x82]), // a character cut short
+        Buffer.from([0xff, 0xc0, 0x80]), // never valid
+        Buffer.from([0xf0, 0x9f, 0x98, 0x80]), // outside the BMP
+        Buffer.from('\n'),
+        Buffer.from('\r\n'),
+      ),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.integer({ min: 0, max: 1000 }), (pieces, seed) => {
+        const bytes = Buffer.concat(pieces);
+        const cuts = fc.sample(cutsOf(bytes.length), { numRuns: 1, seed })[0];
+        // One-shot TextDecoder (a leading BOM dropped, U+FFFD for what is invalid), split at LF.
+        const lines = new TextDecoder('utf-8')
+          .decode(bytes)
+          .split(/\r\n|\r|\n/)
+          .map((l) => l.trim())
+          .filter((l) => l !== '');
+        expect(feed(new NdjsonParser(), bytes, cuts).map((e) => e.data)).to.deep.equal(lines);
+      }),
+      { seed: 15, numRuns: 500 },
+    );
+  });
+
+  it('SSE: a byte-order mark opening the stream is dropped, cut anywhere; one later is data', () => {
+    const bytes = Buffer.from('\uFEFFdata: a\n\ndata: \uFEFFb\n\n', 'utf8');
+    for (let cut = 0; cut <= bytes.length; cut++)
+      expect(feed(new SseParser(), bytes, [cut])).to.deep.equal([{ data: 'a' }, { data: '\uFEFFb' }]);
+  });
+
   it('NDJSON: any cut gives the same lines', () => {
     fc.assert(
       fc.property(
