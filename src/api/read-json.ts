@@ -11,9 +11,10 @@ export function parseSize(limit: string): number {
 /**
  * Read a JSON body of at most `limit` bytes: 413 as soon as the limit is passed (or
  * announced by Content-Length), 400 for bytes that are not JSON. Any media type is
- * read as JSON except one that is plainly something else.
+ * read as JSON except one that is plainly something else. Not an async function: the body
+ * is parsed where its last chunk arrives, and the one promise settles with the value.
  */
-export async function readJson(
+export function readJson(
   req: IncomingMessage,
   limit: number,
   limitText: string,
@@ -25,14 +26,17 @@ export async function readJson(
     !/^application\/([a-z0-9.+-]*\+)?json\b|^text\/plain\b/i.test(type) &&
     !/^application\/x-www-form-urlencoded/i.test(type)
   ) {
-    throw errors.unsupportedMediaType();
+    return Promise.reject(errors.unsupportedMediaType());
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw errors.bodyTooLarge(limitText);
+    return Promise.reject(errors.bodyTooLarge(limitText));
   }
-  const parts = await collect(req, limit, limitText);
+  return collect(req, limit, limitText, (parts) => parseBody(parts, maxDepth));
+}
+
+function parseBody(parts: Buffer[], maxDepth: number): unknown {
   const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8');
   if (text.trim() === '') throw errors.invalidJson('the body is empty');
   let value: unknown;
@@ -84,10 +88,15 @@ function prefix(seg: string, rest: string[]): string[] {
 }
 
 /**
- * The body's chunks, failing with 413 as soon as they pass the limit. Events, not `for await`: it is measurably cheaper
- * per request.
+ * The body's chunks, made into `finish`'s value, failing with 413 as soon as they pass the limit (and with what
+ * `finish` throws). Events, not `for await`: it is measurably cheaper per request.
  */
-function collect(req: IncomingMessage, limit: number, limitText: string): Promise<Buffer[]> {
+function collect<T>(
+  req: IncomingMessage,
+  limit: number,
+  limitText: string,
+  finish: (parts: Buffer[]) => T,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -103,7 +112,13 @@ function collect(req: IncomingMessage, limit: number, limitText: string): Promis
     };
     // Nothing comes after 'end': its listeners stay, with the request they belong to (removing three cost a request
     // about as much as adding them).
-    const onEnd = () => resolve(parts);
+    const onEnd = () => {
+      try {
+        resolve(finish(parts));
+      } catch (e) {
+        reject(e);
+      }
+    };
     const onError = (e: Error) => {
       cleanup();
       reject(errors.invalidRequest(`The request body could not be read: ${e.message}`, null, 'body_read_failed'));
@@ -126,7 +141,7 @@ export async function readRaw(req: IncomingMessage, limit: number, limitText: st
     req.resume();
     throw errors.bodyTooLarge(limitText);
   }
-  return Buffer.concat(await collect(req, limit, limitText));
+  return collect(req, limit, limitText, (parts) => Buffer.concat(parts));
 }
 
 /** An application/x-www-form-urlencoded body (an HTML form post). */

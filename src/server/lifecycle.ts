@@ -14,8 +14,10 @@ export interface Abortable {
 
 export class Lifecycle {
   private readonly active = new Set<Promise<unknown>>();
-  private readonly requests = new Map<Abortable, Promise<void>>();
+  private readonly requests = new Set<Abortable>();
   private readonly stopper = new AbortController();
+  /** While draining: told each time a request leaves (no promise is made per request). */
+  private left: (() => void) | null = null;
   draining = false;
 
   get stopSignal(): AbortSignal {
@@ -39,16 +41,23 @@ export class Lifecycle {
 
   /** A request enters (its abort stops it at the deadline); call the returned function once it is answered. */
   enter(ac: Abortable): () => void {
-    let leave!: () => void;
-    this.requests.set(ac, new Promise<void>((r) => (leave = r)));
+    this.requests.add(ac);
     return () => {
-      this.requests.delete(ac);
-      leave();
+      if (this.requests.delete(ac)) this.left?.();
     };
   }
 
-  private pending(): Array<Promise<unknown>> {
-    return [...this.active, ...this.requests.values()];
+  /** Resolves once every request has left and every tracked stream has ended. */
+  private settled(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const check = () => {
+        if (this.requests.size > 0) return;
+        this.left = null;
+        void Promise.allSettled([...this.active]).then(() => resolve());
+      };
+      this.left = check;
+      check();
+    });
   }
 
   /** Wait for requests and streams up to graceMs, then stop the rest and wait for them to be answered. */
@@ -57,14 +66,14 @@ export class Lifecycle {
     if (this.active.size + this.requests.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
-      await Promise.race([Promise.allSettled(this.pending()), deadline]);
+      await Promise.race([this.settled(), deadline]);
       clearTimeout(timer);
     }
     if (this.active.size + this.requests.size > 0) {
       const reason = errors.shuttingDown();
       this.stopper.abort(reason);
-      for (const ac of this.requests.keys()) ac.abort(reason);
-      await Promise.allSettled(this.pending());
+      for (const ac of [...this.requests]) ac.abort(reason);
+      await this.settled();
     }
   }
 }

@@ -61,13 +61,15 @@ export class Transport {
     return u;
   }
 
-  async send(req: UpstreamRequest, provider: ProviderConfig, opts: SendOptions): Promise<UpstreamResponse> {
+  /** Not an async function: the request's own promise, mapped, is one turn of the microtask queue less. */
+  send(req: UpstreamRequest, provider: ProviderConfig, opts: SendOptions): Promise<UpstreamResponse> {
     const url = this.parse(req.url);
     const pool = this.pool(url.origin, provider);
     // undici refuses such values with an error that would read as the upstream's failure.
-    for (const name in req.headers) if (!validHeaderValue(req.headers[name])) throw errors.invalidHeaderValue(name);
-    try {
-      const res = await pool.request({
+    for (const name in req.headers)
+      if (!validHeaderValue(req.headers[name])) return Promise.reject(errors.invalidHeaderValue(name));
+    return pool
+      .request({
         path: url.path,
         method: req.method,
         headers: req.headers,
@@ -75,11 +77,13 @@ export class Transport {
         signal: opts.signal,
         headersTimeout: opts.headersTimeoutMs,
         bodyTimeout: opts.bodyTimeoutMs,
-      });
-      return { status: res.statusCode, headers: res.headers, body: res.body };
-    } catch (e) {
-      throw mapTransportError(e, provider.name, opts.signal);
-    }
+      })
+      .then(
+        (res): UpstreamResponse => ({ status: res.statusCode, headers: res.headers, body: res.body }),
+        (e: unknown) => {
+          throw mapTransportError(e, provider.name, opts.signal);
+        },
+      );
   }
 
   async close(): Promise<void> {
