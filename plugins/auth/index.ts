@@ -63,10 +63,14 @@ export default definePlugin<AuthConfig>({
     });
     // Failed-authentication throttling per client address, when a plugin (limits) registered one.
     const plain = auth.authenticate;
-    auth.authenticate = async (ctx: Koa.Context) => {
+    auth.authenticate = (ctx: Koa.Context) => {
       const t = services.shared.get(AUTH_THROTTLE);
       if (!t) return plain(ctx);
-      t.check(ctx.ip);
+      try {
+        t.check(ctx.ip);
+      } catch (e) {
+        return Promise.reject(e);
+      }
       return plain(ctx).catch((e: unknown) => {
         if ((e as { status?: number }).status === 401) t.failed(ctx.ip);
         throw e;

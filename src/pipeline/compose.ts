@@ -42,11 +42,16 @@ export function compose(
   return (ctx) => {
     // Time spent in dispatch(i + 1), i.e. in the plugins after plugin i (timed chains only).
     const inner = timer ? new Float64Array(middleware.length) : undefined;
-    const dispatch = (i: number): Promise<void> => {
+    // `settled`: told when this layer's promise settles (its caller's downstream is then done): one handler less a
+    // layer than a second then() on the same promise.
+    const dispatch = (i: number, settled?: () => void): Promise<void> => {
       const fn = middleware[i];
-      if (!fn) return Promise.resolve();
+      if (!fn) {
+        settled?.();
+        return Promise.resolve();
+      }
       let downstream = Downstream.NotCalled;
-      const settled = () => void (downstream === Downstream.Running && (downstream = Downstream.Settled));
+      const downstreamSettled = () => void (downstream === Downstream.Running && (downstream = Downstream.Settled));
       const next: Next = () => {
         if (downstream !== Downstream.NotCalled) {
           downstream = Downstream.CalledTwice;
@@ -55,9 +60,7 @@ export function compose(
           return twice;
         }
         downstream = Downstream.Running;
-        const p = dispatch(i + 1);
-        p.then(settled, settled);
-        return p;
+        return dispatch(i + 1, downstreamSettled);
       };
       const start = inner ? performance.now() : 0;
       let p: Promise<void>;
@@ -74,6 +77,7 @@ export function compose(
       };
       return p.then(
         () => {
+          settled?.();
           timed();
           if (downstream === Downstream.Running)
             throw violation(i, 'finished before the plugins after it did: await (or return) next()');
@@ -81,6 +85,7 @@ export function compose(
             throw errors.pluginContract(names[i], 'called next() more than once');
         },
         (e: unknown) => {
+          settled?.();
           timed();
           throw e;
         },
