@@ -185,7 +185,10 @@ export default definePlugin<LimitsConfig>({
         const s = ctx.state.gateway;
         const p = s.principal;
         if (!p) throw errors.internal();
-        const gov = await governance.forRequest(p.keyHash, p.accountId, s.model.id);
+        // Cached (the usual case): no promise to wait for.
+        const gov =
+          governance.cachedFor(p.keyHash, p.accountId, s.model.id) ??
+          (await governance.forRequest(p.keyHash, p.accountId, s.model.id));
         if (!gov.allow(s.model.id)) throw errors.modelNotAllowed(s.model.id);
         if (!isAllowAll(gov.allow)) s.allowModel = gov.allow;
         const scopes = gov.scopes;
@@ -200,7 +203,11 @@ export default definePlugin<LimitsConfig>({
         const id = randomId('lim_');
         // The request's token bound (credit's, a walk over the whole request) only matters to a tokens/min limit.
         const tokens = scopes.some((sc) => sc.tpm > 0) ? tokenBound(s, services.models) : 0;
-        const { admission, by } = await admit(id, tokens, scopes);
+        // One process's counters answer at once: no promise to wait for.
+        const { admission, by } =
+          counters instanceof MemoryCounterStore
+            ? { admission: counters.admitSync({ id, tokens, scopes }), by: counters }
+            : await admit(id, tokens, scopes);
         if (!admission.ok) {
           const scope = scopes[admission.scope];
           refusals.inc({ scope: SCOPE_KIND[kindOf(scope)], dimension: admission.dimension });

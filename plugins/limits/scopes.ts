@@ -106,9 +106,15 @@ export class Governance {
     Map<string, { accountId: string; until: number; g: RequestGovernance }>
   >();
 
-  async forRequest(keyHash: string, accountId: string, modelId: string): Promise<RequestGovernance> {
+  /** What governs the request while it is cached, without a promise; else undefined (then: forRequest). */
+  cachedFor(keyHash: string, accountId: string, modelId: string): RequestGovernance | undefined {
     const hit = this.governed.get(keyHash)?.get(modelId);
-    if (hit && hit.accountId === accountId && hit.until > Date.now()) return hit.g;
+    return hit && hit.accountId === accountId && hit.until > Date.now() ? hit.g : undefined;
+  }
+
+  async forRequest(keyHash: string, accountId: string, modelId: string): Promise<RequestGovernance> {
+    const hit = this.cachedFor(keyHash, accountId, modelId);
+    if (hit) return hit;
     const [k, a] = await Promise.all([this.settings('key', keyHash), this.settings('account', accountId)]);
     const g = this.govern(k, a, keyHash, accountId, modelId);
     let byModel = this.governed.get(keyHash);
