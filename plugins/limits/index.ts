@@ -219,7 +219,8 @@ export default definePlugin<LimitsConfig>({
         const finish = (used: number) => {
           if (done) return;
           done = true;
-          void by.finish(id, scopes, used);
+          if (by instanceof MemoryCounterStore) by.finishSync(id, scopes, used);
+          else void by.finish(id, scopes, used);
           alerts.poke(p.keyHash);
         };
         try {

@@ -191,21 +191,32 @@ export function pick(sql: Sql, dialect: Dialect): string {
   return typeof sql === 'string' ? sql : sql[dialect];
 }
 
-/** Time one store operation for the observer, if any. */
-export async function observed<T>(
+/**
+ * Time one store operation for the observer, if any. Not an async function: the operation's own promise, and one
+ * handler when observed (every store call of a request passes here).
+ */
+export function observed<T>(
   db: { observer?: DbObserver },
   op: Parameters<DbObserver>[0],
   fn: () => Promise<T> | T,
 ): Promise<T> {
   const o = db.observer;
-  if (!o) return fn();
-  const t = performance.now();
+  const t = o ? performance.now() : 0;
+  let p: Promise<T>;
   try {
-    const out = await fn();
-    o(op, (performance.now() - t) / 1000, false);
-    return out;
+    p = Promise.resolve(fn());
   } catch (e) {
-    o(op, (performance.now() - t) / 1000, true);
-    throw e;
+    p = Promise.reject(e);
   }
+  if (!o) return p;
+  return p.then(
+    (out) => {
+      o(op, (performance.now() - t) / 1000, false);
+      return out;
+    },
+    (e: unknown) => {
+      o(op, (performance.now() - t) / 1000, true);
+      throw e;
+    },
+  );
 }
