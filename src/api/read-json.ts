@@ -28,11 +28,6 @@ export function readJson(
   ) {
     return Promise.reject(errors.unsupportedMediaType());
   }
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.reject(errors.bodyTooLarge(limitText));
-  }
   return collect(req, limit, limitText, (parts) => parseBody(parts, maxDepth));
 }
 
@@ -88,8 +83,9 @@ function prefix(seg: string, rest: string[]): string[] {
 }
 
 /**
- * The body's chunks, made into `finish`'s value, failing with 413 as soon as they pass the limit (and with what
- * `finish` throws). Events, not `for await`: it is measurably cheaper per request.
+ * The body's chunks, made into `finish`'s value, failing with 413 when Content-Length announces more than the limit
+ * (nothing is read) or as soon as the chunks pass it, and with what `finish` throws. Events, not `for await`: it is
+ * measurably cheaper per request.
  */
 function collect<T>(
   req: IncomingMessage,
@@ -97,6 +93,11 @@ function collect<T>(
   limitText: string,
   finish: (parts: Buffer[]) => T,
 ): Promise<T> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.reject(errors.bodyTooLarge(limitText));
+  }
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -135,12 +136,7 @@ function collect<T>(
 }
 
 /** The raw body (at most `limit` bytes): for signatures computed over the exact bytes. */
-export async function readRaw(req: IncomingMessage, limit: number, limitText: string): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    throw errors.bodyTooLarge(limitText);
-  }
+export function readRaw(req: IncomingMessage, limit: number, limitText: string): Promise<Buffer> {
   return collect(req, limit, limitText, (parts) => Buffer.concat(parts));
 }
 
