@@ -84,16 +84,15 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
 
   private read(bytes: Uint8Array): void {
     if (this.ended) return;
-    const events = this.events;
     try {
-      this.parser.push(bytes, events);
-      for (let i = 0; i < events.length; i++) this.add(this.translator.push(events[i]));
+      this.parser.push(bytes, this.events);
+      this.translate();
     } catch (e) {
-      events.length = 0;
       this.stop(this.fail(e));
       return;
+    } finally {
+      this.events.length = 0;
     }
-    events.length = 0;
     if (!this.paused && this.queue.length - this.head >= HIGH_WATER) {
       this.paused = true;
       this.body.pause();
@@ -103,18 +102,23 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
 
   private end(): void {
     if (this.ended) return;
-    const events = this.events;
     try {
-      this.parser.end(events);
-      for (let i = 0; i < events.length; i++) this.add(this.translator.push(events[i]));
+      this.parser.end(this.events);
+      this.translate();
       this.add(this.translator.finish());
     } catch (e) {
       this.stop(this.fail(e));
       return;
     } finally {
-      events.length = 0;
+      this.events.length = 0;
     }
     this.stop(this.translator.done ? null : this.unfinished());
+  }
+
+  /** The parsed events' chunks, into the queue. */
+  private translate(): void {
+    const events = this.events;
+    for (let i = 0; i < events.length; i++) this.add(this.translator.push(events[i]));
   }
 
   private add(chunks: ChatCompletionChunk[]): void {
