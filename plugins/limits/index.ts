@@ -219,8 +219,7 @@ export default definePlugin<LimitsConfig>({
         const finish = (used: number) => {
           if (done) return;
           done = true;
-          if (by instanceof MemoryCounterStore) by.finishSync(id, scopes, used);
-          else void by.finish(id, scopes, used);
+          void by.finish(id, scopes, used);
           alerts.poke(p.keyHash);
         };
         try {

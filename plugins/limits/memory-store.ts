@@ -135,11 +135,6 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async finish(id: string, scopes: readonly ScopeLimits[], tokens: number): Promise<void> {
-    this.finishSync(id, scopes, tokens);
-  }
-
-  /** The same as finish, without a promise. */
-  finishSync(id: string, scopes: readonly ScopeLimits[], tokens: number): void {
     for (const s of scopes) {
       const w = this.scopes.get(s.id);
       if (!w) continue;
