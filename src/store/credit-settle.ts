@@ -1,6 +1,6 @@
 import { orderedId } from '../ids';
 import { get, insertRows, run, type Param, type Proc, type Step } from './db';
-import type { Hold, HoldBook } from './holds';
+import type { HoldBook, MadeHold } from './holds';
 import { GENERATION_COLUMNS, generationParams, type Generation } from './generations';
 import { num } from './money';
 import type { PendingWrite } from './request-batch';
@@ -33,7 +33,7 @@ export interface SettleArgs {
   /** Writes of the same request committed in this transaction (e.g. its stored response); idempotent upserts. */
   writes: PendingWrite[];
   /** The hold as the main thread made it, and in which book: charged from here if that book is gone. */
-  made: (Hold & { book: string }) | null;
+  made: MadeHold | null;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { Param, ProcWire, Sql } from './db';
 import type { SettleArgs } from './credit-settle';
-import type { Hold } from './holds';
+import { madeHold, type Hold } from './holds';
 import type { Generation } from './generations';
 
 /** A Generation as an array, in the order of its fields (for the SQLite worker's messages and redo log). */
@@ -136,7 +136,7 @@ export const settleWire: ProcWire<SettleArgs> = {
       overrun: overrun && { amount: overrun[0], reason: overrun[1] },
       now,
       writes: writes.map(([sql, params]) => ({ sql, params })),
-      made: made && { ...unpackHold(made[0]), book: made[1] },
+      made: made && madeHold(unpackHold(made[0]), made[1]),
     };
   },
 };

@@ -1,7 +1,7 @@
 import { randomId } from '../ids';
 import type { Db, Proc } from './db';
 import { committedProc, noteHoldProc, type CommittedCredit, type KeyCredit, type ReserveResult } from './credit';
-import { HoldBook, type Hold } from './holds';
+import { HoldBook, madeHold, type Hold, type MadeHold } from './holds';
 import { windowStart } from './keys';
 
 /** What this thread knows of an account's or a key's committed credit, and from when. */
@@ -25,7 +25,6 @@ export interface CountsWrites {
 }
 
 /** A hold as this thread made it, and the engine's book it was entered into. */
-export type MadeHold = Hold & { book: string };
 
 /**
  * How long a known balance decides holds on its own. Every settlement brings the balances it leaves, so under load
@@ -89,7 +88,7 @@ export class LocalCredit {
   made(id: string): MadeHold | null {
     const h = this.holds.get(id);
     const book = this.books.get(id);
-    return h && book ? { ...h, book } : null;
+    return h && book ? madeHold(h, book) : null;
   }
 
   /** A settlement came back: what it left is known from `c` (if it says), and its hold is no longer counted. */
