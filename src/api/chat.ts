@@ -69,7 +69,8 @@ export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<vo
     await deps.lifecycle.track(
       writeStream(ctx.res, result.stream, {
         includeUsage: request.stream_options?.include_usage === true,
-        headers: { ...s.responseHeaders, 'X-Request-Id': s.requestId },
+        headers: s.responseHeaders,
+        requestId: s.requestId,
         logger: deps.logger,
         stop: deps.lifecycle.stopSignal,
       }),

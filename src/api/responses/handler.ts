@@ -89,7 +89,8 @@ export function responsesHandler(deps: ResponsesDeps): (ctx: GatewayContext) => 
     await deps.lifecycle.track(
       writeStream(ctx.res, result.stream, {
         includeUsage: true,
-        headers: { ...s.responseHeaders, 'X-Request-Id': s.requestId },
+        headers: s.responseHeaders,
+        requestId: s.requestId,
         logger: deps.logger,
         stop: deps.lifecycle.stopSignal,
         framer,
