@@ -26,6 +26,7 @@ describe('SQLite store in a worker thread', function () {
       },
     );
     const m = JSON.parse(out.trim().split('\n').pop() as string) as {
+      maxNoGc: number;
       max: number;
       p99: number;
       idle: { max: number; p99: number };
@@ -37,12 +38,19 @@ describe('SQLite store in a worker thread', function () {
     expect(m.walEnd, 'and was checkpointed and truncated while the loop was watched').to.equal(0);
     expect(m.rows).to.equal(120);
     const ms = (ns: number) => ns / 1e6;
-    expect(ms(m.max), `longest stall (an idle thread's: ${ms(m.idle.max).toFixed(1)} ms)`).to.be.below(
+    // The longest stall less the thread's own garbage collections within it: on this 2-core virtual machine a
+    // scavenge of this thread's young generation (the JSON of 400 KB bodies) took 9-13 ms under the store's load, at
+    // the commit before this measure as after, and failed the bound in CI as often; a checkpoint or commit run on this
+    // thread would stall it ~100 ms with no collection in it.
+    expect(ms(m.maxNoGc), `longest stall (an idle thread's: ${ms(m.idle.max).toFixed(1)} ms)`).to.be.below(
       5 + ms(m.idle.max),
     );
-    // (Its p99 also carries this thread's own JSON work competing for a busy CPU: reported, not bounded.)
+    // (The monitor's own max and p99 also carry this thread's collections and JSON work on a busy CPU: reported.)
     if (process.env.GATEWAY_TEST_VERBOSE)
-      console.log(`    p99 ${ms(m.p99).toFixed(1)} ms, idle thread ${ms(m.idle.p99).toFixed(1)} ms`);
+      console.log(
+        `    max ${ms(m.max).toFixed(1)} ms (${ms(m.maxNoGc).toFixed(1)} without collections), ` +
+          `p99 ${ms(m.p99).toFixed(1)} ms, idle thread ${ms(m.idle.p99).toFixed(1)} ms`,
+      );
   });
 
   it('loads its worker from compiled JavaScript too (as under dist/), and keeps what it acknowledged across a reopen', async () => {
