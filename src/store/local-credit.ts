@@ -24,8 +24,6 @@ export interface CountsWrites {
   tell<A>(proc: Proc<A, unknown>, args: A): void;
 }
 
-/** A hold as this thread made it, and the engine's book it was entered into. */
-
 /**
  * How long a known balance decides holds on its own. Every settlement brings the balances it leaves, so under load
  * they are never that old; an idle account's is read again. A change another process commits to the file (the CLI)
