@@ -26,7 +26,7 @@ describe('SQLite store in a worker thread', function () {
       },
     );
     const m = JSON.parse(out.trim().split('\n').pop() as string) as {
-      maxNoGc: number;
+      maxOwn: number;
       max: number;
       p99: number;
       idle: { max: number; p99: number };
@@ -38,17 +38,18 @@ describe('SQLite store in a worker thread', function () {
     expect(m.walEnd, 'and was checkpointed and truncated while the loop was watched').to.equal(0);
     expect(m.rows).to.equal(120);
     const ms = (ns: number) => ns / 1e6;
-    // The longest stall less the thread's own garbage collections within it: on this 2-core virtual machine a
-    // scavenge of this thread's young generation (the JSON of 400 KB bodies) took 9-13 ms under the store's load, at
-    // the commit before this measure as after, and failed the bound in CI as often; a checkpoint or commit run on this
-    // thread would stall it ~100 ms with no collection in it.
-    expect(ms(m.maxNoGc), `longest stall (an idle thread's: ${ms(m.idle.max).toFixed(1)} ms)`).to.be.below(
+    // The longest stall less what was not the thread's doing: its own garbage collections and its waits for a CPU
+    // (time blocked in a system call, as disk I/O would be, still counts). On this 2-core virtual machine the plain
+    // maximum failed CI runs at the commit before this measure as after (12-23 ms against 11-15): the thread's own
+    // scavenges (9-13 ms, the JSON of 400 KB bodies) and run-queue waits. A checkpoint or commit run on this thread
+    // would stall it ~100 ms; a 30 ms busy loop in the fixture fails this.
+    expect(ms(m.maxOwn), `longest stall (an idle thread's: ${ms(m.idle.max).toFixed(1)} ms)`).to.be.below(
       5 + ms(m.idle.max),
     );
     // (The monitor's own max and p99 also carry this thread's collections and JSON work on a busy CPU: reported.)
     if (process.env.GATEWAY_TEST_VERBOSE)
       console.log(
-        `    max ${ms(m.max).toFixed(1)} ms (${ms(m.maxNoGc).toFixed(1)} without collections), ` +
+        `    max ${ms(m.max).toFixed(1)} ms (${ms(m.maxOwn).toFixed(1)} of its own), ` +
           `p99 ${ms(m.p99).toFixed(1)} ms, idle thread ${ms(m.idle.p99).toFixed(1)} ms`,
       );
   });
