@@ -44,6 +44,8 @@ export interface AdmitRequest {
 export interface CounterStore {
   readonly kind: 'memory' | 'redis';
   admit(req: AdmitRequest): Promise<Admission>;
+  /** The same as admit without a promise, where the counters are in this process (the memory store); absent else. */
+  admitSync?(req: AdmitRequest): Admission;
   /** The request ended: release its concurrency slot and settle its reserved tokens to `tokens`. */
   finish(id: string, scopes: readonly ScopeLimits[], tokens: number): Promise<void>;
   close(): Promise<void>;

@@ -203,11 +203,10 @@ export default definePlugin<LimitsConfig>({
         const id = randomId('lim_');
         // The request's token bound (credit's, a walk over the whole request) only matters to a tokens/min limit.
         const tokens = scopes.some((sc) => sc.tpm > 0) ? tokenBound(s, services.models) : 0;
-        // One process's counters answer at once: no promise to wait for.
-        const { admission, by } =
-          counters instanceof MemoryCounterStore
-            ? { admission: counters.admitSync({ id, tokens, scopes }), by: counters }
-            : await admit(id, tokens, scopes);
+        // Counters in this process answer at once: no promise to wait for.
+        const { admission, by } = counters.admitSync
+          ? { admission: counters.admitSync({ id, tokens, scopes }), by: counters }
+          : await admit(id, tokens, scopes);
         if (!admission.ok) {
           const scope = scopes[admission.scope];
           refusals.inc({ scope: SCOPE_KIND[kindOf(scope)], dimension: admission.dimension });
