@@ -3,6 +3,7 @@ import { errors, type GatewayError } from '../../src/errors';
 import type { Principal } from '../../src/pipeline/state';
 import type { Store } from '../../src/store/index';
 import { checkKey, constantTimeEqual, hashKey, keyLabel } from '../../src/auth/key-format';
+import { callAsync } from '../../src/call-async';
 
 export interface AuthenticatorOptions {
   /** How long a lookup (found or not) is trusted; bounds how late a disable reaches this replica. */
@@ -54,11 +55,7 @@ export class Authenticator {
     const hit = this.cache.get(key);
     if (hit && hit.until > now) {
       if (hit.error) return Promise.reject(hit.error);
-      try {
-        return Promise.resolve(this.check(hit.principal as Principal, now));
-      } catch (e) {
-        return Promise.reject(e);
-      }
+      return callAsync(() => Promise.resolve(this.check(hit.principal as Principal, now)));
     }
     return this.lookup(key, now);
   }

@@ -10,6 +10,7 @@ import {
 } from '../../src/auth/contract';
 import type Koa from 'koa';
 import { Authenticator } from './authenticator';
+import { callAsync } from '../../src/call-async';
 import { adminKeyHash, bootstrapAccount } from './admin-key';
 import { registerAdminRoutes } from './admin-api';
 
@@ -66,12 +67,10 @@ export default definePlugin<AuthConfig>({
     auth.authenticate = (ctx: Koa.Context) => {
       const t = services.shared.get(AUTH_THROTTLE);
       if (!t) return plain(ctx);
-      try {
+      return callAsync(() => {
         t.check(ctx.ip);
-      } catch (e) {
-        return Promise.reject(e);
-      }
-      return plain(ctx).catch((e: unknown) => {
+        return plain(ctx);
+      }).catch((e: unknown) => {
         if ((e as { status?: number }).status === 401) t.failed(ctx.ip);
         throw e;
       });

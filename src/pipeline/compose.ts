@@ -1,5 +1,6 @@
 import { errors, type GatewayError } from '../errors';
 import type { GatewayContext, GatewayMiddleware, Next } from './plugin';
+import { callAsync } from '../call-async';
 
 import type { PluginTimer } from './hooks';
 
@@ -63,12 +64,7 @@ export function compose(
         return dispatch(i + 1, downstreamSettled);
       };
       const start = inner ? performance.now() : 0;
-      let p: Promise<void>;
-      try {
-        p = fn(ctx, next);
-      } catch (e) {
-        p = Promise.reject(e);
-      }
+      const p = callAsync(() => fn(ctx, next));
       const timed = () => {
         if (!inner) return;
         const total = performance.now() - start;

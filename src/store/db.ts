@@ -4,6 +4,7 @@
  * numbers them. Statements the two dialects spell differently take a `{sqlite, postgres}` pair.
  */
 import type { HoldBook } from './holds';
+import { callAsync } from '../call-async';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -202,12 +203,7 @@ export function observed<T>(
 ): Promise<T> {
   const o = db.observer;
   const t = o ? performance.now() : 0;
-  let p: Promise<T>;
-  try {
-    p = Promise.resolve(fn());
-  } catch (e) {
-    p = Promise.reject(e);
-  }
+  const p = callAsync(() => Promise.resolve(fn()));
   if (!o) return p;
   return p.then(
     (out) => {
