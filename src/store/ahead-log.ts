@@ -1,5 +1,6 @@
 import { closeSync, ftruncateSync, openSync } from 'node:fs';
-import { frameRecord, writeAllv, type RedoEntry } from './redo-log';
+import { jsonText } from './redo-codec';
+import { frameRecord, frameText, writeAllv } from './redo-log';
 
 /** The two files of the ahead log of the SQLite database at `dbPath`. */
 export function aheadPaths(dbPath: string): [string, string] {
@@ -75,10 +76,12 @@ export class AheadLog {
   }
 
   /**
-   * Number an entry (`make` gets its number) and write it with this turn's others: `written` resolves once it is in
-   * the file, and rejects if the write failed (the caller then waits for the engine's answer instead).
+   * Number a call of procedure `proc` with its packed arguments and write it with this turn's others: `written`
+   * resolves once it is in the file, and rejects if the write failed (the caller then waits for the engine's answer
+   * instead). `text`: the arguments as JSON text, written into the entry as they are (null where JSON would not
+   * carry them exactly: redo-codec.ts), for the caller to send on to the engine as they are too.
    */
-  add(make: (seq: number) => RedoEntry): { seq: number; written: Promise<void> } {
+  add(proc: string, packed: unknown[]): { seq: number; written: Promise<void>; text: string | null } {
     const seq = ++this.seq;
     let file = this.files[this.current];
     const other = this.files[1 - this.current];
@@ -92,7 +95,12 @@ export class AheadLog {
       this.current = 1 - this.current;
       file = other;
     }
-    const buf = frameRecord({ seq, entries: [make(seq)] });
+    const text = jsonText(packed);
+    // The record ({ seq, entries: [{ proc, packed, ahead }] }) around the arguments' text, which is stringified once.
+    const buf =
+      text === null
+        ? frameRecord({ seq, entries: [{ proc, packed, ahead: seq }] })
+        : frameText(`{"seq":${seq},"entries":[{"proc":${JSON.stringify(proc)},"packed":${text},"ahead":${seq}}]}`);
     file.bytes += buf.length;
     file.unanswered++;
     file.last = seq;
@@ -100,7 +108,7 @@ export class AheadLog {
     this.pending.push(buf);
     const written = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
     this.schedule();
-    return { seq, written };
+    return { seq, written, text };
   }
 
   /** The engine answered entry `seq` (ran it, or refused it). */

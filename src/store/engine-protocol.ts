@@ -12,6 +12,11 @@ export type EngineRequest =
       /** packed when the procedure has a wire form (Proc.wire) */ args: unknown;
       /** its number in the main thread's ahead log (src/store/ahead-log.ts): it was acknowledged from there */
       ahead?: number;
+      /**
+       * The packed arguments as the JSON text the ahead log wrote (then `args` is null): a string crosses to the
+       * worker as one copy, where an object graph is serialized and read back field by field on both threads.
+       */
+      text?: string;
     }
   | { op: 'begin' }
   | { op: 'stmt'; kind: 'all' | 'get' | 'run' | 'exec'; sql: string; params: Param[] }

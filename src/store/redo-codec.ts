@@ -16,15 +16,25 @@ const MAX_DEPTH = 64;
  * pause waits for it.
  */
 export function encodePayload(value: unknown, header = 0): Buffer {
-  if (!jsonExact(value, 0)) {
+  const text = jsonText(value);
+  if (text === null) {
     const v8 = serialize(value);
     return header === 0 ? v8 : Buffer.concat([Buffer.alloc(header), v8]);
   }
+  return textPayload(text, header);
+}
+
+/** The payload of JSON `text` (what encodePayload writes for a value JSON carries exactly), after `header` bytes. */
+export function textPayload(text: string, header = 0): Buffer {
   // Written straight into the buffer that is returned, `header` bytes in: no second copy of a record's text.
-  const text = JSON.stringify(value);
   const buf = Buffer.allocUnsafe(header + Buffer.byteLength(text, 'utf8'));
   buf.write(text, header, 'utf8');
   return buf;
+}
+
+/** `value` as JSON text when JSON.parse gives back exactly what node:v8's serializer would (see jsonExact), else null. */
+export function jsonText(value: unknown): string | null {
+  return jsonExact(value, 0) ? JSON.stringify(value) : null;
 }
 
 /** The value of a payload encodePayload (or an older version's node:v8 serialization) wrote. */

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync,
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
 import type { Param } from './db';
-import { decodePayload, encodePayload } from './redo-codec';
+import { decodePayload, encodePayload, textPayload } from './redo-codec';
 
 /** Where the redo log's last committed record is kept (in the same transaction as what it holds). */
 export const REDO_TABLE =
@@ -32,7 +32,16 @@ const HEADER = 8;
 
 /** A record as the log keeps it: framed (length, CRC-32, payload). */
 export function frameRecord(record: RedoRecord): Buffer {
-  const buf = encodePayload(record, HEADER);
+  return framed(encodePayload(record, HEADER));
+}
+
+/** A record already written as JSON text (redo-codec's jsonText), framed as frameRecord frames it. */
+export function frameText(text: string): Buffer {
+  return framed(textPayload(text, HEADER));
+}
+
+/** Fill in the header of a payload written HEADER bytes into `buf`. */
+function framed(buf: Buffer): Buffer {
   buf.writeUInt32LE(buf.length - HEADER, 0);
   buf.writeUInt32LE(crc32(buf.subarray(HEADER)), 4);
   return buf;

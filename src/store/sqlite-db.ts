@@ -137,8 +137,11 @@ export class SqliteDb implements Db {
     const log = this.ahead;
     if (!log?.usable || !proc.wire || proc.readOnly) return null;
     const packed = proc.wire.pack(args);
-    const { seq, written } = log.add((ahead) => ({ proc: proc.name, packed, ahead }));
-    let req: EngineRequest = { op: 'proc', name: proc.name, args: packed, ahead: seq };
+    const { seq, written, text } = log.add(proc.name, packed);
+    let req: EngineRequest =
+      text === null
+        ? { op: 'proc', name: proc.name, args: packed, ahead: seq }
+        : { op: 'proc', name: proc.name, args: null, ahead: seq, text };
     // Once it is in the log's file, a worker that starts after this one died runs it from there before anything else:
     // what is sent again need not carry the arguments, which then live no longer than the message, not until the
     // answer (a flush of the worker later: held that long, they outlived the young generation's collections).

@@ -155,10 +155,11 @@ export class SqliteEngine {
         const proc = this.procs.get(req.name);
         if (!proc) return reply({ ok: false, error: { message: `unknown store procedure '${req.name}'` } });
         // A packed procedure (Proc.wire) is logged packed, and unpacked where it runs, as in a replay.
-        const entry: RedoEntry = proc.wire
-          ? { proc: req.name, packed: req.args as unknown[], ...(req.ahead ? { ahead: req.ahead } : {}) }
-          : { proc: req.name, args: req.args };
         if (req.ahead !== undefined && req.ahead <= this.ahead.last) return reply({ ok: true, value: null }); // ran
+        const args: unknown = req.text !== undefined ? JSON.parse(req.text) : req.args;
+        const entry: RedoEntry = proc.wire
+          ? { proc: req.name, packed: args as unknown[], ...(req.ahead ? { ahead: req.ahead } : {}) }
+          : { proc: req.name, args };
         if (!proc.readOnly) return this.enqueue(reply, entry);
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
         else this.runAtOnce(entry, reply);

@@ -110,14 +110,16 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
   it('holds requests back once MAX_UNANSWERED entries wait for the engine, and writes each turn in one file, in order', async () => {
     const log = new AheadLog(path, 41);
     try {
-      const added = Array.from({ length: MAX_UNANSWERED }, () =>
-        log.add((seq) => ({ sql: 'SELECT ?', params: [seq] })),
-      );
+      const added = Array.from({ length: MAX_UNANSWERED }, () => log.add('test', [1, 'two']));
       expect(added[0].seq).to.equal(42);
       expect(log.usable, 'full').to.equal(false);
       await Promise.all(added.map((a) => a.written));
-      const seqs = readRecords(`${path}-ahead-0`).map((r) => r.seq);
-      expect(seqs).to.deep.equal(added.map((a) => a.seq));
+      const records = readRecords(`${path}-ahead-0`);
+      expect(records.map((r) => r.seq)).to.deep.equal(added.map((a) => a.seq));
+      expect(records[0].entries, 'the record around the text').to.deep.equal([
+        { proc: 'test', packed: [1, 'two'], ahead: 42 },
+      ]);
+      expect(added[0].text).to.equal('[1,"two"]');
       log.answered(added[7].seq);
       expect(log.usable, 'one answered').to.equal(true);
     } finally {
