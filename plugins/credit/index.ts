@@ -5,7 +5,6 @@ import { errors, toGatewayError } from '../../src/errors';
 import { ConfigError } from '../../src/config/load';
 import type { ModelConfig } from '../../src/config/types';
 import { fromNano } from '../../src/store/money';
-import { openBatch, takeBatch } from '../../src/store/request-batch';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { HEALTH } from '../../src/deployments/health';
@@ -14,7 +13,7 @@ import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration, type Outcome } from './record';
 import type { Generation } from '../../src/store/generations';
 import type { Overrun } from '../../src/store/credit';
-import type { PendingWrite } from '../../src/store/request-batch';
+import { openBatch, takeBatch, writeParams, type PendingWrite } from '../../src/store/request-batch';
 import { embeddingsCharge, embeddingsReservation } from './embeddings';
 import { registerGenerationRoutes } from './routes';
 import { metadataProblem } from './metadata';
@@ -142,10 +141,13 @@ export default definePlugin<CreditConfig>({
           { ...gen, metadata: null, user: null, appReferer: null, appTitle: null },
           overrun,
         );
-        for (const w of writes)
+        for (const w of writes) {
+          const params = writeParams(w);
+          if (!params) continue; // does not serialize: left out, as in the settlement
           await store.db
-            .write(w.sql, w.params)
+            .write(w.sql, params)
             .catch((e3: unknown) => logger.error({ err: e3, requestId }, 'a write of the request failed'));
+        }
         return true;
       } catch (e2) {
         // The answer has gone out; the reservation stays and the sweep releases it.

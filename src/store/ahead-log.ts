@@ -96,11 +96,11 @@ export class AheadLog {
       file = other;
     }
     const text = jsonText(packed);
-    // The record ({ seq, entries: [{ proc, packed, ahead }] }) around the arguments' text, which is stringified once.
+    // The record ({ seq, entries: [{ proc, packed, ahead }] }) written around the arguments' text, stringified once.
     const buf =
       text === null
         ? frameRecord({ seq, entries: [{ proc, packed, ahead: seq }] })
-        : frameText(`{"seq":${seq},"entries":[{"proc":${JSON.stringify(proc)},"packed":${text},"ahead":${seq}}]}`);
+        : frameText([`{"seq":${seq},"entries":[{"proc":${JSON.stringify(proc)},"packed":`, text, `,"ahead":${seq}}]}`]);
     file.bytes += buf.length;
     file.unanswered++;
     file.last = seq;

@@ -3,7 +3,7 @@ import { get, insertRows, run, type Param, type Proc, type Step } from './db';
 import type { HoldBook, MadeHold } from './holds';
 import { GENERATION_COLUMNS, generationParams, type Generation } from './generations';
 import { num } from './money';
-import type { PendingWrite } from './request-batch';
+import { writeParams, type PendingWrite } from './request-batch';
 import { settleWire } from './credit-wire';
 import {
   ACCOUNT_FREE,
@@ -158,7 +158,11 @@ const RECORD_COLUMNS = [...GENERATION_COLUMNS, 'overrun', 'overrun_reason'] as c
  * includes a later settlement's charge only makes it count that charge twice for a moment, never too little).
  */
 function* settleMany(all: readonly SettleArgs[], holds?: HoldBook): Generator<Step, SettleResult[], unknown> {
-  for (const a of all) for (const w of a.writes) yield* run(w.sql, w.params);
+  for (const a of all)
+    for (const w of a.writes) {
+      const params = writeParams(w);
+      if (params) yield* run(w.sql, params);
+    }
   const charges: Array<Charge | null> = [];
   for (const a of all) {
     const r = yield* takeReservation(a.reservationId, holds, a.made);

@@ -101,7 +101,7 @@ type PackedSettle = [
   generation: PackedGeneration | null,
   overrun: [amount: number, reason: string] | null,
   now: number,
-  writes: Array<[sql: Sql, params: Param[]]>,
+  writes: Array<[sql: Sql, params: Param[]] | [sql: Sql, params: Param[], jsonAt: number, json: unknown]>,
   made: [hold: PackedHold, book: string] | null,
 ];
 
@@ -123,7 +123,7 @@ export const settleWire: ProcWire<SettleArgs> = {
       generation && packGeneration(generation),
       overrun && [overrun.amount, overrun.reason],
       now,
-      writes.map((w) => [w.sql, w.params]),
+      writes.map((w) => (w.json ? [w.sql, w.params, w.json.at, w.json.value] : [w.sql, w.params])),
       made && [packHold(made), made.book],
     ];
   },
@@ -135,7 +135,9 @@ export const settleWire: ProcWire<SettleArgs> = {
       generation: generation && unpackGeneration(generation),
       overrun: overrun && { amount: overrun[0], reason: overrun[1] },
       now,
-      writes: writes.map(([sql, params]) => ({ sql, params })),
+      writes: writes.map(([sql, params, at, value]) =>
+        at === undefined ? { sql, params } : { sql, params, json: { at, value } },
+      ),
       made: made && madeHold(unpackHold(made[0]), made[1]),
     };
   },

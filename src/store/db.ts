@@ -153,8 +153,10 @@ export function* insertRows(
       sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array<string>(n).fill(row).join(', ')}`;
       texts.set(n, sql);
     }
-    yield* run(sql, rows.slice(at, at + n).flat());
-    at += n;
+    // Pushed one by one: Array.prototype.flat took ~4 us a settlement in the store's worker (its generic path).
+    const params: Param[] = [];
+    for (const end = at + n; at < end; at++) for (const p of rows[at]) params.push(p);
+    yield* run(sql, params);
   }
 }
 

@@ -21,14 +21,19 @@ export function encodePayload(value: unknown, header = 0): Buffer {
     const v8 = serialize(value);
     return header === 0 ? v8 : Buffer.concat([Buffer.alloc(header), v8]);
   }
-  return textPayload(text, header);
+  return textPayload([text], header);
 }
 
-/** The payload of JSON `text` (what encodePayload writes for a value JSON carries exactly), after `header` bytes. */
-export function textPayload(text: string, header = 0): Buffer {
-  // Written straight into the buffer that is returned, `header` bytes in: no second copy of a record's text.
-  const buf = Buffer.allocUnsafe(header + Buffer.byteLength(text, 'utf8'));
-  buf.write(text, header, 'utf8');
+/**
+ * The payload of the JSON text `parts` make together (what encodePayload writes for a value JSON carries exactly),
+ * after `header` bytes: each part written straight into the buffer that is returned, no joined copy of the text.
+ */
+export function textPayload(parts: readonly string[], header = 0): Buffer {
+  let bytes = header;
+  for (const p of parts) bytes += Buffer.byteLength(p, 'utf8');
+  const buf = Buffer.allocUnsafe(bytes);
+  let at = header;
+  for (const p of parts) at += buf.write(p, at, 'utf8');
   return buf;
 }
 

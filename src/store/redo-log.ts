@@ -35,9 +35,9 @@ export function frameRecord(record: RedoRecord): Buffer {
   return framed(encodePayload(record, HEADER));
 }
 
-/** A record already written as JSON text (redo-codec's jsonText), framed as frameRecord frames it. */
-export function frameText(text: string): Buffer {
-  return framed(textPayload(text, HEADER));
+/** A record already written as JSON text (redo-codec's jsonText), in parts, framed as frameRecord frames it. */
+export function frameText(parts: readonly string[]): Buffer {
+  return framed(textPayload(parts, HEADER));
 }
 
 /** Fill in the header of a payload written HEADER bytes into `buf`. */

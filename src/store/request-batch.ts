@@ -4,6 +4,27 @@ import type { Param, Sql } from './db';
 export interface PendingWrite {
   sql: Sql;
   params: Param[];
+  /**
+   * A JSON value that goes into `params` at `at` as its text, stringified where the write runs (for a SQLite store's
+   * settlement, in the store's worker): the request's thread then does not stringify it only to stringify that text
+   * again, every quote escaped, into the settlement it logs and sends.
+   */
+  json?: { at: number; value: unknown };
+}
+
+/** The parameters `w` runs with (its JSON value stringified in place); null when that value does not serialize. */
+export function writeParams(w: PendingWrite): Param[] | null {
+  if (!w.json) return w.params;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(w.json.value) as string | undefined;
+  } catch {
+    return null; // a cycle or a bigint: the write is left out, never the settlement it rides with
+  }
+  if (text === undefined) return null;
+  const params = w.params.slice();
+  params[w.json.at] = text;
+  return params;
 }
 
 const KEY = 'storeBatch';

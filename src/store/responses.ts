@@ -1,6 +1,6 @@
 import type { Db } from './db';
 import { num, numOrNull } from './money';
-import type { PendingWrite } from './request-batch';
+import { writeParams, type PendingWrite } from './request-batch';
 
 export interface StoredResponse {
   id: string;
@@ -20,7 +20,8 @@ export function putStatement(r: StoredResponse): PendingWrite {
       'INSERT INTO responses (id, account_id, model, status, body, created_at, expires_at) ' +
       'VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body, ' +
       'expires_at = excluded.expires_at',
-    params: [r.id, r.accountId, r.model, r.status, JSON.stringify(r.body), r.createdAt, r.expiresAt],
+    params: [r.id, r.accountId, r.model, r.status, null, r.createdAt, r.expiresAt],
+    json: { at: 4, value: r.body },
   };
 }
 
@@ -30,7 +31,9 @@ export class ResponseRepo {
 
   async put(r: StoredResponse): Promise<void> {
     const w = putStatement(r);
-    await this.db.write(w.sql, w.params);
+    const params = writeParams(w);
+    if (!params) throw new Error(`response ${r.id}: its body does not serialize as JSON`);
+    await this.db.write(w.sql, params);
   }
 
   async get(id: string, now = Date.now()): Promise<StoredResponse | undefined> {
