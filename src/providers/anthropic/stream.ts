@@ -10,7 +10,6 @@ type Json = Record<string, unknown>;
 
 /** Anthropic SSE events -> OpenAI chunks, one content block at a time, tool calls keeping their own index. */
 export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator {
-  let done = false;
   let inputUsage: Json | undefined;
   const tools = new ToolIndexes();
   const jsonBlocks = new Set<number>();
@@ -57,10 +56,9 @@ export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator
     }
   }
 
-  return {
-    get done() {
-      return done;
-    },
+  // A data property, not a getter: V8 kept an object literal with a getter as a dictionary, one a stream.
+  const t = {
+    done: false,
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
       const d = parseEventJson(ev, provider) as Json;
       switch (ev.event ?? d.type) {
@@ -77,7 +75,7 @@ export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator
           return [chunk(ctx, {}, finish)];
         }
         case 'message_stop':
-          done = true;
+          t.done = true;
           return [usageChunk(ctx, anthropicUsage(inputUsage, output))];
         case 'error':
           throw streamError(provider, d);
@@ -87,4 +85,5 @@ export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator
     },
     finish: () => [],
   };
+  return t;
 }

@@ -9,7 +9,6 @@ type Block = Record<string, unknown>;
 
 /** ConverseStream events (AWS event-stream framing) -> OpenAI chunks. */
 export function createBedrockTranslator(ctx: AdapterContext): StreamTranslator {
-  let done = false;
   let stopped = false;
   const tools = new ToolIndexes();
   const reasoning = new ToolIndexes(); // content block index -> reasoning_details index
@@ -41,10 +40,9 @@ export function createBedrockTranslator(ctx: AdapterContext): StreamTranslator {
     return [];
   }
 
-  return {
-    get done() {
-      return done;
-    },
+  // A data property, not a getter: V8 kept an object literal with a getter as a dictionary, one a stream.
+  const t = {
+    done: false,
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
       const d = (ev.data ? parseEventJson(ev, provider) : {}) as Block;
       const name = ev.event ?? '';
@@ -66,7 +64,7 @@ export function createBedrockTranslator(ctx: AdapterContext): StreamTranslator {
           stopped = true;
           return [chunk(ctx, {}, finishOf(d.stopReason))];
         case 'metadata':
-          done = stopped;
+          t.done = stopped;
           return [usageChunk(ctx, bedrockUsage(d.usage))];
         default:
           return [];
@@ -74,4 +72,5 @@ export function createBedrockTranslator(ctx: AdapterContext): StreamTranslator {
     },
     finish: () => [],
   };
+  return t;
 }

@@ -7,13 +7,11 @@ import { cohereUsage, finishOf } from './response';
 
 /** Cohere v2 SSE: message-start, content-delta, tool-call-start/delta/end, message-end (finish_reason, usage). */
 export function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
-  let done = false;
   let calls = 0;
   const provider = ctx.provider ?? 'cohere';
-  return {
-    get done() {
-      return done;
-    },
+  // A data property, not a getter: V8 kept an object literal with a getter as a dictionary, one a stream.
+  const t = {
+    done: false,
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
       const d = parseEventJson(ev, provider) as Record<string, unknown>;
       const delta = isRecord(d.delta) ? d.delta : {};
@@ -39,7 +37,7 @@ export function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
           if (delta.finish_reason === 'ERROR') {
             throw generationFailed(provider, typeof delta.error === 'string' ? delta.error : undefined);
           }
-          done = true;
+          t.done = true;
           return [chunk(ctx, {}, finishOf(delta.finish_reason)), usageChunk(ctx, cohereUsage(delta.usage))];
         default:
           if (d.type === 'error' || ev.event === 'error') throw cohereError(provider, 500, d);
@@ -48,4 +46,5 @@ export function createCohereTranslator(ctx: AdapterContext): StreamTranslator {
     },
     finish: () => [],
   };
+  return t;
 }

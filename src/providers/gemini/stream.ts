@@ -7,7 +7,6 @@ import { callId, finishOf, functionCallOf, geminiUsage, signatureDetail, type Ca
 
 /** streamGenerateContent?alt=sse: each event is a GenerateContentResponse with the new parts. */
 export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
-  let done = false;
   let started = false;
   const callCount: number[] = [];
   const detailCount: number[] = [];
@@ -31,10 +30,9 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
     return out;
   }
 
-  return {
-    get done() {
-      return done;
-    },
+  // A data property, not a getter: V8 kept an object literal with a getter as a dictionary, one a stream.
+  const t = {
+    done: false,
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
       const d = parseEventJson(ev, ctx.provider ?? 'gemini');
       if (isRecord(d) && isRecord(d.error)) throw geminiError(ctx.provider ?? 'gemini', Number(d.error.code ?? 500), d);
@@ -47,7 +45,7 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
       last = geminiUsage(d.usageMetadata) ?? last;
       const candidates = (d.candidates as Candidate[] | undefined) ?? [];
       if (candidates.length === 0 && isRecord(d.promptFeedback) && d.promptFeedback.blockReason) {
-        done = true;
+        t.done = true;
         out.push(chunk(ctx, {}, 'content_filter'));
       }
       candidates.forEach((c, ci) => {
@@ -55,12 +53,13 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
         for (const p of c.content?.parts ?? []) out.push(...partChunks(p, index));
         const f = finishOf(c, (callCount[index] ?? 0) > 0);
         if (f) {
-          done = true;
+          t.done = true;
           out.push(chunk(ctx, {}, f, index));
         }
       });
       return out;
     },
-    finish: () => (done && last ? [usageChunk(ctx, last)] : []),
+    finish: () => (t.done && last ? [usageChunk(ctx, last)] : []),
   };
+  return t;
 }

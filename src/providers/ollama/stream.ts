@@ -7,13 +7,11 @@ import { finishOf, ollamaUsage, replyText, thinkingOf, toolCalls } from './respo
 
 /** NDJSON: one object per line, the last with done: true and the token counts. */
 export function createOllamaTranslator(ctx: AdapterContext): StreamTranslator {
-  let done = false;
   let started = false;
   let calls = 0;
-  return {
-    get done() {
-      return done;
-    },
+  // A data property, not a getter: V8 kept an object literal with a getter as a dictionary, one a stream.
+  const t = {
+    done: false,
     push(ev: UpstreamEvent): ChatCompletionChunk[] {
       const d = parseEventJson(ev, ctx.provider ?? 'ollama', 'a stream line');
       if (!isRecord(d)) return [];
@@ -29,11 +27,12 @@ export function createOllamaTranslator(ctx: AdapterContext): StreamTranslator {
       for (const t of toolCalls(ctx, d.message, calls))
         out.push(chunk(ctx, { tool_calls: [{ index: calls++, ...t }] }));
       if (d.done === true) {
-        done = true;
+        t.done = true;
         out.push(chunk(ctx, {}, finishOf(d, calls)), usageChunk(ctx, ollamaUsage(d)));
       }
       return out;
     },
     finish: () => [],
   };
+  return t;
 }

@@ -37,38 +37,52 @@ export function streamErrorOf(provider: string, body: Record<string, unknown>): 
   return upstreamStatusError(provider, status, message, context);
 }
 
-/** OpenAI SSE: each `data:` is a chunk, `[DONE]` ends, `{"error":...}` is a mid-stream failure. */
+/**
+ * OpenAI SSE: each `data:` is a chunk, `[DONE]` ends, `{"error":...}` is a mid-stream failure. A class, not an object
+ * literal with a `done` getter: V8 keeps such a literal as a dictionary (slow properties), one made per stream.
+ */
+class OpenAITranslator implements StreamTranslator {
+  done = false;
+  private readonly name: string;
+
+  constructor(
+    private readonly ctx: AdapterContext,
+    provider: string,
+  ) {
+    this.name = ctx.provider ?? provider;
+  }
+
+  push(ev: UpstreamEvent): ChatCompletionChunk[] {
+    if (ev.data === '[DONE]') {
+      this.done = true;
+      return [];
+    }
+    const { ctx, name } = this;
+    const parsed = parseEventJson(ev, name);
+    if (!isRecord(parsed)) throw errors.upstreamProtocol(name, 'a stream event was not an object');
+    if (parsed.error !== undefined && parsed.error !== null) throw streamErrorOf(name, parsed);
+    if (!Array.isArray(parsed.choices)) throw errors.upstreamProtocol(name, 'a stream chunk had no choices');
+    const chunk = parsed as ChatCompletionChunk;
+    for (const c of chunk.choices) {
+      if (!isRecord(c)) continue;
+      const text = typeof c.delta?.content === 'string' ? c.delta.content : '';
+      if (c.finish_reason) c.finish_reason = finishOf(name, c.finish_reason, text);
+      if (isRecord(c.delta)) normaliseReasoning(c.delta, ctx.excludeReasoning);
+    }
+    chunk.id = ctx.id;
+    chunk.model = ctx.model;
+    chunk.object = 'chat.completion.chunk';
+    if (typeof chunk.created !== 'number') chunk.created = ctx.created;
+    return [chunk];
+  }
+
+  finish(): ChatCompletionChunk[] {
+    return [];
+  }
+}
+
 export function createOpenAITranslator(ctx: AdapterContext, provider = 'upstream'): StreamTranslator {
-  let done = false;
-  const name = ctx.provider ?? provider;
-  return {
-    get done() {
-      return done;
-    },
-    push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      if (ev.data === '[DONE]') {
-        done = true;
-        return [];
-      }
-      const parsed = parseEventJson(ev, name);
-      if (!isRecord(parsed)) throw errors.upstreamProtocol(name, 'a stream event was not an object');
-      if (parsed.error !== undefined && parsed.error !== null) throw streamErrorOf(name, parsed);
-      if (!Array.isArray(parsed.choices)) throw errors.upstreamProtocol(name, 'a stream chunk had no choices');
-      const chunk = parsed as ChatCompletionChunk;
-      for (const c of chunk.choices) {
-        if (!isRecord(c)) continue;
-        const text = typeof c.delta?.content === 'string' ? c.delta.content : '';
-        if (c.finish_reason) c.finish_reason = finishOf(name, c.finish_reason, text);
-        if (isRecord(c.delta)) normaliseReasoning(c.delta, ctx.excludeReasoning);
-      }
-      chunk.id = ctx.id;
-      chunk.model = ctx.model;
-      chunk.object = 'chat.completion.chunk';
-      if (typeof chunk.created !== 'number') chunk.created = ctx.created;
-      return [chunk];
-    },
-    finish: () => [],
-  };
+  return new OpenAITranslator(ctx, provider);
 }
 
 /**
@@ -77,54 +91,70 @@ export function createOpenAITranslator(ctx: AdapterContext, provider = 'upstream
  * choices and no usage (Azure's prompt_filter_results) are dropped, a missing tool-call
  * index is filled in, and `[DONE]` may be absent when a finish and usage came (Mistral).
  */
+class CompatibleTranslator implements StreamTranslator {
+  private readonly inner: OpenAITranslator;
+  private finished = false;
+  private sawUsage = false;
+  private readonly seenCalls: number[] = [];
+
+  constructor(
+    private readonly ctx: AdapterContext,
+    private readonly provider: string,
+  ) {
+    this.inner = new OpenAITranslator(ctx, provider);
+  }
+
+  get done(): boolean {
+    return this.inner.done || (this.finished && this.sawUsage);
+  }
+
+  push(ev: UpstreamEvent): ChatCompletionChunk[] {
+    const out: ChatCompletionChunk[] = [];
+    const seenCalls = this.seenCalls;
+    for (const c of this.inner.push(ev)) {
+      if (c.choices.length === 0) {
+        if (c.usage) {
+          this.sawUsage = true;
+          out.push(c);
+        }
+        continue;
+      }
+      for (const ch of c.choices) {
+        const calls = ch.delta.tool_calls;
+        calls?.forEach((t, k) => {
+          if (typeof t.index !== 'number') t.index = (seenCalls[ch.index] ?? 0) + k;
+        });
+        if (calls?.length) seenCalls[ch.index] = Math.max(seenCalls[ch.index] ?? 0, ...calls.map((t) => t.index + 1));
+        if (ch.finish_reason) this.finished = true;
+      }
+      const usage = c.usage;
+      if (usage && c.choices.length > 0) {
+        c.usage = null;
+        out.push(c, {
+          id: c.id,
+          object: 'chat.completion.chunk',
+          created: c.created,
+          model: c.model,
+          choices: [],
+          usage,
+        });
+        this.sawUsage = true;
+      } else out.push(c);
+    }
+    return out;
+  }
+
+  finish(): ChatCompletionChunk[] {
+    if (!this.inner.done && !this.finished) {
+      throw errors.streamInterrupted(
+        this.ctx.provider ?? this.provider,
+        'the upstream closed the stream without finishing it',
+      );
+    }
+    return [];
+  }
+}
+
 export function createCompatibleTranslator(ctx: AdapterContext, provider: string): StreamTranslator {
-  const inner = createOpenAITranslator(ctx, provider);
-  let finished = false;
-  let sawUsage = false;
-  const seenCalls: number[] = [];
-  return {
-    get done() {
-      return inner.done || (finished && sawUsage);
-    },
-    push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const out: ChatCompletionChunk[] = [];
-      for (const c of inner.push(ev)) {
-        if (c.choices.length === 0) {
-          if (c.usage) {
-            sawUsage = true;
-            out.push(c);
-          }
-          continue;
-        }
-        for (const ch of c.choices) {
-          const calls = ch.delta.tool_calls;
-          calls?.forEach((t, k) => {
-            if (typeof t.index !== 'number') t.index = (seenCalls[ch.index] ?? 0) + k;
-          });
-          if (calls?.length) seenCalls[ch.index] = Math.max(seenCalls[ch.index] ?? 0, ...calls.map((t) => t.index + 1));
-          if (ch.finish_reason) finished = true;
-        }
-        const usage = c.usage;
-        if (usage && c.choices.length > 0) {
-          c.usage = null;
-          out.push(c, {
-            id: c.id,
-            object: 'chat.completion.chunk',
-            created: c.created,
-            model: c.model,
-            choices: [],
-            usage,
-          });
-          sawUsage = true;
-        } else out.push(c);
-      }
-      return out;
-    },
-    finish(): ChatCompletionChunk[] {
-      if (!inner.done && !finished) {
-        throw errors.streamInterrupted(ctx.provider ?? provider, 'the upstream closed the stream without finishing it');
-      }
-      return [];
-    },
-  };
+  return new CompatibleTranslator(ctx, provider);
 }
