@@ -41,8 +41,9 @@ export function compose(
     return err;
   };
   return (ctx) => {
-    // Time spent in dispatch(i + 1), i.e. in the plugins after plugin i (timed chains only).
-    const inner = timer ? new Float64Array(middleware.length) : undefined;
+    // Time spent in dispatch(i + 1), i.e. in the plugins after plugin i (timed chains only). An array, not a
+    // Float64Array: making a typed array took ~1.1 us (its backing store is allocated apart), an array ~30 ns.
+    const inner = timer ? new Array<number>(middleware.length).fill(0) : undefined;
     // `settled`: told when this layer's promise settles (its caller's downstream is then done): one handler less a
     // layer than a second then() on the same promise.
     const dispatch = (i: number, settled?: () => void): Promise<void> => {
