@@ -9,19 +9,23 @@ const ID_BYTES = 18;
 const pool = Buffer.allocUnsafe(POOL_IDS * ID_BYTES);
 let offset = pool.length;
 
-function nextBytes(): Buffer {
+/**
+ * The first `bytes` of the pool's next ID_BYTES, base64url: read in place (toString with bounds), since a subarray
+ * makes a Buffer view for each id (~40-80 ns more).
+ */
+function nextBase64(bytes: number): string {
   if (offset >= pool.length) {
     randomFillSync(pool);
     offset = 0;
   }
-  const b = pool.subarray(offset, offset + ID_BYTES);
+  const at = offset;
   offset += ID_BYTES;
-  return b;
+  return pool.toString('base64url', at, at + bytes);
 }
 
 /** 144 random bits, base64url (24 characters), with an optional prefix. */
 export function randomId(prefix = ''): string {
-  return prefix + nextBytes().toString('base64url');
+  return prefix + nextBase64(ID_BYTES);
 }
 
 /** A completion id in OpenAI's form: `chatcmpl-` and 24 characters (they sort by time: see orderedId). */
@@ -46,7 +50,7 @@ export function orderedId(prefix = ''): string {
       t = Math.floor(t / 62);
     }
   }
-  return prefix + lastTime + nextBytes().subarray(0, 12).toString('base64url');
+  return prefix + lastTime + nextBase64(12);
 }
 
 /** The millisecond of the last orderedId and its characters (ids made in the same millisecond share them). */
