@@ -9,6 +9,7 @@ import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { HEALTH } from '../../src/deployments/health';
 import { defaultPlan } from '../routing/plan';
+import { fixPlan } from '../../src/api/gateway-state';
 import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration, type Outcome } from './record';
 import type { Generation } from '../../src/store/generations';
@@ -212,7 +213,7 @@ export default definePlugin<CreditConfig>({
         };
         // Without a fallback plugin, routing would make this same plan: make it here and hand it on, fixed.
         const plan: AttemptPlan = s.plan ?? defaultPlan(s, s.model, models, services.shared.get(HEALTH));
-        Object.defineProperty(s, 'plan', { value: plan, writable: false, enumerable: true, configurable: false });
+        fixPlan(s, plan);
         const planned =
           s.operation === 'embeddings'
             ? embeddingsReservation(plan, s, priceOf)

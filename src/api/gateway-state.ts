@@ -37,7 +37,7 @@ export function readChainBody(
   return deps.authenticate ? authenticateFirst(ctx, deps.authenticate).then(read) : read();
 }
 import type { GatewayContext } from '../pipeline/plugin';
-import type { GatewayRequestOptions, GatewayState, Operation } from '../pipeline/state';
+import type { AttemptPlan, GatewayRequestOptions, GatewayState, Operation } from '../pipeline/state';
 import type { EmbeddingsRequest } from '../types/embeddings';
 import type { ChatRequest } from '../types/openai';
 
@@ -87,6 +87,34 @@ class RequestState implements Partial<GatewayState> {
   get signal(): AbortSignal {
     return this.abort.signal;
   }
+
+  private planned: AttemptPlan | undefined = undefined;
+  private planFixed = false;
+
+  /** The attempt plan (the fallback plugin writes it); once fixed (fixPlan), assigning another throws. */
+  get plan(): AttemptPlan | undefined {
+    return this.planned;
+  }
+
+  set plan(plan: AttemptPlan | undefined) {
+    if (this.planFixed) throw new TypeError("Cannot assign to read only property 'plan' of the request's state");
+    this.planned = plan;
+  }
+
+  fixPlan(plan: AttemptPlan): void {
+    this.planned = plan;
+    this.planFixed = true;
+  }
+}
+
+/**
+ * Fix the request's attempt plan (credit reserved for it): a later assignment throws, as to a read-only property. On
+ * the state the gateway makes this is a field and a flag: Object.defineProperty took ~0.3-2 us a request (a runtime
+ * call that reconfigures the property and moves the state to another map).
+ */
+export function fixPlan(s: GatewayState, plan: AttemptPlan): void {
+  if (s instanceof RequestState) s.fixPlan(plan);
+  else Object.defineProperty(s, 'plan', { value: plan, writable: false, enumerable: true, configurable: false });
 }
 
 /**
