@@ -1,7 +1,7 @@
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import type { ModelConfig } from '../../src/config/types';
-import { promptTokens, type Attempt, type GatewayState } from '../../src/pipeline/state';
+import { promptTokens, type Attempt, type AttemptPlan, type GatewayState } from '../../src/pipeline/state';
 import type { ChatRequest } from '../../src/types/openai';
 import { DeploymentHealth, HEALTH, type HealthOptions } from '../../src/deployments/health';
 import { orderDeployments } from '../../src/deployments/strategies';
@@ -189,7 +189,10 @@ export default definePlugin<FallbackConfig>({
           checkFallbackRequest(request, f.overrides, i, m);
           attempts.push(...group(m, request, retriesFor(s, m), s));
         }
-        s.plan = { attempts, backoff, ...(contextAttempts ? { contextFallback: contextAttempts } : {}) };
+        // Written out, not spread in: a spread after the literal's own fields is a runtime call a property.
+        const plan: AttemptPlan = { attempts, backoff };
+        if (contextAttempts) plan.contextFallback = contextAttempts;
+        s.plan = plan;
         await next();
       },
     };

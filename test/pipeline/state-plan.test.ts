@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
 import { createState, fixPlan } from '../../src/api/gateway-state';
 import type { GatewayContext } from '../../src/pipeline/plugin';
-import type { AttemptPlan, GatewayState } from '../../src/pipeline/state';
+import type { AttemptPlan, GatewayRequestOptions, GatewayState } from '../../src/pipeline/state';
 import type { ModelConfig } from '../../src/config/types';
 import type { ChatRequest } from '../../src/types/openai';
 
@@ -15,7 +15,7 @@ describe("the request state's attempt plan", () => {
       startedAt: 0n,
       operation: 'chat',
       request: { model: 'm', messages: [] } as unknown as ChatRequest,
-      options: {},
+      options: {} as GatewayRequestOptions,
       model: { id: 'm' } as ModelConfig,
     });
     expect(s.plan).to.equal(undefined);
