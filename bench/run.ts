@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runLoad, timeToFirstToken, type LoadResult } from './load';
+import { median, runLoad, timeToFirstToken, type LoadResult } from './load';
 import { hotPath } from './hot-path';
 import { longRun } from './long';
 import { cpuMs, mainThreadCpuMs, rssMb, type Target } from './proc';
@@ -114,13 +114,6 @@ async function round(t: Target, n: number, maxRss: { mb: number }): Promise<Roun
   clearInterval(sampler);
   if (c1.errors + c32.errors > 0) throw new Error(`${t.name}: ${c1.errors + c32.errors} requests failed`);
   return { c1, c32, cpuUs, mainUs };
-}
-
-/** The middle value (the mean of the two middle ones for an even count). */
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** What the goals compare, from one round: the targets measured minutes apart would compare two machine speeds. */
