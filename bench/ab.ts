@@ -104,8 +104,9 @@ async function main(): Promise<void> {
   const [a, b] = builds;
   const ratio = (pick: (r: Run) => number) => f(median(a.runs.map((r, i) => pick(b.runs[i]) / pick(r))), 3);
   process.stdout.write(
-    `B / A, the median of ${rounds} paired rounds: req/s ${ratio((r) => r.rps)}x, CPU a request ` +
-      `${ratio((r) => r.cpuUs)}x, main thread ${ratio((r) => r.mainUs)}x, c=${concurrency} p99 ${ratio((r) => r.p99)}x\n`,
+    `B / A, the median of ${rounds} paired rounds: req/s ${ratio((r) => r.rps)}x, ` +
+      `CPU a request ${ratio((r) => r.cpuUs)}x, main thread ${ratio((r) => r.mainUs)}x, ` +
+      `c=${concurrency} p99 ${ratio((r) => r.p99)}x\n`,
   );
 }
 

@@ -37,7 +37,7 @@ export function textPayload(parts: readonly string[], header = 0): Buffer {
   return buf;
 }
 
-/** `value` as JSON text when JSON.parse gives back exactly what node:v8's serializer would (see jsonExact), else null. */
+/** `value` as JSON text when JSON.parse gives back exactly what node:v8's serializer would (jsonExact); else null. */
 export function jsonText(value: unknown): string | null {
   return jsonExact(value, 0) ? JSON.stringify(value) : null;
 }
