@@ -79,9 +79,14 @@ export class AheadLog {
    * Number a call of procedure `proc` with its packed arguments and write it with this turn's others: `written`
    * resolves once it is in the file, and rejects if the write failed (the caller then waits for the engine's answer
    * instead). `text`: the arguments as JSON text, written into the entry as they are (null where JSON would not
-   * carry them exactly: redo-codec.ts), for the caller to send on to the engine as they are too.
+   * carry them exactly: redo-codec.ts), for the caller to send on to the engine as they are too. `known`: that text
+   * as the procedure's own wire made it (ProcWire.json); null or left out, the general check decides.
    */
-  add(proc: string, packed: unknown[]): { seq: number; written: Promise<void>; text: string | null } {
+  add(
+    proc: string,
+    packed: unknown[],
+    known?: string | null,
+  ): { seq: number; written: Promise<void>; text: string | null } {
     const seq = ++this.seq;
     let file = this.files[this.current];
     const other = this.files[1 - this.current];
@@ -95,7 +100,7 @@ export class AheadLog {
       this.current = 1 - this.current;
       file = other;
     }
-    const text = jsonText(packed);
+    const text = known ?? jsonText(packed);
     // The record ({ seq, entries: [{ proc, packed, ahead }] }) written around the arguments' text, stringified once.
     const buf =
       text === null

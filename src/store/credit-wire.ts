@@ -6,6 +6,7 @@ import type { Param, ProcWire, Sql } from './db';
 import type { SettleArgs } from './credit-settle';
 import { madeHold, type Hold } from './holds';
 import type { Generation } from './generations';
+import { scalarExact } from './redo-codec';
 
 /** A Generation as an array, in the order of its fields (for the SQLite worker's messages and redo log). */
 type PackedGeneration = [
@@ -115,7 +116,53 @@ function unpackHold([id, accountId, keyHash, amount, createdAt]: PackedHold): Ho
 
 export const holdWire: ProcWire<Hold> = { pack: packHold, unpack: (packed) => unpackHold(packed as PackedHold) };
 
+/** Metadata as credit lets it through (plugins/credit/metadata.ts): null, or a plain object of strings. */
+function metadataExact(m: unknown): boolean {
+  if (m === null) return true;
+  if (typeof m !== 'object' || Object.getPrototypeOf(m) !== Object.prototype) return false;
+  const o = m as Record<string, unknown>;
+  for (const k in o) if (typeof o[k] !== 'string') return false;
+  return true;
+}
+
+function scalarsExact(values: readonly unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (!scalarExact(values[i])) return false;
+  return true;
+}
+
+/**
+ * A packed write JSON carries exactly. Its JSON value is left unwalked: what the write reads of it is its JSON text
+ * (writeParams), and JSON.parse then JSON.stringify gives that text back as it was (a value that does not serialize
+ * throws from the settlement's own stringify, and the record then takes the general path).
+ */
+function writeExact(w: PackedSettle[5][number]): boolean {
+  if (typeof w[0] !== 'string' || !scalarsExact(w[1])) return false;
+  if (w.length === 2) return true;
+  const value = w[3] as { toJSON?: unknown } | null;
+  return scalarExact(w[2]) && typeof value === 'object' && value !== null && typeof value.toJSON !== 'function';
+}
+
+/**
+ * The settlement's JSON text, or null for redo-codec's general check: the fields are scalars bar the metadata (a
+ * plain object of strings) and the writes' JSON values, so the check that JSON gives the worker back what it was
+ * sent is a loop over scalars. It replaced the general walk on every request: ~5 us of the ~12 its text took.
+ */
+function settleJson(packed: unknown[]): string | null {
+  const [reservationId, charge, generation, overrun, now, writes, made] = packed as PackedSettle;
+  if (!scalarExact(reservationId) || !scalarExact(charge) || !scalarExact(now)) return null;
+  if (generation !== null) for (const v of generation) if (!scalarExact(v) && !metadataExact(v)) return null;
+  if (overrun !== null && !scalarsExact(overrun)) return null;
+  for (const w of writes) if (!writeExact(w)) return null;
+  if (made !== null && !(scalarsExact(made[0]) && scalarExact(made[1]))) return null;
+  try {
+    return JSON.stringify(packed);
+  } catch {
+    return null; // a JSON value that does not serialize (a cycle, a bigint)
+  }
+}
+
 export const settleWire: ProcWire<SettleArgs> = {
+  json: settleJson,
   pack({ reservationId, charge, generation, overrun, now, writes, made }): PackedSettle {
     return [
       reservationId,

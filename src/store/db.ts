@@ -93,6 +93,11 @@ export interface Proc<A, R> {
 export interface ProcWire<A> {
   pack(args: A): unknown[];
   unpack(packed: unknown[]): A;
+  /**
+   * The packed arguments as JSON text when JSON carries all the procedure reads of them, else null (the ahead log
+   * then asks redo-codec's general check): knowing the shape, it need not walk what JSON carries by construction.
+   */
+  json?(packed: unknown[]): string | null;
 }
 
 /** Throw from a procedure to roll it back and answer `value` (an expected refusal, not a failure). */

@@ -42,6 +42,19 @@ export function jsonText(value: unknown): string | null {
   return jsonExact(value, 0) ? JSON.stringify(value) : null;
 }
 
+/** Whether `v` is null, a string, a boolean, or a number JSON gives back as itself (finite, not -0). */
+export function scalarExact(v: unknown): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0);
+    default:
+      return v === null;
+  }
+}
+
 /** The value of a payload encodePayload (or an older version's node:v8 serialization) wrote. */
 export function decodePayload(payload: Buffer): unknown {
   return payload.length > 0 && payload[0] === V8_TAG ? deserialize(payload) : JSON.parse(payload.toString('utf8'));
@@ -53,18 +66,7 @@ export function decodePayload(payload: Buffer): unknown {
  * Anything else (bigint, NaN, undefined, typed arrays, dates, maps, boxed values, another prototype) says no.
  */
 function jsonExact(v: unknown, depth: number): boolean {
-  if (v === null) return true;
-  switch (typeof v) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      return Number.isFinite(v) && !Object.is(v, -0);
-    case 'object':
-      break;
-    default:
-      return false;
-  }
+  if (typeof v !== 'object' || v === null) return scalarExact(v);
   if (depth >= MAX_DEPTH) return false;
   // for-in (no array of keys allocated): a plain object's prototype has no enumerable properties to add.
   if (Array.isArray(v)) {

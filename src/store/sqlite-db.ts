@@ -137,7 +137,7 @@ export class SqliteDb implements Db {
     const log = this.ahead;
     if (!log?.usable || !proc.wire || proc.readOnly) return null;
     const packed = proc.wire.pack(args);
-    const { seq, written, text } = log.add(proc.name, packed);
+    const { seq, written, text } = log.add(proc.name, packed, proc.wire.json?.(packed));
     let req: EngineRequest =
       text === null
         ? { op: 'proc', name: proc.name, args: packed, ahead: seq }

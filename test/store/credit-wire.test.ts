@@ -4,7 +4,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import type { SettleArgs } from '../../src/store/credit-settle';
 import type { Generation } from '../../src/store/generations';
-import { decodePayload, encodePayload } from '../../src/store/redo-codec';
+import { decodePayload, encodePayload, jsonText } from '../../src/store/redo-codec';
+import { writeParams } from '../../src/store/request-batch';
 import { holdWire, settleWire } from '../../src/store/credit-wire';
 import { generationRecord } from '../helpers/generation';
 
@@ -99,6 +100,71 @@ describe("The credit procedures' packed arguments (the worker's messages and red
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('its own JSON text (ProcWire.json) gives the worker all it reads, or is null and the general codec decides', () => {
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.constant(undefined),
+      fc.constant({ big: 1n }),
+      fc.constant({ toJSON: () => undefined }),
+      fc.constant(Object.assign([1], { named: 2 })),
+    );
+    const withJson = fc.tuple(settle, fc.array(body, { maxLength: 2 })).map(([args, values]) => ({
+      ...args,
+      writes: [
+        ...args.writes,
+        ...values.map((value, at) => ({ sql: 'INSERT', params: ['id', null], json: { at, value } })),
+      ],
+    }));
+    fc.assert(
+      fc.property(withJson, (args) => {
+        const packed = settleWire.pack(args);
+        const text = settleWire.json!(packed);
+        if (text === null) return true;
+        const back = settleWire.unpack(JSON.parse(text) as unknown[]);
+        // What the worker runs: every field as sent, each write with the parameters it would have had.
+        expect({ ...back, writes: [] }).to.deep.equal({ ...args, writes: [] });
+        expect(back.writes.map(writeParams)).to.deep.equal(args.writes.map(writeParams));
+        return true;
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("its own JSON text is the general codec's for a settlement as the gateway makes it, and null where JSON fails", () => {
+    const body = { id: 'resp_1', output: [{ type: 'message', content: [{ text: 'Hi \u2028 \ud800' }] }], n: 1.5 };
+    const args: SettleArgs = {
+      reservationId: 'rsv_1',
+      charge: 30000,
+      generation: generationRecord({
+        id: 'chatcmpl-1',
+        accountId: 'acct_1',
+        metadata: JSON.parse('{"team":"a","__proto__":"x"}') as Record<string, unknown>,
+      }),
+      overrun: { amount: 5, reason: 'usage_over_reservation' },
+      now: 1795614230342,
+      writes: [
+        {
+          sql: 'INSERT INTO responses (id, body) VALUES (?, ?)',
+          params: ['resp_1', null],
+          json: { at: 1, value: body },
+        },
+      ],
+      made: { id: 'rsv_1', accountId: 'acct_1', keyHash: null, amount: 182000, createdAt: 1795614230340, book: 'b' },
+    };
+    expect(settleWire.json!(settleWire.pack(args))).to.equal(jsonText(settleWire.pack(args)));
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const bad of [
+      { ...args, charge: NaN },
+      { ...args, now: -0 },
+      { ...args, writes: [{ sql: 'UPDATE t SET n = ?', params: [2n ** 70n] }] },
+      { ...args, writes: [{ ...args.writes[0], json: { at: 1, value: cyclic } }] },
+      { ...args, writes: [{ ...args.writes[0], json: { at: 1, value: { toJSON: () => 'x' } } }] },
+      { ...args, generation: generationRecord({ id: 'g', accountId: 'a', metadata: { nested: { a: 1 } } }) },
+    ])
+      expect(settleWire.json!(settleWire.pack(bad))).to.equal(null);
   });
 
   it("sends a settlement in about half of its object's bytes (a structured clone writes every key)", () => {
