@@ -11,6 +11,7 @@ import { countsAgainstDeployment } from './fault';
 import { HEALTH, type DeploymentHealth } from '../../src/deployments/health';
 import { deploymentKey } from '../../src/deployments/strategies';
 import { backoffMs } from './backoff';
+import { nowMs } from '../../src/clock';
 import type { PromptOptions } from '../../src/prompt/index';
 
 const PROMPT_FIELDS = [
@@ -78,7 +79,7 @@ export default definePlugin<RoutingConfig>({
       clientHeaders: Record<string, string> | undefined,
       health: DeploymentHealth | undefined,
     ) {
-      const started = performance.now();
+      const started = nowMs();
       const key = deploymentKey(a.deployment);
       health?.begin(key);
       const sig = new AttemptAbort(s.abort, s.options.timeoutMs, a.provider.name);
@@ -124,7 +125,7 @@ export default definePlugin<RoutingConfig>({
         record.status = 'error';
         throw err;
       } finally {
-        record.latencyMs = performance.now() - started;
+        record.latencyMs = nowMs() - started;
         s.upstreamMs += record.latencyMs;
         s.attempts.push(record);
         if (ends) for (const end of ends) end(record);

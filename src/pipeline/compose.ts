@@ -1,6 +1,7 @@
 import { errors, type GatewayError } from '../errors';
 import type { GatewayContext, GatewayMiddleware, Next } from './plugin';
 import { callAsync } from '../call-async';
+import { EPOCH_OFFSET_MS, nowMs } from '../clock';
 
 import type { PluginTimer } from './hooks';
 
@@ -64,13 +65,13 @@ export function compose(
         downstream = Downstream.Running;
         return dispatch(i + 1, downstreamSettled);
       };
-      const start = inner ? performance.now() : 0;
+      const start = inner ? nowMs() : 0;
       const p = callAsync(() => fn(ctx, next));
       const timed = () => {
         if (!inner) return;
-        const total = performance.now() - start;
+        const total = nowMs() - start;
         if (i > 0) inner[i - 1] = total;
-        timer!(names[i], (total - inner[i]) / 1000, performance.timeOrigin + start, total, ctx);
+        timer!(names[i], (total - inner[i]) / 1000, EPOCH_OFFSET_MS + start, total, ctx);
       };
       return p.then(
         () => {

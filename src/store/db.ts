@@ -5,6 +5,7 @@
  */
 import type { HoldBook } from './holds';
 import { callAsync } from '../call-async';
+import { nowMs } from '../clock';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -209,16 +210,16 @@ export function observed<T>(
   fn: () => Promise<T> | T,
 ): Promise<T> {
   const o = db.observer;
-  const t = o ? performance.now() : 0;
+  const t = o ? nowMs() : 0;
   const p = callAsync(() => Promise.resolve(fn()));
   if (!o) return p;
   return p.then(
     (out) => {
-      o(op, (performance.now() - t) / 1000, false);
+      o(op, (nowMs() - t) / 1000, false);
       return out;
     },
     (e: unknown) => {
-      o(op, (performance.now() - t) / 1000, true);
+      o(op, (nowMs() - t) / 1000, true);
       throw e;
     },
   );
