@@ -50,8 +50,8 @@ export class AheadLog {
   private seq: number;
   private readonly where = new Map<number, AheadFile>();
   private pending: Buffer[] = [];
-  private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
-  private scheduled = false;
+  /** This turn's entries are written in one call: one promise for all of them, settled by flush. */
+  private turn: { written: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null = null;
   private broken: unknown = null;
   /** The last entry the engine has committed. */
   private committedSeq: number;
@@ -111,9 +111,7 @@ export class AheadLog {
     file.last = seq;
     this.where.set(seq, file);
     this.pending.push(buf);
-    const written = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
-    this.schedule();
-    return { seq, written, text };
+    return { seq, written: (this.turn ??= this.newTurn()).written, text };
   }
 
   /** The engine answered entry `seq` (ran it, or refused it). */
@@ -145,18 +143,20 @@ export class AheadLog {
     }
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
+  /** A turn's first entry: its promise, and its write at the end of the turn. */
+  private newTurn(): NonNullable<AheadLog['turn']> {
+    let resolve!: () => void;
+    let reject!: (e: unknown) => void;
+    const written = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
     setImmediate(() => this.flush());
+    return { written, resolve, reject };
   }
 
   /** Write this turn's entries (all to one file: see add) in one write call. */
   private flush(): void {
-    this.scheduled = false;
-    const waiting = this.waiting;
+    const turn = this.turn!;
     const bufs = this.pending;
-    this.waiting = [];
+    this.turn = null;
     this.pending = [];
     try {
       if (this.broken !== null) throw this.broken;
@@ -164,10 +164,10 @@ export class AheadLog {
       writeAllv(file.fd, bufs);
     } catch (e) {
       this.broken = e;
-      for (const w of waiting) w.reject(e);
+      turn.reject(e);
       return;
     }
-    for (const w of waiting) w.resolve();
+    turn.resolve();
   }
 
   close(): void {

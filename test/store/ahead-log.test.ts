@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { rmSync, statSync } from 'node:fs';
+import fs, { rmSync, statSync } from 'node:fs';
 import { openStore } from '../../src/store/index';
 import type { SqliteDb } from '../../src/store/sqlite-db';
 import { AheadLog, MAX_UNANSWERED } from '../../src/store/ahead-log';
@@ -123,6 +123,32 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
       log.answered(added[7].seq);
       expect(log.usable, 'one answered').to.equal(true);
     } finally {
+      log.close();
+    }
+  });
+
+  it('a write that fails fails every entry of its turn and each one after, and the log is no longer used', async () => {
+    const log = new AheadLog(path, 0);
+    const writev = Object.getOwnPropertyDescriptor(fs, 'writevSync')!;
+    try {
+      await log.add('test', [1]).written;
+      // The next write fails as on a full disk.
+      Object.defineProperty(fs, 'writevSync', {
+        ...writev,
+        value: () => {
+          throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+        },
+      });
+      const turn = [log.add('test', [2]), log.add('test', [3])];
+      const outcomes = await Promise.allSettled(turn.map((a) => a.written));
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
+      expect(log.usable, 'broken').to.equal(false);
+      Object.defineProperty(fs, 'writevSync', writev);
+      const after = await Promise.allSettled([log.add('test', [4]).written]);
+      expect(after[0].status, 'a later turn, the disk free again').to.equal('rejected');
+      expect(readRecords(`${path}-ahead-0`).map((r) => r.seq)).to.deep.equal([1]);
+    } finally {
+      Object.defineProperty(fs, 'writevSync', writev);
       log.close();
     }
   });
