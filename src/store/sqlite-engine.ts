@@ -7,19 +7,12 @@ import { replayLogs } from './engine-replay';
 import { EntryRunner } from './entry-runner';
 import { HoldBook } from './holds';
 import { Checkpoints } from './sqlite-checkpoints';
-import { REDO_MARK, RedoLog, type RedoEntry } from './redo-log';
+import { RedoLog, type RedoEntry } from './redo-log';
 import { COMMIT_MS, failed, info } from './engine-protocol';
 import type { EngineOptions, EngineReply, EngineRequest, EngineStatus } from './engine-protocol';
+import { GroupCommit, type Reply } from './group-commit';
 
-type Reply = (r: EngineReply) => void;
-/** How long writes acknowledged from the ahead log may wait to run together (ms). */
-const AHEAD_FLUSH_MS = 5;
 type Statement = Database.Statement<unknown[]>;
-/** A write waiting for the next flush: who waits for its answer, and what it is (as the redo log keeps it). */
-interface Queued {
-  reply: Reply;
-  redo: RedoEntry;
-}
 
 /**
  * The SQLite connection and everything that touches the disk: group commit, procedures,
@@ -27,18 +20,15 @@ interface Queued {
  * thread (src/store/sqlite-worker.ts) for a file database, and in-thread for `memory`.
  *
  * Writes and procedures that arrive in the same turn share one BEGIN ... COMMIT, each failing
- * alone (savepoints), and every one is answered after the COMMIT: nothing is acknowledged
- * before it is committed. A file database reads through a second, read-only connection,
- * so reads never wait for a transaction.
+ * alone (savepoints), and every one is answered once committed or logged (./group-commit.ts): nothing is
+ * acknowledged before. A file database reads through a second, read-only connection, so reads never wait for a
+ * transaction.
  */
 export class SqliteEngine {
   private readonly db: Database.Database;
   private readonly reader: Database.Database | null;
   private readonly writes = new Map<string, Statement>();
   private readonly reads = new Map<string, Statement>();
-  private queue: Queued[] = [];
-  private scheduled = false;
-  private aheadTimer: NodeJS.Timeout | undefined;
   /** A transaction driven statement by statement from the main thread is open. */
   private inTx = false;
   private deferred: Array<() => void> = [];
@@ -46,24 +36,11 @@ export class SqliteEngine {
   private readonly checkpoints: Checkpoints | null = null;
   /** Credit reservations, held here rather than as rows (read in SQL as gw_held(scope, id)). */
   private readonly holds = new HoldBook();
-  private readonly begin: Statement;
-  private readonly commit: Statement;
-  private readonly rollback: Statement;
-  private readonly savepoint: Statement;
-  private readonly release: Statement;
-  private readonly rollbackTo: Statement;
-  /** The transaction of flushed writes is open (with a redo log, until its commit timer or a read). */
-  private batchOpen = false;
-  private readonly redo: RedoLog | null = null;
-  /** The redo log's last record number, and the commit timer of the open transaction. */
-  private seq = 0;
-  private commitTimer: NodeJS.Timeout | undefined;
-  private readonly fatal: (e: unknown) => never;
+  private readonly redo: RedoLog | null;
   /** Runs the statements and procedures asked, and those a redo log replays. */
   private readonly entries: EntryRunner;
-  private readonly commitMs: number;
-  /** Queued entries the main thread acknowledged from its ahead log (a read must see them: it flushes first). */
-  private queuedAhead = 0;
+  /** Queued writes and procedures, run and committed together. */
+  private readonly group: GroupCommit;
   /** What this engine has run of the main thread's ahead log. */
   private readonly ahead: AheadRun;
 
@@ -72,12 +49,6 @@ export class SqliteEngine {
     private readonly procs: ReadonlyMap<string, Proc<unknown, unknown>>,
     opts: EngineOptions = {},
   ) {
-    this.commitMs = opts.commitMs ?? COMMIT_MS;
-    this.fatal =
-      opts.fatal ??
-      ((e) => {
-        throw e;
-      });
     const file = path !== ':memory:';
     if (file) mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
@@ -89,35 +60,35 @@ export class SqliteEngine {
     // SQLite spills it) stays in memory rather than becoming a temp file created and unlinked per request.
     this.db.pragma('temp_store = MEMORY');
     this.defineFunctions(this.db);
-    // Prepared once: exec() would parse them again on every commit.
-    this.begin = this.db.prepare('BEGIN IMMEDIATE');
-    this.commit = this.db.prepare('COMMIT');
-    this.rollback = this.db.prepare('ROLLBACK');
-    this.savepoint = this.db.prepare('SAVEPOINT item');
-    this.release = this.db.prepare('RELEASE item');
-    this.rollbackTo = this.db.prepare('ROLLBACK TO item');
-    this.entries = new EntryRunner(procs, this.holds, (sql) => this.prepared(this.db, sql));
+    const prepare = (sql: string) => this.prepared(this.db, sql);
+    this.entries = new EntryRunner(procs, this.holds, prepare);
     this.ahead = new AheadRun(this.db, opts.aheadCommitted);
-    if (file && opts.redo) {
-      this.redo = RedoLog.open(path);
-      if (this.redo)
-        this.seq = replayLogs(
-          {
-            db: this.db,
-            entries: this.entries,
-            holds: this.holds,
-            ahead: this.ahead,
-            inSavepoint: (w) => this.inSavepoint(w),
-          },
-          this.redo,
-          path,
-        );
+    this.redo = file && opts.redo ? RedoLog.open(path) : null;
+    const group = new GroupCommit(this.db, {
+      entries: this.entries,
+      holds: this.holds,
+      redo: this.redo,
+      ahead: this.ahead,
+      commitMs: opts.commitMs ?? COMMIT_MS,
+      prepare,
+      inTx: () => this.inTx,
+      committed: () => this.checkpoints?.committed(),
+      fatal:
+        opts.fatal ??
+        ((e) => {
+          throw e;
+        }),
+    });
+    this.group = group;
+    if (this.redo) {
+      const engine = { db: this.db, entries: this.entries, holds: this.holds, ahead: this.ahead };
+      group.seq = replayLogs({ ...engine, inSavepoint: (w) => group.inSavepoint(w) }, this.redo, path);
     }
     if (file) {
       this.checkpoints = new Checkpoints(this.db, path, {
         canCommit: () => !this.inTx,
-        commitNow: () => this.commitNow(),
-        connectionIdle: () => !this.inTx && !this.batchOpen,
+        commitNow: () => group.commitNow(),
+        connectionIdle: () => !this.inTx && !group.batchOpen,
       });
       this.reader = new Database(path, { readonly: true });
       this.reader.pragma('busy_timeout = 5000');
@@ -139,18 +110,23 @@ export class SqliteEngine {
     return this.inTx;
   }
 
+  /** Everything queued waits for a timer (acknowledged from the ahead log): the worker answers its message at once. */
+  get waitingForTimer(): boolean {
+    return this.group.waitingForTimer;
+  }
+
   handle(req: EngineRequest, reply: Reply): void {
     switch (req.op) {
       case 'read':
         if (!this.reader && this.inTx) this.deferred.push(() => this.handle(req, reply));
         else {
-          if (this.queuedAhead > 0) this.flush(); // acknowledged from the ahead log: the read must see it
-          this.commitNow(); // the reader sees what was acknowledged
+          if (this.group.queuedAhead > 0) this.group.flush(); // acknowledged from the ahead log: the read must see it
+          this.group.commitNow(); // the reader sees what was acknowledged
           this.answer(reply, () => this.prepared(this.reader ?? this.db, req.sql)[req.kind](...req.params));
         }
         return;
       case 'write':
-        return this.enqueue(reply, { sql: req.sql, params: req.params });
+        return this.group.enqueue(reply, { sql: req.sql, params: req.params });
       case 'proc': {
         const proc = this.procs.get(req.name);
         if (!proc) return reply({ ok: false, error: { message: `unknown store procedure '${req.name}'` } });
@@ -160,7 +136,7 @@ export class SqliteEngine {
         const entry: RedoEntry = proc.wire
           ? { proc: req.name, packed: args as unknown[], ...(req.ahead ? { ahead: req.ahead } : {}) }
           : { proc: req.name, args };
-        if (!proc.readOnly) return this.enqueue(reply, entry);
+        if (!proc.readOnly) return this.group.enqueue(reply, entry);
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
         else this.runAtOnce(entry, reply);
         return;
@@ -168,14 +144,14 @@ export class SqliteEngine {
       case 'exec':
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
         else {
-          this.commitNow();
+          this.group.commitNow();
           this.answer(reply, () => void this.db.exec(req.sql));
         }
         return;
       case 'begin':
         if (this.inTx) return reply({ ok: false, error: { message: 'a transaction is already open' } });
-        this.flush(); // what was queued commits before, not inside, this transaction
-        this.commitNow();
+        this.group.flush(); // what was queued commits before, not inside, this transaction
+        this.group.commitNow();
         this.answer(reply, () => {
           this.db.exec('BEGIN IMMEDIATE');
           this.inTx = true;
@@ -196,7 +172,7 @@ export class SqliteEngine {
           if (req.commit) this.checkpoints?.committed();
         });
         for (const d of this.deferred.splice(0)) d();
-        this.schedule();
+        this.group.schedule();
         return;
       case 'status':
         return reply({
@@ -231,38 +207,6 @@ export class SqliteEngine {
     return s;
   }
 
-  private enqueue(reply: Reply, redo: RedoEntry): void {
-    if ('ahead' in redo) this.queuedAhead++;
-    this.queue.push({ reply, redo });
-    this.schedule();
-  }
-
-  /**
-   * Flush at the end of this turn; or, when everything queued was acknowledged from the main thread's ahead log
-   * (nobody waits for it), within AHEAD_FLUSH_MS: several requests' settlements then run as one (Proc.many) even
-   * one request at a time, and a write somebody waits for brings the flush forward.
-   */
-  private schedule(): void {
-    if (this.queue.length === 0) return;
-    const soon = this.queuedAhead < this.queue.length;
-    if (this.scheduled && (!soon || !this.aheadTimer)) return;
-    clearTimeout(this.aheadTimer);
-    this.aheadTimer = undefined;
-    this.scheduled = true;
-    const run = () => {
-      this.scheduled = false;
-      this.aheadTimer = undefined;
-      this.flush();
-    };
-    if (soon) setImmediate(run);
-    else this.aheadTimer = setTimeout(run, AHEAD_FLUSH_MS);
-  }
-
-  /** Everything queued waits for a timer (AHEAD_FLUSH_MS): the worker answers its message at once with nothing. */
-  get waitingForTimer(): boolean {
-    return this.aheadTimer !== undefined;
-  }
-
   /** A procedure that writes nothing: it runs now, outside any transaction, and its holds stand unless it throws. */
   private runAtOnce(entry: RedoEntry, reply: Reply): void {
     let out: EngineReply;
@@ -277,125 +221,10 @@ export class SqliteEngine {
     reply(out);
   }
 
-  /**
-   * Run everything queued in the open transaction, all in one savepoint or, when one throws, each in its own (one
-   * that throws is rolled back alone and refused), then make it durable and answer each: without a redo log by
-   * committing now; with one by appending the items that succeeded to the log in one write, the commit following
-   * within COMMIT_MS. Nobody is told success before their write is committed or logged.
-   * A batch of ahead log entries only is not written to the redo log (see AheadRun).
-   */
-  private flush(): void {
-    if (this.inTx || this.queue.length === 0) return;
-    const aheadOnly = this.redo !== null && this.queuedAhead === this.queue.length;
-    if (!aheadOnly && this.ahead.unlogged) this.commitNow();
-    const batch = this.queue.splice(0);
-    this.queuedAhead = 0;
-    const out: EngineReply[] = [];
-    const logged: RedoEntry[] = [];
-    this.holds.dataVersion = null; // read again once in this flush (nobody else commits until it ends)
-    try {
-      if (!this.batchOpen) {
-        this.begin.run();
-        this.batchOpen = true;
-      }
-      const together = batch.length > 1 ? this.runTogether(batch, logged) : null;
-      if (together) out.push(...together);
-      else for (const item of batch) out.push(this.runItem(item, logged));
-      if (!this.redo) this.commitOpen();
-      else if (logged.length > 0) {
-        if (!aheadOnly) {
-          this.redo.append({ seq: this.seq + 1, entries: logged });
-          this.seq++;
-        }
-        this.ahead.ran(logged, aheadOnly);
-        this.holds.keep();
-      }
-    } catch (e) {
-      if (this.redo) this.fatal(e); // acknowledged writes are in the open transaction: only a replay may go on
-      this.batchOpen = false;
-      if (this.db.inTransaction) this.rollback.run();
-      this.holds.undo();
-      const err: EngineReply = { ok: false, error: info(e) };
-      for (const item of batch) item.reply(err);
-      return;
-    }
-    if (this.batchOpen) this.commitTimer ??= setTimeout(() => this.commitNow(), this.commitMs);
-    for (let i = 0; i < batch.length; i++) batch[i].reply(out[i]);
-  }
-
-  /**
-   * Every item of a batch in one savepoint, two statements a batch instead of two an item. If one throws, null says to
-   * run each item again in its own savepoint (runItem), so that an item that fails still fails alone.
-   */
-  private runTogether(batch: Queued[], logged: RedoEntry[]): EngineReply[] | null {
-    let out: EngineReply[];
-    try {
-      out = this.inSavepoint(() =>
-        this.entries.runAll(batch.map((item) => item.redo)).map((value) => ({ ok: true, value })),
-      );
-    } catch {
-      return null;
-    }
-    for (const item of batch) logged.push(item.redo);
-    return out;
-  }
-
-  private runItem(item: Queued, logged: RedoEntry[]): EngineReply {
-    try {
-      const value = this.inSavepoint(() => this.entries.run(item.redo));
-      logged.push(item.redo);
-      return { ok: true, value };
-    } catch (e) {
-      return failed(e);
-    }
-  }
-
-  /** `work` in a savepoint: if it throws, what it did is rolled back, holds included, and the error goes on. */
-  private inSavepoint<T>(work: () => T): T {
-    const mark = this.holds.mark();
-    this.savepoint.run();
-    try {
-      const value = work();
-      this.release.run();
-      return value;
-    } catch (e) {
-      this.rollbackTo.run();
-      this.release.run();
-      this.holds.undoTo(mark);
-      throw e;
-    }
-  }
-
-  /** Commit the open transaction of flushed writes (with a redo log, its last record with it, then empty the log). */
-  private commitOpen(): void {
-    clearTimeout(this.commitTimer);
-    this.commitTimer = undefined;
-    if (!this.batchOpen) return;
-    if (this.redo) {
-      this.prepared(this.db, REDO_MARK).run(this.seq);
-      this.ahead.mark();
-    }
-    this.commit.run();
-    this.batchOpen = false;
-    this.holds.keep();
-    this.redo?.clear();
-    this.checkpoints?.committed();
-    if (this.redo) this.ahead.commitDone();
-  }
-
-  /** commitOpen outside a flush: a failure leaves acknowledged writes uncommitted, so the engine ends. */
-  private commitNow(): void {
-    try {
-      this.commitOpen();
-    } catch (e) {
-      this.fatal(e);
-    }
-  }
-
   private close(): void {
     this.checkpoints?.close();
-    this.flush();
-    this.commitNow();
+    this.group.flush();
+    this.group.commitNow();
     this.redo?.close();
     if (!this.db.open) return;
     if (this.reader) {
