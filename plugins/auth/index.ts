@@ -9,10 +9,19 @@ import {
   type RouteGuard,
 } from '../../src/auth/contract';
 import type Koa from 'koa';
+import type { Principal } from '../../src/pipeline/state';
 import { Authenticator } from './authenticator';
 import { callAsync } from '../../src/call-async';
 import { adminKeyHash, bootstrapAccount } from './admin-key';
 import { registerAdminRoutes } from './admin-api';
+
+/** Where a request keeps its authentication (in ctx.state, by a key no other plugin can spell). */
+const AUTHENTICATED = Symbol('auth.authenticated');
+interface Authenticated {
+  /** The Authorization header it was for. */
+  header: string;
+  principal: Promise<Principal>;
+}
 
 /**
  * First-start keys go to the terminal (stderr), set apart by blank lines, never into the
@@ -64,7 +73,7 @@ export default definePlugin<AuthConfig>({
     });
     // Failed-authentication throttling per client address, when a plugin (limits) registered one.
     const plain = auth.authenticate;
-    auth.authenticate = (ctx: Koa.Context) => {
+    const throttled = (ctx: Koa.Context): Promise<Principal> => {
       const t = services.shared.get(AUTH_THROTTLE);
       if (!t) return plain(ctx);
       return callAsync(() => {
@@ -74,6 +83,18 @@ export default definePlugin<AuthConfig>({
         if ((e as { status?: number }).status === 401) t.failed(ctx.ip);
         throw e;
       });
+    };
+    // One answer a request and header: the chain's middleware asks again what the check before the body asked
+    // (src/server/early-auth.ts), and gets that answer, not a second lookup and throttle check. A plugin before this
+    // one that changed the header gets the new header checked.
+    auth.authenticate = (ctx: Koa.Context) => {
+      const header = ctx.get('authorization');
+      const state = ctx.state as unknown as Record<symbol, Authenticated | undefined>;
+      const seen = state[AUTHENTICATED];
+      if (seen !== undefined && seen.header === header) return seen.principal;
+      const principal = throttled(ctx);
+      state[AUTHENTICATED] = { header, principal };
+      return principal;
     };
     services.shared.set(AUTHENTICATE, auth.authenticate);
     services.shared.set(AUTHENTICATE_KEY, (key: string) => auth.fromKey(key));
@@ -85,15 +106,17 @@ export default definePlugin<AuthConfig>({
     registerAdminRoutes(services.router, services.store, auth);
     if (config.bootstrap) await bootstrapAccount(services.store, config.bootstrap, printSecret);
     return {
-      async middleware(ctx, next) {
-        const principal = await auth.authenticate(ctx as unknown as Koa.Context);
-        if (principal.isAdmin)
-          throw errors.forbidden(
-            'admin_key_not_allowed',
-            "The admin key cannot call chat completions; use an account's key",
-          );
-        ctx.state.gateway.principal = principal;
-        await next();
+      middleware(ctx, next) {
+        // Not an async function: the answer is nearly always the one the check before the body got, settled.
+        return auth.authenticate(ctx as unknown as Koa.Context).then((principal) => {
+          if (principal.isAdmin)
+            throw errors.forbidden(
+              'admin_key_not_allowed',
+              "The admin key cannot call chat completions; use an account's key",
+            );
+          ctx.state.gateway.principal = principal;
+          return next();
+        });
       },
     };
   },

@@ -263,3 +263,34 @@ describe('auth across two replicas on one PostgreSQL database', () => {
     }
   });
 });
+
+describe('auth in the chain after the check before the body', () => {
+  it('checks the header it finds: the one checked before the body, or the one a plugin before it put instead', async () => {
+    const plugins = [{ use: './test/fixtures/plugins/swap-key', config: {} }, 'auth', 'credit', 'routing'];
+    const gw = await startTestGateway(authConfig({ plugins }));
+    try {
+      const a = await makeAccountKey(gw, { name: 'a' });
+      const b = await makeAccountKey(gw, { name: 'b' });
+      const spent = async (id: string) =>
+        ((await adminCall(gw, 'GET', `/v1/accounts/${id}`)).body.data as { usage: number }).usage;
+      const plain = await postJson(`${gw.url}/v1/chat/completions`, chat, { authorization: `Bearer ${a.key}` });
+      expect(plain.status).to.equal(200);
+      expect(await spent(a.accountId), 'charged to the key sent').to.be.greaterThan(0);
+      const before = await spent(a.accountId);
+      const swapped = await postJson(`${gw.url}/v1/chat/completions`, chat, {
+        authorization: `Bearer ${a.key}`,
+        'x-test-swap-key': b.key,
+      });
+      expect(swapped.status).to.equal(200);
+      expect(await spent(b.accountId), 'charged to the key the chain found').to.be.greaterThan(0);
+      expect(await spent(a.accountId)).to.equal(before);
+      const bad = await postJson(`${gw.url}/v1/chat/completions`, chat, {
+        authorization: `Bearer ${a.key}`,
+        'x-test-swap-key': 'sk-gw-not-a-key',
+      });
+      expect(bad.status, 'a changed header that fails is refused').to.equal(401);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
