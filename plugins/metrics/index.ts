@@ -7,6 +7,7 @@ import { HTTP_OBSERVER, addPluginTimer, type HttpObserver, type PluginTimer } fr
 import type { Usage } from '../../src/types/openai';
 import { createInstruments, statusClass } from './instruments';
 import { LoopDelayHistogram } from './loop-delay';
+import { nowMs } from '../../src/clock';
 
 export interface MetricsConfig {
   /** Require `Authorization: Bearer <token>` on /metrics. */
@@ -134,7 +135,7 @@ export default definePlugin<MetricsConfig>({
         result.stream.observe({
           name: 'metrics',
           onChunk: (chunk) => {
-            const now = performance.now();
+            const now = nowMs();
             if (last !== 0 && chunk.choices.length > 0) m.interToken.with(model).observe((now - last) / 1000);
             last = now;
             const u = chunk.choices.length === 0 ? chunk.usage : null;
