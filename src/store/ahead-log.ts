@@ -56,7 +56,9 @@ export class AheadLog {
   /** The last entry the engine has committed. */
   private committedSeq: number;
 
-  /** `lastSeq`: the last entry the engine has run; the files are empty (the engine ran what they held when it started). */
+  /**
+   * `lastSeq`: the last entry the engine has run; the files are empty (the engine ran what they held when it started).
+   */
   constructor(dbPath: string, lastSeq: number) {
     this.files = aheadPaths(dbPath).map((p) => {
       const fd = openSync(p, 'a');

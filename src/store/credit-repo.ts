@@ -60,7 +60,9 @@ export class CreditRepo {
     return { args, epoch: this.local?.epoch() ?? 0 };
   }
 
-  /** The engine answered a settlement (null: an engine had run it from the ahead log): its hold is no longer counted. */
+  /**
+   * The engine answered a settlement (null: an engine had run it from the ahead log): its hold is no longer counted.
+   */
   private answered(reservationId: string, recorded: boolean, r: SettleResult | null, epoch: number): void {
     this.local?.settled(reservationId, r?.committed ?? null, epoch);
     if (recorded && r?.settled) this.generations++;

@@ -137,7 +137,8 @@ export class GroupCommit {
         this.deps.holds.keep();
       }
     } catch (e) {
-      if (this.deps.redo) this.deps.fatal(e); // acknowledged writes are in the open transaction: only a replay may go on
+      // Acknowledged writes are in the open transaction: only a replay may go on.
+      if (this.deps.redo) this.deps.fatal(e);
       this.batchOpen = false;
       if (this.db.inTransaction) this.rollback.run();
       this.deps.holds.undo();
