@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import fs, { rmSync, statSync } from 'node:fs';
 import { openStore } from '../../src/store/index';
 import type { SqliteDb } from '../../src/store/sqlite-db';
-import { AheadLog, MAX_UNANSWERED } from '../../src/store/ahead-log';
+import { AheadLog, EMPTY_ABOVE, MAX_UNANSWERED } from '../../src/store/ahead-log';
+import { within } from '../helpers/poll';
 import { readRecords } from '../../src/store/redo-log';
 import { generationRecord } from '../helpers/generation';
 import { countRows as count, expectAllCharged, runKilledFixture, storeWithAccount } from '../helpers/store';
@@ -125,6 +126,66 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
     } finally {
       log.close();
     }
+  });
+
+  /** Entries of 4 KB until the log's first file holds enough to be emptied, all written. */
+  async function fill(log: AheadLog): Promise<number[]> {
+    const added = Array.from({ length: Math.ceil(EMPTY_ABOVE / 4096) + 1 }, () => log.add('test', ['x'.repeat(4096)]));
+    await Promise.all(added.map((a) => a.written));
+    return added.map((a) => a.seq);
+  }
+
+  it('empties a file off the event loop once all of it is answered and committed, writing meanwhile to the other', async () => {
+    const log = new AheadLog(path, 0);
+    const sync = Object.getOwnPropertyDescriptor(fs, 'ftruncateSync')!;
+    let syncCalls = 0;
+    Object.defineProperty(fs, 'ftruncateSync', {
+      ...sync,
+      value: (...args: Parameters<typeof fs.ftruncateSync>) => {
+        syncCalls++;
+        return (sync.value as typeof fs.ftruncateSync)(...args);
+      },
+    });
+    const first = `${path}-ahead-0`;
+    try {
+      const seqs = await fill(log);
+      const last = seqs.pop()!;
+      for (const seq of seqs) log.answered(seq);
+      log.committed(last);
+      expect(statSync(first).size, 'one entry still unanswered: kept').to.be.at.least(EMPTY_ABOVE);
+      log.answered(last);
+      const next = log.add('test', [1]); // while the first file is being emptied
+      await next.written;
+      expect(
+        readRecords(`${path}-ahead-1`).map((r) => r.seq),
+        'written to the other file',
+      ).to.deep.equal([next.seq]);
+      expect(await within(5000, () => statSync(first).size === 0), 'emptied').to.equal(true);
+      expect(syncCalls, 'never on the event loop').to.equal(0);
+      expect(
+        readRecords(`${path}-ahead-1`).map((r) => r.seq),
+        'the later entry kept',
+      ).to.deep.equal([next.seq]);
+    } finally {
+      Object.defineProperty(fs, 'ftruncateSync', sync);
+      log.close();
+    }
+  });
+
+  it('keeps a file whose entries are not all committed, and closes while one is being emptied', async () => {
+    const log = new AheadLog(path, 0);
+    const first = `${path}-ahead-0`;
+    try {
+      const seqs = await fill(log);
+      for (const seq of seqs) log.answered(seq);
+      log.committed(seqs[seqs.length - 2]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(statSync(first).size, 'the last entry is not committed').to.be.at.least(EMPTY_ABOVE);
+      log.committed(seqs[seqs.length - 1]);
+    } finally {
+      log.close(); // the emptying goes on, and its descriptor is closed when it ends
+    }
+    expect(await within(5000, () => statSync(first).size === 0), 'emptied after close').to.equal(true);
   });
 
   it('a write that fails fails every entry of its turn and each one after, and the log is no longer used', async () => {
