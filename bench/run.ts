@@ -89,6 +89,8 @@ interface Row {
   cpuUs: number;
   /** Of which its main thread (the event loop). */
   mainUs: number;
+  /** Share of the c=32 run's wall time its main thread was on a CPU (1 = saturated). */
+  mainBusy: number;
 }
 
 /** One round of a target: c=1, then c=32 with its CPU a request. */
@@ -97,6 +99,8 @@ interface Round {
   c32: LoadResult;
   cpuUs: number;
   mainUs: number;
+  /** Share of the c=32 run's wall time its main thread was on a CPU (1 = saturated). */
+  mainBusy: number;
 }
 
 const step = (t: Target, m: string) => process.stderr.write(`bench: ${t.name}: ${m}\n`);
@@ -110,10 +114,12 @@ async function round(t: Target, n: number, maxRss: { mb: number }): Promise<Roun
   const mainBefore = mainThreadCpuMs(t.pid);
   const c32 = await runLoad(t.url, body, t.headers, 32, seconds);
   const cpuUs = ((cpuMs(t.pid) - cpuBefore) * 1000) / c32.requests;
-  const mainUs = ((mainThreadCpuMs(t.pid) - mainBefore) * 1000) / c32.requests;
+  const mainMs = mainThreadCpuMs(t.pid) - mainBefore;
+  const mainUs = (mainMs * 1000) / c32.requests;
+  const mainBusy = mainMs / (c32.seconds * 1000);
   clearInterval(sampler);
   if (c1.errors + c32.errors > 0) throw new Error(`${t.name}: ${c1.errors + c32.errors} requests failed`);
-  return { c1, c32, cpuUs, mainUs };
+  return { c1, c32, cpuUs, mainUs, mainBusy };
 }
 
 /** What the goals compare, from one round: the targets measured minutes apart would compare two machine speeds. */
@@ -178,6 +184,7 @@ async function measureAll(targets: Target[], idle: number[]): Promise<{ rows: Re
       ttft: await timeToFirstToken(t.url, streamBody, t.headers, 300),
       cpuUs: median(rs[i].map((r) => r.cpuUs)),
       mainUs: median(rs[i].map((r) => r.mainUs)),
+      mainBusy: median(rs[i].map((r) => r.mainBusy)),
     };
   }
   return { rows, paired };
@@ -221,6 +228,9 @@ async function main(): Promise<void> {
     '',
     `core / floor req/s at c=32: ${pairedFigure(paired, (p) => p.coreFloor, 'x')} (goal >= 0.8x); CPU per request core / floor: ${ratio(rows.core.cpuUs, rows.floor.cpuUs)}`,
     `full / core req/s at c=32: ${pairedFigure(paired, (p) => p.fullCore, 'x')} (goal >= 0.8x)`,
+    // A gateway's main thread near 100% busy at c=32 sets its req/s there: the ratio then follows its CPU a request.
+    `main thread busy at c=32: ${['floor', 'core', 'full'].map((k) => `${k} ${f(rows[k].mainBusy * 100, 0)}%`).join(', ')}; ` +
+      `its CPU a request core / floor ${ratio(rows.core.mainUs, rows.floor.mainUs)}, full / core ${ratio(rows.full.mainUs, rows.core.mainUs)} (0.8x req/s needs <= 1.25x)`,
     `full - core c=1 p99: ${pairedFigure(paired, (p) => p.p99Gap, ' ms')} (goal <= 1)`,
     `added TTFT over direct: floor ${f(rows.floor.ttft - rows.direct.ttft, 3)} ms, core ${f(rows.core.ttft - rows.direct.ttft, 3)} ms, full ${f(rows.full.ttft - rows.direct.ttft, 3)} ms (goal core <= 0.5)`,
     `full chain idle RSS: ${f(rows.full.idleRss, 1)} MB (goal <= 65)`,
