@@ -32,8 +32,8 @@ interface AheadFile {
   last: number;
   /** It is being emptied (an ftruncate in libuv's thread pool): nothing is written to it until that ends. */
   emptying: boolean;
-  /** close() came while it was being emptied: its descriptor is closed when that ends. */
-  closing: boolean;
+  /** close() came while it was being emptied: told once that ends and its descriptor is closed. */
+  closed: (() => void) | null;
 }
 
 /**
@@ -69,7 +69,7 @@ export class AheadLog {
     this.files = aheadPaths(dbPath).map((p) => {
       const fd = openSync(p, 'a');
       ftruncateSync(fd, 0);
-      return { fd, bytes: 0, unanswered: 0, last: 0, emptying: false, closing: false };
+      return { fd, bytes: 0, unanswered: 0, last: 0, emptying: false, closed: null };
     });
     this.seq = lastSeq;
     this.committedSeq = lastSeq;
@@ -157,7 +157,10 @@ export class AheadLog {
     ftruncate(file.fd, 0, (e) => {
       file.emptying = false;
       if (!e) file.bytes = 0; // else kept: its entries are numbered, and an engine skips what it has run
-      if (file.closing) return void closeQuietly(file.fd);
+      if (file.closed) {
+        closeQuietly(file.fd);
+        return file.closed();
+      }
       this.empty(this.files[this.current]); // it may have waited for this one to be free
     });
   }
@@ -191,12 +194,18 @@ export class AheadLog {
 
   private closed = false;
 
-  close(): void {
+  /**
+   * Close its files. An emptying under way ends first (its descriptor is closed then): awaited, a log opened on the
+   * same files afterwards cannot have that truncate land on its entries.
+   */
+  async close(): Promise<void> {
     this.closed = true;
+    const ending: Array<Promise<void>> = [];
     for (const f of this.files) {
-      if (f.emptying) f.closing = true;
+      if (f.emptying) ending.push(new Promise((r) => (f.closed = r)));
       else closeSync(f.fd);
     }
+    await Promise.all(ending);
   }
 }
 

@@ -198,7 +198,7 @@ export class SqliteDb implements Db {
   async close(): Promise<void> {
     await this.txTail;
     await this.link.close();
-    this.ahead?.close();
+    await this.ahead?.close();
     this.ahead = null;
   }
 }
