@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { errors } from '../errors';
 
 /**
@@ -12,10 +13,20 @@ export interface Abortable {
   abort(reason?: unknown): void;
 }
 
+/**
+ * The stop signal: every open stream listens to it (and lets go when it ends), so more than ten is normal load, not the
+ * leak node warns of past ten listeners ("MaxListenersExceededWarning" on stderr with the 11th concurrent stream).
+ */
+function stopController(): AbortController {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
+}
+
 export class Lifecycle {
   private readonly active = new Set<Promise<unknown>>();
   private readonly requests = new Set<Abortable>();
-  private readonly stopper = new AbortController();
+  private readonly stopper = stopController();
   /** While draining: told each time a request leaves (no promise is made per request). */
   private left: (() => void) | null = null;
   draining = false;

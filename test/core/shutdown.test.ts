@@ -32,6 +32,36 @@ describe('graceful shutdown', () => {
     await stopped;
   });
 
+  it('twelve streams at once: no listener-leak warning, and each finishes within the grace period', async () => {
+    const gw = await startTestGateway(
+      testConfig({
+        models: [slowModel(20)],
+        server: { host: '127.0.0.1', port: 0, log_level: 'silent', shutdown_grace_ms: 5000 },
+      }),
+    );
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const bodies = await Promise.all(
+        Array.from({ length: 12 }, async () => {
+          const res = await postJson(`${gw.url}/v1/chat/completions`, {
+            model: 'mock/slow',
+            stream: true,
+            messages: [{ role: 'user', content: 'a b c d e' }],
+          });
+          return res.text();
+        }),
+      );
+      await gw.stop();
+      for (const b of bodies) expect(sseData(b).at(-1)).to.equal('[DONE]');
+      await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).to.deep.equal([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('ends streams still running at the deadline with one error event', async () => {
     const gw = await startTestGateway(
       testConfig({
