@@ -33,7 +33,7 @@ interface AheadFile {
   /** It is being emptied (an ftruncate in libuv's thread pool): nothing is written to it until that ends. */
   emptying: boolean;
   /** close() came while it was being emptied: told once that ends and its descriptor is closed. */
-  closed: (() => void) | null;
+  whenClosed: (() => void) | null;
 }
 
 /**
@@ -61,6 +61,7 @@ export class AheadLog {
   private broken: unknown = null;
   /** The last entry the engine has committed. */
   private committedSeq: number;
+  private closed = false;
 
   /**
    * `lastSeq`: the last entry the engine has run; the files are empty (the engine ran what they held when it started).
@@ -69,7 +70,7 @@ export class AheadLog {
     this.files = aheadPaths(dbPath).map((p) => {
       const fd = openSync(p, 'a');
       ftruncateSync(fd, 0);
-      return { fd, bytes: 0, unanswered: 0, last: 0, emptying: false, closed: null };
+      return { fd, bytes: 0, unanswered: 0, last: 0, emptying: false, whenClosed: null };
     });
     this.seq = lastSeq;
     this.committedSeq = lastSeq;
@@ -96,13 +97,9 @@ export class AheadLog {
     known?: string | null,
   ): { seq: number; written: Promise<void>; text: string | null } {
     const seq = ++this.seq;
-    let file = this.files[this.current];
-    const other = this.files[1 - this.current];
     // The turn's first entry may move the log to its other file; the rest of the turn's go where it went.
-    if (this.pending.length === 0 && file.bytes >= SWITCH_BYTES && this.free(other)) {
-      this.current = 1 - this.current;
-      file = other;
-    }
+    if (this.files[this.current].bytes >= SWITCH_BYTES) this.moveToOther();
+    const file = this.files[this.current];
     const text = known ?? jsonText(packed);
     // The record ({ seq, entries: [{ proc, packed, ahead }] }) written around the arguments' text, stringified once.
     const buf =
@@ -136,9 +133,15 @@ export class AheadLog {
     for (const f of this.files) this.empty(f);
   }
 
-  /** A file the log may move its writes to: nothing in it waits for an answer, and it is (nearly) empty. */
-  private free(file: AheadFile): boolean {
-    return !file.emptying && file.unanswered === 0 && file.bytes < EMPTY_ABOVE;
+  /**
+   * Move the log's writes to its other file, when no turn is half written and that file is free: nothing in it waits
+   * for an answer, it is (nearly) empty and not being emptied. Whether it moved.
+   */
+  private moveToOther(): boolean {
+    const other = this.files[1 - this.current];
+    if (this.pending.length > 0 || other.emptying || other.unanswered > 0 || other.bytes >= EMPTY_ABOVE) return false;
+    this.current = 1 - this.current;
+    return true;
   }
 
   /**
@@ -148,18 +151,14 @@ export class AheadLog {
   private empty(file: AheadFile): void {
     if (this.closed || file.emptying || file.unanswered > 0 || file.bytes < EMPTY_ABOVE) return;
     if (file.last > this.committedSeq) return;
-    const i = this.files.indexOf(file);
-    if (i === this.current) {
-      if (this.pending.length > 0 || !this.free(this.files[1 - i])) return;
-      this.current = 1 - i;
-    }
+    if (file === this.files[this.current] && !this.moveToOther()) return;
     file.emptying = true;
     ftruncate(file.fd, 0, (e) => {
       file.emptying = false;
       if (!e) file.bytes = 0; // else kept: its entries are numbered, and an engine skips what it has run
-      if (file.closed) {
+      if (file.whenClosed) {
         closeQuietly(file.fd);
-        return file.closed();
+        return file.whenClosed();
       }
       this.empty(this.files[this.current]); // it may have waited for this one to be free
     });
@@ -192,8 +191,6 @@ export class AheadLog {
     turn.resolve();
   }
 
-  private closed = false;
-
   /**
    * Close its files. An emptying under way ends first (its descriptor is closed then): awaited, a log opened on the
    * same files afterwards cannot have that truncate land on its entries.
@@ -202,7 +199,7 @@ export class AheadLog {
     this.closed = true;
     const ending: Array<Promise<void>> = [];
     for (const f of this.files) {
-      if (f.emptying) ending.push(new Promise((r) => (f.closed = r)));
+      if (f.emptying) ending.push(new Promise((r) => (f.whenClosed = r)));
       else closeSync(f.fd);
     }
     await Promise.all(ending);
