@@ -14,7 +14,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, runLoad, timeToFirstToken, type LoadResult } from './load';
@@ -91,6 +91,10 @@ interface Row {
   mainUs: number;
   /** Share of the c=32 run's wall time its main thread was on a CPU (1 = saturated). */
   mainBusy: number;
+  /** CPU the upstream and the load generator used per request of its c=32 run, us. */
+  aroundUs: number;
+  /** Cores the whole machine's part of its c=32 run kept busy (target, upstream, load generator). */
+  coresBusy: number;
 }
 
 /** One round of a target: c=1, then c=32 with its CPU a request. */
@@ -101,6 +105,8 @@ interface Round {
   mainUs: number;
   /** Share of the c=32 run's wall time its main thread was on a CPU (1 = saturated). */
   mainBusy: number;
+  aroundUs: number;
+  coresBusy: number;
 }
 
 const step = (t: Target, m: string) => process.stderr.write(`bench: ${t.name}: ${m}\n`);
@@ -112,14 +118,23 @@ async function round(t: Target, n: number, maxRss: { mb: number }): Promise<Roun
   const sampler = setInterval(() => (maxRss.mb = Math.max(maxRss.mb, rssMb(t.pid))), 100);
   const cpuBefore = cpuMs(t.pid);
   const mainBefore = mainThreadCpuMs(t.pid);
+  // The direct target is the upstream: its CPU is counted once.
+  const upBefore = t.pid === upstreamPid ? 0 : cpuMs(upstreamPid);
+  const loadBefore = process.cpuUsage();
   const c32 = await runLoad(t.url, body, t.headers, 32, seconds);
-  const cpuUs = ((cpuMs(t.pid) - cpuBefore) * 1000) / c32.requests;
+  const loadUsage = process.cpuUsage(loadBefore);
+  const cpuUsedMs = cpuMs(t.pid) - cpuBefore;
+  const aroundMs =
+    (t.pid === upstreamPid ? 0 : cpuMs(upstreamPid) - upBefore) + (loadUsage.user + loadUsage.system) / 1000;
+  const cpuUs = (cpuUsedMs * 1000) / c32.requests;
   const mainMs = mainThreadCpuMs(t.pid) - mainBefore;
   const mainUs = (mainMs * 1000) / c32.requests;
   const mainBusy = mainMs / (c32.seconds * 1000);
+  const aroundUs = (aroundMs * 1000) / c32.requests;
+  const coresBusy = (cpuUsedMs + aroundMs) / (c32.seconds * 1000);
   clearInterval(sampler);
   if (c1.errors + c32.errors > 0) throw new Error(`${t.name}: ${c1.errors + c32.errors} requests failed`);
-  return { c1, c32, cpuUs, mainUs, mainBusy };
+  return { c1, c32, cpuUs, mainUs, mainBusy, aroundUs, coresBusy };
 }
 
 /** What the goals compare, from one round: the targets measured minutes apart would compare two machine speeds. */
@@ -185,13 +200,19 @@ async function measureAll(targets: Target[], idle: number[]): Promise<{ rows: Re
       cpuUs: median(rs[i].map((r) => r.cpuUs)),
       mainUs: median(rs[i].map((r) => r.mainUs)),
       mainBusy: median(rs[i].map((r) => r.mainBusy)),
+      aroundUs: median(rs[i].map((r) => r.aroundUs)),
+      coresBusy: median(rs[i].map((r) => r.coresBusy)),
     };
   }
   return { rows, paired };
 }
 
+/** The loopback upstream's process: its CPU is part of every target's run. */
+let upstreamPid = 0;
+
 async function main(): Promise<void> {
   const up = await start([join(__dirname, 'upstream.js')]);
+  upstreamPid = up.pid;
   const fullPlugins = values.plugins ? values.plugins.split(',') : defaultPlugins();
   const full = await startTarget('full', up.url, fullPlugins);
   if (values.long) {
@@ -231,6 +252,7 @@ async function main(): Promise<void> {
     // A gateway's main thread near 100% busy at c=32 sets its req/s there: the ratio then follows its CPU a request.
     `main thread busy at c=32: ${['floor', 'core', 'full'].map((k) => `${k} ${f(rows[k].mainBusy * 100, 0)}%`).join(', ')}; ` +
       `its CPU a request core / floor ${ratio(rows.core.mainUs, rows.floor.mainUs)}, full / core ${ratio(rows.full.mainUs, rows.core.mainUs)} (0.8x req/s needs <= 1.25x)`,
+    ...machineBudget(rows),
     `full - core c=1 p99: ${pairedFigure(paired, (p) => p.p99Gap, ' ms')} (goal <= 1)`,
     `added TTFT over direct: floor ${f(rows.floor.ttft - rows.direct.ttft, 3)} ms, core ${f(rows.core.ttft - rows.direct.ttft, 3)} ms, full ${f(rows.full.ttft - rows.direct.ttft, 3)} ms (goal core <= 0.5)`,
     `full chain idle RSS: ${f(rows.full.idleRss, 1)} MB (goal <= 65)`,
@@ -252,6 +274,22 @@ main()
     // The databases (hundreds of MB after --long) go once the gateways have let go of them.
     setTimeout(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })), 1000);
   });
+
+/**
+ * What the machine leaves the full chain at 0.8x the core's req/s at c=32: its cores' time per request at that rate,
+ * less what the upstream and the load generator (on the same cores) spend on each. The full chain's CPU a request,
+ * all its threads, must fit in it even if every core were kept busy; the runs show how many were.
+ */
+function machineBudget(rows: Record<string, Row>): string[] {
+  const cores = availableParallelism();
+  const rate = 0.8 * rows.core.c32.rps;
+  const budget = (cores * 1e6) / rate - rows.full.aroundUs;
+  const busy = ['floor', 'core', 'full'].map((k) => `${k} ${rows[k].coresBusy.toFixed(2)}`).join(', ');
+  return [
+    `machine at c=32: cores busy ${busy} of ${cores}; the upstream and the load generator ${rows.full.aroundUs.toFixed(0)} us a request`,
+    `  at 0.8x the core's req/s (${rate.toFixed(0)}), ${cores} cores leave the full chain ${budget.toFixed(0)} us of CPU a request (all its threads; every core busy); it used ${rows.full.cpuUs.toFixed(0)}`,
+  ];
+}
 
 /** Mean own time per request of each plugin, from the gateway's /metrics (routing's includes the upstream wait). */
 async function pluginCosts(url: string): Promise<string[]> {
