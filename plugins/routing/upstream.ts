@@ -78,10 +78,31 @@ export function readBody(res: UpstreamResponse, limit: number): Promise<unknown>
 }
 
 /**
- * The adapter's error for an upstream's error answer, with credentials removed; the raw text is logged after the same
- * redaction.
+ * The adapter's error for an upstream's error answer (its body read: JSON when it parses, else text), with
+ * credentials removed; the raw text is logged after the same redaction.
  */
-export async function upstreamFailure(
+function upstreamFailure(
+  adapter: HttpProviderAdapter,
+  a: Attempt,
+  status: number,
+  headers: UpstreamResponse['headers'],
+  body: unknown,
+  opts: CallOptions,
+): GatewayError {
+  const secrets = providerSecrets(a.provider);
+  opts.logError?.(
+    a.provider.name,
+    status,
+    redactSecrets((typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 2000), secrets),
+  );
+  return sanitizeError(adapter.mapError(status, body, headers, a.provider.name), secrets);
+}
+
+/** Error answers are short; a bigger one is not read further. */
+const ERROR_BODY_LIMIT = 1024 * 1024;
+
+/** An error answer's body, read from its stream, then the adapter's error for it. */
+async function streamFailure(
   adapter: HttpProviderAdapter,
   a: Attempt,
   res: UpstreamResponse,
@@ -93,17 +114,18 @@ export async function upstreamFailure(
   } catch (e) {
     throw mapReadError(e, a.provider.name, opts.abort);
   }
-  const secrets = providerSecrets(a.provider);
-  opts.logError?.(
-    a.provider.name,
-    res.status,
-    redactSecrets((typeof body === 'string' ? body : JSON.stringify(body)).slice(0, 2000), secrets),
-  );
-  return sanitizeError(adapter.mapError(res.status, body, res.headers, a.provider.name), secrets);
+  return upstreamFailure(adapter, a, res.status, res.headers, body, opts);
 }
 
-/** Error answers are short; a bigger one is not read further. */
-const ERROR_BODY_LIMIT = 1024 * 1024;
+/** Bytes of an answer as JSON when they parse, else as text. */
+function jsonOrText(bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
 
 /** One plain (non-streaming) upstream call. Not an async function: one frame and turn fewer a request. */
 export function callPlain(
@@ -121,28 +143,35 @@ export function callPlain(
 /**
  * Send one upstream request and read its JSON answer: an error status becomes the adapter's
  * (redacted) error, the answer is read up to the response size limit, and text is a 502.
+ * Not an async function: one frame and turn fewer a request.
  */
-export async function sendForJson(
+export function sendForJson(
   adapter: HttpProviderAdapter,
   a: Attempt,
   req: UpstreamRequest,
   transport: Transport,
   opts: CallOptions,
 ): Promise<{ body: unknown; headers: UpstreamResponse['headers'] }> {
-  const res = await transport.send(req, a.provider, {
-    signal: opts.abort,
-    headersTimeoutMs: opts.headersTimeoutMs,
-    bodyTimeoutMs: opts.idleTimeoutMs,
-  });
-  if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
-  let body: unknown;
-  try {
-    body = await readBody(res, opts.limits.maxResponseBytes);
-  } catch (e) {
-    throw mapReadError(e, a.provider.name, opts.abort);
-  }
-  if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
-  return { body, headers: res.headers };
+  const max = opts.limits.maxResponseBytes;
+  return transport
+    .sendWhole(req, a.provider, {
+      signal: opts.abort,
+      headersTimeoutMs: opts.headersTimeoutMs,
+      bodyTimeoutMs: opts.idleTimeoutMs,
+      limit: (status) => (status >= 400 ? Math.min(max, ERROR_BODY_LIMIT) : max),
+    })
+    .then(
+      (res) => {
+        const body = jsonOrText(res.body);
+        if (res.status >= 400) throw upstreamFailure(adapter, a, res.status, res.headers, body, opts);
+        if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
+        return { body, headers: res.headers };
+      },
+      (e: unknown) => {
+        // Refused or failed before the answer's head: already the transport's error; after: a failed read.
+        throw mapReadError(e, a.provider.name, opts.abort);
+      },
+    );
 }
 
 /**
@@ -164,7 +193,7 @@ export async function callStream(
     headersTimeoutMs: opts.headersTimeoutMs,
     bodyTimeoutMs: opts.idleTimeoutMs,
   });
-  if (res.status >= 400) throw await upstreamFailure(adapter, a, res, opts);
+  if (res.status >= 400) throw await streamFailure(adapter, a, res, opts);
   const p = a.provider;
   const max = opts.limits.maxEventBytes;
   const parser: EventParser =

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { Pool, undiciErrors } from './undici-pool';
+import { WholeAnswer, type UpstreamWhole, type WholeOptions } from './whole-answer';
 import { errors, GatewayError, isGatewayError } from '../errors';
 import type { ProviderConfig } from '../config/types';
 import type { UpstreamRequest } from '../providers/types';
@@ -61,15 +62,18 @@ export class Transport {
     return u;
   }
 
-  /** Not an async function: the request's own promise, mapped, is one turn of the microtask queue less. */
-  send(req: UpstreamRequest, provider: ProviderConfig, opts: SendOptions): Promise<UpstreamResponse> {
+  /** The pool and dispatch options for `req`, or the error that refuses it before it leaves. */
+  private prepare(
+    req: UpstreamRequest,
+    provider: ProviderConfig,
+    opts: SendOptions,
+  ): { pool: Pool; options: Dispatcher.RequestOptions } | GatewayError {
     const url = this.parse(req.url);
-    const pool = this.pool(url.origin, provider);
     // undici refuses such values with an error that would read as the upstream's failure.
-    for (const name in req.headers)
-      if (!validHeaderValue(req.headers[name])) return Promise.reject(errors.invalidHeaderValue(name));
-    return pool
-      .request({
+    for (const name in req.headers) if (!validHeaderValue(req.headers[name])) return errors.invalidHeaderValue(name);
+    return {
+      pool: this.pool(url.origin, provider),
+      options: {
         path: url.path,
         method: req.method,
         headers: req.headers,
@@ -77,13 +81,38 @@ export class Transport {
         signal: opts.signal,
         headersTimeout: opts.headersTimeoutMs,
         bodyTimeout: opts.bodyTimeoutMs,
-      })
-      .then(
-        (res): UpstreamResponse => ({ status: res.statusCode, headers: res.headers, body: res.body }),
-        (e: unknown) => {
-          throw mapTransportError(e, provider.name, opts.signal);
-        },
+      },
+    };
+  }
+
+  /** Not an async function: the request's own promise, mapped, is one turn of the microtask queue less. */
+  send(req: UpstreamRequest, provider: ProviderConfig, opts: SendOptions): Promise<UpstreamResponse> {
+    const p = this.prepare(req, provider, opts);
+    if (p instanceof GatewayError) return Promise.reject(p);
+    return p.pool.request(p.options).then(
+      (res): UpstreamResponse => ({ status: res.statusCode, headers: res.headers, body: res.body }),
+      (e: unknown) => {
+        throw mapTransportError(e, provider.name, opts.signal);
+      },
+    );
+  }
+
+  /**
+   * Send `req` and read its whole answer (at most `opts.limit(status)` bytes) into memory, without the Readable
+   * stream and the async resource request() makes for each answer (./whole-answer.ts). A failure before the answer's
+   * head is mapped as send() maps it; one after (a body timeout, a cut connection, a SizeLimitError, an abort) is
+   * passed on as it came, for the caller to map as a failed read.
+   */
+  sendWhole(req: UpstreamRequest, provider: ProviderConfig, opts: WholeOptions): Promise<UpstreamWhole> {
+    const p = this.prepare(req, provider, opts);
+    if (p instanceof GatewayError) return Promise.reject(p);
+    return new Promise((resolve, reject) => {
+      const answer = new WholeAnswer(opts, resolve, (e, started) =>
+        reject(started ? e : mapTransportError(e, provider.name, opts.signal)),
       );
+      // dispatch() leaves `signal` alone: the answer's handler follows it.
+      p.pool.dispatch(p.options, answer);
+    });
   }
 
   async close(): Promise<void> {
