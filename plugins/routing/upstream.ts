@@ -66,14 +66,7 @@ export function readBody(res: UpstreamResponse, limit: number): Promise<unknown>
     });
     // Each comes at most once for this body: `on` spares the wrappers `once` makes.
     res.body.on('error', reject);
-    res.body.on('end', () => {
-      const text = Buffer.concat(parts).toString('utf8');
-      try {
-        resolve(JSON.parse(text));
-      } catch {
-        resolve(text);
-      }
-    });
+    res.body.on('end', () => resolve(jsonOrText(Buffer.concat(parts))));
   });
 }
 
@@ -101,6 +94,11 @@ function upstreamFailure(
 /** Error answers are short; a bigger one is not read further. */
 const ERROR_BODY_LIMIT = 1024 * 1024;
 
+/** The most bytes of an answer of this status read: `max`, and ERROR_BODY_LIMIT at most for an error answer. */
+function answerLimit(status: number, max: number): number {
+  return status >= 400 ? Math.min(max, ERROR_BODY_LIMIT) : max;
+}
+
 /** An error answer's body, read from its stream, then the adapter's error for it. */
 async function streamFailure(
   adapter: HttpProviderAdapter,
@@ -110,7 +108,7 @@ async function streamFailure(
 ): Promise<GatewayError> {
   let body: unknown;
   try {
-    body = await readBody(res, Math.min(opts.limits.maxResponseBytes, ERROR_BODY_LIMIT));
+    body = await readBody(res, answerLimit(res.status, opts.limits.maxResponseBytes));
   } catch (e) {
     throw mapReadError(e, a.provider.name, opts.abort);
   }
@@ -158,7 +156,7 @@ export function sendForJson(
       signal: opts.abort,
       headersTimeoutMs: opts.headersTimeoutMs,
       bodyTimeoutMs: opts.idleTimeoutMs,
-      limit: (status) => (status >= 400 ? Math.min(max, ERROR_BODY_LIMIT) : max),
+      limit: (status) => answerLimit(status, max),
     })
     .then(
       (res) => {

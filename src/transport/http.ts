@@ -88,7 +88,7 @@ export class Transport {
   /** Not an async function: the request's own promise, mapped, is one turn of the microtask queue less. */
   send(req: UpstreamRequest, provider: ProviderConfig, opts: SendOptions): Promise<UpstreamResponse> {
     const p = this.prepare(req, provider, opts);
-    if (p instanceof GatewayError) return Promise.reject(p);
+    if (isGatewayError(p)) return Promise.reject(p);
     return p.pool.request(p.options).then(
       (res): UpstreamResponse => ({ status: res.statusCode, headers: res.headers, body: res.body }),
       (e: unknown) => {
@@ -105,7 +105,7 @@ export class Transport {
    */
   sendWhole(req: UpstreamRequest, provider: ProviderConfig, opts: WholeOptions): Promise<UpstreamWhole> {
     const p = this.prepare(req, provider, opts);
-    if (p instanceof GatewayError) return Promise.reject(p);
+    if (isGatewayError(p)) return Promise.reject(p);
     return new Promise((resolve, reject) => {
       const answer = new WholeAnswer(opts, resolve, (e, started) =>
         reject(started ? e : mapTransportError(e, provider.name, opts.signal)),
