@@ -34,21 +34,29 @@ export async function openStream(
     throw e;
   }
   const usageSoFar = (): Usage => {
-    const completion = countTextTokens(seen.completionText) + countTextTokens(seen.toolText);
+    // What the upstream reported before the end (Anthropic's message_start: input and cache counts), if anything.
+    const reported = (source as { usageSoFar?: () => Usage | undefined }).usageSoFar?.();
+    if (reported) return reported;
+    const reasoning = countTextTokens(seen.reasoningText);
+    const completion = countTextTokens(seen.completionText) + countTextTokens(seen.toolText) + reasoning;
     const prompt = promptTokens();
-    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    const u: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    if (reasoning > 0) u.completion_tokens_details = { reasoning_tokens: reasoning };
+    return u;
   };
   return new ChatStream(new Rest(held, source, seen, sig), (reason) => sig.abort(reason), usageSoFar);
 }
 
-/** What a stream produced: its content and tool-call text, counted for usage when the upstream reports none. */
+/** What a stream produced: its content, reasoning and tool-call text, counted for usage when the upstream reports none. */
 class Produced {
   completionText = '';
+  reasoningText = '';
   toolText = '';
 
   see(c: ChatCompletionChunk): void {
     for (const ch of c.choices) {
       if (ch.delta.content) this.completionText += ch.delta.content;
+      if (typeof ch.delta.reasoning === 'string') this.reasoningText += ch.delta.reasoning;
       if (ch.delta.tool_calls)
         for (const t of ch.delta.tool_calls)
           this.toolText += (t.function?.name ?? '') + ' ' + (t.function?.arguments ?? '');

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { GatewayError } from '../../src/errors';
 import type { StreamTranslator, UpstreamEvent } from '../../src/providers/types';
 import type { EventParser } from '../../src/transport/sse';
-import type { ChatCompletionChunk } from '../../src/types/openai';
+import type { ChatCompletionChunk, Usage } from '../../src/types/openai';
 
 /** Chunks parsed ahead of the reader before the upstream body is paused (a slow client holds the upstream back). */
 const HIGH_WATER = 64;
@@ -54,6 +54,11 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
       return failure ? Promise.reject(failure) : Promise.resolve(DONE);
     }
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  /** What the upstream reported of its usage so far, for a stream that ends early (see StreamTranslator). */
+  usageSoFar(): Usage | undefined {
+    return this.translator.usageSoFar?.();
   }
 
   /** The reader leaves early: the upstream request is stopped, what was queued dropped. */

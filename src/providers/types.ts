@@ -1,6 +1,6 @@
 import type { GatewayError } from '../errors';
 import type { DeploymentConfig, ProviderConfig } from '../config/types';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../types/openai';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, Usage } from '../types/openai';
 
 /** Everything an adapter needs to know about where a request goes. */
 export interface UpstreamTarget {
@@ -39,6 +39,12 @@ export interface StreamTranslator {
   finish(): ChatCompletionChunk[];
   /** True once the upstream said the stream is complete (e.g. `[DONE]`, `message_stop`). */
   readonly done: boolean;
+  /**
+   * For a stream that ends early (client gone, upstream broken): the usage the upstream reported so far (e.g.
+   * Anthropic's `message_start` input and cache counts), its output counted by the gateway where the upstream has not
+   * reported it (reasoning included). Undefined: the upstream reported nothing yet (the gateway counts it all).
+   */
+  usageSoFar?(): Usage | undefined;
 }
 
 export interface AdapterContext {

@@ -1,4 +1,5 @@
-import type { ChatCompletionChunk, FinishReason } from '../../types/openai';
+import { countTextTokens } from '../../tokens/count';
+import type { ChatCompletionChunk, FinishReason, Usage } from '../../types/openai';
 import { chunk, parseEventJson, reasoningChunk, ToolIndexes, usageChunk } from '../shared';
 import { encryptedDetail, roleChunk, textDetail, toolArgsChunk, toolStartChunk } from '../shared/answer';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
@@ -8,9 +9,19 @@ import { ANTHROPIC_FORMAT, anthropicUsage, finishOf } from './response';
 
 type Json = Record<string, unknown>;
 
-/** Anthropic SSE events -> OpenAI chunks, one content block at a time, tool calls keeping their own index. */
+/**
+ * Anthropic SSE events -> OpenAI chunks, one content block at a time, tool calls keeping their own index. The usage
+ * `message_start` reports (input, cache reads and writes) is kept, with what `message_delta` adds (its counts are
+ * cumulative), so a stream that ends early (client gone, upstream broken) is billed the upstream's own input counts
+ * and the output produced so far: thinking, text and tool input, counted by the gateway until the upstream reports
+ * output tokens.
+ */
 export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator {
   let inputUsage: Json | undefined;
+  /** Output produced so far, counted only when a stream ends without the upstream's own output count. */
+  let thinkingText = '';
+  let outputText = '';
+  let outputReported = false;
   const tools = new ToolIndexes();
   const jsonBlocks = new Set<number>();
   const thinkingBlocks = new Map<number, number>(); // block index -> reasoning_details index
@@ -36,9 +47,11 @@ export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator
     const thinkingIndex = thinkingBlocks.get(index) ?? 0;
     switch (delta?.type) {
       case 'text_delta':
+        outputText += String(delta.text ?? '');
         return [chunk(ctx, { content: String(delta.text ?? '') })];
       case 'thinking_delta': {
         const t = String(delta.thinking ?? '');
+        thinkingText += t;
         return reasoningChunk(ctx, t, [textDetail(t, ANTHROPIC_FORMAT, thinkingIndex)]);
       }
       case 'signature_delta': {
@@ -47,6 +60,7 @@ export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator
       }
       case 'input_json_delta': {
         const json = String(delta.partial_json ?? '');
+        outputText += json;
         if (jsonBlocks.has(index)) return [chunk(ctx, { content: json })];
         const i = tools.get(index);
         return i === undefined ? [] : [toolArgsChunk(ctx, i, json)];
@@ -71,7 +85,11 @@ export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator
           return blockDelta(Number(d.index), d.delta as Json | undefined);
         case 'message_delta': {
           const finish: FinishReason = finishOf(String((d.delta as Json)?.stop_reason ?? ''), tools.count > 0);
-          output = Number((d.usage as Json | undefined)?.output_tokens ?? 0);
+          const u = d.usage as Json | undefined;
+          output = Number(u?.output_tokens ?? 0);
+          outputReported = typeof u?.output_tokens === 'number';
+          // Its input and cache counts, when present, are cumulative: they replace message_start's.
+          if (u) inputUsage = { ...inputUsage, ...withoutOutput(u) };
           return [chunk(ctx, {}, finish)];
         }
         case 'message_stop':
@@ -84,6 +102,22 @@ export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator
       }
     },
     finish: () => [],
+    usageSoFar(): Usage | undefined {
+      if (inputUsage === undefined) return undefined;
+      if (outputReported) return anthropicUsage(inputUsage, output);
+      const reasoning = countTextTokens(thinkingText);
+      const u = anthropicUsage(inputUsage, reasoning + countTextTokens(outputText));
+      if (reasoning > 0) u.completion_tokens_details = { reasoning_tokens: reasoning };
+      return u;
+    },
   };
   return t;
+}
+
+/** message_delta's counts other than output (null or absent ones leave message_start's). */
+function withoutOutput(u: Json): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(u))
+    if (k !== 'output_tokens' && (typeof v === 'number' || (v !== null && typeof v === 'object'))) out[k] = v;
+  return out;
 }

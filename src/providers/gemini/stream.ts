@@ -1,3 +1,4 @@
+import { countTextTokens } from '../../tokens/count';
 import type { ChatCompletionChunk, Usage } from '../../types/openai';
 import { chunk, isRecord, parseEventJson, reasoningChunk, usageChunk } from '../shared';
 import { roleChunk } from '../shared/answer';
@@ -11,18 +12,28 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
   const callCount: number[] = [];
   const detailCount: number[] = [];
   let last: Usage | undefined;
+  /** Output produced so far, counted when a stream ends early beyond what the last usageMetadata reported. */
+  let thoughtText = '';
+  let outputText = '';
 
   /** The chunks of one part of candidate `index`: thought or text, a function call, its signature. */
   function partChunks(p: Record<string, unknown>, index: number): ChatCompletionChunk[] {
     const out: ChatCompletionChunk[] = [];
-    if (typeof p.text === 'string' && p.text && p.thought) out.push(...reasoningChunk(ctx, p.text, [], index));
-    else if (typeof p.text === 'string' && p.text) out.push(chunk(ctx, { content: p.text }, null, index));
+    if (typeof p.text === 'string' && p.text && p.thought) {
+      thoughtText += p.text;
+      out.push(...reasoningChunk(ctx, p.text, [], index));
+    } else if (typeof p.text === 'string' && p.text) {
+      outputText += p.text;
+      out.push(chunk(ctx, { content: p.text }, null, index));
+    }
     let id: string | null = null;
     if (isRecord(p.functionCall)) {
       const i = callCount[index] ?? 0;
       callCount[index] = i + 1;
       id = callId(ctx, index, i);
-      out.push(chunk(ctx, { tool_calls: [{ index: i, ...functionCallOf(id, p.functionCall) }] }, null, index));
+      const call = functionCallOf(id, p.functionCall);
+      outputText += `${call.function?.name ?? ''} ${call.function?.arguments ?? ''}`;
+      out.push(chunk(ctx, { tool_calls: [{ index: i, ...call }] }, null, index));
     }
     const sig = signatureDetail(p, id, detailCount[index] ?? 0);
     if (sig.length) detailCount[index] = (detailCount[index] ?? 0) + 1;
@@ -60,6 +71,16 @@ export function createGeminiTranslator(ctx: AdapterContext): StreamTranslator {
       return out;
     },
     finish: () => (t.done && last ? [usageChunk(ctx, last)] : []),
+    /** The last usageMetadata's prompt and cache counts; its output, or what was produced since, if more. */
+    usageSoFar(): Usage | undefined {
+      if (!last) return undefined;
+      const reasoning = countTextTokens(thoughtText);
+      const counted = reasoning + countTextTokens(outputText);
+      if (last.completion_tokens >= counted) return last;
+      const u: Usage = { ...last, completion_tokens: counted, total_tokens: last.prompt_tokens + counted };
+      if (reasoning > 0) u.completion_tokens_details = { reasoning_tokens: reasoning };
+      return u;
+    },
   };
   return t;
 }
