@@ -117,7 +117,10 @@ export class Store {
   }
 }
 
-/** How this process uses the store: the gateway itself keeps SQLite's redo log; a CLI command does not. */
+/**
+ * How this process uses the store: the gateway itself keeps SQLite's redo log, and is the one process that serves
+ * a SQLite file (another gateway process on it makes openStore throw StoreFileInUse); a CLI command does neither.
+ */
 export interface OpenOptions {
   redo?: boolean;
   /** How long SQLite's acknowledged writes wait for their group's commit (tests lengthen it). */
@@ -131,6 +134,7 @@ export async function openDb(config: StoreConfig, opts: OpenOptions = {}): Promi
         redo: opts.redo,
         commitMs: opts.commitMs,
         idleWorkerMs: config.idle_worker_ms,
+        lock: opts.redo === true,
       });
     case 'memory':
       return new SqliteDb(':memory:');

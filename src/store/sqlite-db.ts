@@ -12,12 +12,16 @@ import {
 import type { EngineOptions, EngineRequest, EngineStatus } from './engine-protocol';
 import { DEFAULT_WORKER_IDLE_MS, InThreadLink, StoreWorkerGone, WorkerLink, type EngineLink } from './sqlite-links';
 import { AheadLog } from './ahead-log';
+import { lockWriter } from './sqlite-lock';
 
 /** Times a call acknowledged from the ahead log is sent again to a new worker after the one it was sent to died. */
 const AHEAD_RESENDS = 3;
 
-/** `redo` and `commitMs` as the engine takes them (EngineOptions), and the worker's idle stop. */
-export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'> & { idleWorkerMs?: number };
+/**
+ * `redo` and `commitMs` as the engine takes them (EngineOptions), the worker's idle stop, and `lock`: this process
+ * is the file's one gateway process (./sqlite-lock.ts; another process holding it makes the constructor throw).
+ */
+export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'> & { idleWorkerMs?: number; lock?: boolean };
 
 function toSqlite(params: readonly Param[]): Param[] {
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
@@ -41,6 +45,8 @@ export class SqliteDb implements Db {
   private txTail: Promise<unknown> = Promise.resolve();
   private ahead: AheadLog | null = null;
   private writes = 0;
+  /** Drops this store's share of the one-gateway-process lock (./sqlite-lock.ts), when it took it. */
+  private readonly unlock: (() => void) | null;
 
   /**
    * How many writes other than credit settlements have finished (committed or not): what the main thread knows of
@@ -65,7 +71,8 @@ export class SqliteDb implements Db {
     private readonly path: string,
     opts: SqliteOptions = {},
   ) {
-    const { idleWorkerMs = DEFAULT_WORKER_IDLE_MS, ...engine } = opts;
+    const { idleWorkerMs = DEFAULT_WORKER_IDLE_MS, lock = false, ...engine } = opts;
+    this.unlock = lock && path !== ':memory:' ? lockWriter(path) : null;
     this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path, engine, idleWorkerMs);
   }
 
@@ -200,6 +207,7 @@ export class SqliteDb implements Db {
     await this.link.close();
     await this.ahead?.close();
     this.ahead = null;
+    this.unlock?.();
   }
 }
 

@@ -33,7 +33,8 @@ function settle(r: EngineReply, resolve: (v: unknown) => void, reject: (e: unkno
 
 /**
  * `memory`: the engine in this thread (nothing touches a disk). Loaded here only: with a file
- * the engine and better-sqlite3 live in the worker, and the main thread never loads either.
+ * the engine and better-sqlite3 live in the worker, and the main thread never loads the engine (better-sqlite3 only
+ * for the gateway process's lock on the file, ./sqlite-lock.ts).
  */
 export class InThreadLink implements EngineLink {
   private readonly engine: SqliteEngine = new (
