@@ -12,7 +12,7 @@ import {
 } from '../helpers/provider-gateway';
 import { ollamaLine } from '../helpers/ollama-fixtures';
 
-// Ollama /api/chat (github.com/ollama/ollama docs/api.md): NDJSON lines, whole tool calls in one line, counts on the done line.
+// Ollama /api/chat (docs/reference/providers.md): NDJSON lines, whole tool calls in one line, counts on the done line.
 const doneLine = (reason: string, prompt: number, evals: number) =>
   ollamaLine(
     {},
