@@ -74,6 +74,23 @@ export interface TokenBound {
   contextLength: number;
   /** The first item with no known maximum (a param path), if any: the input bound is then the context length. */
   unbounded: string | null;
+  /** The attempt may write to the cache for an hour (a `ttl: "1h"` cache_control to Claude): dearer prompt tokens. */
+  hourWrites?: boolean;
+}
+
+/** Whether a message, content part or tool asks Claude for a one-hour cache write (`cache_control.ttl: "1h"`). */
+function asksHourCache(request: ChatRequest): boolean {
+  const hour = (x: unknown) =>
+    x !== null && typeof x === 'object' && (x as { cache_control?: { ttl?: unknown } }).cache_control?.ttl === '1h';
+  for (const list of [request.messages, request.tools]) {
+    if (!Array.isArray(list)) continue;
+    for (const m of list as unknown[]) {
+      if (hour(m)) return true;
+      const content = (m as { content?: unknown } | null)?.content;
+      if (Array.isArray(content) && content.some(hour)) return true;
+    }
+  }
+  return false;
 }
 
 const TEXT_PARTS = new Set(['text', 'input_text', 'output_text']);
@@ -214,12 +231,14 @@ export function requestTokenBound(
   // A lenient upstream may coerce "8" or 7.5 into a count: bound what it could make of it.
   const asN = typeof request.n === 'string' ? Number(request.n) : request.n;
   const n = typeof asN === 'number' && Number.isFinite(asN) && asN > 1 ? Math.ceil(asN) : 1;
+  const claude = providerType === 'anthropic' || providerType === 'bedrock';
   return {
     input: w.unbounded !== null ? ctx : Math.min(input, ctx),
     output,
     n,
     contextLength: ctx,
     unbounded: w.unbounded,
+    ...(claude && asksHourCache(request) ? { hourWrites: true } : {}),
   };
 }
 
@@ -258,5 +277,5 @@ export function maxRequestTokens(
  */
 export function costBound(price: Price, b: TokenBound): number {
   const output = Math.max(price.completion, price.reasoning ?? 0);
-  return Math.min(Number.MAX_SAFE_INTEGER, price.request + worstCase(b, maxPromptPrice(price), output));
+  return Math.min(Number.MAX_SAFE_INTEGER, price.request + worstCase(b, maxPromptPrice(price, b.hourWrites), output));
 }

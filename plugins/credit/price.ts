@@ -11,6 +11,8 @@ export interface Price {
   cacheRead?: number;
   /** Per prompt token written to the provider's cache; undefined: the prompt price. */
   cacheWrite?: number;
+  /** Per prompt token written with a one-hour TTL; undefined: `cacheWrite1hPrice`'s default. */
+  cacheWrite1h?: number;
   /** Per reasoning token; undefined: the completion price. */
   reasoning?: number;
 }
@@ -25,6 +27,7 @@ export function modelPrice(m: ModelConfig): Price {
   };
   if (p.cache_read !== undefined) price.cacheRead = nano(p.cache_read);
   if (p.cache_write !== undefined) price.cacheWrite = nano(p.cache_write);
+  if (p.cache_write_1h !== undefined) price.cacheWrite1h = nano(p.cache_write_1h);
   if (p.reasoning !== undefined) price.reasoning = nano(p.reasoning);
   return price;
 }
@@ -43,18 +46,34 @@ export function effectivePrice(base: Price, options: Record<string, unknown>, cu
     : { ...base, prompt: Math.max(input, base.prompt), completion: Math.max(output, base.completion) };
 }
 
+/** Anthropic's one-hour write is 2x input and its 5-minute write 1.25x: 1h = 1.6 x the 5-minute write. */
+const HOUR_OVER_5M = 2 / 1.25;
+const HOUR_OVER_PROMPT = 2;
+
+/**
+ * A one-hour cache write's price: `cache_write_1h`, else 1.6 x `cache_write` (Anthropic's 2x over 1.25x input), else
+ * 2 x the prompt price (Anthropic's rule). Only Anthropic and Bedrock (Claude) report one-hour writes.
+ */
+export function cacheWrite1hPrice(price: Price): number {
+  if (price.cacheWrite1h !== undefined) return price.cacheWrite1h;
+  return price.cacheWrite !== undefined
+    ? Math.round(price.cacheWrite * HOUR_OVER_5M)
+    : Math.round(price.prompt * HOUR_OVER_PROMPT);
+}
+
 /**
  * The most a prompt token can cost (a cache write, or an odd operator's cache read, may cost more than a plain prompt
- * token).
+ * token); `hourWrites`: the attempt may write to the cache for an hour (a `ttl: "1h"` cache_control to Claude).
  */
-export function maxPromptPrice(price: Price): number {
-  return Math.max(price.prompt, price.cacheWrite ?? 0, price.cacheRead ?? 0);
+export function maxPromptPrice(price: Price, hourWrites = false): number {
+  return Math.max(price.prompt, price.cacheWrite ?? 0, price.cacheRead ?? 0, hourWrites ? cacheWrite1hPrice(price) : 0);
 }
 
 /**
  * The cost of what was used: prompt tokens at the prompt price except those read from
- * the cache (cache_read) and written to it (cache_write); completion tokens at the
- * completion price except reasoning tokens (reasoning). Each defaults to its base price.
+ * the cache (cache_read) and written to it (cache_write; one-hour writes, a part of them:
+ * cache_write_1h); completion tokens at the completion price except reasoning tokens
+ * (reasoning). Each defaults to its base price (one-hour writes: `cacheWrite1hPrice`).
  */
 export function usageCost(price: Price, u: Usage): number {
   const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
@@ -62,12 +81,14 @@ export function usageCost(price: Price, u: Usage): number {
   const completion = count(u.completion_tokens);
   const read = Math.min(prompt, count(u.prompt_tokens_details?.cached_tokens));
   const written = Math.min(prompt - read, count(u.prompt_tokens_details?.cache_write_tokens));
+  const hour = Math.min(written, count(u.prompt_tokens_details?.cache_write_1h_tokens));
   const reasoning = Math.min(completion, count(u.completion_tokens_details?.reasoning_tokens));
   return (
     price.request +
     (prompt - read - written) * price.prompt +
     read * (price.cacheRead ?? price.prompt) +
-    written * (price.cacheWrite ?? price.prompt) +
+    (written - hour) * (price.cacheWrite ?? price.prompt) +
+    (hour > 0 ? hour * cacheWrite1hPrice(price) : 0) +
     (completion - reasoning) * price.completion +
     reasoning * (price.reasoning ?? price.completion)
   );

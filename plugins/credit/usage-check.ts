@@ -32,9 +32,13 @@ export function checkUsage(u: Usage): CheckedUsage {
     total_tokens: raw.total_tokens === undefined ? prompt + completion : total,
   };
   const details = raw.prompt_tokens_details;
-  if (details?.cached_tokens !== undefined || details?.cache_write_tokens !== undefined) {
+  if (
+    details?.cached_tokens !== undefined ||
+    details?.cache_write_tokens !== undefined ||
+    details?.cache_write_1h_tokens !== undefined
+  ) {
     out.prompt_tokens_details = { ...details };
-    for (const k of ['cached_tokens', 'cache_write_tokens'] as const) {
+    for (const k of ['cached_tokens', 'cache_write_tokens', 'cache_write_1h_tokens'] as const) {
       if (details[k] !== undefined)
         out.prompt_tokens_details[k] = count(details[k], `prompt_tokens_details.${k}`, true);
     }

@@ -42,6 +42,11 @@ const model = {
         cache_read: { type: 'number', minimum: 0 },
         /** Per prompt token written to the provider's cache (default: prompt). */
         cache_write: { type: 'number', minimum: 0 },
+        /**
+         * Per prompt token written to the cache with a one-hour TTL (Anthropic `ttl: "1h"`: 2x input where a 5-minute
+         * write is 1.25x). Default: 1.6 x cache_write when set (2.0 / 1.25), else 2 x prompt.
+         */
+        cache_write_1h: { type: 'number', minimum: 0 },
         /** Per reasoning token, where a provider prices them apart (default: completion). */
         reasoning: { type: 'number', minimum: 0 },
         /** The model costs nothing on purpose: `gateway check` does not warn about its missing prices. */

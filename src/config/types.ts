@@ -85,6 +85,8 @@ export interface PricingConfig {
   request?: number;
   cache_read?: number;
   cache_write?: number;
+  /** Per token written to the cache with a one-hour TTL; default 1.6 x cache_write, else 2 x prompt. */
+  cache_write_1h?: number;
   reasoning?: number;
   free?: boolean;
 }

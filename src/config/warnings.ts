@@ -1,4 +1,39 @@
-import type { GatewayConfig } from './types';
+import type { GatewayConfig, ModelConfig } from './types';
+
+/**
+ * What each provider type bills apart from a prompt token, by its price page: Anthropic (and Claude on Bedrock) bill
+ * cache reads at 0.1x input and writes at 1.25x (5 minutes) or 2x (one hour); OpenAI (and Azure OpenAI) and Gemini
+ * bill cached input at a discount.
+ */
+function cacheBilling(providerType: string, upstreamModel: string): Array<'cache_read' | 'cache_write'> {
+  if (providerType === 'anthropic') return ['cache_read', 'cache_write'];
+  if (providerType === 'bedrock') return /claude|anthropic/i.test(upstreamModel) ? ['cache_read', 'cache_write'] : [];
+  if (providerType === 'openai' || providerType === 'azure' || providerType === 'gemini') return ['cache_read'];
+  return [];
+}
+
+/** A model served by a provider that bills cache tokens apart, without those prices: they go at the prompt price. */
+function cacheWarning(config: GatewayConfig, m: ModelConfig): string | null {
+  const types = new Map(config.providers.map((p) => [p.name, p.type]));
+  const missing = new Set<string>();
+  let type = '';
+  for (const d of m.deployments) {
+    const t = types.get(d.provider) ?? '';
+    for (const k of cacheBilling(t, d.model)) {
+      if (m.pricing[k] === undefined && !missing.has(k)) {
+        missing.add(k);
+        type ||= t;
+      }
+    }
+  }
+  if (missing.size === 0) return null;
+  return (
+    `models[id=${m.id}]: provider type '${type}' bills cached prompt tokens at their own prices, but pricing has no ` +
+    `${[...missing].join(' or ')}: those tokens are charged at the prompt price; set pricing.${[...missing].join(
+      ' and pricing.',
+    )} (cache_write_1h, for one-hour writes, defaults to 1.6 x cache_write)`
+  );
+}
 
 /**
  * Things a config may say but probably does not mean; `gateway check` prints them (and
@@ -15,12 +50,15 @@ export function configWarnings(config: GatewayConfig): string[] {
       (p.request ?? 0) > 0 ||
       (p.cache_read ?? 0) > 0 ||
       (p.cache_write ?? 0) > 0 ||
+      (p.cache_write_1h ?? 0) > 0 ||
       (p.reasoning ?? 0) > 0;
     if (!priced && p.free !== true)
       out.push(
         `models[id=${m.id}]: no pricing, so it is served free of charge; ` +
           'set pricing (credits per token) or pricing.free: true',
       );
+    const cache = priced && p.free !== true ? cacheWarning(config, m) : null;
+    if (cache) out.push(cache);
   }
   return out;
 }

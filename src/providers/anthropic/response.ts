@@ -22,12 +22,21 @@ export function finishOf(stopReason: string, hasCalls: boolean): FinishReason {
   return !hasCalls && stopReason === 'tool_use' ? 'stop' : (FINISH[stopReason] ?? 'stop');
 }
 
-/** Anthropic's input_tokens excludes cache reads and writes; prompt_tokens counts all three. */
+/**
+ * Anthropic's input_tokens excludes cache reads and writes; prompt_tokens counts all three. Writes with a one-hour
+ * TTL (`cache_creation.ephemeral_1h_input_tokens`, billed 2x input where 5-minute writes are 1.25x) are also counted
+ * apart, in `prompt_tokens_details.cache_write_1h_tokens` (a part of `cache_write_tokens`).
+ */
 export function anthropicUsage(u: Record<string, unknown> | undefined, out?: number): Usage {
   const n = (k: string) => (typeof u?.[k] === 'number' ? (u[k] as number) : 0);
   const cached = n('cache_read_input_tokens');
   const written = n('cache_creation_input_tokens');
-  return usage(n('input_tokens') + cached + written, out ?? n('output_tokens'), cached, undefined, written);
+  const result = usage(n('input_tokens') + cached + written, out ?? n('output_tokens'), cached, undefined, written);
+  const creation = u?.cache_creation;
+  const hour = isRecord(creation) ? creation.ephemeral_1h_input_tokens : undefined;
+  if (typeof hour === 'number' && hour > 0 && result.prompt_tokens_details)
+    result.prompt_tokens_details.cache_write_1h_tokens = hour;
+  return result;
 }
 
 export function parseAnthropicResponse(body: unknown, ctx: AdapterContext): ChatCompletion {

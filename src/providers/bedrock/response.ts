@@ -27,7 +27,14 @@ export function bedrockUsage(u: unknown): Usage {
   const n = (k: string) => (isRecord(u) && typeof u[k] === 'number' ? (u[k] as number) : 0);
   const read = n('cacheReadInputTokens');
   const written = n('cacheWriteInputTokens');
-  return usage(n('inputTokens') + read + written, n('outputTokens'), read, undefined, written);
+  const result = usage(n('inputTokens') + read + written, n('outputTokens'), read, undefined, written);
+  // cacheDetails: the writes by TTL ("5m" | "1h"); one-hour writes are billed apart (cache_write_1h).
+  const details = isRecord(u) && Array.isArray(u.cacheDetails) ? (u.cacheDetails as unknown[]) : [];
+  let hour = 0;
+  for (const d of details)
+    if (isRecord(d) && d.ttl === '1h' && typeof d.inputTokens === 'number') hour += d.inputTokens;
+  if (hour > 0 && result.prompt_tokens_details) result.prompt_tokens_details.cache_write_1h_tokens = hour;
+  return result;
 }
 
 function reasoningDetail(rc: Record<string, unknown>, index: number): ReasoningDetail | undefined {

@@ -4,7 +4,7 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false,"useDefaults":true,"verbose":true}.
 import type { Validator } from '../validator';
 
-const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
+const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -1344,7 +1344,7 @@ if(data48.completion === undefined){
 data48.completion = 0;
 }
 for(const key8 in data48){
-if(!(((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "reasoning")) || (key8 === "free"))){
+if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
 const err98 = {instancePath:instancePath+"/models/" + i1+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data48};
 if(vErrors === null){
 vErrors = [err98];
@@ -1476,11 +1476,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data48.reasoning !== undefined){
-let data54 = data48.reasoning;
+if(data48.cache_write_1h !== undefined){
+let data54 = data48.cache_write_1h;
 if(typeof data54 == "number"){
 if(data54 < 0 || isNaN(data54)){
-const err109 = {instancePath:instancePath+"/models/" + i1+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data54};
+const err109 = {instancePath:instancePath+"/models/" + i1+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data54};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1491,7 +1491,7 @@ errors++;
 }
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i1+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data54};
+const err110 = {instancePath:instancePath+"/models/" + i1+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data54};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1501,10 +1501,11 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data48.free !== undefined){
-let data55 = data48.free;
-if(typeof data55 !== "boolean"){
-const err111 = {instancePath:instancePath+"/models/" + i1+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data55};
+if(data48.reasoning !== undefined){
+let data55 = data48.reasoning;
+if(typeof data55 == "number"){
+if(data55 < 0 || isNaN(data55)){
+const err111 = {instancePath:instancePath+"/models/" + i1+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data55};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1514,9 +1515,8 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
 else {
-const err112 = {instancePath:instancePath+"/models/" + i1+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data48};
+const err112 = {instancePath:instancePath+"/models/" + i1+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data55};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1525,11 +1525,11 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(data42.deployments !== undefined){
-let data56 = data42.deployments;
-if(Array.isArray(data56)){
-if(data56.length < 1){
-const err113 = {instancePath:instancePath+"/models/" + i1+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data56};
+}
+if(data48.free !== undefined){
+let data56 = data48.free;
+if(typeof data56 !== "boolean"){
+const err113 = {instancePath:instancePath+"/models/" + i1+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data56};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1538,15 +1538,10 @@ vErrors.push(err113);
 }
 errors++;
 }
-const len2 = data56.length;
-for(let i2=0; i2<len2; i2++){
-let data57 = data56[i2];
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.weight === undefined){
-data57.weight = 1;
 }
-if(data57.provider === undefined){
-const err114 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data57};
+}
+else {
+const err114 = {instancePath:instancePath+"/models/" + i1+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data48};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1555,8 +1550,11 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data57.model === undefined){
-const err115 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data57};
+if(data42.deployments !== undefined){
+let data57 = data42.deployments;
+if(Array.isArray(data57)){
+if(data57.length < 1){
+const err115 = {instancePath:instancePath+"/models/" + i1+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data57};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1565,9 +1563,15 @@ vErrors.push(err115);
 }
 errors++;
 }
-for(const key9 in data57){
-if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
-const err116 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data57};
+const len2 = data57.length;
+for(let i2=0; i2<len2; i2++){
+let data58 = data57[i2];
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+if(data58.weight === undefined){
+data58.weight = 1;
+}
+if(data58.provider === undefined){
+const err116 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data58};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1576,12 +1580,8 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-if(data57.provider !== undefined){
-let data58 = data57.provider;
-if(typeof data58 === "string"){
-if(func3(data58) < 1){
-const err117 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data58};
+if(data58.model === undefined){
+const err117 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data58};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1590,9 +1590,9 @@ vErrors.push(err117);
 }
 errors++;
 }
-}
-else {
-const err118 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data58};
+for(const key9 in data58){
+if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
+const err118 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data58};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1602,11 +1602,11 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data57.model !== undefined){
-let data59 = data57.model;
+if(data58.provider !== undefined){
+let data59 = data58.provider;
 if(typeof data59 === "string"){
 if(func3(data59) < 1){
-const err119 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data59};
+const err119 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data59};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1617,7 +1617,7 @@ errors++;
 }
 }
 else {
-const err120 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data59};
+const err120 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data59};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1627,10 +1627,11 @@ vErrors.push(err120);
 errors++;
 }
 }
-let data60 = data57.weight;
-if(typeof data60 == "number"){
-if(data60 <= 0 || isNaN(data60)){
-const err121 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data60};
+if(data58.model !== undefined){
+let data60 = data58.model;
+if(typeof data60 === "string"){
+if(func3(data60) < 1){
+const err121 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data60};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1641,7 +1642,7 @@ errors++;
 }
 }
 else {
-const err122 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data60};
+const err122 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data60};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1650,10 +1651,11 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(data57.priority !== undefined){
-let data61 = data57.priority;
-if(!(typeof data61 == "number")){
-const err123 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data61};
+}
+let data61 = data58.weight;
+if(typeof data61 == "number"){
+if(data61 <= 0 || isNaN(data61)){
+const err123 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data61};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1663,11 +1665,8 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data57.cost !== undefined){
-let data62 = data57.cost;
-if(typeof data62 == "number"){
-if(data62 < 0 || isNaN(data62)){
-const err124 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data62};
+else {
+const err124 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data61};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1676,9 +1675,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-else {
-const err125 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data62};
+if(data58.priority !== undefined){
+let data62 = data58.priority;
+if(!(typeof data62 == "number")){
+const err125 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data62};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1688,10 +1688,11 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data57.options !== undefined){
-let data63 = data57.options;
-if(!(data63 && typeof data63 == "object" && !Array.isArray(data63))){
-const err126 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data63};
+if(data58.cost !== undefined){
+let data63 = data58.cost;
+if(typeof data63 == "number"){
+if(data63 < 0 || isNaN(data63)){
+const err126 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data63};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1701,9 +1702,8 @@ vErrors.push(err126);
 errors++;
 }
 }
-}
 else {
-const err127 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data57};
+const err127 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data63};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1713,9 +1713,10 @@ vErrors.push(err127);
 errors++;
 }
 }
-}
-else {
-const err128 = {instancePath:instancePath+"/models/" + i1+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data56};
+if(data58.options !== undefined){
+let data64 = data58.options;
+if(!(data64 && typeof data64 == "object" && !Array.isArray(data64))){
+const err128 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data64};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1725,10 +1726,9 @@ vErrors.push(err128);
 errors++;
 }
 }
-let data64 = data42.endpoints;
-if(Array.isArray(data64)){
-if(data64.length < 1){
-const err129 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data64};
+}
+else {
+const err129 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data58};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1737,11 +1737,10 @@ vErrors.push(err129);
 }
 errors++;
 }
-const len3 = data64.length;
-for(let i3=0; i3<len3; i3++){
-let data65 = data64[i3];
-if(!((data65 === "chat") || (data65 === "embeddings"))){
-const err130 = {instancePath:instancePath+"/models/" + i1+"/endpoints/" + i3,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data65};
+}
+}
+else {
+const err130 = {instancePath:instancePath+"/models/" + i1+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data57};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1751,19 +1750,45 @@ vErrors.push(err130);
 errors++;
 }
 }
-let i4 = data64.length;
-let j0;
-if(i4 > 1){
-outer0:
-for(;i4--;){
-for(j0 = i4; j0--;){
-if(func0(data64[i4], data64[j0])){
-const err131 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i4, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i4+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data64};
+let data65 = data42.endpoints;
+if(Array.isArray(data65)){
+if(data65.length < 1){
+const err131 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data65};
 if(vErrors === null){
 vErrors = [err131];
 }
 else {
 vErrors.push(err131);
+}
+errors++;
+}
+const len3 = data65.length;
+for(let i3=0; i3<len3; i3++){
+let data66 = data65[i3];
+if(!((data66 === "chat") || (data66 === "embeddings"))){
+const err132 = {instancePath:instancePath+"/models/" + i1+"/endpoints/" + i3,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data66};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+}
+let i4 = data65.length;
+let j0;
+if(i4 > 1){
+outer0:
+for(;i4--;){
+for(j0 = i4; j0--;){
+if(func0(data65[i4], data65[j0])){
+const err133 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i4, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i4+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data65};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
 }
 errors++;
 break outer0;
@@ -1773,35 +1798,7 @@ break outer0;
 }
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data64};
-if(vErrors === null){
-vErrors = [err132];
-}
-else {
-vErrors.push(err132);
-}
-errors++;
-}
-if(data42.supported_params !== undefined){
-let data66 = data42.supported_params;
-if(Array.isArray(data66)){
-const len4 = data66.length;
-for(let i5=0; i5<len4; i5++){
-let data67 = data66[i5];
-if(typeof data67 !== "string"){
-const err133 = {instancePath:instancePath+"/models/" + i1+"/supported_params/" + i5,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data67};
-if(vErrors === null){
-vErrors = [err133];
-}
-else {
-vErrors.push(err133);
-}
-errors++;
-}
-}
-}
-else {
-const err134 = {instancePath:instancePath+"/models/" + i1+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data66};
+const err134 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data65};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1810,11 +1807,14 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-if(data42.unsupported_params !== undefined){
-let data68 = data42.unsupported_params;
-if(!((data68 === "drop") || (data68 === "reject"))){
-const err135 = {instancePath:instancePath+"/models/" + i1+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data68};
+if(data42.supported_params !== undefined){
+let data67 = data42.supported_params;
+if(Array.isArray(data67)){
+const len4 = data67.length;
+for(let i5=0; i5<len4; i5++){
+let data68 = data67[i5];
+if(typeof data68 !== "string"){
+const err135 = {instancePath:instancePath+"/models/" + i1+"/supported_params/" + i5,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data68};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1824,15 +1824,9 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data42.routing !== undefined){
-let data69 = data42.routing;
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-if(data69.strategy === undefined){
-data69.strategy = "weighted";
 }
-for(const key10 in data69){
-if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
-const err136 = {instancePath:instancePath+"/models/" + i1+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data69};
+else {
+const err136 = {instancePath:instancePath+"/models/" + i1+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data67};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1842,10 +1836,10 @@ vErrors.push(err136);
 errors++;
 }
 }
-let data70 = data69.strategy;
-if(typeof data70 === "string"){
-if(!pattern4.test(data70)){
-const err137 = {instancePath:instancePath+"/models/" + i1+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data70};
+if(data42.unsupported_params !== undefined){
+let data69 = data42.unsupported_params;
+if(!((data69 === "drop") || (data69 === "reject"))){
+const err137 = {instancePath:instancePath+"/models/" + i1+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data69};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1855,8 +1849,15 @@ vErrors.push(err137);
 errors++;
 }
 }
-else {
-const err138 = {instancePath:instancePath+"/models/" + i1+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data70};
+if(data42.routing !== undefined){
+let data70 = data42.routing;
+if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+if(data70.strategy === undefined){
+data70.strategy = "weighted";
+}
+for(const key10 in data70){
+if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
+const err138 = {instancePath:instancePath+"/models/" + i1+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data70};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1865,10 +1866,11 @@ vErrors.push(err138);
 }
 errors++;
 }
-if(data69.num_retries !== undefined){
-let data71 = data69.num_retries;
-if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
-const err139 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data71};
+}
+let data71 = data70.strategy;
+if(typeof data71 === "string"){
+if(!pattern4.test(data71)){
+const err139 = {instancePath:instancePath+"/models/" + i1+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data71};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1877,9 +1879,9 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(typeof data71 == "number"){
-if(data71 > 10 || isNaN(data71)){
-const err140 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data71};
+}
+else {
+const err140 = {instancePath:instancePath+"/models/" + i1+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data71};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1888,8 +1890,10 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data71 < 0 || isNaN(data71)){
-const err141 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data71};
+if(data70.num_retries !== undefined){
+let data72 = data70.num_retries;
+if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
+const err141 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data72};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1898,17 +1902,9 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-}
-if(data69.fallbacks !== undefined){
-let data72 = data69.fallbacks;
-if(Array.isArray(data72)){
-const len5 = data72.length;
-for(let i6=0; i6<len5; i6++){
-let data73 = data72[i6];
-if(typeof data73 === "string"){
-if(func3(data73) < 1){
-const err142 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks/" + i6,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data73};
+if(typeof data72 == "number"){
+if(data72 > 10 || isNaN(data72)){
+const err142 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data72};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1917,9 +1913,8 @@ vErrors.push(err142);
 }
 errors++;
 }
-}
-else {
-const err143 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks/" + i6,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data73};
+if(data72 < 0 || isNaN(data72)){
+const err143 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data72};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1930,8 +1925,15 @@ errors++;
 }
 }
 }
-else {
-const err144 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data72};
+if(data70.fallbacks !== undefined){
+let data73 = data70.fallbacks;
+if(Array.isArray(data73)){
+const len5 = data73.length;
+for(let i6=0; i6<len5; i6++){
+let data74 = data73[i6];
+if(typeof data74 === "string"){
+if(func3(data74) < 1){
+const err144 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks/" + i6,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data74};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1941,11 +1943,8 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data69.context_window_fallback !== undefined){
-let data74 = data69.context_window_fallback;
-if(typeof data74 === "string"){
-if(func3(data74) < 1){
-const err145 = {instancePath:instancePath+"/models/" + i1+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data74};
+else {
+const err145 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks/" + i6,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data74};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1955,8 +1954,9 @@ vErrors.push(err145);
 errors++;
 }
 }
+}
 else {
-const err146 = {instancePath:instancePath+"/models/" + i1+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data74};
+const err146 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data73};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1966,9 +1966,11 @@ vErrors.push(err146);
 errors++;
 }
 }
-}
-else {
-const err147 = {instancePath:instancePath+"/models/" + i1+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data69};
+if(data70.context_window_fallback !== undefined){
+let data75 = data70.context_window_fallback;
+if(typeof data75 === "string"){
+if(func3(data75) < 1){
+const err147 = {instancePath:instancePath+"/models/" + i1+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data75};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1978,12 +1980,8 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data42.credit_bound !== undefined){
-let data75 = data42.credit_bound;
-if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
-for(const key11 in data75){
-if(!((((key11 === "image_tokens") || (key11 === "audio_tokens")) || (key11 === "file_tokens")) || (key11 === "unbounded_items"))){
-const err148 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data75};
+else {
+const err148 = {instancePath:instancePath+"/models/" + i1+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data75};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1993,11 +1991,9 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(data75.image_tokens !== undefined){
-let data76 = data75.image_tokens;
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.low === undefined){
-const err149 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data76};
+}
+else {
+const err149 = {instancePath:instancePath+"/models/" + i1+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data70};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -2006,8 +2002,13 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(data76.high === undefined){
-const err150 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data76};
+}
+if(data42.credit_bound !== undefined){
+let data76 = data42.credit_bound;
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+for(const key11 in data76){
+if(!((((key11 === "image_tokens") || (key11 === "audio_tokens")) || (key11 === "file_tokens")) || (key11 === "unbounded_items"))){
+const err150 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data76};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2016,9 +2017,12 @@ vErrors.push(err150);
 }
 errors++;
 }
-for(const key12 in data76){
-if(!((key12 === "low") || (key12 === "high"))){
-const err151 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data76};
+}
+if(data76.image_tokens !== undefined){
+let data77 = data76.image_tokens;
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(data77.low === undefined){
+const err151 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data77};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2027,11 +2031,8 @@ vErrors.push(err151);
 }
 errors++;
 }
-}
-if(data76.low !== undefined){
-let data77 = data76.low;
-if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
-const err152 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data77};
+if(data77.high === undefined){
+const err152 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data77};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2040,9 +2041,9 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(typeof data77 == "number"){
-if(data77 < 0 || isNaN(data77)){
-const err153 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data77};
+for(const key12 in data77){
+if(!((key12 === "low") || (key12 === "high"))){
+const err153 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data77};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2052,11 +2053,10 @@ vErrors.push(err153);
 errors++;
 }
 }
-}
-if(data76.high !== undefined){
-let data78 = data76.high;
+if(data77.low !== undefined){
+let data78 = data77.low;
 if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
-const err154 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data78};
+const err154 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data78};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2067,7 +2067,7 @@ errors++;
 }
 if(typeof data78 == "number"){
 if(data78 < 0 || isNaN(data78)){
-const err155 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data78};
+const err155 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data78};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2078,9 +2078,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err156 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data76};
+if(data77.high !== undefined){
+let data79 = data77.high;
+if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
+const err156 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data79};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2089,11 +2090,9 @@ vErrors.push(err156);
 }
 errors++;
 }
-}
-if(data75.audio_tokens !== undefined){
-let data79 = data75.audio_tokens;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-const err157 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data79};
+if(typeof data79 == "number"){
+if(data79 < 0 || isNaN(data79)){
+const err157 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data79};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2102,9 +2101,11 @@ vErrors.push(err157);
 }
 errors++;
 }
-if(typeof data79 == "number"){
-if(data79 < 0 || isNaN(data79)){
-const err158 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data79};
+}
+}
+}
+else {
+const err158 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data77};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2114,11 +2115,10 @@ vErrors.push(err158);
 errors++;
 }
 }
-}
-if(data75.file_tokens !== undefined){
-let data80 = data75.file_tokens;
+if(data76.audio_tokens !== undefined){
+let data80 = data76.audio_tokens;
 if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
-const err159 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data80};
+const err159 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data80};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2129,7 +2129,7 @@ errors++;
 }
 if(typeof data80 == "number"){
 if(data80 < 0 || isNaN(data80)){
-const err160 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data80};
+const err160 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data80};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2140,10 +2140,10 @@ errors++;
 }
 }
 }
-if(data75.unbounded_items !== undefined){
-let data81 = data75.unbounded_items;
-if(!((data81 === "refuse") || (data81 === "context_length"))){
-const err161 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data81};
+if(data76.file_tokens !== undefined){
+let data81 = data76.file_tokens;
+if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
+const err161 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data81};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2152,10 +2152,9 @@ vErrors.push(err161);
 }
 errors++;
 }
-}
-}
-else {
-const err162 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data75};
+if(typeof data81 == "number"){
+if(data81 < 0 || isNaN(data81)){
+const err162 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data81};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2166,8 +2165,10 @@ errors++;
 }
 }
 }
-else {
-const err163 = {instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data42};
+if(data76.unbounded_items !== undefined){
+let data82 = data76.unbounded_items;
+if(!((data82 === "refuse") || (data82 === "context_length"))){
+const err163 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data82};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2179,7 +2180,7 @@ errors++;
 }
 }
 else {
-const err164 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data41};
+const err164 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data76};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2189,18 +2190,9 @@ vErrors.push(err164);
 errors++;
 }
 }
-let data82 = data.plugins;
-if(Array.isArray(data82)){
-const len6 = data82.length;
-for(let i7=0; i7<len6; i7++){
-let data83 = data82[i7];
-const _errs185 = errors;
-let valid36 = false;
-let passing0 = null;
-const _errs186 = errors;
-if(typeof data83 === "string"){
-if(func3(data83) < 1){
-const err165 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data83};
+}
+else {
+const err165 = {instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data42};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2210,8 +2202,9 @@ vErrors.push(err165);
 errors++;
 }
 }
+}
 else {
-const err166 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data83};
+const err166 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data41};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2220,15 +2213,19 @@ vErrors.push(err166);
 }
 errors++;
 }
-var _valid3 = _errs186 === errors;
-if(_valid3){
-valid36 = true;
-passing0 = 0;
 }
+let data83 = data.plugins;
+if(Array.isArray(data83)){
+const len6 = data83.length;
+for(let i7=0; i7<len6; i7++){
+let data84 = data83[i7];
+const _errs187 = errors;
+let valid36 = false;
+let passing0 = null;
 const _errs188 = errors;
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-if(data83.use === undefined){
-const err167 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data83};
+if(typeof data84 === "string"){
+if(func3(data84) < 1){
+const err167 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2237,9 +2234,9 @@ vErrors.push(err167);
 }
 errors++;
 }
-for(const key13 in data83){
-if(!(((key13 === "use") || (key13 === "name")) || (key13 === "config"))){
-const err168 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data83};
+}
+else {
+const err168 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2248,12 +2245,15 @@ vErrors.push(err168);
 }
 errors++;
 }
+var _valid3 = _errs188 === errors;
+if(_valid3){
+valid36 = true;
+passing0 = 0;
 }
-if(data83.use !== undefined){
-let data84 = data83.use;
-if(typeof data84 === "string"){
-if(func3(data84) < 1){
-const err169 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data84};
+const _errs190 = errors;
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data84.use === undefined){
+const err169 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2262,9 +2262,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-else {
-const err170 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data84};
+for(const key13 in data84){
+if(!(((key13 === "use") || (key13 === "name")) || (key13 === "config"))){
+const err170 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2274,11 +2274,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data83.name !== undefined){
-let data85 = data83.name;
+if(data84.use !== undefined){
+let data85 = data84.use;
 if(typeof data85 === "string"){
 if(func3(data85) < 1){
-const err171 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data85};
+const err171 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data85};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2289,7 +2289,7 @@ errors++;
 }
 }
 else {
-const err172 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data85};
+const err172 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data85};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2299,10 +2299,11 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data83.config !== undefined){
-let data86 = data83.config;
-if(!(data86 && typeof data86 == "object" && !Array.isArray(data86))){
-const err173 = {instancePath:instancePath+"/plugins/" + i7+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data86};
+if(data84.name !== undefined){
+let data86 = data84.name;
+if(typeof data86 === "string"){
+if(func3(data86) < 1){
+const err173 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data86};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2312,9 +2313,8 @@ vErrors.push(err173);
 errors++;
 }
 }
-}
 else {
-const err174 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data83};
+const err174 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data86};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2323,23 +2323,11 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid3 = _errs188 === errors;
-if(_valid3 && valid36){
-valid36 = false;
-passing0 = [passing0, 1];
 }
-else {
-if(_valid3){
-valid36 = true;
-passing0 = 1;
-}
-const _errs197 = errors;
-const _errs199 = errors;
-const _errs200 = errors;
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-let missing0;
-if((data83.use === undefined) && (missing0 = "use")){
-const err175 = {};
+if(data84.config !== undefined){
+let data87 = data84.config;
+if(!(data87 && typeof data87 == "object" && !Array.isArray(data87))){
+const err175 = {instancePath:instancePath+"/plugins/" + i7+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data87};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2349,9 +2337,9 @@ vErrors.push(err175);
 errors++;
 }
 }
-var valid38 = _errs200 === errors;
-if(valid38){
-const err176 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data83};
+}
+else {
+const err176 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2360,20 +2348,23 @@ vErrors.push(err176);
 }
 errors++;
 }
-else {
-errors = _errs199;
-if(vErrors !== null){
-if(_errs199){
-vErrors.length = _errs199;
+var _valid3 = _errs190 === errors;
+if(_valid3 && valid36){
+valid36 = false;
+passing0 = [passing0, 1];
 }
 else {
-vErrors = null;
+if(_valid3){
+valid36 = true;
+passing0 = 1;
 }
-}
-}
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-if(Object.keys(data83).length > 1){
-const err177 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data83};
+const _errs199 = errors;
+const _errs201 = errors;
+const _errs202 = errors;
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+let missing0;
+if((data84.use === undefined) && (missing0 = "use")){
+const err177 = {};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2382,8 +2373,10 @@ vErrors.push(err177);
 }
 errors++;
 }
-if(Object.keys(data83).length < 1){
-const err178 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data83};
+}
+var valid38 = _errs202 === errors;
+if(valid38){
+const err178 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2392,10 +2385,20 @@ vErrors.push(err178);
 }
 errors++;
 }
-for(const key14 in data83){
-let data87 = data83[key14];
-if((!(data87 && typeof data87 == "object" && !Array.isArray(data87))) && (data87 !== null)){
-const err179 = {instancePath:instancePath+"/plugins/" + i7+"/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data87};
+else {
+errors = _errs201;
+if(vErrors !== null){
+if(_errs201){
+vErrors.length = _errs201;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(Object.keys(data84).length > 1){
+const err179 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2404,10 +2407,8 @@ vErrors.push(err179);
 }
 errors++;
 }
-}
-}
-else {
-const err180 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data83};
+if(Object.keys(data84).length < 1){
+const err180 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2416,7 +2417,31 @@ vErrors.push(err180);
 }
 errors++;
 }
-var _valid3 = _errs197 === errors;
+for(const key14 in data84){
+let data88 = data84[key14];
+if((!(data88 && typeof data88 == "object" && !Array.isArray(data88))) && (data88 !== null)){
+const err181 = {instancePath:instancePath+"/plugins/" + i7+"/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data88};
+if(vErrors === null){
+vErrors = [err181];
+}
+else {
+vErrors.push(err181);
+}
+errors++;
+}
+}
+}
+else {
+const err182 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data84};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
+}
+errors++;
+}
+var _valid3 = _errs199 === errors;
 if(_valid3 && valid36){
 valid36 = false;
 passing0 = [passing0, 2];
@@ -2429,46 +2454,7 @@ passing0 = 2;
 }
 }
 if(!valid36){
-const err181 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data83};
-if(vErrors === null){
-vErrors = [err181];
-}
-else {
-vErrors.push(err181);
-}
-errors++;
-}
-else {
-errors = _errs185;
-if(vErrors !== null){
-if(_errs185){
-vErrors.length = _errs185;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err182 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data82};
-if(vErrors === null){
-vErrors = [err182];
-}
-else {
-vErrors.push(err182);
-}
-errors++;
-}
-let data88 = data.shared_state;
-const _errs206 = errors;
-let valid40 = true;
-const _errs207 = errors;
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-let missing1;
-if((data88.driver === undefined) && (missing1 = "driver")){
-const err183 = {};
+const err183 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data84};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2478,9 +2464,20 @@ vErrors.push(err183);
 errors++;
 }
 else {
-if(data88.driver !== undefined){
-if("redis" !== data88.driver){
-const err184 = {};
+errors = _errs187;
+if(vErrors !== null){
+if(_errs187){
+vErrors.length = _errs187;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err184 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data83};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2489,24 +2486,14 @@ vErrors.push(err184);
 }
 errors++;
 }
-}
-}
-}
-var _valid4 = _errs207 === errors;
-errors = _errs206;
-if(vErrors !== null){
-if(_errs206){
-vErrors.length = _errs206;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid4){
+let data89 = data.shared_state;
+const _errs208 = errors;
+let valid40 = true;
 const _errs209 = errors;
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-if(data88.url === undefined){
-const err185 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data88};
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+let missing1;
+if((data89.driver === undefined) && (missing1 = "driver")){
+const err185 = {};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2515,12 +2502,10 @@ vErrors.push(err185);
 }
 errors++;
 }
-}
-var _valid4 = _errs209 === errors;
-valid40 = _valid4;
-}
-if(!valid40){
-const err186 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data88};
+else {
+if(data89.driver !== undefined){
+if("redis" !== data89.driver){
+const err186 = {};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2529,16 +2514,24 @@ vErrors.push(err186);
 }
 errors++;
 }
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-if(data88.driver === undefined){
-data88.driver = "store";
 }
-if(data88.key_prefix === undefined){
-data88.key_prefix = "gw:";
 }
-for(const key15 in data88){
-if(!(((key15 === "driver") || (key15 === "url")) || (key15 === "key_prefix"))){
-const err187 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data88};
+}
+var _valid4 = _errs209 === errors;
+errors = _errs208;
+if(vErrors !== null){
+if(_errs208){
+vErrors.length = _errs208;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs211 = errors;
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.url === undefined){
+const err187 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data89};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2548,9 +2541,11 @@ vErrors.push(err187);
 errors++;
 }
 }
-let data90 = data88.driver;
-if(!((data90 === "store") || (data90 === "redis"))){
-const err188 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data90};
+var _valid4 = _errs211 === errors;
+valid40 = _valid4;
+}
+if(!valid40){
+const err188 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data89};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2559,11 +2554,16 @@ vErrors.push(err188);
 }
 errors++;
 }
-if(data88.url !== undefined){
-let data91 = data88.url;
-if(typeof data91 === "string"){
-if(!pattern5.test(data91)){
-const err189 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data91};
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.driver === undefined){
+data89.driver = "store";
+}
+if(data89.key_prefix === undefined){
+data89.key_prefix = "gw:";
+}
+for(const key15 in data89){
+if(!(((key15 === "driver") || (key15 === "url")) || (key15 === "key_prefix"))){
+const err189 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data89};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2573,8 +2573,9 @@ vErrors.push(err189);
 errors++;
 }
 }
-else {
-const err190 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data91};
+let data91 = data89.driver;
+if(!((data91 === "store") || (data91 === "redis"))){
+const err190 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data91};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2583,10 +2584,11 @@ vErrors.push(err190);
 }
 errors++;
 }
-}
-let data92 = data88.key_prefix;
-if(typeof data92 !== "string"){
-const err191 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data92};
+if(data89.url !== undefined){
+let data92 = data89.url;
+if(typeof data92 === "string"){
+if(!pattern5.test(data92)){
+const err191 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data92};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2597,7 +2599,7 @@ errors++;
 }
 }
 else {
-const err192 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data88};
+const err192 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data92};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2607,13 +2609,36 @@ vErrors.push(err192);
 errors++;
 }
 }
-else {
-const err193 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+let data93 = data89.key_prefix;
+if(typeof data93 !== "string"){
+const err193 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data93};
 if(vErrors === null){
 vErrors = [err193];
 }
 else {
 vErrors.push(err193);
+}
+errors++;
+}
+}
+else {
+const err194 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data89};
+if(vErrors === null){
+vErrors = [err194];
+}
+else {
+vErrors.push(err194);
+}
+errors++;
+}
+}
+else {
+const err195 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
 }
 errors++;
 }
