@@ -83,6 +83,7 @@ return {1, 0, 0, 0, usage}
 /**
  * Release a request's slots and settle its tokens. Per scope three keys: `amt`, `tot`,
  * `run`. ARGV: id, real tokens. A reservation that already left the window is not touched.
+ * Running it twice is running it once (so a finish whose answer was lost may be sent again).
  */
 export const FINISH_LUA = `
 local n = #KEYS / 3
@@ -93,6 +94,27 @@ for i = 0, n - 1 do
   if r then
     redis.call('HSET', amt, ARGV[1], ARGV[2])
     redis.call('INCRBY', tot, tonumber(ARGV[2]) - tonumber(r))
+  end
+end
+return n
+`;
+
+/**
+ * Undo an admission the gateway gave up on: its command timed out or its connection was lost, so the fail mode
+ * decided the request, yet Redis may have run it (a stalled Redis runs it when it wakes). Per scope four keys: `log`,
+ * `amt`, `tot`, `run`. ARGV: id. Sent on the same connection after the admission, so it runs after it; an admission
+ * that never ran is not found (nothing to undo), and running it twice is running it once.
+ */
+export const CANCEL_LUA = `
+local n = #KEYS / 4
+for i = 0, n - 1 do
+  local log, amt, tot, run = KEYS[i*4+1], KEYS[i*4+2], KEYS[i*4+3], KEYS[i*4+4]
+  redis.call('ZREM', run, ARGV[1])
+  redis.call('ZREM', log, ARGV[1])
+  local r = redis.call('HGET', amt, ARGV[1])
+  if r then
+    redis.call('HDEL', amt, ARGV[1])
+    redis.call('DECRBY', tot, tonumber(r))
   end
 end
 return n
