@@ -13,6 +13,7 @@ import { compose } from './pipeline/compose';
 import { HTTP_OBSERVER, PLUGIN_TIMER, READINESS } from './pipeline/hooks';
 import type { GatewayContext, GatewayMiddleware, PluginServices } from './pipeline/plugin';
 import { coreExtensions } from './pipeline/loader';
+import { AttemptGuards } from './pipeline/attempt-guards';
 import { sharedServices } from './pipeline/shared-services';
 import { redisBackend, scopedState, storeBackend } from './pipeline/shared-state';
 import { openStore, type Store } from './store/index';
@@ -68,6 +69,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     shared: sharedServices(),
     ...coreExtensions(),
     state: scopedState(stateBackend, 'core'),
+    attemptGuards: new AttemptGuards(),
   };
   const lifecycle = new Lifecycle();
   const instances = await setupPlugins(loaded, services, stateBackend);

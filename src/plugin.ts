@@ -29,6 +29,7 @@ export type {
   Principal,
 } from './pipeline/state';
 export type { CounterValue, SharedState } from './pipeline/shared-state';
+export type { AttemptGuard, AttemptGuards, AttemptTicket, AttemptUse, AttemptVerdict } from './pipeline/attempt-guards';
 export type { SharedServices, SharedSlots } from './pipeline/shared-services';
 export type { ChatStream, StreamEnd, StreamObserver } from './stream/chat-stream';
 export {

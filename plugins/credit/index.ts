@@ -1,14 +1,13 @@
 import { Counter } from '../../src/metrics/prom-client';
 import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
-import { promptTokens, type AttemptPlan } from '../../src/pipeline/state';
+import { promptTokens, type AttemptPlan, type GatewayState } from '../../src/pipeline/state';
 import { errors, toGatewayError } from '../../src/errors';
-import { ConfigError } from '../../src/config/load';
 import type { ModelConfig } from '../../src/config/types';
 import { fromNano } from '../../src/store/money';
 import { countTextTokens, messageText } from '../../src/tokens/count';
 import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { HEALTH } from '../../src/deployments/health';
-import { defaultPlan } from '../routing/plan';
+import { defaultPlan } from '../../src/pipeline/plan';
 import { fixPlan } from '../../src/api/gateway-state';
 import { effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration, type Outcome } from './record';
@@ -54,25 +53,6 @@ function showCharge(target: Usage, c: Charge): void {
   target.cost = fromNano(c.cost);
 }
 
-/** The plan must be final when credit reserves for it: a plan-writing plugin after credit is a configuration error. */
-function checkChainOrder(names: readonly string[]): void {
-  const credit = names.indexOf('credit');
-  const fallback = names.indexOf('fallback');
-  if (credit >= 0 && fallback > credit) {
-    throw new ConfigError(
-      [
-        {
-          pointer: `/plugins/${fallback}`,
-          message:
-            "plugin 'fallback' must come before 'credit': " +
-            'credit reserves for every attempt of the plan fallback writes',
-        },
-      ],
-      'plugins',
-    );
-  }
-}
-
 /**
  * Credit metering: reserve an upper bound of what the request can cost, over every attempt
  * of its plan, before the upstream call (402 and nothing sent when the account or key cannot
@@ -85,6 +65,8 @@ export default definePlugin<CreditConfig>({
   description: 'Reserves and settles credit per request; generation records.',
   requires: ['principal'],
   provides: ['credit'],
+  // The plan must be final when credit reserves for every attempt of it.
+  after: ['fallback'],
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -92,7 +74,6 @@ export default definePlugin<CreditConfig>({
   },
   async setup(config, services) {
     const { store, logger, models } = services;
-    checkChainOrder(services.config.plugins.map((p) => p.name));
     const prices = new Map<string, Price>(models.all().map((m) => [m.id, modelPrice(m)]));
     const staleMs = config.stale_reservation_ms || services.config.server.max_request_timeout_s * 1000 + 60_000;
     // One process on SQLite owns every reservation: all of them are left over from before.
@@ -107,6 +88,21 @@ export default definePlugin<CreditConfig>({
     );
     sweeper.unref();
     registerGenerationRoutes(services.router, store, services.shared);
+    /** Per request: what its reservation covers, so that no attempt outside it is made. */
+    const covered = new WeakMap<GatewayState, Map<string, number>>();
+    services.attemptGuards.register({
+      name: 'credit',
+      check(s, a) {
+        const caps = covered.get(s);
+        if (!caps || caps.has(a.model.id)) return undefined;
+        return {
+          refuse: errors.insufficientCredits(
+            'attempt_not_reserved',
+            `No credit was reserved for an attempt on the model '${a.model.id}'; it is not made`,
+          ),
+        };
+      },
+    });
     const registers = [services.metrics];
     const overruns = new Counter({
       name: 'gateway_credit_overrun_total',
@@ -229,6 +225,7 @@ export default definePlugin<CreditConfig>({
             );
           }
         }
+        covered.set(s, planned.caps);
         const most = fromNano(planned.amount);
         const r = await store.credit.reserve(principal.accountId, principal.keyHash, planned.amount);
         if (!r.ok) {

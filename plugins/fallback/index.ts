@@ -11,6 +11,12 @@ import { checkFallbackRequest, entryOverrides } from './entries';
 export interface FallbackConfig {
   /** Retries per model when neither the request (`num_retries`) nor the model says. */
   num_retries: number;
+  /** The most retries a request may ask for (`num_retries`): beyond it, a 400. */
+  max_retries: number;
+  /** The most fallback models a request may name (`fallbacks`, `models`): beyond it, a 400. */
+  max_fallbacks: number;
+  /** The most upstream calls one request makes, retries and fallbacks included: the plan stops there. */
+  max_attempts: number;
   backoff_base_ms: number;
   backoff_max_ms: number;
   /** An upstream's Retry-After is honoured up to this. */
@@ -41,6 +47,9 @@ export default definePlugin<FallbackConfig>({
     additionalProperties: false,
     properties: {
       num_retries: { type: 'integer', minimum: 0, maximum: 10, default: 2 },
+      max_retries: { type: 'integer', minimum: 0, maximum: 10, default: 5 },
+      max_fallbacks: { type: 'integer', minimum: 0, maximum: 50, default: 5 },
+      max_attempts: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
       backoff_base_ms: { type: 'integer', minimum: 0, default: 200 },
       backoff_max_ms: { type: 'integer', minimum: 0, default: 5000 },
       retry_after_max_ms: { type: 'integer', minimum: 0, default: 30000 },
@@ -118,10 +127,32 @@ export default definePlugin<FallbackConfig>({
         ? s.options.num_retries
         : (m.routing?.num_retries ?? config.num_retries);
 
+    /** A request may not ask for more retries or fallback models than the operator allows (amplification). */
+    const checkAmplification = (o: GatewayState['options']) => {
+      if (typeof o.num_retries === 'number' && o.num_retries > config.max_retries)
+        throw errors.invalidRequest(
+          `num_retries may be at most ${config.max_retries} on this gateway`,
+          'num_retries',
+          'invalid_value',
+        );
+      for (const field of ['fallbacks', 'models'] as const) {
+        const list = o[field];
+        // `models` names the requested model too.
+        const most = config.max_fallbacks + (field === 'models' ? 1 : 0);
+        if (Array.isArray(list) && list.length > most)
+          throw errors.invalidRequest(
+            `${field} may name at most ${most} models on this gateway`,
+            field,
+            'too_many_items',
+          );
+      }
+    };
+
     return {
       async middleware(ctx, next) {
         const s = ctx.state.gateway;
         const o = s.options;
+        checkAmplification(o);
         const overriding = OVERRIDE_FIELDS.some((f) => o[f] !== undefined);
         if (overriding && !config.overrides.allow) {
           throw errors.forbidden(
@@ -153,10 +184,7 @@ export default definePlugin<FallbackConfig>({
 
         const contextDict = (o.context_window_fallback_dict as Record<string, string> | undefined) ?? {};
         const contextId = contextDict[s.model.id] ?? s.model.routing?.context_window_fallback;
-        const contextModel =
-          contextId && s.allowModel?.(contextId) !== false
-            ? resolve(contextId, 'context_window_fallback_dict')
-            : undefined;
+        const contextModel = contextId ? resolve(contextId, 'context_window_fallback_dict') : undefined;
         const contextAttempts = contextModel
           ? group(contextModel, { ...s.request, model: contextModel.id }, retriesFor(s, contextModel), s)
           : undefined;
@@ -184,13 +212,14 @@ export default definePlugin<FallbackConfig>({
         }
         for (const [i, f] of fallbackSpecs.entries()) {
           const m = resolve(f.id, f.param);
-          if (s.allowModel?.(m.id) === false) continue; // a model the key may not use is skipped, never called
           const request = { ...s.request, ...f.overrides, model: m.id } as ChatRequest;
           checkFallbackRequest(request, f.overrides, i, m);
           attempts.push(...group(m, request, retriesFor(s, m), s));
         }
         // Written out, not spread in: a spread after the literal's own fields is a runtime call a property.
-        const plan: AttemptPlan = { attempts, backoff };
+        // Attempts past the cap are never made; the guards refuse what a key may not use (limits prunes them first).
+        const plan: AttemptPlan = { attempts: attempts.slice(0, config.max_attempts), backoff };
+        plan.maxAttempts = config.max_attempts;
         if (contextAttempts) plan.contextFallback = contextAttempts;
         s.plan = plan;
         await next();

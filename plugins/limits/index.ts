@@ -9,9 +9,13 @@ import type { Admission, CounterStore, ScopeLimits } from './counter-store';
 import { configSchema, type LimitsConfig, type SmtpSettings } from './config';
 import { MemoryCounterStore } from './memory-store';
 import { CounterStoreDown, RedisCounterStore } from './redis-store';
-import { Governance } from './scopes';
+import { Governance, isModelScope, type RequestGovernance } from './scopes';
 import { isAllowAll } from './model-match';
-import { tokenBound } from './token-bound';
+import { attemptTokenBound, planTokenBound } from './token-bound';
+import { defaultPlan } from '../../src/pipeline/plan';
+import { HEALTH } from '../../src/deployments/health';
+import type { Attempt, AttemptPlan, GatewayState } from '../../src/pipeline/state';
+import type { AttemptVerdict } from '../../src/pipeline/attempt-guards';
 import { rateLimitHeaders } from './headers';
 import { BudgetAlerts } from './alerts';
 import { FailedAuthThrottle } from './auth-throttle';
@@ -73,6 +77,8 @@ export default definePlugin<LimitsConfig>({
   description: 'Rate limits, concurrency limits and model allowlists per key/account/model; budget alerts.',
   requires: ['principal'],
   provides: ['limits'],
+  // Limits count what the plan will call: fallback writes it first when it is in the chain.
+  after: ['fallback'],
   configSchema,
   async setup(config, services) {
     const { logger } = services;
@@ -180,18 +186,84 @@ export default definePlugin<LimitsConfig>({
       }
     }
 
+    /** Admit with the counters of this process, else the store's (the fail mode when it is away). */
+    const admitNow = (id: string, tokens: number, scopes: ScopeLimits[]) =>
+      counters.admitSync
+        ? { admission: counters.admitSync({ id, tokens, scopes }), by: counters }
+        : admit(id, tokens, scopes);
+
+    const refused = (admission: Extract<Admission, { ok: false }>, scopes: ScopeLimits[], tokens: number) => {
+      const scope = scopes[admission.scope];
+      refusals.inc({ scope: SCOPE_KIND[kindOf(scope)], dimension: admission.dimension });
+      return refusal(admission, scope, tokens);
+    };
+
+    /** Per request that counted its first attempt's model scopes at admission: that attempt, not yet made. */
+    const preAdmitted = new WeakMap<GatewayState, Attempt>();
+
+    // Every upstream attempt: the allowlists for its model, and its model's and key x model's limits (each upstream
+    // call counts, with the tokens of the attempt's own request).
+    services.attemptGuards.register({
+      name: 'limits',
+      check(s, a) {
+        const p = s.principal;
+        if (!p) return undefined;
+        const gov = governance.cachedFor(p.keyHash, p.accountId, a.model.id);
+        return gov
+          ? guardAttempt(s, a, gov)
+          : governance.forRequest(p.keyHash, p.accountId, a.model.id).then((g) => guardAttempt(s, a, g));
+      },
+    });
+
+    function guardAttempt(
+      s: GatewayState,
+      a: Attempt,
+      gov: RequestGovernance,
+    ): AttemptVerdict | Promise<AttemptVerdict> {
+      if (!gov.allow(a.model.id)) return { refuse: errors.modelNotAllowed(a.model.id) };
+      const scopes = gov.modelScopes;
+      if (scopes.length === 0) return undefined;
+      if (preAdmitted.get(s) === a) {
+        preAdmitted.delete(s); // counted with the request; its retries count anew
+        return undefined;
+      }
+      const id = randomId('lim_');
+      const tokens = scopes.some((sc) => sc.tpm > 0) ? attemptTokenBound(s, a) : 0;
+      const verdict = ({ admission, by }: { admission: Admission; by: CounterStore }): AttemptVerdict => {
+        if (!admission.ok) return { refuse: refused(admission, scopes, tokens) };
+        return { end: (use) => void by.finish(id, scopes, use.tokens ?? tokens) };
+      };
+      const r = admitNow(id, tokens, scopes);
+      return r instanceof Promise ? r.then(verdict) : verdict(r);
+    }
+
+    /** Leave out of the plan the attempts on models the key may not use: no credit is reserved for them. */
+    function prune(plan: AttemptPlan, allow: (model: string) => boolean): void {
+      plan.attempts = plan.attempts.filter((a) => allow(a.model.id));
+      if (plan.contextFallback) plan.contextFallback = plan.contextFallback.filter((a) => allow(a.model.id));
+    }
+
     return {
       async middleware(ctx: GatewayContext, next) {
         const s = ctx.state.gateway;
         const p = s.principal;
         if (!p) throw errors.internal();
         // Cached (the usual case): no promise to wait for.
-        const gov =
+        const asked =
           governance.cachedFor(p.keyHash, p.accountId, s.model.id) ??
           (await governance.forRequest(p.keyHash, p.accountId, s.model.id));
-        if (!gov.allow(s.model.id)) throw errors.modelNotAllowed(s.model.id);
-        if (!isAllowAll(gov.allow)) s.allowModel = gov.allow;
-        const scopes = gov.scopes;
+        if (!asked.allow(s.model.id)) throw errors.modelNotAllowed(s.model.id);
+        // The plan fallback wrote, or the one routing would make (credit then reserves for this same one).
+        const plan = s.plan ?? (s.plan = defaultPlan(s, s.model, services.models, services.shared.get(HEALTH)));
+        if (!isAllowAll(asked.allow)) prune(plan, asked.allow);
+        // The first attempt's model scopes are counted with the request (one admission for a direct call).
+        const first = plan.attempts[0]?.model ?? s.model;
+        const gov =
+          first === s.model
+            ? asked
+            : (governance.cachedFor(p.keyHash, p.accountId, first.id) ??
+              (await governance.forRequest(p.keyHash, p.accountId, first.id)));
+        let scopes = gov.scopes;
         if (scopes.length === 0) {
           try {
             await next();
@@ -201,24 +273,28 @@ export default definePlugin<LimitsConfig>({
           return;
         }
         const id = randomId('lim_');
-        // The request's token bound (credit's, a walk over the whole request) only matters to a tokens/min limit.
-        const tokens = scopes.some((sc) => sc.tpm > 0) ? tokenBound(s, services.models) : 0;
-        // Counters in this process answer at once: no promise to wait for.
-        const { admission, by } = counters.admitSync
-          ? { admission: counters.admitSync({ id, tokens, scopes }), by: counters }
-          : await admit(id, tokens, scopes);
+        // The plan's token bound (credit's, a walk over each attempt's request) only matters to a tokens/min limit.
+        const tokens = scopes.some((sc) => sc.tpm > 0) ? planTokenBound(s, plan) : 0;
+        let { admission, by } = await admitNow(id, tokens, scopes);
+        if (!admission.ok && isModelScope(scopes[admission.scope]) && plan.attempts.some((a) => a.model !== first)) {
+          // The first model is at its limit but the plan has others: count the request alone; the guard skips the
+          // attempts on that model.
+          scopes = scopes.filter((sc) => !isModelScope(sc));
+          ({ admission, by } = await admitNow(id, tokens, scopes));
+        } else if (admission.ok && gov.modelScopes.length > 0 && plan.attempts[0]) {
+          preAdmitted.set(s, plan.attempts[0]);
+        }
         if (!admission.ok) {
-          const scope = scopes[admission.scope];
-          refusals.inc({ scope: SCOPE_KIND[kindOf(scope)], dimension: admission.dimension });
           ctx.set(rateLimitHeaders(scopes, admission.usage));
-          throw refusal(admission, scope, tokens);
+          throw refused(admission, scopes, tokens);
         }
         Object.assign(s.responseHeaders, rateLimitHeaders(scopes, admission.usage));
         let done = false;
+        const held = scopes;
         const finish = (used: number) => {
           if (done) return;
           done = true;
-          void by.finish(id, scopes, used);
+          void by.finish(id, held, used);
           alerts.poke(p.keyHash);
         };
         try {
@@ -229,6 +305,7 @@ export default definePlugin<LimitsConfig>({
         }
         const result = s.result;
         if (result?.kind === 'completion') finish(result.body.usage?.total_tokens ?? tokens);
+        else if (result?.kind === 'embeddings') finish(result.body.usage?.total_tokens ?? tokens);
         else if (result?.kind === 'stream')
           result.stream.observe({ name: 'limits', onEnd: (end) => finish(end.usage?.total_tokens ?? 0) });
         else finish(0);

@@ -40,10 +40,15 @@ function scope(id: string, ...sources: Array<RateLimitValues | undefined>): Scop
 
 const limited = (s: ScopeLimits) => s.rpm > 0 || s.tpm > 0 || s.concurrency > 0;
 
+/** A model's or a key x model's scope (`m:`, `km:`), counted per upstream attempt rather than per request. */
+export const isModelScope = (s: ScopeLimits): boolean => s.id.startsWith('m:') || s.id.startsWith('km:');
+
 export interface RequestGovernance {
   /** Both the key's and the account's allowlists allow the model. */
   allow: ModelPredicate;
   scopes: ScopeLimits[];
+  /** The model and key x model scopes alone: what each upstream attempt on the model counts against. */
+  modelScopes: ScopeLimits[];
 }
 
 /**
@@ -136,6 +141,7 @@ export class Governance {
       scope(`m:${modelId}`, matchFirst(this.models, modelId)),
       scope(`km:${keyHash}:${modelId}`, matchFirst(k.models, modelId), matchFirst(this.keyModels, modelId)),
     ];
-    return { allow: bothAllow(k.allow, a.allow), scopes: candidates.filter(limited) };
+    const scopes = candidates.filter(limited);
+    return { allow: bothAllow(k.allow, a.allow), scopes, modelScopes: scopes.filter(isModelScope) };
   }
 }

@@ -97,12 +97,17 @@ export default definePlugin<MetricsConfig>({
           series.inc();
         };
         const attemptsMetrics = () => {
+          let made = 0;
           for (const a of s.attempts) {
             m.attempts.with(a.provider, a.status).inc();
             if (a.status === 'ok') m.upstream.with(a.provider).observe(a.latencyMs / 1000);
-            else if (a.error) m.upstreamErrors.inc({ provider: a.provider, code: a.error.code });
+            else if (a.status === 'error' && a.error)
+              m.upstreamErrors.inc({ provider: a.provider, code: a.error.code });
+            if (a.status !== 'skipped') made++;
           }
-          if (s.attempts.length > 1) m.retries.inc({ model }, s.attempts.length - 1);
+          if (made > 1) m.retries.inc({ model }, made - 1);
+          if (s.attempts.length > 1 && s.principal)
+            m.keyExtraAttempts.inc({ key: s.principal.keyHash.slice(0, 12) }, s.attempts.length - 1);
           const served = s.attempts[s.attempts.length - 1];
           if (served?.status === 'ok' && served.model !== model) m.fallbacks.inc({ model });
         };

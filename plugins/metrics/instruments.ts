@@ -77,10 +77,18 @@ export function createInstruments(registry: Registry, keyLabel: boolean) {
     }),
     attempts: new FastCounter(
       'gateway_upstream_attempts_total',
-      'Upstream attempts by provider and outcome',
+      'Upstream attempts by provider and outcome (ok, error; skipped: refused by a guard, never sent)',
       ['provider', 'outcome'],
       registry,
     ),
+    keyExtraAttempts: new Counter({
+      name: 'gateway_key_extra_attempts_total',
+      help:
+        'Attempts beyond the first of a request (retries, fallbacks; made or refused by a guard), by key hash prefix: ' +
+        'a series only for keys whose requests fan out',
+      labelNames: ['key'],
+      registers,
+    }),
     retries: new Counter({
       name: 'gateway_retries_total',
       help: 'Attempts beyond the first within one request',

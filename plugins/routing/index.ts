@@ -4,7 +4,8 @@ import { promptTokens, type Attempt, type AttemptRecord, type GatewayState } fro
 import type { AdapterContext } from '../../src/providers/types';
 import { reasoningAsk } from '../../src/providers/reasoning';
 import { AttemptAbort } from './attempt-signal';
-import { defaultPlan } from './plan';
+import { defaultPlan } from '../../src/pipeline/plan';
+import type { AttemptTicket, AttemptUse } from '../../src/pipeline/attempt-guards';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forwardableHeaders } from '../../src/security/headers';
 import { countsAgainstDeployment } from './fault';
@@ -30,6 +31,31 @@ function promptOptionsOf(o: Record<string, unknown>): PromptOptions | undefined 
   return out as PromptOptions | undefined;
 }
 import { callPlain, callStream } from './upstream';
+
+const FAILED: AttemptUse = { ok: false, tokens: 0 };
+
+/** A refused attempt, in the request's attempt log: nothing reached the upstream. */
+function skipped(s: GatewayState, a: Attempt, t: Extract<AttemptTicket, { ok: false }>): void {
+  s.attempts.push({
+    provider: a.provider.name,
+    deployment: `${a.provider.name}/${a.deployment.model}`,
+    model: a.model.id,
+    status: 'skipped',
+    guard: t.guard,
+    error: { code: t.error.code, status: t.error.status },
+    latencyMs: 0,
+  });
+}
+
+/** Tell the guards what the attempt that answered used: now for a whole answer, at its end for a stream. */
+function endWithResult(s: GatewayState, end: (use: AttemptUse) => void): void {
+  const r = s.result;
+  if (r?.kind === 'stream')
+    r.stream.observe({ name: 'attempt-guards', onEnd: (e) => end({ ok: true, tokens: e.usage?.total_tokens }) });
+  else if (r?.kind === 'completion') end({ ok: true, tokens: r.body.usage?.total_tokens });
+  else if (r?.kind === 'embeddings') end({ ok: true, tokens: r.body.usage?.total_tokens });
+  else end(FAILED);
+}
 import { openStream } from './stream-result';
 import { callEmbeddings } from './embeddings';
 
@@ -66,7 +92,7 @@ export default definePlugin<RoutingConfig>({
     },
   },
   setup(config, services) {
-    const { transport, models } = services;
+    const { transport, models, attemptGuards: guards } = services;
     const limits = { maxResponseBytes: config.max_response_bytes, maxEventBytes: config.max_event_bytes };
     const logError = (provider: string, status: number, text: string) =>
       services.logger.warn({ provider, status, upstreamError: text }, 'upstream error answer');
@@ -156,20 +182,32 @@ export default definePlugin<RoutingConfig>({
         );
         let queue = plan.attempts;
         let last: GatewayError | undefined;
-        for (let i = 0; i < queue.length; i++) {
+        let refusal: GatewayError | undefined;
+        let calls = 0;
+        const maxCalls = plan.maxAttempts ?? Infinity;
+        for (let i = 0; i < queue.length && calls < maxCalls; i++) {
           const a = queue[i];
           if (s.abort.aborted) throw toGatewayError(s.abort.reason);
-          if (s.allowModel?.(a.model.id) === false) continue; // the limits plugin's allowlist: never called
-          if (a.retry && plan.backoff)
+          if (a.retry && plan.backoff && calls > 0)
             await sleep(backoffMs(a.retry, last, plan.backoff), undefined, { signal: s.signal }).catch(() => undefined);
+          let ticket = guards.admit(s, a);
+          if (ticket instanceof Promise) ticket = await ticket;
+          if (!ticket.ok) {
+            skipped(s, a, ticket);
+            refusal ??= ticket.error;
+            continue;
+          }
+          calls++;
           actx.model = a.model.id;
           actx.provider = a.provider.name;
           try {
             const rec = await attemptOnce(s, a, actx, clientHeaders, health);
-            s.responseHeaders['X-Gateway-Attempts'] = String(s.attempts.length);
+            if (ticket.end) endWithResult(s, ticket.end);
+            s.responseHeaders['X-Gateway-Attempts'] = String(calls);
             s.responseHeaders['X-Gateway-Deployment'] = rec.deployment;
             return;
           } catch (e) {
+            ticket.end?.(FAILED);
             last = toGatewayError(e);
             if (last.code === 'context_length_exceeded' && plan.contextFallback) {
               queue = plan.contextFallback;
@@ -180,8 +218,9 @@ export default definePlugin<RoutingConfig>({
             if (!last.retryable) throw last;
           }
         }
+        // Every attempt refused by a guard (or the rest of them after failures): the first refusal says why.
         // An empty plan: every deployment was left out (a strategy or an allowlist).
-        throw last ?? errors.noDeployment(s.model.id);
+        throw refusal ?? last ?? errors.noDeployment(s.model.id);
       },
     };
   },

@@ -162,7 +162,10 @@ function escapeKey(k: string): string {
   return k.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** Each `requires` must be provided by an earlier plugin; the terminal plugin must come last. */
+/**
+ * Each `requires` must be provided by an earlier plugin; each plugin named in an `after` comes earlier when it is in
+ * the chain at all; the terminal plugin must come last.
+ */
 export function checkOrder(chain: readonly LoadedPlugin[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const providers = new Map<string, LoadedPlugin>();
@@ -181,6 +184,14 @@ export function checkOrder(chain: readonly LoadedPlugin[]): ConfigProblem[] {
       });
     }
     for (const cap of p.plugin.provides ?? []) seen.add(cap);
+    for (const name of p.plugin.after ?? []) {
+      const later = chain.findIndex((q, j) => j > i && q.plugin.name === name);
+      if (later >= 0)
+        problems.push({
+          pointer: `/plugins/${chain[later].index}`,
+          message: `plugin '${name}' must come before '${p.plugin.name}' (it is listed after it); move '${name}' up`,
+        });
+    }
     if (p.plugin.terminal && i !== chain.length - 1) {
       problems.push({
         pointer: `/plugins/${p.index}`,

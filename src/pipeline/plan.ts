@@ -1,8 +1,8 @@
-import type { ModelConfig } from '../../src/config/types';
-import type { ModelRegistry } from '../../src/models/registry';
-import { promptTokens, type Attempt, type AttemptPlan, type GatewayState } from '../../src/pipeline/state';
-import type { DeploymentHealth } from '../../src/deployments/health';
-import { orderDeployments } from '../../src/deployments/strategies';
+import type { ModelConfig } from '../config/types';
+import type { ModelRegistry } from '../models/registry';
+import { promptTokens, type Attempt, type AttemptPlan, type GatewayState } from './state';
+import type { DeploymentHealth } from '../deployments/health';
+import { orderDeployments } from '../deployments/strategies';
 
 /**
  * The plan routing makes when no fallback plugin wrote one: each of the model's deployments once, in strategy order.

@@ -11,6 +11,7 @@ import type { ProviderAdapter } from '../providers/types';
 import type { RoutingStrategy } from '../deployments/strategies';
 import type { SharedState } from './shared-state';
 import type { SharedServices } from './shared-services';
+import type { AttemptGuards } from './attempt-guards';
 
 /**
  * Capability names plugins require and provide. The built-in ones narrow the state's type
@@ -65,6 +66,11 @@ export interface PluginServices {
   strategies: StrategyExtension;
   /** Counters and values that hold across replicas (the store, or Redis when `shared_state.driver` is redis). */
   state: SharedState;
+  /**
+   * Extension point: `register(guard)` adds a check that the plan executor runs before every upstream attempt of
+   * every request (first, retry, fallback, context-window fallback; any endpoint). `admit` is the executor's.
+   */
+  attemptGuards: AttemptGuards;
 }
 
 export interface PluginInstance<R extends readonly Capability[] = readonly Capability[]> {
@@ -91,6 +97,8 @@ export interface Plugin<C = Record<string, unknown>, R extends readonly Capabili
   requires?: R;
   /** Capabilities this plugin provides to plugins after it. */
   provides?: readonly Capability[];
+  /** Plugins that, when they are in the chain, must come before this one ("if present, earlier"). */
+  after?: readonly string[];
   /** True for the one plugin that ends the chain (it produces the result). */
   terminal?: boolean;
   /** Provider types this plugin registers in setup, so the config may name them. */

@@ -35,6 +35,8 @@ export interface AttemptPlan {
   /** Used at once, instead of what is left, when an upstream says the prompt is too long. */
   contextFallback?: Attempt[];
   backoff?: { baseMs: number; maxMs: number; retryAfterMaxMs: number };
+  /** The most upstream calls the request may make, whatever the lists hold (attempts refused by a guard do not count). */
+  maxAttempts?: number;
 }
 
 export type ChatResult =
@@ -54,13 +56,18 @@ export interface Principal {
   [k: string]: unknown;
 }
 
-/** Record of one upstream attempt, kept for headers, metrics and generation records. */
+/**
+ * Record of one attempt of the plan, kept for headers, metrics and generation records: made (`ok`, `error`), or
+ * `skipped` when a guard refused it (nothing reached the upstream; `guard` names it, `error` says why).
+ */
 export interface AttemptRecord {
   provider: string;
   deployment: string;
   model: string;
-  status: 'ok' | 'error';
+  status: 'ok' | 'error' | 'skipped';
   error?: { code: string; status: number };
+  /** The guard that refused a skipped attempt. */
+  guard?: string;
   latencyMs: number;
 }
 
@@ -118,8 +125,6 @@ export interface GatewayState {
    * exactly what the client gets). Streams use observers' onWritten / onEnd instead.
    */
   beforeAnswer?: Array<() => Promise<void> | void>;
-  /** Set by the limits plugin: whether the caller may use a model (fallbacks and plans skip the others). */
-  allowModel?: (modelId: string) => boolean;
   extensions: Record<string, unknown>;
 }
 

@@ -38,8 +38,8 @@ describe('limits plugin (one process, memory counters)', function () {
           ],
           plugins: [
             'auth',
-            { limits: { auth_failures: { max: 5, window_ms: 60000 } } },
             { fallback: { num_retries: 0 } },
+            { limits: { auth_failures: { max: 5, window_ms: 60000 } } },
             'routing',
           ],
         },

@@ -405,7 +405,8 @@ validate12.errors = vErrors;
 return errors === 0;
 }
 
-const schema14 = {"type":"object","additionalProperties":false,"properties":{"num_retries":{"type":"integer","minimum":0,"maximum":10,"default":2},"backoff_base_ms":{"type":"integer","minimum":0,"default":200},"backoff_max_ms":{"type":"integer","minimum":0,"default":5000},"retry_after_max_ms":{"type":"integer","minimum":0,"default":30000},"cooldown":{"type":"object","additionalProperties":false,"default":{},"properties":{"failures":{"type":"integer","minimum":1,"default":3},"window_ms":{"type":"integer","minimum":1,"default":60000},"cooldown_ms":{"type":"integer","minimum":1,"default":30000}}},"overrides":{"type":"object","additionalProperties":false,"default":{},"properties":{"allow":{"type":"boolean","default":false},"api_base_allowlist":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"allow_private":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},"default":[]}}}}};
+const schema14 = {"type":"object","additionalProperties":false,"properties":{"num_retries":{"type":"integer","minimum":0,"maximum":10,"default":2},"max_retries":{"type":"integer","minimum":0,"maximum":10,"default":5},"max_fallbacks":{"type":"integer","minimum":0,"maximum":50,"default":5},"max_attempts":{"type":"integer","minimum":1,"maximum":100,"default":10},"backoff_base_ms":{"type":"integer","minimum":0,"default":200},"backoff_max_ms":{"type":"integer","minimum":0,"default":5000},"retry_after_max_ms":{"type":"integer","minimum":0,"default":30000},"cooldown":{"type":"object","additionalProperties":false,"default":{},"properties":{"failures":{"type":"integer","minimum":1,"default":3},"window_ms":{"type":"integer","minimum":1,"default":60000},"cooldown_ms":{"type":"integer","minimum":1,"default":30000}}},"overrides":{"type":"object","additionalProperties":false,"default":{},"properties":{"allow":{"type":"boolean","default":false},"api_base_allowlist":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"allow_private":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},"default":[]}}}}};
+const func3 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[0-9a-fA-F:.]+(/[0-9]{1,3})?$", "u");
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -414,6 +415,15 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.num_retries === undefined){
 data.num_retries = 2;
+}
+if(data.max_retries === undefined){
+data.max_retries = 5;
+}
+if(data.max_fallbacks === undefined){
+data.max_fallbacks = 5;
+}
+if(data.max_attempts === undefined){
+data.max_attempts = 10;
 }
 if(data.backoff_base_ms === undefined){
 data.backoff_base_ms = 200;
@@ -431,7 +441,7 @@ if(data.overrides === undefined){
 data.overrides = {};
 }
 for(const key0 in data){
-if(!((((((key0 === "num_retries") || (key0 === "backoff_base_ms")) || (key0 === "backoff_max_ms")) || (key0 === "retry_after_max_ms")) || (key0 === "cooldown")) || (key0 === "overrides"))){
+if(!(func3.call(schema14.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema14,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -475,9 +485,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-let data1 = data.backoff_base_ms;
+let data1 = data.max_retries;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err4 = {instancePath:instancePath+"/backoff_base_ms",schemaPath:"#/properties/backoff_base_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.backoff_base_ms.type,parentSchema:schema14.properties.backoff_base_ms,data:data1};
+const err4 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.max_retries.type,parentSchema:schema14.properties.max_retries,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -487,8 +497,8 @@ vErrors.push(err4);
 errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/backoff_base_ms",schemaPath:"#/properties/backoff_base_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.backoff_base_ms,data:data1};
+if(data1 > 10 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema14.properties.max_retries,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -497,10 +507,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-let data2 = data.backoff_max_ms;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err6 = {instancePath:instancePath+"/backoff_max_ms",schemaPath:"#/properties/backoff_max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.backoff_max_ms.type,parentSchema:schema14.properties.backoff_max_ms,data:data2};
+if(data1 < 0 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.max_retries,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -509,9 +517,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/backoff_max_ms",schemaPath:"#/properties/backoff_max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.backoff_max_ms,data:data2};
+}
+let data2 = data.max_fallbacks;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err7 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.max_fallbacks.type,parentSchema:schema14.properties.max_fallbacks,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -520,10 +529,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-let data3 = data.retry_after_max_ms;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err8 = {instancePath:instancePath+"/retry_after_max_ms",schemaPath:"#/properties/retry_after_max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.retry_after_max_ms.type,parentSchema:schema14.properties.retry_after_max_ms,data:data3};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 50 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50",schema:50,parentSchema:schema14.properties.max_fallbacks,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -532,9 +540,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/retry_after_max_ms",schemaPath:"#/properties/retry_after_max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.retry_after_max_ms,data:data3};
+if(data2 < 0 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.max_fallbacks,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -544,20 +551,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-let data4 = data.cooldown;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.failures === undefined){
-data4.failures = 3;
-}
-if(data4.window_ms === undefined){
-data4.window_ms = 60000;
-}
-if(data4.cooldown_ms === undefined){
-data4.cooldown_ms = 30000;
-}
-for(const key1 in data4){
-if(!(((key1 === "failures") || (key1 === "window_ms")) || (key1 === "cooldown_ms"))){
-const err10 = {instancePath:instancePath+"/cooldown",schemaPath:"#/properties/cooldown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema14.properties.cooldown,data:data4};
+let data3 = data.max_attempts;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err10 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.max_attempts.type,parentSchema:schema14.properties.max_attempts,data:data3};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -566,10 +562,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-let data5 = data4.failures;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err11 = {instancePath:instancePath+"/cooldown/failures",schemaPath:"#/properties/cooldown/properties/failures/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.failures.type,parentSchema:schema14.properties.cooldown.properties.failures,data:data5};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 100 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema14.properties.max_attempts,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -578,9 +573,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 1 || isNaN(data5)){
-const err12 = {instancePath:instancePath+"/cooldown/failures",schemaPath:"#/properties/cooldown/properties/failures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.failures,data:data5};
+if(data3 < 1 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.max_attempts,data:data3};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -590,9 +584,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-let data6 = data4.window_ms;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err13 = {instancePath:instancePath+"/cooldown/window_ms",schemaPath:"#/properties/cooldown/properties/window_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.window_ms.type,parentSchema:schema14.properties.cooldown.properties.window_ms,data:data6};
+let data4 = data.backoff_base_ms;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err13 = {instancePath:instancePath+"/backoff_base_ms",schemaPath:"#/properties/backoff_base_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.backoff_base_ms.type,parentSchema:schema14.properties.backoff_base_ms,data:data4};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -601,9 +595,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 1 || isNaN(data6)){
-const err14 = {instancePath:instancePath+"/cooldown/window_ms",schemaPath:"#/properties/cooldown/properties/window_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.window_ms,data:data6};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/backoff_base_ms",schemaPath:"#/properties/backoff_base_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.backoff_base_ms,data:data4};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -613,9 +607,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-let data7 = data4.cooldown_ms;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err15 = {instancePath:instancePath+"/cooldown/cooldown_ms",schemaPath:"#/properties/cooldown/properties/cooldown_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.cooldown_ms.type,parentSchema:schema14.properties.cooldown.properties.cooldown_ms,data:data7};
+let data5 = data.backoff_max_ms;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err15 = {instancePath:instancePath+"/backoff_max_ms",schemaPath:"#/properties/backoff_max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.backoff_max_ms.type,parentSchema:schema14.properties.backoff_max_ms,data:data5};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -624,9 +618,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 1 || isNaN(data7)){
-const err16 = {instancePath:instancePath+"/cooldown/cooldown_ms",schemaPath:"#/properties/cooldown/properties/cooldown_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.cooldown_ms,data:data7};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/backoff_max_ms",schemaPath:"#/properties/backoff_max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.backoff_max_ms,data:data5};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -636,9 +630,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/cooldown",schemaPath:"#/properties/cooldown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.properties.cooldown.type,parentSchema:schema14.properties.cooldown,data:data4};
+let data6 = data.retry_after_max_ms;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err17 = {instancePath:instancePath+"/retry_after_max_ms",schemaPath:"#/properties/retry_after_max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.retry_after_max_ms.type,parentSchema:schema14.properties.retry_after_max_ms,data:data6};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -647,20 +641,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-let data8 = data.overrides;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.allow === undefined){
-data8.allow = false;
-}
-if(data8.api_base_allowlist === undefined){
-data8.api_base_allowlist = [];
-}
-if(data8.allow_private === undefined){
-data8.allow_private = [];
-}
-for(const key2 in data8){
-if(!(((key2 === "allow") || (key2 === "api_base_allowlist")) || (key2 === "allow_private"))){
-const err18 = {instancePath:instancePath+"/overrides",schemaPath:"#/properties/overrides/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema14.properties.overrides,data:data8};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/retry_after_max_ms",schemaPath:"#/properties/retry_after_max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.retry_after_max_ms,data:data6};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -670,9 +653,20 @@ vErrors.push(err18);
 errors++;
 }
 }
-let data9 = data8.allow;
-if(typeof data9 !== "boolean"){
-const err19 = {instancePath:instancePath+"/overrides/allow",schemaPath:"#/properties/overrides/properties/allow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema14.properties.overrides.properties.allow.type,parentSchema:schema14.properties.overrides.properties.allow,data:data9};
+let data7 = data.cooldown;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.failures === undefined){
+data7.failures = 3;
+}
+if(data7.window_ms === undefined){
+data7.window_ms = 60000;
+}
+if(data7.cooldown_ms === undefined){
+data7.cooldown_ms = 30000;
+}
+for(const key1 in data7){
+if(!(((key1 === "failures") || (key1 === "window_ms")) || (key1 === "cooldown_ms"))){
+const err19 = {instancePath:instancePath+"/cooldown",schemaPath:"#/properties/cooldown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema14.properties.cooldown,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -681,14 +675,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-let data10 = data8.api_base_allowlist;
-if(Array.isArray(data10)){
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-let data11 = data10[i0];
-if(typeof data11 === "string"){
-if(func2(data11) < 1){
-const err20 = {instancePath:instancePath+"/overrides/api_base_allowlist/" + i0,schemaPath:"#/properties/overrides/properties/api_base_allowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14.properties.overrides.properties.api_base_allowlist.items,data:data11};
+}
+let data8 = data7.failures;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err20 = {instancePath:instancePath+"/cooldown/failures",schemaPath:"#/properties/cooldown/properties/failures/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.failures.type,parentSchema:schema14.properties.cooldown.properties.failures,data:data8};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -697,9 +687,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/overrides/api_base_allowlist/" + i0,schemaPath:"#/properties/overrides/properties/api_base_allowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.properties.overrides.properties.api_base_allowlist.items.type,parentSchema:schema14.properties.overrides.properties.api_base_allowlist.items,data:data11};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 1 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/cooldown/failures",schemaPath:"#/properties/cooldown/properties/failures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.failures,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -709,9 +699,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/overrides/api_base_allowlist",schemaPath:"#/properties/overrides/properties/api_base_allowlist/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema14.properties.overrides.properties.api_base_allowlist.type,parentSchema:schema14.properties.overrides.properties.api_base_allowlist,data:data10};
+let data9 = data7.window_ms;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err22 = {instancePath:instancePath+"/cooldown/window_ms",schemaPath:"#/properties/cooldown/properties/window_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.window_ms.type,parentSchema:schema14.properties.cooldown.properties.window_ms,data:data9};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -720,14 +710,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-let data12 = data8.allow_private;
-if(Array.isArray(data12)){
-const len1 = data12.length;
-for(let i1=0; i1<len1; i1++){
-let data13 = data12[i1];
-if(typeof data13 === "string"){
-if(!pattern0.test(data13)){
-const err23 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"+"\"",schema:"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$",parentSchema:schema14.properties.overrides.properties.allow_private.items,data:data13};
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 1 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/cooldown/window_ms",schemaPath:"#/properties/cooldown/properties/window_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.window_ms,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -737,8 +722,9 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.properties.overrides.properties.allow_private.items.type,parentSchema:schema14.properties.overrides.properties.allow_private.items,data:data13};
+let data10 = data7.cooldown_ms;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err24 = {instancePath:instancePath+"/cooldown/cooldown_ms",schemaPath:"#/properties/cooldown/properties/cooldown_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.cooldown_ms.type,parentSchema:schema14.properties.cooldown.properties.cooldown_ms,data:data10};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -747,10 +733,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/overrides/allow_private",schemaPath:"#/properties/overrides/properties/allow_private/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema14.properties.overrides.properties.allow_private.type,parentSchema:schema14.properties.overrides.properties.allow_private,data:data12};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 1 || isNaN(data10)){
+const err25 = {instancePath:instancePath+"/cooldown/cooldown_ms",schemaPath:"#/properties/cooldown/properties/cooldown_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.cooldown_ms,data:data10};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -760,8 +745,9 @@ vErrors.push(err25);
 errors++;
 }
 }
+}
 else {
-const err26 = {instancePath:instancePath+"/overrides",schemaPath:"#/properties/overrides/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.properties.overrides.type,parentSchema:schema14.properties.overrides,data:data8};
+const err26 = {instancePath:instancePath+"/cooldown",schemaPath:"#/properties/cooldown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.properties.cooldown.type,parentSchema:schema14.properties.cooldown,data:data7};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -770,9 +756,20 @@ vErrors.push(err26);
 }
 errors++;
 }
+let data11 = data.overrides;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.allow === undefined){
+data11.allow = false;
 }
-else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.type,parentSchema:schema14,data};
+if(data11.api_base_allowlist === undefined){
+data11.api_base_allowlist = [];
+}
+if(data11.allow_private === undefined){
+data11.allow_private = [];
+}
+for(const key2 in data11){
+if(!(((key2 === "allow") || (key2 === "api_base_allowlist")) || (key2 === "allow_private"))){
+const err27 = {instancePath:instancePath+"/overrides",schemaPath:"#/properties/overrides/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema14.properties.overrides,data:data11};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -781,12 +778,123 @@ vErrors.push(err27);
 }
 errors++;
 }
+}
+let data12 = data11.allow;
+if(typeof data12 !== "boolean"){
+const err28 = {instancePath:instancePath+"/overrides/allow",schemaPath:"#/properties/overrides/properties/allow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema14.properties.overrides.properties.allow.type,parentSchema:schema14.properties.overrides.properties.allow,data:data12};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+let data13 = data11.api_base_allowlist;
+if(Array.isArray(data13)){
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+let data14 = data13[i0];
+if(typeof data14 === "string"){
+if(func2(data14) < 1){
+const err29 = {instancePath:instancePath+"/overrides/api_base_allowlist/" + i0,schemaPath:"#/properties/overrides/properties/api_base_allowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14.properties.overrides.properties.api_base_allowlist.items,data:data14};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/overrides/api_base_allowlist/" + i0,schemaPath:"#/properties/overrides/properties/api_base_allowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.properties.overrides.properties.api_base_allowlist.items.type,parentSchema:schema14.properties.overrides.properties.api_base_allowlist.items,data:data14};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/overrides/api_base_allowlist",schemaPath:"#/properties/overrides/properties/api_base_allowlist/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema14.properties.overrides.properties.api_base_allowlist.type,parentSchema:schema14.properties.overrides.properties.api_base_allowlist,data:data13};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+let data15 = data11.allow_private;
+if(Array.isArray(data15)){
+const len1 = data15.length;
+for(let i1=0; i1<len1; i1++){
+let data16 = data15[i1];
+if(typeof data16 === "string"){
+if(!pattern0.test(data16)){
+const err32 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"+"\"",schema:"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$",parentSchema:schema14.properties.overrides.properties.allow_private.items,data:data16};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.properties.overrides.properties.allow_private.items.type,parentSchema:schema14.properties.overrides.properties.allow_private.items,data:data16};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/overrides/allow_private",schemaPath:"#/properties/overrides/properties/allow_private/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema14.properties.overrides.properties.allow_private.type,parentSchema:schema14.properties.overrides.properties.allow_private,data:data15};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/overrides",schemaPath:"#/properties/overrides/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.properties.overrides.type,parentSchema:schema14.properties.overrides,data:data11};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.type,parentSchema:schema14,data};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
 validate13.errors = vErrors;
 return errors === 0;
 }
 
 const schema15 = {"type":"object","additionalProperties":false,"properties":{"store":{"enum":["memory","redis"],"default":"memory"},"redis":{"type":"object","additionalProperties":false,"default":{},"properties":{"url":{"type":"string","default":"redis://127.0.0.1:6379"},"prefix":{"type":"string","default":"gw:limits:"},"timeout_ms":{"type":"integer","minimum":10,"default":5000}}},"fail_mode":{"enum":["open","closed"],"default":"open"},"window_ms":{"type":"integer","minimum":1000,"default":60000},"settings_cache_ms":{"type":"integer","minimum":0,"maximum":60000,"default":2000},"key":{"type":"object","additionalProperties":false,"default":{},"properties":{"rpm":{"type":"integer","minimum":0,"default":0},"tpm":{"type":"integer","minimum":0,"default":0},"concurrency":{"type":"integer","minimum":0,"default":0}}},"account":{"type":"object","additionalProperties":false,"default":{},"properties":{"rpm":{"type":"integer","minimum":0,"default":0},"tpm":{"type":"integer","minimum":0,"default":0},"concurrency":{"type":"integer","minimum":0,"default":0}}},"models":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}},"key_models":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}},"plans":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"key":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}},"account":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}}}},"auth_failures":{"type":"object","additionalProperties":false,"default":{},"properties":{"max":{"type":"integer","minimum":0,"default":20},"window_ms":{"type":"integer","minimum":1000,"default":60000}}},"alerts":{"type":"object","additionalProperties":false,"default":{},"properties":{"key_limit_percent":{"type":"array","items":{"type":"number","exclusiveMinimum":0,"maximum":1000},"default":[]},"account_balance_below":{"type":"array","items":{"type":"number","minimum":0},"default":[]},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","secret"],"properties":{"url":{"type":"string","pattern":"^https?://"},"secret":{"type":"string","minLength":16},"max_attempts":{"type":"integer","minimum":1,"maximum":20,"default":5},"backoff_ms":{"type":"integer","minimum":1,"default":500},"timeout_ms":{"type":"integer","minimum":100,"default":5000}}}}}}};
-const func4 = Object.prototype.hasOwnProperty;
 const pattern1 = new RegExp("^https?://", "u");
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -830,7 +938,7 @@ if(data.alerts === undefined){
 data.alerts = {};
 }
 for(const key0 in data){
-if(!(func4.call(schema15.properties, key0))){
+if(!(func3.call(schema15.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err0];
