@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'api_key_disabled',
   'api_key_expired',
   'api_key_required',
+  'attempt_not_reserved',
   'auth_not_configured',
   'body_read_failed',
   'callback_not_allowed',
