@@ -7,7 +7,7 @@ import type { Principal } from '../../src/pipeline/state';
 import type { Store } from '../../src/store/index';
 import type { Account } from '../../src/store/accounts';
 import { limitRemaining, type ApiKey, type LimitReset } from '../../src/store/keys';
-import { fromNano, toNano } from '../../src/store/money';
+import { CreditsOutOfRange, MAX_CREDITS_TEXT, fromNano, nanoOrNull } from '../../src/store/money';
 import { bodyReader, paging } from '../../src/api/body';
 import { bodies } from '../../src/validation/generated/bodies';
 import { registerLimitRoutes } from '../limits/admin-api';
@@ -60,6 +60,34 @@ export const readKeyPatch = bodyReader<{
   limit_reset?: LimitReset | null;
 }>(bodies.keyPatch);
 
+/**
+ * Credits given as `field`, in nano-credits, held to what the ledger represents exactly (0, or -MAX_NANO when
+ * `signed`, to MAX_NANO: src/store/money.ts); beyond it a 400 naming the field.
+ */
+export function money(credits: number, field: string, signed = false): number {
+  const nano = nanoOrNull(credits, signed);
+  if (nano === null)
+    throw errors.invalidRequest(
+      `${field} must be a number of credits from ${signed ? `-${MAX_CREDITS_TEXT}` : 0} to ${MAX_CREDITS_TEXT}`,
+      field,
+      'out_of_range',
+    );
+  return nano;
+}
+
+/**
+ * Add `amount` credits (negative: remove) to an account: undefined when there is none; a 400 naming `amount` when the
+ * account's credits would leave the ledger's range (nothing is written).
+ */
+export async function addCreditsChecked(store: Store, id: string, amount: number): Promise<Account | undefined> {
+  try {
+    return await store.accounts.addCredits(id, money(amount, 'amount', true));
+  } catch (e) {
+    if (e instanceof CreditsOutOfRange) throw errors.invalidRequest(`amount: ${e.message}`, 'amount', 'out_of_range');
+    throw e;
+  }
+}
+
 function parseDate(s: string | null | undefined): number | null {
   if (s === undefined || s === null) return null;
   const t = Date.parse(s);
@@ -97,7 +125,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     const a = await store.accounts.create({
       name: b.name,
       email: b.email ?? null,
-      credits: toNano(b.credits ?? 0),
+      credits: money(b.credits ?? 0, 'credits'),
       customPricing: b.custom_pricing ?? false,
     });
     ctx.status = 201;
@@ -115,7 +143,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
   router.post('/v1/accounts/:id/credits', async (ctx) => {
     await admin(ctx);
     const { amount } = await readAmount(ctx);
-    const a = await store.accounts.addCredits(ctx.params.id, toNano(amount));
+    const a = await addCreditsChecked(store, ctx.params.id, amount);
     if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
     ctx.body = { data: accountJson(a) };
   });
@@ -127,7 +155,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     const { raw, key } = await issueKey(store.keys, {
       accountId: b.account_id,
       name: b.name,
-      limit: b.limit === undefined || b.limit === null ? null : toNano(b.limit),
+      limit: b.limit === undefined || b.limit === null ? null : money(b.limit, 'limit'),
       limitReset: b.limit_reset ?? null,
       expiresAt: parseDate(b.expires_at),
     });
@@ -151,7 +179,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     const k = await store.keys.update(ctx.params.hash, {
       name: b.name,
       disabled: b.disabled,
-      limit: b.limit === undefined ? undefined : b.limit === null ? null : toNano(b.limit),
+      limit: b.limit === undefined ? undefined : b.limit === null ? null : money(b.limit, 'limit'),
       limitReset: b.limit_reset,
     });
     auth.forget(ctx.params.hash);

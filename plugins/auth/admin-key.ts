@@ -1,7 +1,7 @@
 import type { Store } from '../../src/store/index';
 import { generateKey, hashKey } from '../../src/auth/key-format';
 import { issueKey } from '../../src/auth/issue-key';
-import { toNano } from '../../src/store/money';
+import { MAX_CREDITS_TEXT, nanoOrNull } from '../../src/store/money';
 
 const META = 'admin_key_hash';
 
@@ -36,7 +36,9 @@ export async function bootstrapAccount(
   print: (line: string) => void,
 ): Promise<void> {
   if ((await store.accounts.list(1, 0)).length > 0) return;
-  const account = await store.accounts.create({ name: opts.account, credits: toNano(opts.credits) });
+  const credits = nanoOrNull(opts.credits);
+  if (credits === null) throw new Error(`auth.bootstrap.credits must be from 0 to ${MAX_CREDITS_TEXT} credits`);
+  const account = await store.accounts.create({ name: opts.account, credits });
   const { raw } = await issueKey(store.keys, { accountId: account.id, name: 'bootstrap' });
   print(`Created account '${opts.account}' with ${opts.credits} credits and its first API key (shown once): ${raw}\n`);
 }

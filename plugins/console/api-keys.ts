@@ -1,9 +1,18 @@
 import type Router from '@koa/router';
 import { errors } from '../../src/errors';
-import { accountJson, keyJson, readAccount, readAmount, readKeyPatch, readNewKey } from '../auth/admin-api';
+import {
+  accountJson,
+  addCreditsChecked,
+  keyJson,
+  money,
+  readAccount,
+  readAmount,
+  readKeyPatch,
+  readNewKey,
+} from '../auth/admin-api';
 import { issueKey } from '../../src/auth/issue-key';
 import type { Store } from '../../src/store/index';
-import { num, toNano } from '../../src/store/money';
+import { num } from '../../src/store/money';
 import { limitParam, qs } from './params';
 import { whereSql } from './sql';
 import type { ConsoleSession } from './session';
@@ -67,7 +76,7 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
         await store.accounts.create({
           name: b.name,
           email: b.email ?? null,
-          credits: toNano(b.credits ?? 0),
+          credits: money(b.credits ?? 0, 'credits'),
           customPricing: b.custom_pricing ?? false,
         }),
       ),
@@ -77,7 +86,7 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
   router.post('/console/api/accounts/:id/credits', async (ctx) => {
     adminOnly(await need(ctx));
     const { amount } = await readAmount(ctx);
-    const a = await store.accounts.addCredits(ctx.params.id, toNano(amount));
+    const a = await addCreditsChecked(store, ctx.params.id, amount);
     if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
     ctx.body = { data: accountJson(a) };
   });
@@ -121,7 +130,7 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     const { raw, key } = await issueKey(store.keys, {
       accountId: b.account_id,
       name: b.name,
-      limit: b.limit == null ? null : toNano(b.limit),
+      limit: b.limit == null ? null : money(b.limit, 'limit'),
       limitReset: b.limit_reset ?? null,
       expiresAt,
     });
@@ -139,7 +148,7 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     const k = await store.keys.update(hash, {
       name: b.name,
       disabled: b.disabled,
-      limit: b.limit === undefined ? undefined : b.limit === null ? null : toNano(b.limit),
+      limit: b.limit === undefined ? undefined : b.limit === null ? null : money(b.limit, 'limit'),
       limitReset: b.limit_reset,
     });
     forget(hash);

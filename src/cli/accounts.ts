@@ -1,5 +1,5 @@
 import { accountJson } from '../../plugins/auth/admin-api';
-import { toNano } from '../store/money';
+import { CreditsOutOfRange, MAX_CREDITS_TEXT, nanoOrNull } from '../store/money';
 import type { CliCommand } from './commands';
 import { findAccount } from './account-ref';
 import { fail, print, withStore } from './store-cli';
@@ -30,15 +30,15 @@ export const accountsCommand: CliCommand = {
             const json = v.json === true;
             if (sub === 'create') {
               if (typeof v.name !== 'string' || !v.name) return fail('accounts create needs --name');
-              const credits = Number(v.credits ?? 0);
-              if (!Number.isFinite(credits) || credits < 0) return fail('--credits must be a number >= 0');
+              const credits = nanoOrNull(Number(v.credits ?? 0));
+              if (credits === null) return fail(`--credits must be a number from 0 to ${MAX_CREDITS_TEXT}`);
               print(
                 [
                   accountJson(
                     await store.accounts.create({
                       name: v.name,
                       email: (v.email as string | undefined) ?? null,
-                      credits: toNano(credits),
+                      credits,
                     }),
                   ),
                 ],
@@ -53,12 +53,17 @@ export const accountsCommand: CliCommand = {
             if (sub === 'credits') {
               if (op !== 'add' || !ref || amount === undefined)
                 return fail('usage: gateway accounts credits add ACCOUNT AMOUNT');
-              const n = Number(amount.replace(/^neg:/, ''));
-              if (!Number.isFinite(n) || Math.abs(n) > 9_000_000)
-                return fail('AMOUNT must be a number of credits (at most 9,000,000)');
+              const n = nanoOrNull(Number(amount.replace(/^neg:/, '')), true);
+              if (n === null)
+                return fail(`AMOUNT must be a number of credits from -${MAX_CREDITS_TEXT} to ${MAX_CREDITS_TEXT}`);
               const account = await findAccount(store, ref);
               if (typeof account === 'string') return fail(account);
-              print([accountJson((await store.accounts.addCredits(account.id, toNano(n))) ?? account)], json);
+              try {
+                print([accountJson((await store.accounts.addCredits(account.id, n)) ?? account)], json);
+              } catch (e) {
+                if (e instanceof CreditsOutOfRange) return fail(`AMOUNT: ${e.message}`);
+                throw e;
+              }
               return 0;
             }
             return fail('usage: gateway accounts create|list|credits (see gateway help)');

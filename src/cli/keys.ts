@@ -1,7 +1,7 @@
 import { keyJson } from '../../plugins/auth/admin-api';
 import { issueKey } from '../auth/issue-key';
 import type { LimitReset } from '../store/keys';
-import { toNano } from '../store/money';
+import { MAX_CREDITS_TEXT, nanoOrNull } from '../store/money';
 import type { CliCommand } from './commands';
 import { findAccount } from './account-ref';
 import { fail, print, withStore } from './store-cli';
@@ -44,15 +44,15 @@ export const keysCommand: CliCommand = {
                   return fail('keys create needs --account (id or name) and --name');
                 const account = await findAccount(store, v.account);
                 if (typeof account === 'string') return fail(account);
-                const limit = v.limit === undefined ? null : Number(v.limit);
-                if (limit !== null && (!Number.isFinite(limit) || limit < 0))
-                  return fail('--limit must be a number >= 0');
+                const limit = v.limit === undefined ? null : nanoOrNull(Number(v.limit));
+                if (v.limit !== undefined && limit === null)
+                  return fail(`--limit must be a number of credits from 0 to ${MAX_CREDITS_TEXT}`);
                 if (v.reset !== undefined && !RESETS.includes(v.reset as string))
                   return fail('--reset must be daily, weekly or monthly');
                 const { raw, key: k } = await issueKey(store.keys, {
                   accountId: account.id,
                   name: v.name,
-                  limit: limit === null ? null : toNano(limit),
+                  limit,
                   limitReset: (v.reset as LimitReset | undefined) ?? null,
                 });
                 // The only time the key is shown: the warning goes to stderr so that --json output stays parseable.

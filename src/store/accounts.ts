@@ -1,7 +1,7 @@
 import { randomId } from '../ids';
 import { spelled, type Db } from './db';
 import { columnsWithHeld } from './holds';
-import { num } from './money';
+import { CreditsOutOfRange, MAX_NANO, nanoInRange, num } from './money';
 
 export interface Account {
   id: string;
@@ -85,14 +85,20 @@ export class AccountRepo {
     ).map(toAccount);
   }
 
-  /** Add (or, negative, remove) credit; returns the account, or undefined when it does not exist. */
+  /**
+   * Add (or, negative, remove) credit; returns the account, or undefined when it does not exist. Credits that would
+   * leave 0 to MAX_NANO (./money.ts) throw CreditsOutOfRange, and nothing is written (checked in the same statement).
+   */
   async addCredits(id: string, nano: number): Promise<Account | undefined> {
-    const r = await this.db.run('UPDATE accounts SET credits = credits + ?, updated_at = ? WHERE id = ?', [
-      nano,
-      Date.now(),
-      id,
-    ]);
-    return r.changes === 0 ? undefined : this.get(id);
+    if (!nanoInRange(Math.abs(nano))) throw new CreditsOutOfRange(0, nano);
+    const r = await this.db.run(
+      `UPDATE accounts SET credits = credits + ?, updated_at = ? WHERE id = ? AND credits + ? BETWEEN 0 AND ${MAX_NANO}`,
+      [nano, Date.now(), id, nano],
+    );
+    if (r.changes > 0) return this.get(id);
+    const a = await this.get(id);
+    if (a) throw new CreditsOutOfRange(a.credits, nano);
+    return undefined;
   }
 
   async setCustomPricing(id: string, allowed: boolean): Promise<boolean> {
