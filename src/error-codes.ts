@@ -78,6 +78,7 @@ export const ERROR_CODES = [
   'not_found',
   'out_of_range',
   'override_not_allowed',
+  'parameter_not_priced',
   'plugin_contract_violation',
   'rate_limit_exceeded',
   'report_replayed',

@@ -1,7 +1,8 @@
 import type { CreditBoundConfig, DeploymentConfig, ModelConfig, ProviderConfig } from '../../src/config/types';
 import { claudeOutputAllowance, reasoningAsk } from '../../src/providers/reasoning';
 import type { ChatMessage, ChatRequest, ContentPart } from '../../src/types/openai';
-import { maxPromptPrice, type Price } from './price';
+import { featureCharges, type FeatureCharges } from '../../src/models/billed-features';
+import { billedPrice, maxPromptPrice, type Price } from './price';
 
 /**
  * An upper bound of what one upstream attempt can count, under each provider's documented
@@ -76,6 +77,8 @@ export interface TokenBound {
   unbounded: string | null;
   /** The attempt may write to the cache for an hour (a `ttl: "1h"` cache_control to Claude): dearer prompt tokens. */
   hourWrites?: boolean;
+  /** The priced billed features the attempt uses (web search fee, priority multiplier, audio, predictions). */
+  features?: FeatureCharges;
 }
 
 /** Whether a message, content part or tool asks Claude for a one-hour cache write (`cache_control.ttl: "1h"`). */
@@ -224,8 +227,11 @@ export function requestTokenBound(
   );
   const sent = adapterOutput(request, providerType, target);
   const adapterSends = sent !== undefined && Number.isFinite(sent) && sent > 0 ? sent : 0;
+  const features = featureCharges(request, model);
+  // Rejected prediction tokens are billed as output on top of the answer: at most the prediction's bytes.
+  const predicted = features.prediction ? jsonBytes((request as { prediction?: unknown }).prediction) : 0;
   const output = Math.min(
-    Math.max(asked.length > 0 ? Math.max(...asked) : (model.max_output_tokens ?? ctx), adapterSends),
+    Math.max(asked.length > 0 ? Math.max(...asked) : (model.max_output_tokens ?? ctx), adapterSends) + predicted,
     ctx,
   );
   // A lenient upstream may coerce "8" or 7.5 into a count: bound what it could make of it.
@@ -239,6 +245,9 @@ export function requestTokenBound(
     contextLength: ctx,
     unbounded: w.unbounded,
     ...(claude && asksHourCache(request) ? { hourWrites: true } : {}),
+    ...(features.perRequest > 0 || features.multiplier !== 1 || features.audio || features.prediction
+      ? { features }
+      : {}),
   };
 }
 
@@ -275,7 +284,14 @@ export function maxRequestTokens(
  * prompt/output split, each token at the dearest price it can be billed at (a prompt token
  * may be a cache write, an output token a reasoning token).
  */
-export function costBound(price: Price, b: TokenBound): number {
-  const output = Math.max(price.completion, price.reasoning ?? 0);
-  return Math.min(Number.MAX_SAFE_INTEGER, price.request + worstCase(b, maxPromptPrice(price, b.hourWrites), output));
+export function costBound(base: Price, b: TokenBound): number {
+  const price = b.features ? billedPrice(base, b.features) : base;
+  const output = Math.max(
+    price.completion,
+    price.reasoning ?? 0,
+    price.audioCompletion ?? 0,
+    price.rejectedPrediction ?? 0,
+  );
+  const prompt = Math.max(maxPromptPrice(price, b.hourWrites), price.audioPrompt ?? 0);
+  return Math.min(Number.MAX_SAFE_INTEGER, price.request + worstCase(b, prompt, output));
 }

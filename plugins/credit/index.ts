@@ -9,7 +9,8 @@ import type { ChatCompletion, Usage } from '../../src/types/openai';
 import { HEALTH } from '../../src/deployments/health';
 import { defaultPlan } from '../../src/pipeline/plan';
 import { fixPlan } from '../../src/api/gateway-state';
-import { effectivePrice, modelPrice, type Price } from './price';
+import { billedPrice, effectivePrice, modelPrice, type Price } from './price';
+import { featureCharges } from '../../src/models/billed-features';
 import { buildGeneration, type Outcome } from './record';
 import type { Generation } from '../../src/store/generations';
 import type { Overrun } from '../../src/store/credit';
@@ -266,7 +267,9 @@ export default definePlugin<CreditConfig>({
         // The attempt that answered is billed at its own model's price, capped at its own bound.
         const served = s.attempts[s.attempts.length - 1]?.model;
         const servedModel = (served && models.get(served)) || s.model;
-        const price = priceOf(servedModel);
+        // With the billed features (web search fee, priority multiplier...) the served attempt's request used.
+        const servedRequest = plan.attempts.find((a) => a.model.id === servedModel.id)?.request ?? s.request;
+        const price = billedPrice(priceOf(servedModel), featureCharges(servedRequest, servedModel));
         const cap = planned.caps.get(servedModel.id) ?? planned.amount;
         const result = s.result;
         if (result?.kind === 'embeddings') {

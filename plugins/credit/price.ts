@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../../src/config/types';
 import type { Usage } from '../../src/types/openai';
 import { NANO } from '../../src/store/money';
+import type { FeatureCharges } from '../../src/models/billed-features';
 
 /** Per-token prices in nano-credits (integers), so every cost is an exact integer. */
 export interface Price {
@@ -15,7 +16,47 @@ export interface Price {
   cacheWrite1h?: number;
   /** Per reasoning token; undefined: the completion price. */
   reasoning?: number;
+  /** Per audio token of the prompt / of the answer (billed_features.audio); undefined: the prompt / completion price. */
+  audioPrompt?: number;
+  audioCompletion?: number;
+  /** Per rejected prediction token (billed_features.predicted_outputs); undefined: the completion price. */
+  rejectedPrediction?: number;
 }
+
+/**
+ * `price` with the charges of the billed features a request uses (src/models/billed-features.ts): a per-request fee
+ * added, every per-token price times the priority multiplier, audio and rejected prediction tokens at their prices.
+ */
+export function billedPrice(price: Price, f: FeatureCharges): Price {
+  const nano = (v: number) => Math.round(v * NANO);
+  const out: Price = { ...price, request: price.request + nano(f.perRequest) };
+  if (f.audio) {
+    out.audioCompletion = nano(f.audio.completion);
+    if (f.audio.prompt !== undefined) out.audioPrompt = nano(f.audio.prompt);
+  }
+  if (f.prediction)
+    out.rejectedPrediction = f.prediction.completion === undefined ? price.completion : nano(f.prediction.completion);
+  if (f.multiplier !== 1) {
+    if (out.cacheWrite1h === undefined) out.cacheWrite1h = cacheWrite1hPrice(price);
+    for (const k of PER_TOKEN) {
+      const v = out[k];
+      if (v !== undefined) out[k] = Math.round(v * f.multiplier);
+    }
+  }
+  return out;
+}
+
+const PER_TOKEN = [
+  'prompt',
+  'completion',
+  'cacheRead',
+  'cacheWrite',
+  'cacheWrite1h',
+  'reasoning',
+  'audioPrompt',
+  'audioCompletion',
+  'rejectedPrediction',
+] as const;
 
 export function modelPrice(m: ModelConfig): Price {
   const p = m.pricing;
@@ -83,13 +124,29 @@ export function usageCost(price: Price, u: Usage): number {
   const written = Math.min(prompt - read, count(u.prompt_tokens_details?.cache_write_tokens));
   const hour = Math.min(written, count(u.prompt_tokens_details?.cache_write_1h_tokens));
   const reasoning = Math.min(completion, count(u.completion_tokens_details?.reasoning_tokens));
+  // Audio and rejected prediction tokens are priced apart only where the model prices them (billed_features).
+  const audioIn =
+    price.audioPrompt === undefined
+      ? 0
+      : Math.min(prompt - read - written, count(u.prompt_tokens_details?.audio_tokens));
+  const audioOut =
+    price.audioCompletion === undefined
+      ? 0
+      : Math.min(completion - reasoning, count(u.completion_tokens_details?.audio_tokens));
+  const rejected =
+    price.rejectedPrediction === undefined
+      ? 0
+      : Math.min(completion - reasoning - audioOut, count(u.completion_tokens_details?.rejected_prediction_tokens));
   return (
     price.request +
-    (prompt - read - written) * price.prompt +
+    (prompt - read - written - audioIn) * price.prompt +
+    audioIn * (price.audioPrompt ?? 0) +
     read * (price.cacheRead ?? price.prompt) +
     (written - hour) * (price.cacheWrite ?? price.prompt) +
     (hour > 0 ? hour * cacheWrite1hPrice(price) : 0) +
-    (completion - reasoning) * price.completion +
+    (completion - reasoning - audioOut - rejected) * price.completion +
+    audioOut * (price.audioCompletion ?? 0) +
+    rejected * (price.rejectedPrediction ?? 0) +
     reasoning * (price.reasoning ?? price.completion)
   );
 }

@@ -49,6 +49,17 @@ export function checkUsage(u: Usage): CheckedUsage {
       ...raw.completion_tokens_details,
       reasoning_tokens: count(reasoning, 'completion_tokens_details.reasoning_tokens', true),
     };
+  // Counts a billed feature is priced by (billed_features): audio tokens, rejected prediction tokens.
+  for (const [k, d] of [
+    ['audio_tokens', 'prompt_tokens_details'],
+    ['audio_tokens', 'completion_tokens_details'],
+    ['rejected_prediction_tokens', 'completion_tokens_details'],
+  ] as const) {
+    const v = (raw[d] as Record<string, unknown> | undefined)?.[k];
+    if (v === undefined || v === null) continue;
+    const checked = count(v, `${d}.${k}`, true);
+    out[d] = { ...(out[d] ?? raw[d]), [k]: checked };
+  }
   return { usage: out, malformed };
 }
 

@@ -3,6 +3,7 @@ import { promptTokensAtMost } from '../../src/tokens/count';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { combine } from '../../src/api/chat-request';
 import { errors } from '../../src/errors';
+import { billedFeatureProblem } from '../../src/models/billed-features';
 import { validateChatRequest } from './validate';
 import { forwardsUnknown, knownParams, modelParams, unsupportedFields, valueChecks } from './supported';
 import { checkEmbeddings } from './embeddings';
@@ -75,6 +76,9 @@ export default definePlugin<ParamsConfig>({
           for (const k of unsupported) delete r[k];
           s.responseHeaders['X-Gateway-Dropped-Params'] = unsupported.join(', ');
         }
+        // A parameter the provider bills apart (web search, priority tier, audio, predictions) needs the model's price.
+        const unpriced = billedFeatureProblem(r, s.model);
+        if (unpriced) throw unpriced;
 
         await next();
         if (!legacy) return;

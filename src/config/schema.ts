@@ -79,6 +79,39 @@ const model = {
       },
     },
     /**
+     * Parameters the provider bills beyond per-token prices, enabled with their price (src/models/billed-features.ts);
+     * a request using one the model does not list is refused (400 parameter_not_priced).
+     */
+    billed_features: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        web_search: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['per_request'],
+          properties: { per_request: { type: 'number', minimum: 0 } },
+        },
+        priority_tier: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['multiplier'],
+          properties: { multiplier: { type: 'number', minimum: 1 } },
+        },
+        audio: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['completion'],
+          properties: { completion: { type: 'number', minimum: 0 }, prompt: { type: 'number', minimum: 0 } },
+        },
+        predicted_outputs: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { completion: { type: 'number', minimum: 0 } },
+        },
+      },
+    },
+    /**
      * How the credit plugin bounds items it cannot count from text (plugins/credit/README.md); defaults per provider
      * type.
      */

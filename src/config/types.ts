@@ -91,6 +91,21 @@ export interface PricingConfig {
   free?: boolean;
 }
 
+/**
+ * Parameters a provider bills beyond its per-token prices, each enabled with its price (credits); a request using one
+ * on a model without its entry is refused (400 parameter_not_priced). See src/models/billed-features.ts.
+ */
+export interface BilledFeaturesConfig {
+  /** `web_search_options`: a fee per request. */
+  web_search?: { per_request: number };
+  /** `service_tier: "priority"`: every per-token price times `multiplier`. */
+  priority_tier?: { multiplier: number };
+  /** `modalities: ["audio"]` / `audio`: per audio token of the answer (and of the prompt, default the prompt price). */
+  audio?: { completion: number; prompt?: number };
+  /** `prediction`: per rejected prediction token (default the completion price). */
+  predicted_outputs?: { completion?: number };
+}
+
 export interface CreditBoundConfig {
   image_tokens?: { low: number; high: number };
   audio_tokens?: number;
@@ -113,6 +128,8 @@ export interface ModelConfig {
   unsupported_params?: 'drop' | 'reject';
   /** Per-item token maxima the credit plugin reserves for (see plugins/credit/README.md). */
   credit_bound?: CreditBoundConfig;
+  /** Provider-billed extras this model allows, with their prices (plugins/credit/README.md). */
+  billed_features?: BilledFeaturesConfig;
   routing?: {
     /** A built-in strategy or one a plugin registers. */ strategy: string;
     num_retries?: number;

@@ -4,7 +4,7 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false,"useDefaults":true,"verbose":true}.
 import type { Validator } from '../validator';
 
-const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
+const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -2003,12 +2003,12 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(data42.credit_bound !== undefined){
-let data76 = data42.credit_bound;
+if(data42.billed_features !== undefined){
+let data76 = data42.billed_features;
 if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
 for(const key11 in data76){
-if(!((((key11 === "image_tokens") || (key11 === "audio_tokens")) || (key11 === "file_tokens")) || (key11 === "unbounded_items"))){
-const err150 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data76};
+if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
+const err150 = {instancePath:instancePath+"/models/" + i1+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data76};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2018,11 +2018,11 @@ vErrors.push(err150);
 errors++;
 }
 }
-if(data76.image_tokens !== undefined){
-let data77 = data76.image_tokens;
+if(data76.web_search !== undefined){
+let data77 = data76.web_search;
 if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-if(data77.low === undefined){
-const err151 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data77};
+if(data77.per_request === undefined){
+const err151 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data77};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2031,8 +2031,9 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(data77.high === undefined){
-const err152 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data77};
+for(const key12 in data77){
+if(!(key12 === "per_request")){
+const err152 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data77};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2041,9 +2042,12 @@ vErrors.push(err152);
 }
 errors++;
 }
-for(const key12 in data77){
-if(!((key12 === "low") || (key12 === "high"))){
-const err153 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data77};
+}
+if(data77.per_request !== undefined){
+let data78 = data77.per_request;
+if(typeof data78 == "number"){
+if(data78 < 0 || isNaN(data78)){
+const err153 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data78};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2053,10 +2057,8 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data77.low !== undefined){
-let data78 = data77.low;
-if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
-const err154 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data78};
+else {
+const err154 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data78};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2065,9 +2067,10 @@ vErrors.push(err154);
 }
 errors++;
 }
-if(typeof data78 == "number"){
-if(data78 < 0 || isNaN(data78)){
-const err155 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data78};
+}
+}
+else {
+const err155 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data77};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2077,11 +2080,11 @@ vErrors.push(err155);
 errors++;
 }
 }
-}
-if(data77.high !== undefined){
-let data79 = data77.high;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-const err156 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data79};
+if(data76.priority_tier !== undefined){
+let data79 = data76.priority_tier;
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+if(data79.multiplier === undefined){
+const err156 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data79};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2090,9 +2093,9 @@ vErrors.push(err156);
 }
 errors++;
 }
-if(typeof data79 == "number"){
-if(data79 < 0 || isNaN(data79)){
-const err157 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data79};
+for(const key13 in data79){
+if(!(key13 === "multiplier")){
+const err157 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data79};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2102,10 +2105,11 @@ vErrors.push(err157);
 errors++;
 }
 }
-}
-}
-else {
-const err158 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data77};
+if(data79.multiplier !== undefined){
+let data80 = data79.multiplier;
+if(typeof data80 == "number"){
+if(data80 < 1 || isNaN(data80)){
+const err158 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data80};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2115,10 +2119,8 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data76.audio_tokens !== undefined){
-let data80 = data76.audio_tokens;
-if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
-const err159 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data80};
+else {
+const err159 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data80};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2127,9 +2129,10 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(typeof data80 == "number"){
-if(data80 < 0 || isNaN(data80)){
-const err160 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data80};
+}
+}
+else {
+const err160 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data79};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2139,11 +2142,11 @@ vErrors.push(err160);
 errors++;
 }
 }
-}
-if(data76.file_tokens !== undefined){
-let data81 = data76.file_tokens;
-if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
-const err161 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data81};
+if(data76.audio !== undefined){
+let data81 = data76.audio;
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+if(data81.completion === undefined){
+const err161 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data81};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2152,9 +2155,9 @@ vErrors.push(err161);
 }
 errors++;
 }
-if(typeof data81 == "number"){
-if(data81 < 0 || isNaN(data81)){
-const err162 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data81};
+for(const key14 in data81){
+if(!((key14 === "completion") || (key14 === "prompt"))){
+const err162 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data81};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2164,11 +2167,11 @@ vErrors.push(err162);
 errors++;
 }
 }
-}
-if(data76.unbounded_items !== undefined){
-let data82 = data76.unbounded_items;
-if(!((data82 === "refuse") || (data82 === "context_length"))){
-const err163 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data82};
+if(data81.completion !== undefined){
+let data82 = data81.completion;
+if(typeof data82 == "number"){
+if(data82 < 0 || isNaN(data82)){
+const err163 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data82};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2178,9 +2181,8 @@ vErrors.push(err163);
 errors++;
 }
 }
-}
 else {
-const err164 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data76};
+const err164 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data82};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2190,9 +2192,11 @@ vErrors.push(err164);
 errors++;
 }
 }
-}
-else {
-const err165 = {instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data42};
+if(data81.prompt !== undefined){
+let data83 = data81.prompt;
+if(typeof data83 == "number"){
+if(data83 < 0 || isNaN(data83)){
+const err165 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data83};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2202,9 +2206,8 @@ vErrors.push(err165);
 errors++;
 }
 }
-}
 else {
-const err166 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data41};
+const err166 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data83};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2214,18 +2217,9 @@ vErrors.push(err166);
 errors++;
 }
 }
-let data83 = data.plugins;
-if(Array.isArray(data83)){
-const len6 = data83.length;
-for(let i7=0; i7<len6; i7++){
-let data84 = data83[i7];
-const _errs187 = errors;
-let valid36 = false;
-let passing0 = null;
-const _errs188 = errors;
-if(typeof data84 === "string"){
-if(func3(data84) < 1){
-const err167 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data84};
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data81};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2235,8 +2229,12 @@ vErrors.push(err167);
 errors++;
 }
 }
-else {
-const err168 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data84};
+if(data76.predicted_outputs !== undefined){
+let data84 = data76.predicted_outputs;
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+for(const key15 in data84){
+if(!(key15 === "completion")){
+const err168 = {instancePath:instancePath+"/models/" + i1+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data84};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2245,15 +2243,12 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid3 = _errs188 === errors;
-if(_valid3){
-valid36 = true;
-passing0 = 0;
 }
-const _errs190 = errors;
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.use === undefined){
-const err169 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data84};
+if(data84.completion !== undefined){
+let data85 = data84.completion;
+if(typeof data85 == "number"){
+if(data85 < 0 || isNaN(data85)){
+const err169 = {instancePath:instancePath+"/models/" + i1+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data85};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2262,9 +2257,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-for(const key13 in data84){
-if(!(((key13 === "use") || (key13 === "name")) || (key13 === "config"))){
-const err170 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data84};
+}
+else {
+const err170 = {instancePath:instancePath+"/models/" + i1+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data85};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2274,11 +2269,9 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data84.use !== undefined){
-let data85 = data84.use;
-if(typeof data85 === "string"){
-if(func3(data85) < 1){
-const err171 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data85};
+}
+else {
+const err171 = {instancePath:instancePath+"/models/" + i1+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data84};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2288,8 +2281,9 @@ vErrors.push(err171);
 errors++;
 }
 }
+}
 else {
-const err172 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data85};
+const err172 = {instancePath:instancePath+"/models/" + i1+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data76};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2299,11 +2293,12 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data84.name !== undefined){
-let data86 = data84.name;
-if(typeof data86 === "string"){
-if(func3(data86) < 1){
-const err173 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data86};
+if(data42.credit_bound !== undefined){
+let data86 = data42.credit_bound;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+for(const key16 in data86){
+if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
+const err173 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data86};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2313,8 +2308,11 @@ vErrors.push(err173);
 errors++;
 }
 }
-else {
-const err174 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data86};
+if(data86.image_tokens !== undefined){
+let data87 = data86.image_tokens;
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+if(data87.low === undefined){
+const err174 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data87};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2323,11 +2321,8 @@ vErrors.push(err174);
 }
 errors++;
 }
-}
-if(data84.config !== undefined){
-let data87 = data84.config;
-if(!(data87 && typeof data87 == "object" && !Array.isArray(data87))){
-const err175 = {instancePath:instancePath+"/plugins/" + i7+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data87};
+if(data87.high === undefined){
+const err175 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data87};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2336,10 +2331,9 @@ vErrors.push(err175);
 }
 errors++;
 }
-}
-}
-else {
-const err176 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data84};
+for(const key17 in data87){
+if(!((key17 === "low") || (key17 === "high"))){
+const err176 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data87};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2348,23 +2342,11 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid3 = _errs190 === errors;
-if(_valid3 && valid36){
-valid36 = false;
-passing0 = [passing0, 1];
 }
-else {
-if(_valid3){
-valid36 = true;
-passing0 = 1;
-}
-const _errs199 = errors;
-const _errs201 = errors;
-const _errs202 = errors;
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-let missing0;
-if((data84.use === undefined) && (missing0 = "use")){
-const err177 = {};
+if(data87.low !== undefined){
+let data88 = data87.low;
+if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
+const err177 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data88};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2373,10 +2355,9 @@ vErrors.push(err177);
 }
 errors++;
 }
-}
-var valid38 = _errs202 === errors;
-if(valid38){
-const err178 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data84};
+if(typeof data88 == "number"){
+if(data88 < 0 || isNaN(data88)){
+const err178 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data88};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2385,20 +2366,12 @@ vErrors.push(err178);
 }
 errors++;
 }
-else {
-errors = _errs201;
-if(vErrors !== null){
-if(_errs201){
-vErrors.length = _errs201;
-}
-else {
-vErrors = null;
 }
 }
-}
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(Object.keys(data84).length > 1){
-const err179 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data84};
+if(data87.high !== undefined){
+let data89 = data87.high;
+if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
+const err179 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data89};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2407,8 +2380,9 @@ vErrors.push(err179);
 }
 errors++;
 }
-if(Object.keys(data84).length < 1){
-const err180 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data84};
+if(typeof data89 == "number"){
+if(data89 < 0 || isNaN(data89)){
+const err180 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data89};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2417,10 +2391,11 @@ vErrors.push(err180);
 }
 errors++;
 }
-for(const key14 in data84){
-let data88 = data84[key14];
-if((!(data88 && typeof data88 == "object" && !Array.isArray(data88))) && (data88 !== null)){
-const err181 = {instancePath:instancePath+"/plugins/" + i7+"/" + key14.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data88};
+}
+}
+}
+else {
+const err181 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data87};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2430,9 +2405,10 @@ vErrors.push(err181);
 errors++;
 }
 }
-}
-else {
-const err182 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data84};
+if(data86.audio_tokens !== undefined){
+let data90 = data86.audio_tokens;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+const err182 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data90};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2441,20 +2417,9 @@ vErrors.push(err182);
 }
 errors++;
 }
-var _valid3 = _errs199 === errors;
-if(_valid3 && valid36){
-valid36 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid3){
-valid36 = true;
-passing0 = 2;
-}
-}
-}
-if(!valid36){
-const err183 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data84};
+if(typeof data90 == "number"){
+if(data90 < 0 || isNaN(data90)){
+const err183 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data90};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2463,21 +2428,12 @@ vErrors.push(err183);
 }
 errors++;
 }
-else {
-errors = _errs187;
-if(vErrors !== null){
-if(_errs187){
-vErrors.length = _errs187;
-}
-else {
-vErrors = null;
 }
 }
-}
-}
-}
-else {
-const err184 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data83};
+if(data86.file_tokens !== undefined){
+let data91 = data86.file_tokens;
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
+const err184 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data91};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2486,14 +2442,9 @@ vErrors.push(err184);
 }
 errors++;
 }
-let data89 = data.shared_state;
-const _errs208 = errors;
-let valid40 = true;
-const _errs209 = errors;
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-let missing1;
-if((data89.driver === undefined) && (missing1 = "driver")){
-const err185 = {};
+if(typeof data91 == "number"){
+if(data91 < 0 || isNaN(data91)){
+const err185 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data91};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2502,10 +2453,12 @@ vErrors.push(err185);
 }
 errors++;
 }
-else {
-if(data89.driver !== undefined){
-if("redis" !== data89.driver){
-const err186 = {};
+}
+}
+if(data86.unbounded_items !== undefined){
+let data92 = data86.unbounded_items;
+if(!((data92 === "refuse") || (data92 === "context_length"))){
+const err186 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data92};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2516,22 +2469,8 @@ errors++;
 }
 }
 }
-}
-var _valid4 = _errs209 === errors;
-errors = _errs208;
-if(vErrors !== null){
-if(_errs208){
-vErrors.length = _errs208;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid4){
-const _errs211 = errors;
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.url === undefined){
-const err187 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data89};
+const err187 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data86};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2541,11 +2480,9 @@ vErrors.push(err187);
 errors++;
 }
 }
-var _valid4 = _errs211 === errors;
-valid40 = _valid4;
 }
-if(!valid40){
-const err188 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data89};
+else {
+const err188 = {instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data42};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2554,16 +2491,10 @@ vErrors.push(err188);
 }
 errors++;
 }
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.driver === undefined){
-data89.driver = "store";
 }
-if(data89.key_prefix === undefined){
-data89.key_prefix = "gw:";
 }
-for(const key15 in data89){
-if(!(((key15 === "driver") || (key15 === "url")) || (key15 === "key_prefix"))){
-const err189 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data89};
+else {
+const err189 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data41};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2573,9 +2504,18 @@ vErrors.push(err189);
 errors++;
 }
 }
-let data91 = data89.driver;
-if(!((data91 === "store") || (data91 === "redis"))){
-const err190 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data91};
+let data93 = data.plugins;
+if(Array.isArray(data93)){
+const len6 = data93.length;
+for(let i7=0; i7<len6; i7++){
+let data94 = data93[i7];
+const _errs212 = errors;
+let valid41 = false;
+let passing0 = null;
+const _errs213 = errors;
+if(typeof data94 === "string"){
+if(func3(data94) < 1){
+const err190 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2584,11 +2524,9 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(data89.url !== undefined){
-let data92 = data89.url;
-if(typeof data92 === "string"){
-if(!pattern5.test(data92)){
-const err191 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data92};
+}
+else {
+const err191 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2597,9 +2535,15 @@ vErrors.push(err191);
 }
 errors++;
 }
+var _valid3 = _errs213 === errors;
+if(_valid3){
+valid41 = true;
+passing0 = 0;
 }
-else {
-const err192 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data92};
+const _errs215 = errors;
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data94.use === undefined){
+const err192 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2608,10 +2552,9 @@ vErrors.push(err192);
 }
 errors++;
 }
-}
-let data93 = data89.key_prefix;
-if(typeof data93 !== "string"){
-const err193 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data93};
+for(const key18 in data94){
+if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
+const err193 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2621,8 +2564,11 @@ vErrors.push(err193);
 errors++;
 }
 }
-else {
-const err194 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data89};
+if(data94.use !== undefined){
+let data95 = data94.use;
+if(typeof data95 === "string"){
+if(func3(data95) < 1){
+const err194 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data95};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2633,12 +2579,356 @@ errors++;
 }
 }
 else {
-const err195 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+const err195 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data95};
 if(vErrors === null){
 vErrors = [err195];
 }
 else {
 vErrors.push(err195);
+}
+errors++;
+}
+}
+if(data94.name !== undefined){
+let data96 = data94.name;
+if(typeof data96 === "string"){
+if(func3(data96) < 1){
+const err196 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data96};
+if(vErrors === null){
+vErrors = [err196];
+}
+else {
+vErrors.push(err196);
+}
+errors++;
+}
+}
+else {
+const err197 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data96};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
+}
+}
+if(data94.config !== undefined){
+let data97 = data94.config;
+if(!(data97 && typeof data97 == "object" && !Array.isArray(data97))){
+const err198 = {instancePath:instancePath+"/plugins/" + i7+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data97};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+}
+}
+else {
+const err199 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data94};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+}
+var _valid3 = _errs215 === errors;
+if(_valid3 && valid41){
+valid41 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid3){
+valid41 = true;
+passing0 = 1;
+}
+const _errs224 = errors;
+const _errs226 = errors;
+const _errs227 = errors;
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+let missing0;
+if((data94.use === undefined) && (missing0 = "use")){
+const err200 = {};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
+}
+}
+var valid43 = _errs227 === errors;
+if(valid43){
+const err201 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data94};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
+}
+else {
+errors = _errs226;
+if(vErrors !== null){
+if(_errs226){
+vErrors.length = _errs226;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(Object.keys(data94).length > 1){
+const err202 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data94};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
+}
+if(Object.keys(data94).length < 1){
+const err203 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data94};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+for(const key19 in data94){
+let data98 = data94[key19];
+if((!(data98 && typeof data98 == "object" && !Array.isArray(data98))) && (data98 !== null)){
+const err204 = {instancePath:instancePath+"/plugins/" + i7+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data98};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+}
+}
+}
+else {
+const err205 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data94};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+var _valid3 = _errs224 === errors;
+if(_valid3 && valid41){
+valid41 = false;
+passing0 = [passing0, 2];
+}
+else {
+if(_valid3){
+valid41 = true;
+passing0 = 2;
+}
+}
+}
+if(!valid41){
+const err206 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data94};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+else {
+errors = _errs212;
+if(vErrors !== null){
+if(_errs212){
+vErrors.length = _errs212;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err207 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data93};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+}
+let data99 = data.shared_state;
+const _errs233 = errors;
+let valid45 = true;
+const _errs234 = errors;
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+let missing1;
+if((data99.driver === undefined) && (missing1 = "driver")){
+const err208 = {};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+else {
+if(data99.driver !== undefined){
+if("redis" !== data99.driver){
+const err209 = {};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+}
+}
+}
+var _valid4 = _errs234 === errors;
+errors = _errs233;
+if(vErrors !== null){
+if(_errs233){
+vErrors.length = _errs233;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs236 = errors;
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+if(data99.url === undefined){
+const err210 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data99};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+}
+var _valid4 = _errs236 === errors;
+valid45 = _valid4;
+}
+if(!valid45){
+const err211 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data99};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+if(data99.driver === undefined){
+data99.driver = "store";
+}
+if(data99.key_prefix === undefined){
+data99.key_prefix = "gw:";
+}
+for(const key20 in data99){
+if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
+const err212 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data99};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+}
+let data101 = data99.driver;
+if(!((data101 === "store") || (data101 === "redis"))){
+const err213 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data101};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+if(data99.url !== undefined){
+let data102 = data99.url;
+if(typeof data102 === "string"){
+if(!pattern5.test(data102)){
+const err214 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data102};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+}
+else {
+const err215 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data102};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+let data103 = data99.key_prefix;
+if(typeof data103 !== "string"){
+const err216 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data103};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+}
+else {
+const err217 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data99};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+}
+else {
+const err218 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
 }
 errors++;
 }
