@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type Koa from 'koa';
 import { errors } from '../../src/errors';
 import { accountFilter, dayRange, groupParam, limitParam, qs, type Scope } from './params';
-import { activityJson, cursorOf, parseCursor, type UsageQuery, type UsageRepo } from './usage';
+import { activityJson, cursorOf, parseCursor, type UsageQuery, type UsageRepo, type UsageRow } from './usage';
 
 const CSV_COLUMNS = [
   'date',
@@ -57,9 +57,11 @@ export function activityQuery(ctx: Koa.Context, scope: Scope, limit: number): Us
 export async function serveActivity(ctx: Koa.Context, repo: UsageRepo, scope: Scope): Promise<void> {
   if (qs(ctx, 'format', 10) === 'csv') {
     const q = activityQuery(ctx, scope, CSV_PAGE);
+    // The first page is read before the head is written: a query that fails is an error answer, not a cut CSV.
+    const first = await repo.query(q);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', `attachment; filename="activity.csv"`);
-    ctx.body = Readable.from(csvPages(repo, q));
+    ctx.body = Readable.from(csvPages(repo, q, first));
     return;
   }
   const q = activityQuery(ctx, scope, limitParam(ctx, 500, 5000));
@@ -71,11 +73,11 @@ export async function serveActivity(ctx: Koa.Context, repo: UsageRepo, scope: Sc
   };
 }
 
-async function* csvPages(repo: UsageRepo, q: UsageQuery): AsyncGenerator<string> {
+async function* csvPages(repo: UsageRepo, q: UsageQuery, first: UsageRow[]): AsyncGenerator<string> {
   yield `${CSV_COLUMNS.join(',')}\n`;
   let after = q.after;
-  for (;;) {
-    const rows = await repo.query({ ...q, after });
+  for (let page = 0; ; page++) {
+    const rows = page === 0 ? first : await repo.query({ ...q, after });
     if (rows.length === 0) return;
     yield rows
       .map((r) => {

@@ -22,7 +22,7 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
   router.get('/console/api/overview', async (ctx) => {
     const s = await need(ctx);
     const win = qs(ctx, 'window', 4) ?? '1h';
-    const span = WINDOWS[win];
+    const span = Object.hasOwn(WINDOWS, win) ? WINDOWS[win] : undefined;
     if (!span)
       throw errors.invalidRequest(
         `window must be one of ${Object.keys(WINDOWS).join(', ')}`,

@@ -59,8 +59,9 @@ export function groupParam(ctx: Koa.Context): Dimension[] {
   const s = qs(ctx, 'group_by', 100);
   if (s === undefined) return [...DEFAULT_GROUP];
   const dims = s.split(',').map((d) => d.trim());
+  // Own keys only: `constructor`, `__proto__` or `toString` are no dimension (they reached the SQL as a column).
   for (const d of dims)
-    if (!(d in DIMENSIONS))
+    if (!Object.hasOwn(DIMENSIONS, d))
       throw errors.invalidRequest(
         `group_by takes: ${Object.keys(DIMENSIONS).join(', ')}`,
         'group_by',

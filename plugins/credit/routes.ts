@@ -57,7 +57,7 @@ export function registerGenerationRoutes(router: Router, store: Store, shared: S
     const p = await auth(ctx);
     if (!p.isAdmin) throw errors.forbidden('admin_key_required', 'This endpoint needs the admin key');
     const period = typeof ctx.query.period === 'string' ? ctx.query.period : 'day';
-    const span = PERIODS[period];
+    const span = Object.hasOwn(PERIODS, period) ? PERIODS[period] : undefined;
     if (!span) throw errors.invalidRequest('period must be day, week or month', 'period', 'invalid_period');
     const rows = await store.generations.rankings(Date.now() - span);
     const apps = new Map<

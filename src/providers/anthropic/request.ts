@@ -86,7 +86,8 @@ const TOOL_CHOICE: Record<string, Block> = {
 function toolChoiceOf(req: ChatRequest): Block | undefined {
   const forced = forcedTool(req);
   if (forced !== undefined) return { type: 'tool', name: forced };
-  return typeof req.tool_choice === 'string' ? TOOL_CHOICE[req.tool_choice] : undefined;
+  const choice = req.tool_choice;
+  return typeof choice === 'string' && Object.hasOwn(TOOL_CHOICE, choice) ? TOOL_CHOICE[choice] : undefined;
 }
 
 /** reasoning_effort / reasoning -> extended thinking; Anthropic then refuses temperature, top_k and a forced tool. */

@@ -32,7 +32,7 @@ const FORMATS: Record<string, string> = {
 };
 
 function sampleString(s: Schema, name: string): string {
-  if (typeof s.format === 'string' && FORMATS[s.format]) return FORMATS[s.format];
+  if (typeof s.format === 'string' && Object.hasOwn(FORMATS, s.format)) return FORMATS[s.format];
   let v = `mock ${name}`;
   const min = typeof s.minLength === 'number' ? s.minLength : 0;
   const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
@@ -90,10 +90,12 @@ export function sampleSchema(
     (types.includes('null') ? 'null' : s.properties ? 'object' : s.items ? 'array' : undefined);
   switch (type) {
     case 'object': {
-      const out: Record<string, unknown> = {};
+      // Own keys only (`required: ["__proto__"]` names a property, not the prototype), null-prototype output.
+      const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
       const props = isSchema(s.properties) ? s.properties : {};
       const keys = Array.isArray(s.required) ? (s.required as string[]) : Object.keys(props);
-      for (const key of keys) out[key] = sampleSchema(props[key] ?? {}, key, root, depth + 1);
+      for (const key of keys)
+        out[key] = sampleSchema(Object.hasOwn(props, key) ? props[key] : {}, key, root, depth + 1);
       return out;
     }
     case 'array': {
