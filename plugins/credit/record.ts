@@ -1,6 +1,22 @@
 import type { GatewayContext } from '../../src/pipeline/plugin';
 import type { Generation } from '../../src/store/generations';
 import type { Usage } from '../../src/types/openai';
+import type { AttemptRecord } from '../../src/pipeline/state';
+
+/** The attempt log worth keeping: null for the usual one call that answered (its provider and deployment say it). */
+function attemptLog(attempts: readonly AttemptRecord[]): string | null {
+  if (attempts.length === 0 || (attempts.length === 1 && attempts[0].status === 'ok')) return null;
+  return JSON.stringify(
+    attempts.map((a) => ({
+      provider: a.provider,
+      deployment: a.deployment,
+      model: a.model,
+      status: a.status,
+      ...(a.error ? { code: a.error.code } : {}),
+      ...(a.guard ? { guard: a.guard } : {}),
+    })),
+  );
+}
 
 function header(ctx: GatewayContext, name: string): string | null {
   const v = ctx.get(name);
@@ -22,7 +38,10 @@ export interface Outcome {
 /** The generation record of a finished request, from the request state and what it produced. */
 export function buildGeneration(ctx: GatewayContext, out: Outcome): Generation {
   const s = ctx.state.gateway;
-  const last = s.attempts[s.attempts.length - 1];
+  // The attempt that answered, or the last one made (a guard's refusal reached no provider).
+  let last: AttemptRecord | undefined;
+  for (let i = s.attempts.length - 1; i >= 0 && !last; i--)
+    if (s.attempts[i].status !== 'skipped') last = s.attempts[i];
   const now = process.hrtime.bigint();
   const metadata = s.options.metadata;
   return {
@@ -50,5 +69,6 @@ export function buildGeneration(ctx: GatewayContext, out: Outcome): Generation {
     user: typeof s.request.user === 'string' ? s.request.user.slice(0, 256) : null,
     metadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : null,
     createdAt: Date.now(),
+    attempts: attemptLog(s.attempts),
   };
 }

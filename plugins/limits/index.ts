@@ -237,10 +237,28 @@ export default definePlugin<LimitsConfig>({
       return r instanceof Promise ? r.then(verdict) : verdict(r);
     }
 
-    /** Leave out of the plan the attempts on models the key may not use: no credit is reserved for them. */
-    function prune(plan: AttemptPlan, allow: (model: string) => boolean): void {
-      plan.attempts = plan.attempts.filter((a) => allow(a.model.id));
-      if (plan.contextFallback) plan.contextFallback = plan.contextFallback.filter((a) => allow(a.model.id));
+    /**
+     * Leave out of the plan the attempts on models the key may not use (no credit is reserved for them), each kept in
+     * the attempt log as skipped by this guard.
+     */
+    function prune(s: GatewayState, plan: AttemptPlan, allow: (model: string) => boolean): void {
+      const keep = (list: Attempt[]) =>
+        list.filter((a) => {
+          if (allow(a.model.id)) return true;
+          const e = errors.modelNotAllowed(a.model.id);
+          s.attempts.push({
+            provider: a.provider.name,
+            deployment: `${a.provider.name}/${a.deployment.model}`,
+            model: a.model.id,
+            status: 'skipped',
+            guard: 'limits',
+            error: { code: e.code, status: e.status },
+            latencyMs: 0,
+          });
+          return false;
+        });
+      plan.attempts = keep(plan.attempts);
+      if (plan.contextFallback) plan.contextFallback = keep(plan.contextFallback);
     }
 
     return {
@@ -255,7 +273,7 @@ export default definePlugin<LimitsConfig>({
         if (!asked.allow(s.model.id)) throw errors.modelNotAllowed(s.model.id);
         // The plan fallback wrote, or the one routing would make (credit then reserves for this same one).
         const plan = s.plan ?? (s.plan = defaultPlan(s, s.model, services.models, services.shared.get(HEALTH)));
-        if (!isAllowAll(asked.allow)) prune(plan, asked.allow);
+        if (!isAllowAll(asked.allow)) prune(s, plan, asked.allow);
         // The first attempt's model scopes are counted with the request (one admission for a direct call).
         const first = plan.attempts[0]?.model ?? s.model;
         const gov =

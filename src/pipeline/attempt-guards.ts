@@ -1,4 +1,5 @@
 import { errors, type GatewayError } from '../errors';
+import { billedFeatureProblem } from '../models/billed-features';
 import type { Attempt, GatewayState } from './state';
 
 /**
@@ -33,10 +34,14 @@ export type AttemptTicket =
 
 const ADMITTED: AttemptTicket = { ok: true };
 
-/** The one built-in guard: a model is only called for an operation it serves (chat/responses or embeddings). */
-function endpointRefusal(s: GatewayState, a: Attempt): GatewayError | undefined {
+/**
+ * The built-in guard: a model is only called for an operation it serves (chat/responses or embeddings), and never
+ * with a parameter its provider bills that the model's config gives no price for (web search, priority, audio, ...).
+ */
+function coreRefusal(s: GatewayState, a: Attempt): GatewayError | undefined {
   const endpoint = s.operation === 'embeddings' ? 'embeddings' : 'chat';
-  return (a.model.endpoints ?? ['chat']).includes(endpoint) ? undefined : errors.wrongEndpoint(a.model.id, endpoint);
+  if (!(a.model.endpoints ?? ['chat']).includes(endpoint)) return errors.wrongEndpoint(a.model.id, endpoint);
+  return endpoint === 'chat' ? billedFeatureProblem(a.request, a.model) : undefined;
 }
 
 /** Guards registered by plugins at setup (the `attemptGuards` extension point), run in registration order. */
@@ -49,9 +54,9 @@ export class AttemptGuards {
     this.guards.push(guard);
   }
 
-  /** The guards' names, in the order they run (the built-in endpoint check first). */
+  /** The guards' names, in the order they run (the built-in check, `gateway`, first). */
   names(): string[] {
-    return ['endpoint', ...this.guards.map((g) => g.name)];
+    return ['gateway', ...this.guards.map((g) => g.name)];
   }
 
   /**
@@ -59,8 +64,8 @@ export class AttemptGuards {
    * refusal is the answer. Not an async function: with no guard that waits, no promise is made.
    */
   admit(s: GatewayState, a: Attempt): AttemptTicket | Promise<AttemptTicket> {
-    const refused = endpointRefusal(s, a);
-    if (refused) return { ok: false, guard: 'endpoint', error: refused };
+    const refused = coreRefusal(s, a);
+    if (refused) return { ok: false, guard: 'gateway', error: refused };
     if (this.guards.length === 0) return ADMITTED;
     return this.from(0, s, a, []);
   }

@@ -34,6 +34,7 @@ type PackedGeneration = [
   user: string | null,
   metadata: Record<string, unknown> | null,
   createdAt: number,
+  attempts: string | null,
 ];
 
 function packGeneration(g: Generation): PackedGeneration {
@@ -62,6 +63,7 @@ function packGeneration(g: Generation): PackedGeneration {
     g.user,
     g.metadata,
     g.createdAt,
+    g.attempts ?? null,
   ];
 }
 
@@ -91,6 +93,7 @@ function unpackGeneration(p: PackedGeneration): Generation {
     user: p[21],
     metadata: p[22],
     createdAt: p[23],
+    attempts: p[24] ?? null,
   };
 }
 

@@ -29,6 +29,11 @@ export interface Generation {
   user: string | null;
   metadata: Record<string, unknown> | null;
   createdAt: number;
+  /**
+   * The request's attempts as JSON text (`[{provider, deployment, model, status, code?, guard?}]`) when it made more
+   * than one or any did not answer (a retry, a fallback, an attempt a guard refused); null for one answered call.
+   */
+  attempts?: string | null;
 }
 
 /** The columns of a generation record as generationParams gives them. */
@@ -57,6 +62,7 @@ export const GENERATION_COLUMNS = [
   'metadata',
   'created_at',
   'cache_write_tokens',
+  'attempts',
 ] as const;
 
 export const GENERATION_INSERT =
@@ -89,6 +95,7 @@ export function generationParams(g: Generation): Param[] {
     g.metadata ? JSON.stringify(g.metadata) : null,
     g.createdAt,
     g.cacheWriteTokens,
+    g.attempts ?? null,
   ];
 }
 
@@ -120,6 +127,7 @@ function toGeneration(r: Row): Generation {
     user: (r.end_user as string | null) ?? null,
     metadata: r.metadata ? (JSON.parse(r.metadata as string) as Record<string, unknown>) : null,
     createdAt: num(r.created_at),
+    attempts: (r.attempts as string | null) ?? null,
   };
 }
 
@@ -147,6 +155,7 @@ export function generationJson(g: Generation) {
     user: g.user,
     metadata: g.metadata,
     created_at: new Date(g.createdAt).toISOString(),
+    attempts: g.attempts ? (JSON.parse(g.attempts) as unknown[]) : null,
   };
 }
 

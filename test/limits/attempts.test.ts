@@ -27,6 +27,17 @@ describe('every attempt passes every guard (limits, endpoints, amplification)', 
   const calls = (u: MockUpstream, path?: string) =>
     u.requests.filter((r) => path === undefined || r.path.endsWith(path)).length;
 
+  /** The generation record of a request (written as the request settles: polled briefly). */
+  const generation = async (id: string, key: string) => {
+    for (let i = 0; i < 50; i++) {
+      const g = await fetch(`${gw.url}/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${key}` } });
+      if (g.status === 200)
+        return ((await g.json()) as { data: { attempts: unknown[] | null; provider: string } }).data;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return undefined;
+  };
+
   before(async () => {
     for (const u of ups) await u.start();
     failing.handler = (_r, res) => sendJson(res, 500, { error: { message: 'overloaded', type: 'server_error' } });
@@ -61,6 +72,10 @@ describe('every attempt passes every guard (limits, endpoints, amplification)', 
           ],
           models: [
             upstreamModel('acc/failing', 'failing'),
+            {
+              ...upstreamModel('acc/failing-search', 'failing'),
+              billed_features: { web_search: { per_request: 0.01 } },
+            },
             upstreamModel('acc/limited', 'limited'),
             upstreamModel('acc/perkey', 'perkey'),
             upstreamModel('acc/tpm', 'tpm'),
@@ -111,6 +126,68 @@ describe('every attempt passes every guard (limits, endpoints, amplification)', 
     }
     expect(calls(limited)).to.equal(2);
     expect(calls(failing)).to.equal(5); // each primary was tried; each fallback refused before the upstream
+  });
+
+  it('a refused attempt is skipped and kept in the generation record with the guard and the reason', async () => {
+    const { key, hash } = await makeAccountKey(gw);
+    expect(
+      (
+        await adminCall(gw, 'PUT', `/v1/keys/${hash}/limits`, {
+          allowed_models: ['acc/failing', 'acc/chat', 'acc/embed'],
+        })
+      ).status,
+    ).to.equal(200);
+    const res = await chat(key, { model: 'acc/failing', fallbacks: ['acc/embed', 'acc/chat'] });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('x-gateway-attempts')).to.equal('2'); // upstream calls made
+    const id = ((await res.json()) as { id: string }).id;
+    const record = { data: await generation(id, key) };
+    expect(record.data?.provider).to.equal('chat');
+    expect(record.data?.attempts).to.deep.equal([
+      {
+        provider: 'failing',
+        deployment: 'failing/gpt-4o-mini',
+        model: 'acc/failing',
+        status: 'error',
+        code: 'upstream_error',
+      },
+      {
+        provider: 'embed',
+        deployment: 'embed/gpt-4o-mini',
+        model: 'acc/embed',
+        status: 'skipped',
+        code: 'model_endpoint_mismatch',
+        guard: 'gateway',
+      },
+      { provider: 'chat', deployment: 'chat/gpt-4o-mini', model: 'acc/chat', status: 'ok' },
+    ]);
+    // A model outside the key's allowlist named as a fallback: never called, no credit reserved for it, logged.
+    const before = calls(limited);
+    const denied = await chat(key, { model: 'acc/chat', fallbacks: ['acc/limited'] });
+    expect(denied.status).to.equal(200);
+    const deniedId = ((await denied.json()) as { id: string }).id;
+    expect(calls(limited)).to.equal(before);
+    const log = await generation(deniedId, key);
+    expect(log?.attempts).to.deep.equal([
+      {
+        provider: 'limited',
+        deployment: 'limited/gpt-4o-mini',
+        model: 'acc/limited',
+        status: 'skipped',
+        code: 'model_not_allowed',
+        guard: 'limits',
+      },
+      { provider: 'chat', deployment: 'chat/gpt-4o-mini', model: 'acc/chat', status: 'ok' },
+    ]);
+  });
+
+  it('a fallback without a price for a billed parameter is never sent it', async () => {
+    const { key } = await makeAccountKey(gw);
+    const before = calls(chatUp);
+    const res = await chat(key, { model: 'acc/failing-search', web_search_options: {}, fallbacks: ['acc/chat'] });
+    expect(res.status).to.equal(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('parameter_not_priced');
+    expect(calls(chatUp)).to.equal(before);
   });
 
   it('a key x model limit holds through fallbacks; another key has its own', async () => {

@@ -43,6 +43,7 @@ const generation: fc.Arbitrary<Generation> = fc.record(
     user: orNull(text),
     metadata: orNull(fc.dictionary(text, fc.jsonValue(), plain)),
     createdAt: count,
+    attempts: orNull(text),
   },
   plain,
 );
