@@ -2,6 +2,7 @@ import type { ChatRequest, FunctionTool, ToolCall, Usage } from '../../types/ope
 import { countPromptTokens, countTextTokens, messageText, splitTokens } from '../../tokens/count';
 import { usage } from '../shared';
 import { sampleSchema, structuredText } from './structured';
+import { checkAnswer, SampleBudget } from './bounds';
 
 /** What the mock model "decides" to answer: text, or tool calls. Pure and deterministic. */
 export interface MockAnswer {
@@ -45,14 +46,23 @@ export function mockAnswer(req: ChatRequest, idPrefix: string): MockAnswer {
   const promptTokens = countPromptTokens(req);
   const tools = chooseTools(req, prompt);
   if (tools.length > 0) {
+    const budget = new SampleBudget('tools'); // all the calls' arguments together
     const toolCalls: ToolCall[] = tools.map((t, i) => ({
       id: `call_${idPrefix.slice(-8)}_${i}`,
       type: 'function',
       function: {
         name: t.function.name,
-        arguments: JSON.stringify(sampleSchema(t.function.parameters ?? { type: 'object' }, t.function.name)),
+        arguments: JSON.stringify(
+          sampleSchema(t.function.parameters ?? { type: 'object' }, t.function.name, undefined, 0, budget),
+        ),
       },
     }));
+    checkAnswer(
+      req,
+      toolCalls.reduce((n, c) => n + c.function.name.length + c.function.arguments.length + 40, 0),
+      0,
+      false,
+    );
     const completion = toolCalls.reduce(
       (n, c) => n + countTextTokens(c.function.name) + countTextTokens(c.function.arguments),
       0,
@@ -64,5 +74,8 @@ export function mockAnswer(req: ChatRequest, idPrefix: string): MockAnswer {
   const all = splitTokens(structuredText(req, plain) ?? plain);
   const pieces = limit !== undefined && limit < all.length ? all.slice(0, limit) : all;
   const finishReason = pieces.length < all.length ? 'length' : 'stop';
+  let bytes = 0;
+  for (const p of pieces) bytes += Buffer.byteLength(p);
+  checkAnswer(req, bytes, pieces.length);
   return { text: pieces.join(''), pieces, toolCalls: [], finishReason, usage: usage(promptTokens, pieces.length) };
 }

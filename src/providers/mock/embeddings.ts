@@ -4,6 +4,7 @@ import { countTextTokens } from '../../tokens/count';
 import type { LocalEmbeddings } from '../embeddings';
 import { targetOptions } from '../shared/http';
 import type { UpstreamTarget } from '../types';
+import { checkEmbeddings } from './bounds';
 
 const DEFAULT_DIMENSIONS = 16;
 
@@ -19,7 +20,10 @@ export function mockVector(input: string | number[], dims: number): number[] {
   return v.map((x) => x / norm);
 }
 
-/** The built-in mock: deterministic vectors, `dimensions` honoured, tokens by the gateway's counter. */
+/**
+ * The built-in mock: deterministic vectors, `dimensions` honoured, tokens by the gateway's counter. Inputs,
+ * dimensions and their product are bounded (MOCK_LIMITS, ./bounds.ts): beyond, a 400 naming the field, before any work.
+ */
 export const mockEmbeddings: LocalEmbeddings = {
   kind: 'local',
   embed(req: EmbeddingsRequest, target: UpstreamTarget) {
@@ -27,6 +31,7 @@ export const mockEmbeddings: LocalEmbeddings = {
     const native =
       Number.isInteger(o.dimensions) && (o.dimensions as number) > 0 ? (o.dimensions as number) : DEFAULT_DIMENSIONS;
     const dims = req.dimensions ?? native;
+    checkEmbeddings(req.input.length, dims, req.dimensions !== undefined);
     let tokens = 0;
     for (const x of req.input) tokens += typeof x === 'string' ? countTextTokens(x) : x.length;
     return { vectors: req.input.map((x) => mockVector(x, dims)), promptTokens: tokens };

@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../../types/openai';
+import { SampleBudget } from './bounds';
 
 type Schema = Record<string, unknown>;
 
@@ -31,12 +32,13 @@ const FORMATS: Record<string, string> = {
   ipv4: '127.0.0.1',
 };
 
-function sampleString(s: Schema, name: string): string {
+function sampleString(s: Schema, name: string, budget: SampleBudget): string {
   if (typeof s.format === 'string' && Object.hasOwn(FORMATS, s.format)) return FORMATS[s.format];
   let v = `mock ${name}`;
   const min = typeof s.minLength === 'number' ? s.minLength : 0;
   const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
-  while (v.length < min) v += 'x';
+  budget.take(Math.max(min, v.length)); // before the string is made: minLength 1e9 is refused, not built
+  if (v.length < min) v += 'x'.repeat(min - v.length);
   return v.slice(0, max);
 }
 
@@ -58,31 +60,40 @@ function sampleNumber(s: Schema, integer: boolean): number {
   return v;
 }
 
+/** A value the schema gives as it is (const, enum), its JSON's length taken from the budget. */
+function charged(v: unknown, budget: SampleBudget): unknown {
+  budget.take(JSON.stringify(v)?.length ?? 4);
+  return v;
+}
+
 /**
  * A value that satisfies a JSON Schema of the kind structured outputs use (objects with
  * required properties, arrays, enums, const, anyOf, $ref/$defs, nullable types, string
- * formats and bounds). Deterministic: the same schema gives the same value.
+ * formats and bounds). Deterministic: the same schema gives the same value. At most MOCK_LIMITS.sampleBytes of it
+ * (./bounds.ts): past that a 400 naming `budget.param`, thrown before the value is built.
  */
 export function sampleSchema(
   schema: unknown,
   name = 'value',
   root: Schema = isSchema(schema) ? schema : {},
   depth = 0,
+  budget: SampleBudget = new SampleBudget('response_format'),
 ): unknown {
   if (!isSchema(schema) || depth > 24) return null;
   const s = resolve(schema, root);
-  if ('const' in s) return s.const;
-  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  if ('const' in s) return charged(s.const, budget);
+  if (Array.isArray(s.enum) && s.enum.length > 0) return charged(s.enum[0], budget);
   const alt = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as
     unknown[] | undefined;
   if (alt && alt.length > 0)
-    return sampleSchema(alt.find((a) => isSchema(a) && a.type !== 'null') ?? alt[0], name, root, depth + 1);
+    return sampleSchema(alt.find((a) => isSchema(a) && a.type !== 'null') ?? alt[0], name, root, depth + 1, budget);
   if (Array.isArray(s.allOf) && s.allOf.length > 0)
     return sampleSchema(
       Object.assign({}, ...s.allOf.filter(isSchema).map((a) => resolve(a, root))),
       name,
       root,
       depth + 1,
+      budget,
     );
   const types = Array.isArray(s.type) ? s.type : [s.type];
   const type =
@@ -94,26 +105,35 @@ export function sampleSchema(
       const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
       const props = isSchema(s.properties) ? s.properties : {};
       const keys = Array.isArray(s.required) ? (s.required as string[]) : Object.keys(props);
-      for (const key of keys)
-        out[key] = sampleSchema(Object.hasOwn(props, key) ? props[key] : {}, key, root, depth + 1);
+      for (const key of keys) {
+        budget.take(String(key).length + 4);
+        out[key] = sampleSchema(Object.hasOwn(props, key) ? props[key] : {}, key, root, depth + 1, budget);
+      }
       return out;
     }
     case 'array': {
       const n = typeof s.minItems === 'number' ? Math.max(1, s.minItems) : 1;
       const max = typeof s.maxItems === 'number' ? s.maxItems : n;
-      return Array.from({ length: Math.min(n, max) }, () => sampleSchema(s.items ?? {}, name, root, depth + 1));
+      const length = Math.min(n, max);
+      budget.take(length); // a byte (a comma) an item at least, before the array is made
+      return Array.from({ length }, () => sampleSchema(s.items ?? {}, name, root, depth + 1, budget));
     }
     case 'integer':
-      return sampleNumber(s, true);
-    case 'number':
-      return sampleNumber(s, false);
+    case 'number': {
+      const v = sampleNumber(s, type === 'integer');
+      budget.take(String(v).length);
+      return v;
+    }
     case 'boolean':
+      budget.take(4);
       return true;
     case 'null':
+      budget.take(4);
       return null;
     case 'string':
-      return sampleString(s, name);
+      return sampleString(s, name, budget);
     default:
+      budget.take(name.length + 5);
       return `mock ${name}`;
   }
 }
