@@ -1,7 +1,8 @@
 import type { ModelConfig } from '../../src/config/types';
 import type { AttemptPlan } from '../../src/pipeline/state';
 import type { ChatRequest } from '../../src/types/openai';
-import { costBound, requestTokenBound } from './bound';
+import { costBound } from './bound';
+import { requestTokenBound } from '../../src/tokens/bound';
 import type { Price } from './price';
 
 export interface PlannedReservation {

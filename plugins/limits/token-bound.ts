@@ -1,6 +1,6 @@
 import type { Attempt, AttemptPlan, GatewayState } from '../../src/pipeline/state';
 import { inputTokenBound } from '../../src/api/embeddings/encode';
-import { maxRequestTokens } from '../credit/bound';
+import { maxRequestTokens } from '../../src/tokens/bound';
 
 /**
  * The most tokens (prompt + completion, every choice) one attempt can use: what tokens/min reserves before the real

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { maxRequestTokens, requestTokenBound } from '../../plugins/credit/bound';
+import { maxRequestTokens, requestTokenBound } from '../../src/tokens/bound';
 import type { ModelConfig } from '../../src/config/types';
 import type { ChatRequest } from '../../src/types/openai';
 import type { UpstreamTarget } from '../../src/providers/types';

@@ -3,7 +3,8 @@ import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway
 import { adminCall, makeAccountKey } from '../helpers/accounts';
 import { creditConfig } from '../helpers/credit';
 import type { MockUpstream } from '../helpers/mock-upstream';
-import { costBound, requestTokenBound } from '../../plugins/credit/bound';
+import { costBound } from '../../plugins/credit/bound';
+import { requestTokenBound } from '../../src/tokens/bound';
 import { modelPrice } from '../../plugins/credit/price';
 import { toNano } from '../../src/store/money';
 import type { ModelConfig } from '../../src/config/types';

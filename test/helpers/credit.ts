@@ -2,7 +2,8 @@ import { testConfig } from './gateway';
 import { ADMIN_KEY } from './accounts';
 import { countPromptTokens } from '../../src/tokens/count';
 import type { ChatRequest } from '../../src/types/openai';
-import { costBound, requestTokenBound } from '../../plugins/credit/bound';
+import { costBound } from '../../plugins/credit/bound';
+import { requestTokenBound } from '../../src/tokens/bound';
 
 export const MODEL = 'mock/gpt-4o-mini'; // prompt 1000 nano/token, completion 2000 nano/token
 export const slow = {
