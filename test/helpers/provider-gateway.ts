@@ -15,6 +15,7 @@ export async function providerRig(
   type: string,
   provider: Record<string, unknown> = {},
   deployment: Record<string, unknown> = {},
+  model: Record<string, unknown> = {},
 ): Promise<ProviderRig> {
   const up = await new MockUpstream().start();
   let gw: TestGateway;
@@ -22,7 +23,7 @@ export async function providerRig(
     gw = await startTestGateway(
       testConfig({
         providers: [{ name: 'p', type, api_base: up.url, api_key: 'sk-provider-key', ...provider }],
-        models: [{ id: 'p/m', deployments: [{ provider: 'p', model: 'native-model', ...deployment }] }],
+        models: [{ id: 'p/m', deployments: [{ provider: 'p', model: 'native-model', ...deployment }], ...model }],
         plugins: ['routing'],
       }),
     );

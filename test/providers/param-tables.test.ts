@@ -177,7 +177,8 @@ describe('provider parameter tables reach the wire', () => {
       expect([...accepted].sort()).to.deep.equal(Object.keys(c.table).sort());
       const fields = Object.keys(c.table).filter((k) => c.table[k].kind === 'send');
       for (const f of fields) expect(sent, `a value for ${f}`).to.have.property(f);
-      const rig = await providerRig(c.type, c.provider);
+      // Predicted outputs are billed by the provider: the model prices them so that the gateway may send them.
+      const rig = await providerRig(c.type, c.provider, {}, { billed_features: { predicted_outputs: {} } });
       try {
         rig.up.enqueue(c.answer);
         const body = { model: 'p/m', messages: [{ role: 'user', content: 'hi' }], ...pick(sent, fields) };
