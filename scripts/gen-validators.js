@@ -28,10 +28,10 @@ const groups = [
   },
   {
     file: 'bodies',
-    what: 'admin API bodies (plugins/*/bodies.ts)',
+    what: 'admin API bodies (src/api/admin-bodies.ts, plugins/*/bodies.ts)',
     options: { ...base, useDefaults: true },
     schemas: () => {
-      const auth = load('plugins/auth/bodies.ts');
+      const auth = load('src/api/admin-bodies.ts');
       return {
         account: auth.accountBody,
         amount: auth.amountBody,

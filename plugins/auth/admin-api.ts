@@ -5,88 +5,20 @@ import type { Authenticator } from './authenticator';
 import { issueKey } from '../../src/auth/issue-key';
 import type { Principal } from '../../src/pipeline/state';
 import type { Store } from '../../src/store/index';
-import type { Account } from '../../src/store/accounts';
-import { limitRemaining, type ApiKey, type LimitReset } from '../../src/store/keys';
-import { CreditsOutOfRange, MAX_CREDITS_TEXT, fromNano, nanoOrNull } from '../../src/store/money';
-import { bodyReader, paging } from '../../src/api/body';
-import { bodies } from '../../src/validation/generated/bodies';
+import type { ApiKey } from '../../src/store/keys';
+import { fromNano } from '../../src/store/money';
+import { paging } from '../../src/api/body';
 import { registerLimitRoutes } from '../limits/admin-api';
-
-export function accountJson(a: Account) {
-  return {
-    id: a.id,
-    name: a.name,
-    email: a.email,
-    credits: fromNano(a.credits),
-    usage: fromNano(a.usage),
-    custom_pricing: a.customPricing,
-    created_at: new Date(a.createdAt).toISOString(),
-  };
-}
-
-export function keyJson(k: ApiKey) {
-  const remaining = limitRemaining(k);
-  return {
-    hash: k.hash,
-    name: k.name,
-    label: k.label,
-    account_id: k.accountId,
-    limit: k.limit === null ? null : fromNano(k.limit),
-    limit_remaining: remaining === null ? null : fromNano(remaining),
-    limit_reset: k.limitReset,
-    usage: fromNano(k.usage),
-    disabled: k.disabled,
-    expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
-    created_at: new Date(k.createdAt).toISOString(),
-    updated_at: new Date(k.updatedAt).toISOString(),
-  };
-}
-
-export const readAccount = bodyReader<{ name: string; email?: string; credits?: number; custom_pricing?: boolean }>(
-  bodies.account,
-);
-export const readAmount = bodyReader<{ amount: number }>(bodies.amount);
-export const readNewKey = bodyReader<{
-  name: string;
-  account_id: string;
-  limit?: number | null;
-  limit_reset?: LimitReset | null;
-  expires_at?: string | null;
-}>(bodies.newKey);
-export const readKeyPatch = bodyReader<{
-  name?: string;
-  disabled?: boolean;
-  limit?: number | null;
-  limit_reset?: LimitReset | null;
-}>(bodies.keyPatch);
-
-/**
- * Credits given as `field`, in nano-credits, held to what the ledger represents exactly (0, or -MAX_NANO when
- * `signed`, to MAX_NANO: src/store/money.ts); beyond it a 400 naming the field.
- */
-export function money(credits: number, field: string, signed = false): number {
-  const nano = nanoOrNull(credits, signed);
-  if (nano === null)
-    throw errors.invalidRequest(
-      `${field} must be a number of credits from ${signed ? `-${MAX_CREDITS_TEXT}` : 0} to ${MAX_CREDITS_TEXT}`,
-      field,
-      'out_of_range',
-    );
-  return nano;
-}
-
-/**
- * Add `amount` credits (negative: remove) to an account: undefined when there is none; a 400 naming `amount` when the
- * account's credits would leave the ledger's range (nothing is written).
- */
-export async function addCreditsChecked(store: Store, id: string, amount: number): Promise<Account | undefined> {
-  try {
-    return await store.accounts.addCredits(id, money(amount, 'amount', true));
-  } catch (e) {
-    if (e instanceof CreditsOutOfRange) throw errors.invalidRequest(`amount: ${e.message}`, 'amount', 'out_of_range');
-    throw e;
-  }
-}
+import {
+  accountJson,
+  addCreditsChecked,
+  keyJson,
+  money,
+  readAccount,
+  readAmount,
+  readKeyPatch,
+  readNewKey,
+} from '../../src/api/admin-wire';
 
 function parseDate(s: string | null | undefined): number | null {
   if (s === undefined || s === null) return null;

@@ -9,7 +9,7 @@ import {
   readAmount,
   readKeyPatch,
   readNewKey,
-} from '../auth/admin-api';
+} from '../../src/api/admin-wire';
 import { issueKey } from '../../src/auth/issue-key';
 import type { Store } from '../../src/store/index';
 import { num } from '../../src/store/money';

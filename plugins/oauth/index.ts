@@ -5,7 +5,7 @@ import { errors } from '../../src/errors';
 import { bodyReader } from '../../src/api/body';
 import { bodies } from '../../src/validation/generated/bodies';
 import { readForm, readRaw } from '../../src/api/read-json';
-import { keyJson } from '../auth/admin-api';
+import { keyJson } from '../../src/api/admin-wire';
 import { AUTHENTICATE_KEY } from '../../src/auth/contract';
 import { issueKey } from '../../src/auth/issue-key';
 import { toNano } from '../../src/store/money';
@@ -15,7 +15,7 @@ import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
 import { ReportReplayGuard } from './replay';
 import { checkCsrf, checkSameOrigin, issueCsrf } from './csrf';
-import { credits } from '../auth/bodies';
+import { creditsSchema as credits } from '../../src/api/admin-bodies';
 
 export interface OAuthConfig {
   /** Origins (https://app.example) whose callback URLs may receive codes. */

@@ -1,4 +1,4 @@
-import { accountJson } from '../../plugins/auth/admin-api';
+import { accountJson } from '../api/admin-wire';
 import { CreditsOutOfRange, MAX_CREDITS_TEXT, nanoOrNull } from '../store/money';
 import type { CliCommand } from './commands';
 import { findAccount } from './account-ref';

@@ -1,4 +1,4 @@
-import { keyJson } from '../../plugins/auth/admin-api';
+import { keyJson } from '../api/admin-wire';
 import { issueKey } from '../auth/issue-key';
 import type { LimitReset } from '../store/keys';
 import { MAX_CREDITS_TEXT, nanoOrNull } from '../store/money';

@@ -1,8 +1,9 @@
 /**
- * JSON Schemas of the admin API's bodies. Their validators are generated at build time (scripts/gen-validators.js,
+ * JSON Schemas of the admin API's account and key bodies (the auth plugin's admin API, the console, the CLI: the wire
+ * format in admin-wire.ts). Their validators are generated at build time (scripts/gen-validators.js,
  * src/validation/generated/bodies.ts): nothing is compiled when the gateway starts.
  */
-export const credits = { type: 'number', minimum: 0, maximum: 9_000_000 } as const;
+export const creditsSchema = { type: 'number', minimum: 0, maximum: 9_000_000 } as const;
 
 export const accountBody = {
   type: 'object',
@@ -11,7 +12,7 @@ export const accountBody = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 200 },
     email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 320 },
-    credits,
+    credits: creditsSchema,
     custom_pricing: { type: 'boolean' },
   },
 };
@@ -32,7 +33,7 @@ export const newKeyBody = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 200 },
     account_id: { type: 'string', minLength: 1 },
-    limit: { anyOf: [credits, { type: 'null' }] },
+    limit: { anyOf: [creditsSchema, { type: 'null' }] },
     limit_reset: reset,
     expires_at: { type: ['string', 'null'] },
   },
@@ -45,7 +46,7 @@ export const keyPatchBody = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 200 },
     disabled: { type: 'boolean' },
-    limit: { anyOf: [credits, { type: 'null' }] },
+    limit: { anyOf: [creditsSchema, { type: 'null' }] },
     limit_reset: reset,
   },
 };
