@@ -1,27 +1,28 @@
-import { randomId } from './ids';
 import Koa from 'koa';
 import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { Registry } from './metrics/prom-client';
 import type { GatewayConfig } from './config/types';
-import { errors, toGatewayError, toOpenAIBody, toProblem, type GatewayError } from './errors';
-import { accessLogger, createLogger } from './logger';
+import { createLogger } from './logger';
 import { ModelRegistry } from './models/registry';
 import { loadPlugins, setupPlugins } from './pipeline/loader';
 import { compose } from './pipeline/compose';
 import { HTTP_OBSERVER, PLUGIN_TIMER, READINESS } from './pipeline/hooks';
-import type { GatewayContext, GatewayMiddleware, PluginServices } from './pipeline/plugin';
+import type { GatewayContext, GatewayMiddleware, PluginInstance, PluginServices } from './pipeline/plugin';
 import { coreExtensions } from './pipeline/loader';
 import { AttemptGuards } from './pipeline/attempt-guards';
 import { sharedServices } from './pipeline/shared-services';
-import { redisBackend, scopedState, storeBackend } from './pipeline/shared-state';
+import { redisBackend, scopedState, storeBackend, type StateBackend } from './pipeline/shared-state';
 import { openStore, type Store } from './store/index';
 import { Transport } from './transport/http';
-import { Lifecycle } from './server/lifecycle';
-import { activity, startIdleGc } from './server/idle-gc';
-import { jsonBodiesWithoutWebGlobals, serializeJsonBody } from './server/json-body';
-import { chatHandler } from './api/chat';
+import { Lifecycle } from './http/lifecycle';
+import { startIdleGc } from './http/idle-gc';
+import { jsonBodiesWithoutWebGlobals } from './http/json-body';
+import { outerMiddleware } from './http/outer';
+import { fastPathListener } from './http/fast-path';
+import { chatOperation } from './api/chat';
+import { runOperation } from './api/run-operation';
 import { registerOperationRoutes } from './api/operations';
 import { getAdapter } from './providers/registry';
 import { registerModelRoutes } from './api/models';
@@ -43,39 +44,27 @@ export interface CreateOptions {
   store?: Store;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CHAT_ROUTE = '/v1/chat/completions';
 
-/** Build the Koa app for a validated config: store, plugins, routes. No listen(). */
-export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
-  const logger = opts.logger ?? createLogger(config.server.log_level);
-  const loaded = loadPlugins(config.plugins, config.baseDir);
-  const store = opts.store ?? (await openStore(config.store, { redo: true }));
-  if (!opts.store) store.maintain(config.store, logger);
-  const metrics = new Registry();
-  const router = new Router();
-  const stateBackend =
-    config.shared_state.driver === 'redis' && config.shared_state.url
-      ? redisBackend(config.shared_state.url, config.shared_state.key_prefix)
-      : storeBackend(store);
-  const services: PluginServices = {
+/** The services every plugin is set up with (each plugin gets its own view: see pipeline/loader.ts). */
+function coreServices(config: GatewayConfig, store: Store, logger: Logger, stateBackend: StateBackend): PluginServices {
+  return {
     config,
     store,
     logger,
     models: new ModelRegistry(config),
     transport: new Transport(),
-    metrics,
-    router,
+    metrics: new Registry(),
+    router: new Router(),
     shared: sharedServices(),
     ...coreExtensions(),
     state: scopedState(stateBackend, 'core'),
     attemptGuards: new AttemptGuards(),
   };
-  const lifecycle = new Lifecycle();
-  const instances = await setupPlugins(loaded, services, stateBackend);
-  // The configured adapters load now (plugins have registered theirs), the others never.
-  for (const p of config.providers) getAdapter(p.type);
+}
 
+/** GET /health (alive) and GET /ready (the store answers; plugins' own checks may say degraded). */
+function registerHealthRoutes(router: Router, store: Store, services: PluginServices): void {
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok' };
   });
@@ -90,9 +79,15 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
       ctx.body = { status: 'unavailable', store: store.driver };
     }
   });
-  const guard = services.shared.get(MODELS_GUARD) ?? (async () => undefined);
-  registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER));
-  const chain = compose(
+}
+
+/** The plugins' middleware as one chain, timed and guarded against onion misuse. */
+function buildChain(
+  instances: Array<{ name: string; instance: PluginInstance }>,
+  services: PluginServices,
+  logger: Logger,
+): (ctx: GatewayContext) => Promise<void> {
+  return compose(
     instances.flatMap((i) =>
       i.instance.middleware
         ? [{ name: i.name, middleware: i.instance.middleware.bind(i.instance) as GatewayMiddleware }]
@@ -105,108 +100,57 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
         'a plugin broke the middleware contract',
       ),
   );
-  const handler = chatHandler({
-    config,
-    models: services.models,
-    logger,
-    lifecycle,
-    chain,
-    authenticate: getAuthenticate(services.shared),
-  });
-  router.post(CHAT_ROUTE, (ctx) => handler(ctx as unknown as GatewayContext));
-  registerOperationRoutes(router, {
-    config,
-    models: services.models,
-    logger,
-    lifecycle,
-    chain,
-    shared: services.shared,
-    store,
-    authenticate: getAuthenticate(services.shared),
-  });
+}
 
-  const httpObserver = services.shared.get(HTTP_OBSERVER);
+/** Build the Koa app for a validated config: store, plugins, routes. No listen(). */
+export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
+  const logger = opts.logger ?? createLogger(config.server.log_level);
+  const loaded = loadPlugins(config.plugins, config.baseDir);
+  const store = opts.store ?? (await openStore(config.store, { redo: true }));
+  if (!opts.store) store.maintain(config.store, logger);
+  const stateBackend =
+    config.shared_state.driver === 'redis' && config.shared_state.url
+      ? redisBackend(config.shared_state.url, config.shared_state.key_prefix)
+      : storeBackend(store);
+  const services = coreServices(config, store, logger, stateBackend);
+  const { router } = services;
+  const lifecycle = new Lifecycle();
+  const instances = await setupPlugins(loaded, services, stateBackend);
+  // The configured adapters load now (plugins have registered theirs), the others never.
+  for (const p of config.providers) getAdapter(p.type);
+
+  registerHealthRoutes(router, store, services);
+  const guard = services.shared.get(MODELS_GUARD) ?? (async () => undefined);
+  registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER));
+  const deps = {
+    config,
+    models: services.models,
+    logger,
+    lifecycle,
+    chain: buildChain(instances, services, logger),
+    authenticate: getAuthenticate(services.shared),
+  };
+  const chat = runOperation(chatOperation(deps), deps);
+  router.post(CHAT_ROUTE, (ctx) => chat(ctx as unknown as GatewayContext));
+  registerOperationRoutes(router, { ...deps, shared: services.shared, store });
+
   const app = new Koa();
   app.proxy = false;
   jsonBodiesWithoutWebGlobals(app);
   const idleGc = startIdleGc();
-  const access = accessLogger(logger);
-  // `early`: X-Request-Id is set before the route runs. The chat route's fast path leaves it to whatever writes the
-  // answer (the completion, the stream, or an error below), so that its head is written in one call (see chat.ts).
-  const handle =
-    (early: boolean): Koa.Middleware =>
-    async (ctx, next) => {
-      activity.requests++;
-      const started = process.hrtime.bigint();
-      const incoming = ctx.req.headers['x-request-id'];
-      const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomId('req_');
-      ctx.state.requestId = requestId;
-      if (early) ctx.res.setHeader('X-Request-Id', requestId);
-      try {
-        if (lifecycle.draining) {
-          ctx.set('Connection', 'close');
-          throw errors.shuttingDown();
-        }
-        await next();
-        if (ctx.body === undefined && ctx.respond !== false) {
-          if (ctx.status === 404) throw errors.routeNotFound(ctx.method, ctx.path);
-          if (ctx.status === 405) throw errors.methodNotAllowed(ctx.method, ctx.path);
-        }
-        serializeJsonBody(ctx);
-      } catch (e) {
-        const err = toGatewayError(e);
-        if (err !== e) logger.error({ err: e, requestId }, 'unhandled error');
-        if (ctx.headerSent || ctx.respond === false) {
-          logger.warn({ requestId, code: err.code }, 'error after the response started');
-        } else {
-          if (!early) ctx.res.setHeader('X-Request-Id', requestId);
-          respondError(ctx, err);
-          serializeJsonBody(ctx);
-        }
-      } finally {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        httpObserver?.(
-          (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
-          ctx.method,
-          ctx.respond === false ? ctx.res.statusCode : ctx.status,
-          ms / 1000,
-        );
-        const s = ctx.state.gateway as GatewayContext['state']['gateway'] | undefined;
-        access({
-          requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.respond === false ? ctx.res.statusCode : ctx.status,
-          ms: Math.round(ms * 1000) / 1000,
-          model: s?.model.id,
-          key: s?.principal?.keyLabel,
-        });
-      }
-    };
+  const outer = { logger, lifecycle, httpObserver: services.shared.get(HTTP_OBSERVER) };
   const chatRoute = (ctx: Koa.Context) => {
     (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
-    return handler(ctx as unknown as GatewayContext);
+    return chat(ctx as unknown as GatewayContext);
   };
-  const outer = handle(true);
-  const outerFast = handle(false);
-  app.use(outer);
+  app.use(outerMiddleware(outer, true));
   // The hot route skips the router's matching (the router still has it, for other spellings and 405s).
   app.use((ctx, next) => (ctx.method !== 'POST' || ctx.path !== CHAT_ROUTE ? next() : chatRoute(ctx)));
   app.use(router.routes());
   app.use(router.allowedMethods());
-  app.on('error', () => undefined); // errors are handled and logged above
-  const koaListener = app.callback();
-  // The hot route, spelt exactly, skips Koa's request handling (its finish watcher, compose and respond):
-  // the same context and the same outer middleware; the handler writes the answer, this an error.
-  const listener: RequestListener = (req, res) => {
-    if (req.method !== 'POST' || req.url !== CHAT_ROUTE) return void koaListener(req, res);
-    const ctx = app.createContext(req, res);
-    res.statusCode = 404;
-    outerFast(ctx, () => chatRoute(ctx)).then(
-      () => writeKoaBody(ctx),
-      () => (res.headersSent ? res.destroy() : res.writeHead(500).end()),
-    );
-  };
+  app.on('error', () => undefined); // errors are handled and logged in the outer middleware
+  const route = { method: 'POST', path: CHAT_ROUTE, handle: chatRoute };
+  const listener = fastPathListener(app, route, outerMiddleware(outer, false));
 
   return {
     app,
@@ -221,26 +165,4 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
       if (!opts.store) await store.close();
     },
   };
-}
-
-/** What Koa's respond does for the chat route's error bodies (JSON objects, or text with its type set). */
-function writeKoaBody(ctx: Koa.Context): void {
-  if (ctx.respond === false || ctx.headerSent || !ctx.writable) return;
-  const body: unknown = ctx.body;
-  if (body === undefined || body === null) return void ctx.res.end();
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  ctx.length = Buffer.byteLength(text);
-  ctx.res.end(text);
-}
-
-/** The one place errors are written: problem+json under /responses, the OpenAI error object elsewhere. */
-export function respondError(ctx: Koa.Context, err: GatewayError): void {
-  ctx.status = err.status;
-  if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.ceil(err.retryAfter)));
-  if (ctx.path === '/responses' || ctx.path.startsWith('/responses/')) {
-    ctx.type = 'application/problem+json';
-    ctx.body = JSON.stringify(toProblem(err));
-  } else {
-    ctx.body = toOpenAIBody(err);
-  }
 }

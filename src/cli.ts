@@ -4,7 +4,7 @@ import { ConfigError, loadConfigFile, resolveConfigPath } from './config/load';
 import { configWarnings } from './config/warnings';
 import { loadPlugins } from './pipeline/loader';
 import { createLogger } from './logger';
-import { startGateway, handleSignals } from './server/start';
+import { startGateway, handleSignals } from './start';
 
 /** The store commands (and what they import) load only for a command or the usage text, not for `start`. */
 const cliCommands = () => require('./cli/commands') as typeof import('./cli/commands');

@@ -1,6 +1,6 @@
 /** Library entry: build or start a gateway from code. */
 export { createApp } from './app';
-export { startGateway } from './server/start';
+export { startGateway } from './start';
 export { loadConfigFile, parseConfig, fromObject, ConfigError } from './config/load';
 export { definePlugin } from './pipeline/plugin';
 export type { Plugin, PluginServices, GatewayContext } from './pipeline/plugin';

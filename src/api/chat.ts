@@ -1,80 +1,36 @@
 import type { ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
 import { errors } from '../errors';
-import type { GatewayConfig } from '../config/types';
-import type { ModelRegistry } from '../models/registry';
-import type { GatewayContext } from '../pipeline/plugin';
 import { writeStream } from '../stream/sse-writer';
-import type { Lifecycle } from '../server/lifecycle';
-import { parseSize } from './read-json';
-import { createState, readChainBody } from './gateway-state';
 import { splitChatRequest } from './chat-request';
-import { servesEndpoint } from './endpoints';
-import { headList } from '../server/response-head';
-import type { Authenticate } from '../auth/contract';
+import { headList } from '../http/response-head';
+import { timeoutLimits, type OperationDeps, type OperationSpec, type ParsedRequest } from './run-operation';
 
-export interface ChatDeps {
-  config: GatewayConfig;
-  models: ModelRegistry;
-  logger: Logger;
-  lifecycle: Lifecycle;
-  chain: (ctx: GatewayContext) => Promise<void>;
-  /** When the auth plugin is in the chain: checked from the headers before the body is read. */
-  authenticate?: Authenticate;
-}
-
-/** How every chain endpoint reads its body: auth first when present, then the server's size and depth limits. */
-export function chainBodyLimits(deps: ChatDeps) {
-  const s = deps.config.server;
-  return {
-    authenticate: deps.authenticate,
-    limit: parseSize(s.body_limit),
-    limitText: s.body_limit,
-    maxDepth: s.max_json_depth,
-  };
-}
-
-/** The request `timeout` a client may give, and the one it gets when it gives none (spec 8). */
-export function timeoutLimits(deps: ChatDeps): { defaultTimeoutS: number; maxTimeoutS: number } {
-  return {
-    defaultTimeoutS: deps.config.server.default_request_timeout_s,
-    maxTimeoutS: deps.config.server.max_request_timeout_s,
-  };
-}
-
-/** POST /v1/chat/completions: parse, build the per-request state, run the chain, answer. */
-export function chatHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<void> {
-  const bodyLimits = chainBodyLimits(deps);
+/** POST /v1/chat/completions: the request as it is; the answer a completion or a chat chunk stream. */
+export function chatOperation(deps: OperationDeps): OperationSpec<ParsedRequest> {
   const limits = timeoutLimits(deps);
-  return async (ctx) => {
-    const startedAt = process.hrtime.bigint();
-    const body = await readChainBody(ctx, bodyLimits);
-    const { request, options } = splitChatRequest(body, limits);
-    const model = deps.models.get(request.model);
-    if (!model) throw errors.modelNotFound(request.model);
-    if (!servesEndpoint(model, 'chat')) throw errors.wrongEndpoint(model.id, 'chat');
-
-    ctx.state.gateway = createState(ctx, { startedAt, operation: 'chat', request, options, model }, deps.lifecycle);
-    await deps.chain(ctx);
-    const s = ctx.state.gateway;
-    const result = s.result;
-    if (!result) throw errors.internal();
-    if (result.kind !== 'stream') {
-      if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
-      writeCompletion(ctx.res, s.requestId, s.responseHeaders, JSON.stringify(result.body));
+  return {
+    name: 'chat',
+    endpoint: 'chat',
+    parse: (_ctx, body) => splitChatRequest(body, limits),
+    async answer(ctx, s, { request }) {
+      const result = s.result;
+      if (!result || result.kind === 'embeddings') throw errors.internal();
+      if (result.kind === 'completion') {
+        if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
+        ctx.respond = false;
+        return writeCompletion(ctx.res, s.requestId, s.responseHeaders, JSON.stringify(result.body));
+      }
       ctx.respond = false;
-      return;
-    }
-    ctx.respond = false;
-    await deps.lifecycle.track(
-      writeStream(ctx.res, result.stream, {
-        includeUsage: request.stream_options?.include_usage === true,
-        headers: s.responseHeaders,
-        requestId: s.requestId,
-        logger: deps.logger,
-        stop: deps.lifecycle.stopSignal,
-      }),
-    );
+      await deps.lifecycle.track(
+        writeStream(ctx.res, result.stream, {
+          includeUsage: request.stream_options?.include_usage === true,
+          headers: s.responseHeaders,
+          requestId: s.requestId,
+          logger: deps.logger,
+          stop: deps.lifecycle.stopSignal,
+        }),
+      );
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { toGatewayError, toSseErrorFrame, type GatewayError } from '../errors';
 import type { ChatCompletionChunk, Usage } from '../types/openai';
 import type { ChatStream, StreamEnd } from './chat-stream';
-import { headList } from '../server/response-head';
+import { headList } from '../http/response-head';
 
 export interface WriteStreamOptions {
   /** Whether the client asked for `stream_options.include_usage`. */

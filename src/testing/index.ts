@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { fromObject } from '../config/load';
 import { createLogger } from '../logger';
-import { startGateway as start, type RunningGateway } from '../server/start';
+import { startGateway as start, type RunningGateway } from '../start';
 
 export {
   MockUpstream,

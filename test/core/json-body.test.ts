@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Koa from 'koa';
-import { jsonBodiesWithoutWebGlobals, serializeJsonBody } from '../../src/server/json-body';
+import { jsonBodiesWithoutWebGlobals, serializeJsonBody } from '../../src/http/json-body';
 
 interface Answer {
   status: number;

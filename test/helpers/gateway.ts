@@ -1,7 +1,7 @@
 import { fromObject } from '../../src/config/load';
 import type { GatewayConfig } from '../../src/config/types';
 import { createLogger } from '../../src/logger';
-import { startGateway, type RunningGateway } from '../../src/server/start';
+import { startGateway, type RunningGateway } from '../../src/start';
 import type { Store } from '../../src/store/index';
 import { Writable } from 'node:stream';
 

@@ -1,10 +1,8 @@
 import { errors } from '../../errors';
-import type { GatewayContext } from '../../pipeline/plugin';
 import type { EmbeddingsRequest } from '../../types/embeddings';
-import { chainBodyLimits, timeoutLimits, type ChatDeps } from '../chat';
+import type { ChatRequest } from '../../types/openai';
 import { splitChatRequest } from '../chat-request';
-import { servesEndpoint } from '../endpoints';
-import { createState, readInputBody } from '../gateway-state';
+import { timeoutLimits, type OperationDeps, type OperationSpec, type ParsedRequest } from '../run-operation';
 import { countInputTokens } from './encode';
 
 /** `input` as a list: a string or one token array becomes a list of one. */
@@ -19,47 +17,50 @@ function inputList(input: unknown): EmbeddingsRequest['input'] {
   );
 }
 
+interface ParsedEmbeddings extends ParsedRequest {
+  input: EmbeddingsRequest['input'];
+  fields: Omit<ChatRequest, 'messages'> & Record<string, unknown>;
+  user?: string;
+}
+
 /**
- * POST /v1/embeddings: the core's own checks (a model that serves embeddings, an input),
- * then the same chain as chat with operation 'embeddings': params validates the rest,
- * credit reserves from the input bound, routing calls the provider's embeddings mapping.
+ * POST /v1/embeddings: the core's own checks (a model that serves embeddings, an input), then the same chain as chat
+ * with operation 'embeddings': params validates the rest, credit reserves from the input bound, routing calls the
+ * provider's embeddings mapping.
  */
-export function embeddingsHandler(deps: ChatDeps): (ctx: GatewayContext) => Promise<void> {
-  const bodyLimits = chainBodyLimits(deps);
+export function embeddingsOperation(deps: OperationDeps): OperationSpec<ParsedEmbeddings> {
   const limits = timeoutLimits(deps);
-  return async (ctx) => {
-    const startedAt = process.hrtime.bigint();
-    const body = await readInputBody(ctx, bodyLimits);
-    if (body.stream !== undefined)
-      throw errors.invalidRequest('embeddings cannot be streamed', 'stream', 'invalid_value');
-    const { request: fields, options } = splitChatRequest({ ...body, messages: [] }, limits);
-    const model = deps.models.get(fields.model);
-    if (!model) throw errors.modelNotFound(fields.model);
-    if (!servesEndpoint(model, 'embeddings')) throw errors.wrongEndpoint(model.id, 'embeddings');
-    const { messages: _m, input, encoding_format, ...rest } = fields;
-    const embeddings = {
-      ...rest,
-      model: model.id,
-      input: inputList(input),
-      encoding_format: encoding_format ?? 'float',
-    } as EmbeddingsRequest;
-    ctx.state.gateway = createState(
-      ctx,
-      {
-        startedAt,
-        operation: 'embeddings',
-        model,
-        options,
-        embeddings,
-        request: { model: model.id, messages: [], ...(typeof body.user === 'string' ? { user: body.user } : {}) },
-      },
-      deps.lifecycle,
-    );
-    ctx.state.gateway.promptTokens = countInputTokens(embeddings);
-    await deps.chain(ctx);
-    const s = ctx.state.gateway;
-    if (s.result?.kind !== 'embeddings') throw errors.internal();
-    ctx.set(s.responseHeaders);
-    ctx.body = s.result.body;
+  return {
+    name: 'embeddings',
+    endpoint: 'embeddings',
+    requiresInput: true,
+    parse(_ctx, body) {
+      if (body.stream !== undefined)
+        throw errors.invalidRequest('embeddings cannot be streamed', 'stream', 'invalid_value');
+      const { request, options } = splitChatRequest({ ...body, messages: [] }, limits);
+      const { messages: _m, input, ...fields } = request;
+      const user = typeof body.user === 'string' ? body.user : undefined;
+      // The chain sees a chat request with no messages: model and user only.
+      const chat: ChatRequest = { model: request.model, messages: [], ...(user !== undefined ? { user } : {}) };
+      return { request: chat, options, input: inputList(input), fields, user };
+    },
+    state(model, p) {
+      const { encoding_format, ...rest } = p.fields;
+      const embeddings = {
+        ...rest,
+        model: model.id,
+        input: p.input,
+        encoding_format: encoding_format ?? 'float',
+      } as EmbeddingsRequest;
+      return { embeddings, request: { ...p.request, model: model.id } };
+    },
+    prepare(s) {
+      if (s.embeddings) s.promptTokens = countInputTokens(s.embeddings);
+    },
+    answer(ctx, s) {
+      if (s.result?.kind !== 'embeddings') throw errors.internal();
+      ctx.set(s.responseHeaders);
+      ctx.body = s.result.body;
+    },
   };
 }

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { flushLogger } from '../logger';
-import type { GatewayConfig } from '../config/types';
-import { createApp, type CreateOptions, type Gateway } from '../app';
-import { capConnectionsPerAddress } from './connection-cap';
-import { applyServerTimeouts, checkingIntervalMs } from './timeouts';
+import { flushLogger } from './logger';
+import type { GatewayConfig } from './config/types';
+import { createApp, type CreateOptions, type Gateway } from './app';
+import { capConnectionsPerAddress } from './http/connection-cap';
+import { applyServerTimeouts, checkingIntervalMs } from './http/timeouts';
 
 export interface RunningGateway extends Gateway {
   server: Server;

@@ -1,0 +1,109 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig, ModelConfig } from '../config/types';
+import { errors } from '../errors';
+import type { ModelRegistry } from '../models/registry';
+import type { GatewayContext } from '../pipeline/plugin';
+import type { GatewayRequestOptions, GatewayState } from '../pipeline/state';
+import type { Lifecycle } from '../http/lifecycle';
+import type { Authenticate } from '../auth/contract';
+import type { ChatRequest } from '../types/openai';
+import { parseSize } from './read-json';
+import { createState, type StateInit } from '../pipeline/request-state';
+import { readChainBody, readInputBody } from './read-body';
+
+/** What every chain endpoint needs from the app. */
+export interface OperationDeps {
+  config: GatewayConfig;
+  models: ModelRegistry;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  chain: (ctx: GatewayContext) => Promise<void>;
+  /** When the auth plugin is in the chain: checked from the headers before the body is read. */
+  authenticate?: Authenticate;
+}
+
+/** A request as an operation parsed it: the chat request the chain sees and the gateway's own options. */
+export interface ParsedRequest {
+  request: ChatRequest;
+  options: GatewayRequestOptions;
+}
+
+/**
+ * One chain endpoint (chat, responses, embeddings, ...): how it reads its body and what it answers. The runner does
+ * the rest the same way for all: the model and its endpoint, the request's state, the chain.
+ */
+export interface OperationSpec<P extends ParsedRequest> {
+  /** The operation's name, in the state and in the wrong-endpoint error. */
+  name: GatewayState['operation'];
+  /** Which of a model's `endpoints` it needs. */
+  endpoint: 'chat' | 'embeddings';
+  /** The body must be an object with an `input` (responses, embeddings). */
+  requiresInput?: boolean;
+  parse(ctx: GatewayContext, body: Record<string, unknown>): P | Promise<P>;
+  /** The state's fields beyond the request and options, once the model is known. */
+  state?(model: ModelConfig, parsed: P): Partial<StateInit>;
+  /** Called with the state once it exists (e.g. a count the endpoint already knows). */
+  prepare?(s: GatewayState, parsed: P): void;
+  answer(ctx: GatewayContext, s: GatewayState, parsed: P): Promise<void> | void;
+  /** How a failure of the chain is shown on this endpoint (default: as it is). */
+  chainError?(e: unknown): unknown;
+}
+
+/** How every chain endpoint reads its body: auth first when present, then the server's size and depth limits. */
+export function chainBodyLimits(deps: OperationDeps) {
+  const s = deps.config.server;
+  return {
+    authenticate: deps.authenticate,
+    limit: parseSize(s.body_limit),
+    limitText: s.body_limit,
+    maxDepth: s.max_json_depth,
+  };
+}
+
+/** The request `timeout` a client may give, and the one it gets when it gives none (spec 8). */
+export function timeoutLimits(deps: OperationDeps): { defaultTimeoutS: number; maxTimeoutS: number } {
+  return {
+    defaultTimeoutS: deps.config.server.default_request_timeout_s,
+    maxTimeoutS: deps.config.server.max_request_timeout_s,
+  };
+}
+
+/**
+ * The one request path of the chain endpoints: read the body (auth first), parse it as the operation says, resolve
+ * the model (404, or 400 when it does not serve this endpoint), build the request's state, run the chain, answer.
+ */
+export function runOperation<P extends ParsedRequest>(
+  spec: OperationSpec<P>,
+  deps: OperationDeps,
+): (ctx: GatewayContext) => Promise<void> {
+  const bodyLimits = chainBodyLimits(deps);
+  return async (ctx) => {
+    const startedAt = process.hrtime.bigint();
+    const body = spec.requiresInput
+      ? await readInputBody(ctx, bodyLimits)
+      : ((await readChainBody(ctx, bodyLimits)) as Record<string, unknown>);
+    // A parse that needs no promise (chat's) is not awaited: one turn of the microtask queue fewer a request.
+    const maybe = spec.parse(ctx, body);
+    const parsed = maybe instanceof Promise ? await maybe : maybe;
+    const model = deps.models.get(parsed.request.model);
+    if (!model) throw errors.modelNotFound(parsed.request.model);
+    if (!(model.endpoints ?? ['chat']).includes(spec.endpoint)) throw errors.wrongEndpoint(model.id, spec.name);
+    const init: StateInit = {
+      startedAt,
+      operation: spec.name,
+      request: parsed.request,
+      options: parsed.options,
+      model,
+      ...spec.state?.(model, parsed),
+    };
+    const s = (ctx.state.gateway = createState(ctx, init, deps.lifecycle));
+    spec.prepare?.(s, parsed);
+    if (spec.chainError) {
+      const mapError = spec.chainError;
+      await deps.chain(ctx).catch((e: unknown) => {
+        throw mapError(e);
+      });
+    } else await deps.chain(ctx);
+    await spec.answer(ctx, s, parsed);
+  };
+}
