@@ -17,101 +17,114 @@ type Json = Record<string, unknown>;
  * output tokens.
  */
 export function createAnthropicTranslator(ctx: AdapterContext): StreamTranslator {
-  let inputUsage: Json | undefined;
-  /** Output produced so far, counted only when a stream ends without the upstream's own output count. */
-  let thinkingText = '';
-  let outputText = '';
-  let outputReported = false;
-  const tools = new ToolIndexes();
-  const jsonBlocks = new Set<number>();
-  const thinkingBlocks = new Map<number, number>(); // block index -> reasoning_details index
-  const provider = ctx.provider ?? 'anthropic';
-  let output = 0;
+  return new AnthropicStream(ctx);
+}
 
-  function blockStart(index: number, b: Json | undefined): ChatCompletionChunk[] {
+/** One stream's translation state; a class, so every stream's object has one map (its methods on the prototype). */
+class AnthropicStream implements StreamTranslator {
+  done = false;
+  private inputUsage: Json | undefined = undefined;
+  /** Output produced so far, counted only when a stream ends without the upstream's own output count. */
+  private thinkingText = '';
+  private outputText = '';
+  private outputReported = false;
+  private output = 0;
+  private readonly tools = new ToolIndexes();
+  private readonly jsonBlocks = new Set<number>();
+  /** Content block index -> reasoning_details index. */
+  private readonly thinkingBlocks = new Map<number, number>();
+  private readonly provider: string;
+
+  constructor(private readonly ctx: AdapterContext) {
+    this.provider = ctx.provider ?? 'anthropic';
+  }
+
+  push(ev: UpstreamEvent): ChatCompletionChunk[] {
+    const d = parseEventJson(ev, this.provider) as Json;
+    switch (ev.event ?? d.type) {
+      case 'message_start':
+        this.inputUsage = (d.message as { usage?: Json } | undefined)?.usage;
+        return [roleChunk(this.ctx)];
+      case 'content_block_start':
+        return this.blockStart(Number(d.index), d.content_block as Json | undefined);
+      case 'content_block_delta':
+        return this.blockDelta(Number(d.index), d.delta as Json | undefined);
+      case 'message_delta':
+        return this.messageDelta(d);
+      case 'message_stop':
+        this.done = true;
+        return [usageChunk(this.ctx, anthropicUsage(this.inputUsage, this.output))];
+      case 'error':
+        throw streamError(this.provider, d);
+      default:
+        return []; // ping, content_block_stop
+    }
+  }
+
+  finish(): ChatCompletionChunk[] {
+    return [];
+  }
+
+  usageSoFar(): Usage | undefined {
+    if (this.inputUsage === undefined) return undefined;
+    if (this.outputReported) return anthropicUsage(this.inputUsage, this.output);
+    const reasoning = countTextTokens(this.thinkingText);
+    const u = anthropicUsage(this.inputUsage, reasoning + countTextTokens(this.outputText));
+    if (reasoning > 0) u.completion_tokens_details = { reasoning_tokens: reasoning };
+    return u;
+  }
+
+  private messageDelta(d: Json): ChatCompletionChunk[] {
+    const finish: FinishReason = finishOf(String((d.delta as Json)?.stop_reason ?? ''), this.tools.count > 0);
+    const u = d.usage as Json | undefined;
+    this.output = Number(u?.output_tokens ?? 0);
+    this.outputReported = typeof u?.output_tokens === 'number';
+    // Its input and cache counts, when present, are cumulative: they replace message_start's.
+    if (u) this.inputUsage = { ...this.inputUsage, ...withoutOutput(u) };
+    return [chunk(this.ctx, {}, finish)];
+  }
+
+  private blockStart(index: number, b: Json | undefined): ChatCompletionChunk[] {
     if (b?.type === 'thinking' || b?.type === 'redacted_thinking') {
-      const i = thinkingBlocks.size;
-      thinkingBlocks.set(index, i);
+      const i = this.thinkingBlocks.size;
+      this.thinkingBlocks.set(index, i);
       if (b.type !== 'redacted_thinking') return [];
-      return reasoningChunk(ctx, '', [encryptedDetail(String(b.data ?? ''), ANTHROPIC_FORMAT, i)]);
+      return reasoningChunk(this.ctx, '', [encryptedDetail(String(b.data ?? ''), ANTHROPIC_FORMAT, i)]);
     }
     if (b?.type === 'tool_use' && b.name === JSON_TOOL) {
-      jsonBlocks.add(index);
+      this.jsonBlocks.add(index);
       return [];
     }
     if (b?.type !== 'tool_use') return [];
-    return [toolStartChunk(ctx, tools.open(index), String(b.id), String(b.name))];
+    return [toolStartChunk(this.ctx, this.tools.open(index), String(b.id), String(b.name))];
   }
 
-  function blockDelta(index: number, delta: Json | undefined): ChatCompletionChunk[] {
-    const thinkingIndex = thinkingBlocks.get(index) ?? 0;
+  private blockDelta(index: number, delta: Json | undefined): ChatCompletionChunk[] {
+    const thinkingIndex = this.thinkingBlocks.get(index) ?? 0;
     switch (delta?.type) {
       case 'text_delta':
-        outputText += String(delta.text ?? '');
-        return [chunk(ctx, { content: String(delta.text ?? '') })];
+        this.outputText += String(delta.text ?? '');
+        return [chunk(this.ctx, { content: String(delta.text ?? '') })];
       case 'thinking_delta': {
         const t = String(delta.thinking ?? '');
-        thinkingText += t;
-        return reasoningChunk(ctx, t, [textDetail(t, ANTHROPIC_FORMAT, thinkingIndex)]);
+        this.thinkingText += t;
+        return reasoningChunk(this.ctx, t, [textDetail(t, ANTHROPIC_FORMAT, thinkingIndex)]);
       }
       case 'signature_delta': {
         const detail = textDetail('', ANTHROPIC_FORMAT, thinkingIndex, String(delta.signature ?? ''));
-        return reasoningChunk(ctx, '', [detail]);
+        return reasoningChunk(this.ctx, '', [detail]);
       }
       case 'input_json_delta': {
         const json = String(delta.partial_json ?? '');
-        outputText += json;
-        if (jsonBlocks.has(index)) return [chunk(ctx, { content: json })];
-        const i = tools.get(index);
-        return i === undefined ? [] : [toolArgsChunk(ctx, i, json)];
+        this.outputText += json;
+        if (this.jsonBlocks.has(index)) return [chunk(this.ctx, { content: json })];
+        const i = this.tools.get(index);
+        return i === undefined ? [] : [toolArgsChunk(this.ctx, i, json)];
       }
       default:
         return [];
     }
   }
-
-  // A data property, not a getter: V8 kept an object literal with a getter as a dictionary, one a stream.
-  const t = {
-    done: false,
-    push(ev: UpstreamEvent): ChatCompletionChunk[] {
-      const d = parseEventJson(ev, provider) as Json;
-      switch (ev.event ?? d.type) {
-        case 'message_start':
-          inputUsage = (d.message as { usage?: Json } | undefined)?.usage;
-          return [roleChunk(ctx)];
-        case 'content_block_start':
-          return blockStart(Number(d.index), d.content_block as Json | undefined);
-        case 'content_block_delta':
-          return blockDelta(Number(d.index), d.delta as Json | undefined);
-        case 'message_delta': {
-          const finish: FinishReason = finishOf(String((d.delta as Json)?.stop_reason ?? ''), tools.count > 0);
-          const u = d.usage as Json | undefined;
-          output = Number(u?.output_tokens ?? 0);
-          outputReported = typeof u?.output_tokens === 'number';
-          // Its input and cache counts, when present, are cumulative: they replace message_start's.
-          if (u) inputUsage = { ...inputUsage, ...withoutOutput(u) };
-          return [chunk(ctx, {}, finish)];
-        }
-        case 'message_stop':
-          t.done = true;
-          return [usageChunk(ctx, anthropicUsage(inputUsage, output))];
-        case 'error':
-          throw streamError(provider, d);
-        default:
-          return []; // ping, content_block_stop
-      }
-    },
-    finish: () => [],
-    usageSoFar(): Usage | undefined {
-      if (inputUsage === undefined) return undefined;
-      if (outputReported) return anthropicUsage(inputUsage, output);
-      const reasoning = countTextTokens(thinkingText);
-      const u = anthropicUsage(inputUsage, reasoning + countTextTokens(outputText));
-      if (reasoning > 0) u.completion_tokens_details = { reasoning_tokens: reasoning };
-      return u;
-    },
-  };
-  return t;
 }
 
 /** message_delta's counts other than output (null or absent ones leave message_start's). */
