@@ -4,11 +4,11 @@ import { errors } from '../../src/errors';
 import type { Authenticator } from './authenticator';
 import { issueKey } from '../../src/auth/issue-key';
 import type { Principal } from '../../src/pipeline/state';
+import type { AdminGuard } from '../../src/auth/contract';
 import type { Store } from '../../src/store/index';
 import type { ApiKey } from '../../src/store/keys';
 import { fromNano } from '../../src/store/money';
 import { paging } from '../../src/api/body';
-import { registerLimitRoutes } from '../limits/admin-api';
 import {
   accountJson,
   addCreditsChecked,
@@ -28,18 +28,21 @@ function parseDate(s: string | null | undefined): number | null {
   return t;
 }
 
+/** The admin API's check: the admin key's principal; an ordinary key gets 403 (offered to other plugins as admin.guard). */
+export function adminGuard(auth: Authenticator): AdminGuard {
+  return async (ctx: Koa.Context): Promise<Principal> => {
+    const p = await auth.authenticate(ctx);
+    if (!p.isAdmin) throw errors.forbidden('admin_key_required', 'This endpoint needs the admin key');
+    return p;
+  };
+}
+
 /**
  * The admin API (OpenRouter's key-provisioning shape) and the two endpoints an ordinary
  * key may call about itself. The admin key may call the former and not the chat chain;
  * an ordinary key gets 403 on the former.
  */
-export function registerAdminRoutes(router: Router, store: Store, auth: Authenticator): void {
-  const admin = async (ctx: Koa.Context): Promise<Principal> => {
-    const p = await auth.authenticate(ctx);
-    if (!p.isAdmin) throw errors.forbidden('admin_key_required', 'This endpoint needs the admin key');
-    return p;
-  };
-  registerLimitRoutes(router, store, admin);
+export function registerAdminRoutes(router: Router, store: Store, auth: Authenticator, admin: AdminGuard): void {
   const account = async (id: string) => {
     const a = await store.accounts.get(id);
     if (!a) throw errors.notFound('account_not_found', `No account '${id.slice(0, 64)}'`);

@@ -1,6 +1,7 @@
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import {
+  ADMIN_GUARD,
   AUTH_THROTTLE,
   AUTHENTICATE,
   AUTHENTICATE_KEY,
@@ -13,7 +14,7 @@ import type { Principal } from '../../src/pipeline/state';
 import { Authenticator } from './authenticator';
 import { callAsync } from '../../src/call-async';
 import { adminKeyHash, bootstrapAccount } from './admin-key';
-import { registerAdminRoutes } from './admin-api';
+import { adminGuard, registerAdminRoutes } from './admin-api';
 
 /** Where a request keeps its authentication (in ctx.state, by a key no other plugin can spell). */
 const AUTHENTICATED = Symbol('auth.authenticated');
@@ -85,7 +86,7 @@ export default definePlugin<AuthConfig>({
       });
     };
     // One answer a request and header: the chain's middleware asks again what the check before the body asked
-    // (src/server/early-auth.ts), and gets that answer, not a second lookup and throttle check. A plugin before this
+    // (src/http/early-auth.ts), and gets that answer, not a second lookup and throttle check. A plugin before this
     // one that changed the header gets the new header checked.
     auth.authenticate = (ctx: Koa.Context) => {
       const header = ctx.get('authorization');
@@ -103,7 +104,10 @@ export default definePlugin<AuthConfig>({
       const guard: RouteGuard = async (ctx) => void (await auth.authenticate(ctx));
       services.shared.set(MODELS_GUARD, guard);
     }
-    registerAdminRoutes(services.router, services.store, auth);
+    // The admin check, for this plugin's admin API and any other plugin's admin routes (limits').
+    const admin = adminGuard(auth);
+    services.shared.set(ADMIN_GUARD, admin);
+    registerAdminRoutes(services.router, services.store, auth, admin);
     if (config.bootstrap) await bootstrapAccount(services.store, config.bootstrap, printSecret);
     return {
       middleware(ctx, next) {

@@ -1,7 +1,7 @@
 import { combine, GATEWAY_FIELDS, ownSafeKeys, PROTOTYPE_KEYS } from '../../src/api/chat-request';
 import type { ModelConfig } from '../../src/config/types';
 import { errors, GatewayError } from '../../src/errors';
-import { validateChatRequest } from '../params/validate';
+import type { ValidateChatRequest } from '../../src/pipeline/shared-services';
 import { countPromptTokens } from '../../src/tokens/count';
 import type { ChatRequest } from '../../src/types/openai';
 
@@ -30,20 +30,21 @@ export function entryOverrides(entry: Record<string, unknown>, i: number): Recor
 
 /**
  * A fallback's request (the request with the entry's overrides) checked with the same
- * compiled schema as the request itself; problems of the overridden fields are named
- * `fallbacks[i].<field>` (the rest of the request is the params plugin's to report).
+ * compiled schema as the request itself (the params plugin's `validate`, when it is in the chain); problems of the
+ * overridden fields are named `fallbacks[i].<field>` (the rest of the request is the params plugin's to report).
  */
 export function checkFallbackRequest(
+  validate: ValidateChatRequest | undefined,
   request: ChatRequest,
   overrides: Record<string, unknown>,
   i: number,
   model: ModelConfig,
 ): void {
   const keys = Object.keys(overrides);
-  if (keys.length === 0) return;
+  if (keys.length === 0 || validate === undefined) return;
   const mine = (param: string | null) =>
     param !== null && keys.some((k) => param === k || param.startsWith(`${k}.`) || param.startsWith(`${k}[`));
-  const problems = validateChatRequest(request, {}, () => model.context_length - countPromptTokens(request))
+  const problems = validate(request, {}, () => model.context_length - countPromptTokens(request))
     .filter((p) => mine(p.param))
     .map((p) => errors.invalidRequest(`fallbacks[${i}].${p.message}`, `fallbacks[${i}].${p.param}`, p.code));
   if (problems.length > 0) throw combine(problems);

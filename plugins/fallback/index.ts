@@ -1,4 +1,5 @@
 import { definePlugin } from '../../src/pipeline/plugin';
+import { PARAMS_VALIDATE } from '../../src/pipeline/shared-services';
 import { errors } from '../../src/errors';
 import type { ModelConfig } from '../../src/config/types';
 import { promptTokens, type Attempt, type AttemptPlan, type GatewayState } from '../../src/pipeline/state';
@@ -213,7 +214,7 @@ export default definePlugin<FallbackConfig>({
         for (const [i, f] of fallbackSpecs.entries()) {
           const m = resolve(f.id, f.param);
           const request = { ...s.request, ...f.overrides, model: m.id } as ChatRequest;
-          checkFallbackRequest(request, f.overrides, i, m);
+          checkFallbackRequest(services.shared.get(PARAMS_VALIDATE), request, f.overrides, i, m);
           attempts.push(...group(m, request, retriesFor(s, m), s));
         }
         // Written out, not spread in: a spread after the literal's own fields is a runtime call a property.

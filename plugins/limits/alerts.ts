@@ -28,7 +28,8 @@ interface Notice {
  * `poke` schedules a check and returns; checks of one key run one at a time, at most every RECHECK_MS.
  */
 export class BudgetAlerts {
-  private readonly mailer: Transporter | undefined;
+  /** The mail transport and its settings, made when the first notice goes out (undefined: not yet; null: no SMTP). */
+  private mail: { transport: Transporter; smtp: SmtpSettings } | null | undefined;
   private readonly pending = new Map<string, { again: boolean }>();
   private readonly inflight = new Set<Promise<unknown>>();
 
@@ -36,11 +37,19 @@ export class BudgetAlerts {
     private readonly store: Store,
     private readonly repo: LimitSettingsRepo,
     private readonly cfg: LimitsConfig['alerts'],
-    private readonly smtp: SmtpSettings | undefined,
+    /** Where e-mail goes out: asked once, when the first notice is sent (another plugin may offer the settings). */
+    private readonly smtp: () => SmtpSettings | undefined,
     private readonly logger: Logger,
-  ) {
-    // nodemailer is loaded only when budget notices go by e-mail.
-    this.mailer = smtpTransport(smtp);
+  ) {}
+
+  /** The mail transport, made once (nodemailer is loaded only when budget notices go by e-mail). */
+  private mailer(): { transport: Transporter; smtp: SmtpSettings } | null {
+    if (this.mail === undefined) {
+      const smtp = this.smtp();
+      const transport = smtpTransport(smtp);
+      this.mail = smtp && transport ? { transport, smtp } : null;
+    }
+    return this.mail;
   }
 
   get enabled(): boolean {
@@ -136,10 +145,11 @@ export class BudgetAlerts {
       'limits: budget notice',
     );
     const jobs: Array<Promise<unknown>> = [];
-    if (this.mailer && this.smtp && n.email) {
+    const mail = n.email ? this.mailer() : null;
+    if (mail && n.email) {
       jobs.push(
-        this.mailer
-          .sendMail({ from: this.smtp.from, to: n.email, subject: n.title, text: n.text })
+        mail.transport
+          .sendMail({ from: mail.smtp.from, to: n.email, subject: n.title, text: n.text })
           .catch((e: unknown) => this.logger.error({ err: e }, 'limits: budget e-mail failed')),
       );
     }
@@ -152,6 +162,6 @@ export class BudgetAlerts {
   /** Wait for notices under way (bounded), then close the mailer. */
   async close(): Promise<void> {
     await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 2000).unref())]);
-    this.mailer?.close();
+    this.mail?.transport.close();
   }
 }

@@ -1,12 +1,14 @@
 import { Counter, Gauge } from '../../src/metrics/prom-client';
-import { definePlugin, type GatewayContext, type PluginServices } from '../../src/pipeline/plugin';
+import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { randomId } from '../../src/ids';
 import { addReadinessCheck } from '../../src/pipeline/hooks';
-import { AUTH_THROTTLE, getAuthenticate, MODELS_FILTER, type ModelsFilter } from '../../src/auth/contract';
+import { ADMIN_GUARD, AUTH_THROTTLE, getAuthenticate, MODELS_FILTER, type ModelsFilter } from '../../src/auth/contract';
+import { MAIL_SMTP } from '../../src/mail/smtp';
+import { registerLimitRoutes } from './admin-api';
 import { LimitSettingsRepo } from '../../src/store/limit-settings';
 import type { Admission, CounterStore, ScopeLimits } from './counter-store';
-import { configSchema, type LimitsConfig, type SmtpSettings } from './config';
+import { configSchema, type LimitsConfig } from './config';
 import { MemoryCounterStore } from './memory-store';
 import { CounterStoreDown, RedisCounterStore } from './redis-store';
 import { Governance, isModelScope, type RequestGovernance } from './scopes';
@@ -29,12 +31,6 @@ const SCOPE_TEXT: Record<string, string> = {
 };
 
 const kindOf = (s: ScopeLimits) => s.id.slice(0, s.id.indexOf(':'));
-
-/** The leak notices' SMTP settings (oauth plugin), used for budget e-mail unless limits sets its own. */
-function oauthSmtp(services: PluginServices): SmtpSettings | undefined {
-  const oauth = services.config.plugins.find((p) => p.name === 'oauth');
-  return (oauth?.config.leaks as { smtp?: SmtpSettings } | undefined)?.smtp;
-}
 
 function refusal(a: Extract<Admission, { ok: false }>, scope: ScopeLimits, tokens: number) {
   const retryS = Math.max(1, Math.ceil(a.retryAfterMs / 1000));
@@ -159,13 +155,20 @@ export default definePlugin<LimitsConfig>({
     };
     services.shared.set(MODELS_FILTER, filter);
 
+    // Budget e-mail goes through limits' own SMTP settings, else those another plugin offers (oauth's leak notices),
+    // asked when the first notice is sent: that plugin may come later in the chain.
     const alerts = new BudgetAlerts(
       services.store,
       repo,
       config.alerts,
-      config.alerts.smtp ?? oauthSmtp(services),
+      () => config.alerts.smtp ?? services.shared.get(MAIL_SMTP),
       logger,
     );
+
+    // The admin routes of the settings (GET/PUT /v1/keys/{hash}/limits, /v1/accounts/{id}/limits), behind the admin
+    // API's check when a plugin offers one (auth, which comes before this plugin: it provides the principal).
+    const admin = services.shared.get(ADMIN_GUARD);
+    if (admin) registerLimitRoutes(services.router, services.store, admin);
 
     // Fail-open with Redis away: this replica's own counters, so each replica still holds the limits by itself.
     const local = redis && config.fail_mode === 'open' ? new MemoryCounterStore(config.window_ms, leaseMs) : undefined;

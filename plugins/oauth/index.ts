@@ -10,7 +10,7 @@ import { AUTHENTICATE_KEY } from '../../src/auth/contract';
 import { issueKey } from '../../src/auth/issue-key';
 import { toNano } from '../../src/store/money';
 import { consentPage } from './consent-page';
-import { smtpSchema } from '../../src/mail/smtp';
+import { MAIL_SMTP, smtpSchema } from '../../src/mail/smtp';
 import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
 import { ReportReplayGuard } from './replay';
@@ -71,6 +71,8 @@ export default definePlugin<OAuthConfig>({
   setup(config, services) {
     const { store, router } = services;
     const leaks = new LeakHandler(store, config.leaks, services.logger);
+    // The leak notices' SMTP settings, for a plugin that sends mail without its own (limits' budget notices).
+    if (config.leaks.smtp) services.shared.set(MAIL_SMTP, config.leaks.smtp);
     const replay = new ReportReplayGuard(store, config.leaks.replay_window_s);
 
     /** The callback URL's origin, if codes may go there. */

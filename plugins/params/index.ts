@@ -1,6 +1,7 @@
 import { promptTokens } from '../../src/pipeline/state';
 import { promptTokensAtMost } from '../../src/tokens/count';
 import { definePlugin } from '../../src/pipeline/plugin';
+import { PARAMS_VALIDATE } from '../../src/pipeline/shared-services';
 import { combine } from '../../src/api/chat-request';
 import { errors } from '../../src/errors';
 import { billedFeatureProblem } from '../../src/models/billed-features';
@@ -31,6 +32,8 @@ export default definePlugin<ParamsConfig>({
     properties: { unsupported: { enum: ['drop', 'reject'], default: 'drop' } },
   },
   setup(config, services) {
+    // The same check for a request built elsewhere (the fallback plugin's entries with parameter overrides).
+    services.shared.set(PARAMS_VALIDATE, validateChatRequest);
     const known = knownParams();
     const typeOf = (name: string) => services.models.provider(name).type;
     const supported = new Map(

@@ -20,6 +20,13 @@ export function getAuthenticate(shared: SharedServices): Authenticate | undefine
   return shared.get(AUTHENTICATE);
 }
 
+/**
+ * The admin API's check (set by the auth plugin): the admin key's principal, else a 401 or 403 GatewayError. A plugin
+ * that adds admin routes (the limits plugin's /v1/keys/{hash}/limits) calls it first; without it, it adds none.
+ */
+export type AdminGuard = (ctx: Koa.Context) => Promise<Principal>;
+export const ADMIN_GUARD = 'admin.guard';
+
 /** A guard for GET /v1/models (set by the auth plugin when `protect_models` is on). */
 export type RouteGuard = (ctx: Koa.Context) => Promise<void>;
 export const MODELS_GUARD = 'models.guard';

@@ -10,6 +10,12 @@ export interface SmtpSettings {
   pass?: string;
 }
 
+/**
+ * The shared slot of a plugin's SMTP settings (the oauth plugin's `leaks.smtp`), for a plugin that sends mail and has
+ * none of its own (the limits plugin's budget notices).
+ */
+export const MAIL_SMTP = 'mail.smtp';
+
 /** The JSON schema of SmtpSettings in a plugin's config. */
 export const smtpSchema = {
   type: 'object',

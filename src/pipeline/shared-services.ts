@@ -1,4 +1,5 @@
 import type {
+  AdminGuard,
   AuthThrottle,
   Authenticate,
   AuthenticateKey,
@@ -7,6 +8,8 @@ import type {
   RouteGuard,
 } from '../auth/contract';
 import type { DeploymentHealth } from '../deployments/health';
+import type { GatewayError } from '../errors';
+import type { SmtpSettings } from '../mail/smtp';
 import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
 
 /**
@@ -25,7 +28,22 @@ export interface SharedSlots {
   'http.observer': HttpObserver;
   'ready.checks': ReadinessCheck[];
   'routing.health': DeploymentHealth;
+  'admin.guard': AdminGuard;
+  'params.validate': ValidateChatRequest;
+  'mail.smtp': SmtpSettings;
 }
+
+/**
+ * Every problem of a chat request (`request` the body's request fields, `options` its gateway fields), as the params
+ * plugin checks it; `room` is the context length left beside the prompt, for the max_tokens bound. Set by the params
+ * plugin; the fallback plugin checks a fallback entry's overrides with it.
+ */
+export type ValidateChatRequest = (
+  request: unknown,
+  options: Record<string, unknown>,
+  room: () => number | null,
+) => GatewayError[];
+export const PARAMS_VALIDATE = 'params.validate';
 
 /** A typed map of the slots: `get` answers the slot's type (or undefined when no plugin filled it). */
 export interface SharedServices {
