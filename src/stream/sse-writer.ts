@@ -44,136 +44,178 @@ const STREAM_HEADERS: Record<string, string> = {
  * each flushed as it comes, `usage: null` on every chunk but the usage chunk (sent only
  * when the client asked), `[DONE]` at the end, one error event if the upstream breaks.
  */
-export async function writeStream(
-  res: ServerResponse,
-  stream: ChatStream,
-  opts: WriteStreamOptions,
-): Promise<StreamEnd> {
-  // The head in one call; the caller's headers win over the stream's defaults, its request id over both. Layers, not
-  // `{ ...headers, 'X-Request-Id': id }`: in optimized code this V8 gives an object made by a spread followed by a new
-  // property a map of its own (a new map a request, and every load on it a miss: see src/store/holds.ts, madeHold).
-  res.writeHead(200, headList(STREAM_HEADERS, opts.headers, { 'X-Request-Id': opts.requestId }));
-  // Writes made in one turn of the loop leave in one syscall: the headers with the first
-  // chunks, and every chunk parsed from one upstream read together. Nothing waits longer,
-  // and the first chunk with content leaves at once (time to first token), not at the end
-  // of the turn that may go on to translate the rest of the upstream's read.
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    res.uncork();
-  };
-  const cork = () => {
-    if (corked) return;
-    corked = true;
-    res.cork();
-    process.nextTick(uncork);
-  };
-  const write = (frame: string): boolean => {
-    cork();
-    return res.write(frame);
-  };
-  cork();
-  res.flushHeaders();
-  if (opts.framer) res.write(opts.framer.start());
+export function writeStream(res: ServerResponse, stream: ChatStream, opts: WriteStreamOptions): Promise<StreamEnd> {
+  return new StreamWriter(res, stream, opts).run();
+}
 
-  let cancelled = false;
-  let error: GatewayError | null = null;
-  let usage: Usage | null = null;
-  let chunks = 0;
-  let firstContentAt: bigint | null = null;
-  let flushedFirst = false;
-  const finishReasons: Array<string | null> = [];
-  const observers = stream.observers;
-  let ended: StreamEnd | null = null;
-
-  const onClose = () => {
-    if (!res.writableEnded) {
-      cancelled = true;
-      stream.abort(undefined);
+/** One stream being written: what the loop has seen so far, and the socket's corking. */
+class StreamWriter {
+  private corked = false;
+  private cancelled = false;
+  private error: GatewayError | null = null;
+  private usage: Usage | null = null;
+  private chunks = 0;
+  private firstContentAt: bigint | null = null;
+  private flushedFirst = false;
+  private readonly finishReasons: Array<string | null> = [];
+  private ended: StreamEnd | null = null;
+  private readonly uncork = () => {
+    this.corked = false;
+    this.res.uncork();
+  };
+  private readonly onClose = () => {
+    if (!this.res.writableEnded) {
+      this.cancelled = true;
+      this.stream.abort(undefined);
     }
   };
-  res.on('close', onClose);
-  const onStop = () => stream.abort(opts.stop?.reason as GatewayError | undefined);
-  opts.stop?.addEventListener('abort', onStop, { once: true });
+  private readonly onStop = () => this.stream.abort(this.opts.stop?.reason as GatewayError | undefined);
 
-  try {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly stream: ChatStream,
+    private readonly opts: WriteStreamOptions,
+  ) {}
+
+  async run(): Promise<StreamEnd> {
+    const { res, opts, stream } = this;
+    // The head in one call; the caller's headers win over the stream's defaults, its request id over both. Layers,
+    // not a spread followed by a new property (an object of a map of its own, every request: see store/holds.ts).
+    res.writeHead(200, headList(STREAM_HEADERS, opts.headers, { 'X-Request-Id': opts.requestId }));
+    this.cork();
+    res.flushHeaders();
+    if (opts.framer) res.write(opts.framer.start());
+    res.on('close', this.onClose);
+    opts.stop?.addEventListener('abort', this.onStop, { once: true });
+    try {
+      await this.loop();
+      if (!this.cancelled) {
+        // A finished stream is settled and stored before [DONE]: a client that sees [DONE]
+        // can read its stored response and its charge at once.
+        const end = await this.notifyEnd(this.finish());
+        this.write(opts.framer ? await opts.framer.end(end) : DONE);
+      }
+    } catch (e) {
+      if (!this.cancelled) await this.writeError(toGatewayError(e));
+    } finally {
+      res.off('close', this.onClose);
+      opts.stop?.removeEventListener('abort', this.onStop);
+      if (!res.writableEnded) res.end();
+      // Let the source clean up (timers, upstream socket) even when the loop left it early.
+      stream.chunks.return?.(undefined)?.catch(() => undefined);
+    }
+    return this.ended ?? (await this.notifyEnd(this.finish()));
+  }
+
+  /**
+   * Writes made in one turn of the loop leave in one syscall: the headers with the first chunks, and every chunk
+   * parsed from one upstream read together. Nothing waits longer, and the first chunk with content leaves at once
+   * (time to first token), not at the end of the turn that may go on to translate the rest of the upstream's read.
+   */
+  private cork(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.res.cork();
+    process.nextTick(this.uncork);
+  }
+
+  private write(frame: string): boolean {
+    this.cork();
+    return this.res.write(frame);
+  }
+
+  private async loop(): Promise<void> {
+    const { stream, opts } = this;
     for (;;) {
       const next = await stream.chunks.next();
-      if (next.done) break;
+      if (next.done) return;
       const chunk: ChatCompletionChunk = next.value;
-      const isUsageChunk = chunk.choices.length === 0 && chunk.usage != null;
-      if (isUsageChunk) usage = chunk.usage ?? null;
-      else {
-        chunk.usage = null;
-        for (const c of chunk.choices) {
-          if (firstContentAt === null && hasContent(c.delta)) firstContentAt = process.hrtime.bigint();
-          if (c.finish_reason) finishReasons[c.index] = c.finish_reason;
-        }
-      }
-      const first = firstContentAt !== null && !flushedFirst;
-      let out: ChatCompletionChunk | null = chunk;
-      for (let i = 0; i < observers.length && out !== null; i++) {
-        try {
-          const r: ChatCompletionChunk | null | void = observers[i].onChunk?.(out);
-          if (r !== undefined) out = r;
-        } catch (e) {
-          opts.logger.error({ err: e, observer: observers[i].name }, 'stream observer failed');
-        }
-      }
-      if (cancelled) break;
+      const isUsageChunk = this.note(chunk);
+      const first = this.firstContentAt !== null && !this.flushedFirst;
+      const out = this.observe(chunk);
+      if (this.cancelled) return;
       if (out === null || (isUsageChunk && !opts.includeUsage && !opts.framer)) continue;
       const frame = opts.framer ? opts.framer.chunk(out) : `data: ${JSON.stringify(out)}\n\n`;
       if (!frame) continue;
-      chunks++;
-      const ok = write(frame);
+      this.chunks++;
+      const ok = this.write(frame);
       if (first) {
-        flushedFirst = true;
-        if (corked) uncork();
+        this.flushedFirst = true;
+        if (this.corked) this.uncork();
       }
-      if (!ok) await drained(res);
-      for (let i = 0; i < observers.length; i++) {
-        try {
-          observers[i].onWritten?.(out);
-        } catch (e) {
-          opts.logger.error({ err: e, observer: observers[i].name }, 'stream observer failed');
-        }
-      }
+      if (!ok) await drained(this.res);
+      this.written(out);
     }
-    if (!cancelled) {
-      // A finished stream is settled and stored before [DONE]: a client that sees [DONE]
-      // can read its stored response and its charge at once.
-      const end = await notifyEnd(finish());
-      write(opts.framer ? await opts.framer.end(end) : DONE);
-    }
-  } catch (e) {
-    if (!cancelled) {
-      error = toGatewayError(e);
-      const frame = opts.framer ? await opts.framer.error(error) : toSseErrorFrame(error);
-      if (!res.writableEnded && !res.destroyed) write(frame);
-    }
-  } finally {
-    res.off('close', onClose);
-    opts.stop?.removeEventListener('abort', onStop);
-    if (!res.writableEnded) res.end();
-    // Let the source clean up (timers, upstream socket) even when the loop left it early.
-    stream.chunks.return?.(undefined)?.catch(() => undefined);
   }
 
-  return ended ?? (await notifyEnd(finish()));
+  /** What the end needs of a chunk (usage, first content, finish reasons); true for the usage chunk. */
+  private note(chunk: ChatCompletionChunk): boolean {
+    if (chunk.choices.length === 0 && chunk.usage != null) {
+      this.usage = chunk.usage ?? null;
+      return true;
+    }
+    chunk.usage = null;
+    for (const c of chunk.choices) {
+      if (this.firstContentAt === null && hasContent(c.delta)) this.firstContentAt = process.hrtime.bigint();
+      if (c.finish_reason) this.finishReasons[c.index] = c.finish_reason;
+    }
+    return false;
+  }
 
-  function finish(): StreamEnd {
-    if (usage === null) usage = stream.usageSoFar();
-    return { usage, finishReasons, cancelled, error, chunks, firstContentAt, endedAt: process.hrtime.bigint() };
+  /** Every observer's onChunk, in order: each may replace the chunk, or withhold it (null) from those after it. */
+  private observe(chunk: ChatCompletionChunk): ChatCompletionChunk | null {
+    const observers = this.stream.observers;
+    let out: ChatCompletionChunk | null = chunk;
+    for (let i = 0; i < observers.length && out !== null; i++) {
+      try {
+        const r: ChatCompletionChunk | null | void = observers[i].onChunk?.(out);
+        if (r !== undefined) out = r;
+      } catch (e) {
+        this.opts.logger.error({ err: e, observer: observers[i].name }, 'stream observer failed');
+      }
+    }
+    return out;
+  }
+
+  /** Every observer's onWritten, with exactly what the client got. */
+  private written(out: ChatCompletionChunk): void {
+    const observers = this.stream.observers;
+    for (let i = 0; i < observers.length; i++) {
+      try {
+        observers[i].onWritten?.(out);
+      } catch (e) {
+        this.opts.logger.error({ err: e, observer: observers[i].name }, 'stream observer failed');
+      }
+    }
+  }
+
+  private async writeError(error: GatewayError): Promise<void> {
+    this.error = error;
+    const frame = this.opts.framer ? await this.opts.framer.error(error) : toSseErrorFrame(error);
+    if (!this.res.writableEnded && !this.res.destroyed) this.write(frame);
+  }
+
+  private finish(): StreamEnd {
+    if (this.usage === null) this.usage = this.stream.usageSoFar();
+    return {
+      usage: this.usage,
+      finishReasons: this.finishReasons,
+      cancelled: this.cancelled,
+      error: this.error,
+      chunks: this.chunks,
+      firstContentAt: this.firstContentAt,
+      endedAt: process.hrtime.bigint(),
+    };
   }
 
   /** Every observer's onEnd, once. */
-  async function notifyEnd(end: StreamEnd): Promise<StreamEnd> {
-    ended = end;
-    for (const o of observers) {
+  private async notifyEnd(end: StreamEnd): Promise<StreamEnd> {
+    this.ended = end;
+    for (const o of this.stream.observers) {
       try {
         await o.onEnd?.(end);
       } catch (e) {
-        opts.logger.error({ err: e, observer: o.name }, 'stream observer failed at end');
+        this.opts.logger.error({ err: e, observer: o.name }, 'stream observer failed at end');
       }
     }
     return end;
