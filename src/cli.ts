@@ -15,7 +15,8 @@ const usage = () => `usage: gateway <command> [options]
                                             $GATEWAY_CONFIG, else ./gateway.yaml
   gateway check [--config FILE]             validate the config, print every problem, exit 1 on any
 ${cliCommands()
-  .commands.map(
+  .allCommands()
+  .map(
     (c) =>
       `\n${c.name}: ${c.summary}\n` +
       (c.help ?? [c.usage]).map((l) => (l.startsWith(' ') ? `          ${l}` : `  gateway ${l}`)).join('\n'),

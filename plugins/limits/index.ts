@@ -6,6 +6,7 @@ import { addReadinessCheck } from '../../src/pipeline/hooks';
 import { ADMIN_GUARD, AUTH_THROTTLE, getAuthenticate, MODELS_FILTER, type ModelsFilter } from '../../src/auth/contract';
 import { MAIL_SMTP } from '../../src/mail/smtp';
 import { registerLimitRoutes } from './admin-api';
+import { limitsCommands } from './cli';
 import { LimitSettingsRepo } from '../../src/store/limit-settings';
 import type { Admission, CounterStore, ScopeLimits } from './counter-store';
 import { configSchema, type LimitsConfig } from './config';
@@ -76,6 +77,7 @@ export default definePlugin<LimitsConfig>({
   // Limits count what the plan will call: fallback writes it first when it is in the chain.
   after: ['fallback'],
   configSchema,
+  cli: { commands: limitsCommands },
   async setup(config, services) {
     const { logger } = services;
     const repo = new LimitSettingsRepo(services.store.db);

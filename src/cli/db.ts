@@ -1,6 +1,6 @@
 import { storeStats } from '../store/stats';
 import { loadConfigFile, resolveConfigPath } from '../config/load';
-import type { CliCommand } from './commands';
+import type { CliCommand } from './command';
 import { fail, print, withStore } from './store-cli';
 
 const mb = (b: number) => `${(b / 1048576).toFixed(2)} MB`;

@@ -12,6 +12,7 @@ import type { RoutingStrategy } from '../deployments/strategies';
 import type { SharedState } from './shared-state';
 import type { SharedServices } from './shared-services';
 import type { AttemptGuards } from './attempt-guards';
+import type { CliCommand } from '../cli/command';
 
 /**
  * Capability names plugins require and provide. The built-in ones narrow the state's type
@@ -105,6 +106,11 @@ export interface Plugin<C = Record<string, unknown>, R extends readonly Capabili
   providerTypes?: readonly string[];
   /** Routing strategies this plugin registers in setup, so the config may name them. */
   strategies?: readonly string[];
+  /**
+   * Commands this plugin adds to the `gateway` CLI while it is in the configured chain: whole commands, or
+   * sub-commands of another (`parent`), e.g. the limits plugin's `gateway keys limits HASH`. Read without setup.
+   */
+  cli?: { commands: readonly CliCommand[] };
   setup(config: Readonly<C>, services: PluginServices): PluginInstance<R> | Promise<PluginInstance<R>>;
 }
 

@@ -1,6 +1,7 @@
-import { limitSettingsJson } from '../../plugins/limits/admin-api';
-import { LimitSettingsRepo, type LimitSubject, type RateLimitSettings } from '../store/limit-settings';
-import { fail, print, withStore } from './store-cli';
+import type { CliCommand } from '../../src/cli/command';
+import { fail, print, withStore } from '../../src/cli/store-cli';
+import { LimitSettingsRepo, type LimitSubject, type RateLimitSettings } from '../../src/store/limit-settings';
+import { limitSettingsJson } from './admin-api';
 
 const COUNTS = ['rpm', 'tpm', 'concurrency'] as const;
 
@@ -10,7 +11,7 @@ const COUNTS = ['rpm', 'tpm', 'concurrency'] as const;
  * `all` (no allowlist) or `none`; --rpm/--tpm/--concurrency a number (0 = no limit) or
  * `inherit`; --plan a plan name (accounts) or `inherit`.
  */
-export function runLimits(subject: LimitSubject, args: string[]): Promise<number> {
+function runLimits(subject: LimitSubject, args: string[]): Promise<number> {
   return withStore(
     args,
     {
@@ -66,3 +67,29 @@ export function runLimits(subject: LimitSubject, args: string[]): Promise<number
     },
   );
 }
+
+/** The plugin's CLI: `gateway keys limits HASH ...` and `gateway accounts limits ID ...` (the definition's `cli`). */
+export const limitsCommands: CliCommand[] = [
+  {
+    parent: 'keys',
+    name: 'limits',
+    usage: 'keys limits HASH',
+    summary: "show or set a key's allowlist and rate limits",
+    help: [
+      'keys limits HASH [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
+      "                                  show or set the key's allowlist and rate limits",
+    ],
+    run: (args) => runLimits('key', args),
+  },
+  {
+    parent: 'accounts',
+    name: 'limits',
+    usage: 'accounts limits ID',
+    summary: "show or set an account's allowlist, rate limits and plan",
+    help: [
+      'accounts limits ID [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N] [--plan P]',
+      "                                  show or set the account's allowlist, rate limits and plan",
+    ],
+    run: (args) => runLimits('account', args),
+  },
+];
