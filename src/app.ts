@@ -21,6 +21,7 @@ import { startIdleGc } from './http/idle-gc';
 import { jsonBodiesWithoutWebGlobals } from './http/json-body';
 import { outerMiddleware } from './http/outer';
 import { fastPathListener } from './http/fast-path';
+import { hostCheck } from './http/host-check';
 import { chatOperation } from './api/chat';
 import { runOperation } from './api/run-operation';
 import { registerOperationRoutes } from './api/operations';
@@ -138,7 +139,12 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   app.proxy = false;
   jsonBodiesWithoutWebGlobals(app);
   const idleGc = startIdleGc();
-  const outer = { logger, lifecycle, httpObserver: services.shared.get(HTTP_OBSERVER) };
+  const outer = {
+    logger,
+    lifecycle,
+    httpObserver: services.shared.get(HTTP_OBSERVER),
+    allowHost: hostCheck(config.server),
+  };
   const chatRoute = (ctx: Koa.Context) => {
     (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
     return chat(ctx as unknown as GatewayContext);

@@ -29,6 +29,7 @@ export const ERROR_CODES = [
   'forbidden_header',
   'generation_not_found',
   'headers_too_large',
+  'host_not_allowed',
   'insufficient_account_credits',
   'internal_error',
   'invalid_api_key',

@@ -145,6 +145,13 @@ export const errors = {
     }),
   unauthorized: (code: ErrorCode, message: string) =>
     new GatewayError({ status: 401, type: 'authentication_error', code, message }),
+  hostNotAllowed: () =>
+    new GatewayError({
+      status: 403,
+      type: 'permission_error',
+      code: 'host_not_allowed',
+      message: 'This gateway does not answer requests for that Host (server.allowed_hosts)',
+    }),
   forbidden: (code: ErrorCode, message: string) =>
     new GatewayError({ status: 403, type: 'permission_error', code, message }),
   notFound: (code: ErrorCode, message: string, param: string | null = null) =>

@@ -198,6 +198,11 @@ export const configSchema = {
         body_timeout_ms: { type: 'integer', minimum: 100, default: 30000 },
         keep_alive_timeout_ms: { type: 'integer', minimum: 100, default: 65000 },
         max_connections_per_ip: { type: 'integer', minimum: 0, default: 1024 },
+        allowed_hosts: {
+          type: 'array',
+          maxItems: 256,
+          items: { type: 'string', minLength: 1, maxLength: 253, pattern: '^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$' },
+        },
       },
     },
     store: {

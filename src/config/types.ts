@@ -23,6 +23,8 @@ export interface ServerConfig {
   keep_alive_timeout_ms: number;
   /** Concurrent connections one client address may hold (0 = no cap). */
   max_connections_per_ip: number;
+  /** Host header names answered (DNS rebinding); default: loopback names for a loopback bind, any otherwise. */
+  allowed_hosts?: string[];
 }
 
 /** Retention of what the store keeps per request (the credit ledger is kept for ever). */

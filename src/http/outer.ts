@@ -10,11 +10,14 @@ import { activity } from './idle-gc';
 import { serializeJsonBody } from './json-body';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const PROBES = new Set(['/health', '/ready']);
 
 export interface OuterDeps {
   logger: Logger;
   lifecycle: Lifecycle;
   httpObserver?: HttpObserver;
+  /** The Host names answered (server.allowed_hosts); undefined answers any. */
+  allowHost?: (host: string | undefined) => boolean;
 }
 
 /**
@@ -24,7 +27,7 @@ export interface OuterDeps {
  * one call (see api/chat.ts).
  */
 export function outerMiddleware(deps: OuterDeps, early: boolean): Koa.Middleware {
-  const { logger, lifecycle, httpObserver } = deps;
+  const { logger, lifecycle, httpObserver, allowHost } = deps;
   const access = accessLogger(logger);
   return async (ctx, next) => {
     activity.requests++;
@@ -34,6 +37,8 @@ export function outerMiddleware(deps: OuterDeps, early: boolean): Koa.Middleware
     ctx.state.requestId = requestId;
     if (early) ctx.res.setHeader('X-Request-Id', requestId);
     try {
+      // Probes (kubelets, load balancers) name the address they dial: /health and /ready answer any Host.
+      if (allowHost && !allowHost(ctx.req.headers.host) && !PROBES.has(ctx.path)) throw errors.hostNotAllowed();
       if (lifecycle.draining) {
         ctx.set('Connection', 'close');
         throw errors.shuttingDown();

@@ -4,16 +4,17 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false,"useDefaults":true,"verbose":true}.
 import type { Validator } from '../validator';
 
-const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
+const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
 const pattern0 = new RegExp("^[0-9]+(b|kb|mb)$", "u");
-const pattern1 = new RegExp("^postgres(ql)?://", "u");
-const pattern2 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
-const pattern3 = new RegExp("^https?://", "u");
-const pattern4 = new RegExp("^[A-Za-z0-9_.-]{1,64}$", "u");
-const pattern5 = new RegExp("^rediss?://", "u");
+const pattern1 = new RegExp("^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$", "u");
+const pattern2 = new RegExp("^postgres(ql)?://", "u");
+const pattern3 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
+const pattern4 = new RegExp("^https?://", "u");
+const pattern5 = new RegExp("^[A-Za-z0-9_.-]{1,64}$", "u");
+const pattern6 = new RegExp("^rediss?://", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -410,9 +411,11 @@ vErrors.push(err29);
 errors++;
 }
 }
-}
-else {
-const err30 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.server.type,parentSchema:schema11.properties.server,data:data0};
+if(data0.allowed_hosts !== undefined){
+let data14 = data0.allowed_hosts;
+if(Array.isArray(data14)){
+if(data14.length > 256){
+const err30 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items",schema:256,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data14};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -421,14 +424,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-let data14 = data.store;
-const _errs33 = errors;
-let valid3 = true;
-const _errs34 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.driver !== undefined){
-if("sqlite" !== data14.driver){
-const err31 = {};
+const len0 = data14.length;
+for(let i0=0; i0<len0; i0++){
+let data15 = data14[i0];
+if(typeof data15 === "string"){
+if(func3(data15) > 253){
+const err31 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters",schema:253,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data15};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -437,33 +438,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-}
-var _valid0 = _errs34 === errors;
-errors = _errs33;
-if(vErrors !== null){
-if(_errs33){
-vErrors.length = _errs33;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid0){
-const _errs36 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.path === undefined){
-data14.path = "./data/gateway.db";
-}
-if(data14.idle_worker_ms === undefined){
-data14.idle_worker_ms = 10000;
-}
-if(data14.generation_retention_days === undefined){
-data14.generation_retention_days = 90;
-}
-for(const key2 in data14){
-if(!((((key2 === "driver") || (key2 === "path")) || (key2 === "idle_worker_ms")) || (key2 === "generation_retention_days"))){
-const err32 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[0].then,data:data14};
+if(func3(data15) < 1){
+const err32 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data15};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -472,11 +448,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-let data16 = data14.path;
-if(typeof data16 === "string"){
-if(func3(data16) < 1){
-const err33 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data16};
+if(!pattern1.test(data15)){
+const err33 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"},message:"must match pattern \""+"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"+"\"",schema:"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$",parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data15};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -487,7 +460,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[0].then.properties.path.type,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data16};
+const err34 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.server.properties.allowed_hosts.items.type,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data15};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -496,9 +469,10 @@ vErrors.push(err34);
 }
 errors++;
 }
-let data17 = data14.idle_worker_ms;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err35 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms.type,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data17};
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.server.properties.allowed_hosts.type,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data14};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -507,9 +481,10 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(typeof data17 == "number"){
-if(data17 < 0 || isNaN(data17)){
-const err36 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data17};
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.server.type,parentSchema:schema11.properties.server,data:data0};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -518,10 +493,14 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-let data18 = data14.generation_retention_days;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err37 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data18};
+let data16 = data.store;
+const _errs37 = errors;
+let valid5 = true;
+const _errs38 = errors;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.driver !== undefined){
+if("sqlite" !== data16.driver){
+const err37 = {};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -530,9 +509,33 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(typeof data18 == "number"){
-if(data18 < 0 || isNaN(data18)){
-const err38 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data18};
+}
+}
+var _valid0 = _errs38 === errors;
+errors = _errs37;
+if(vErrors !== null){
+if(_errs37){
+vErrors.length = _errs37;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs40 = errors;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.path === undefined){
+data16.path = "./data/gateway.db";
+}
+if(data16.idle_worker_ms === undefined){
+data16.idle_worker_ms = 10000;
+}
+if(data16.generation_retention_days === undefined){
+data16.generation_retention_days = 90;
+}
+for(const key2 in data16){
+if(!((((key2 === "driver") || (key2 === "path")) || (key2 === "idle_worker_ms")) || (key2 === "generation_retention_days"))){
+const err38 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[0].then,data:data16};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -542,12 +545,10 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-var _valid0 = _errs36 === errors;
-valid3 = _valid0;
-}
-if(!valid3){
-const err39 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[0].if,parentSchema:schema11.properties.store.allOf[0],data:data14};
+let data18 = data16.path;
+if(typeof data18 === "string"){
+if(func3(data18) < 1){
+const err39 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data18};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -556,13 +557,9 @@ vErrors.push(err39);
 }
 errors++;
 }
-const _errs45 = errors;
-let valid6 = true;
-const _errs46 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.driver !== undefined){
-if("postgres" !== data14.driver){
-const err40 = {};
+}
+else {
+const err40 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[0].then.properties.path.type,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data18};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -571,41 +568,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-var _valid1 = _errs46 === errors;
-errors = _errs45;
-if(vErrors !== null){
-if(_errs45){
-vErrors.length = _errs45;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid1){
-const _errs48 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.pool_size === undefined){
-data14.pool_size = 10;
-}
-if(data14.statement_timeout_ms === undefined){
-data14.statement_timeout_ms = 5000;
-}
-if(data14.lock_timeout_ms === undefined){
-data14.lock_timeout_ms = 2000;
-}
-if(data14.idle_in_transaction_timeout_ms === undefined){
-data14.idle_in_transaction_timeout_ms = 10000;
-}
-if(data14.connect_timeout_ms === undefined){
-data14.connect_timeout_ms = 2000;
-}
-if(data14.generation_retention_days === undefined){
-data14.generation_retention_days = 90;
-}
-if(data14.url === undefined){
-const err41 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.store.allOf[1].then.required,parentSchema:schema11.properties.store.allOf[1].then,data:data14};
+let data19 = data16.idle_worker_ms;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+const err41 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms.type,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data19};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -614,9 +579,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-for(const key3 in data14){
-if(!((((((((key3 === "driver") || (key3 === "url")) || (key3 === "pool_size")) || (key3 === "statement_timeout_ms")) || (key3 === "lock_timeout_ms")) || (key3 === "idle_in_transaction_timeout_ms")) || (key3 === "connect_timeout_ms")) || (key3 === "generation_retention_days"))){
-const err42 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[1].then,data:data14};
+if(typeof data19 == "number"){
+if(data19 < 0 || isNaN(data19)){
+const err42 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data19};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -626,11 +591,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data14.url !== undefined){
-let data20 = data14.url;
-if(typeof data20 === "string"){
-if(!pattern1.test(data20)){
-const err43 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\"",schema:"^postgres(ql)?://",parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data20};
+let data20 = data16.generation_retention_days;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err43 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data20};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -639,9 +602,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[1].then.properties.url.type,parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data20};
+if(typeof data20 == "number"){
+if(data20 < 0 || isNaN(data20)){
+const err44 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data20};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -651,9 +614,12 @@ vErrors.push(err44);
 errors++;
 }
 }
-let data21 = data14.pool_size;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err45 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.pool_size.type,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data21};
+}
+var _valid0 = _errs40 === errors;
+valid5 = _valid0;
+}
+if(!valid5){
+const err45 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[0].if,parentSchema:schema11.properties.store.allOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -662,9 +628,13 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(typeof data21 == "number"){
-if(data21 < 1 || isNaN(data21)){
-const err46 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data21};
+const _errs49 = errors;
+let valid8 = true;
+const _errs50 = errors;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.driver !== undefined){
+if("postgres" !== data16.driver){
+const err46 = {};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -674,9 +644,40 @@ vErrors.push(err46);
 errors++;
 }
 }
-let data22 = data14.statement_timeout_ms;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-const err47 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data22};
+}
+var _valid1 = _errs50 === errors;
+errors = _errs49;
+if(vErrors !== null){
+if(_errs49){
+vErrors.length = _errs49;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs52 = errors;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.pool_size === undefined){
+data16.pool_size = 10;
+}
+if(data16.statement_timeout_ms === undefined){
+data16.statement_timeout_ms = 5000;
+}
+if(data16.lock_timeout_ms === undefined){
+data16.lock_timeout_ms = 2000;
+}
+if(data16.idle_in_transaction_timeout_ms === undefined){
+data16.idle_in_transaction_timeout_ms = 10000;
+}
+if(data16.connect_timeout_ms === undefined){
+data16.connect_timeout_ms = 2000;
+}
+if(data16.generation_retention_days === undefined){
+data16.generation_retention_days = 90;
+}
+if(data16.url === undefined){
+const err47 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.store.allOf[1].then.required,parentSchema:schema11.properties.store.allOf[1].then,data:data16};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -685,9 +686,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(typeof data22 == "number"){
-if(data22 < 100 || isNaN(data22)){
-const err48 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data22};
+for(const key3 in data16){
+if(!((((((((key3 === "driver") || (key3 === "url")) || (key3 === "pool_size")) || (key3 === "statement_timeout_ms")) || (key3 === "lock_timeout_ms")) || (key3 === "idle_in_transaction_timeout_ms")) || (key3 === "connect_timeout_ms")) || (key3 === "generation_retention_days"))){
+const err48 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[1].then,data:data16};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -697,9 +698,11 @@ vErrors.push(err48);
 errors++;
 }
 }
-let data23 = data14.lock_timeout_ms;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-const err49 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data23};
+if(data16.url !== undefined){
+let data22 = data16.url;
+if(typeof data22 === "string"){
+if(!pattern2.test(data22)){
+const err49 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\"",schema:"^postgres(ql)?://",parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data22};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -708,9 +711,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(typeof data23 == "number"){
-if(data23 < 100 || isNaN(data23)){
-const err50 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data23};
+}
+else {
+const err50 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[1].then.properties.url.type,parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data22};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -720,9 +723,9 @@ vErrors.push(err50);
 errors++;
 }
 }
-let data24 = data14.idle_in_transaction_timeout_ms;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-const err51 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data24};
+let data23 = data16.pool_size;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+const err51 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.pool_size.type,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data23};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -731,9 +734,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(typeof data24 == "number"){
-if(data24 < 100 || isNaN(data24)){
-const err52 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data24};
+if(typeof data23 == "number"){
+if(data23 < 1 || isNaN(data23)){
+const err52 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data23};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -743,9 +746,9 @@ vErrors.push(err52);
 errors++;
 }
 }
-let data25 = data14.connect_timeout_ms;
-if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
-const err53 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data25};
+let data24 = data16.statement_timeout_ms;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+const err53 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data24};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -754,9 +757,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(typeof data25 == "number"){
-if(data25 < 100 || isNaN(data25)){
-const err54 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data25};
+if(typeof data24 == "number"){
+if(data24 < 100 || isNaN(data24)){
+const err54 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data24};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -766,9 +769,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-let data26 = data14.generation_retention_days;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-const err55 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data26};
+let data25 = data16.lock_timeout_ms;
+if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
+const err55 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data25};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -777,9 +780,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(typeof data26 == "number"){
-if(data26 < 0 || isNaN(data26)){
-const err56 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data26};
+if(typeof data25 == "number"){
+if(data25 < 100 || isNaN(data25)){
+const err56 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data25};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -789,12 +792,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-}
-var _valid1 = _errs48 === errors;
-valid6 = _valid1;
-}
-if(!valid6){
-const err57 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[1].if,parentSchema:schema11.properties.store.allOf[1],data:data14};
+let data26 = data16.idle_in_transaction_timeout_ms;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+const err57 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data26};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -803,13 +803,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-const _errs65 = errors;
-let valid9 = true;
-const _errs66 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.driver !== undefined){
-if("memory" !== data14.driver){
-const err58 = {};
+if(typeof data26 == "number"){
+if(data26 < 100 || isNaN(data26)){
+const err58 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data26};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -819,26 +815,9 @@ vErrors.push(err58);
 errors++;
 }
 }
-}
-var _valid2 = _errs66 === errors;
-errors = _errs65;
-if(vErrors !== null){
-if(_errs65){
-vErrors.length = _errs65;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid2){
-const _errs68 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.generation_retention_days === undefined){
-data14.generation_retention_days = 90;
-}
-for(const key4 in data14){
-if(!((key4 === "driver") || (key4 === "generation_retention_days"))){
-const err59 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[2].then,data:data14};
+let data27 = data16.connect_timeout_ms;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+const err59 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data27};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -847,10 +826,9 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-let data28 = data14.generation_retention_days;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-const err60 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data28};
+if(typeof data27 == "number"){
+if(data27 < 100 || isNaN(data27)){
+const err60 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data27};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -859,9 +837,10 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(typeof data28 == "number"){
-if(data28 < 0 || isNaN(data28)){
-const err61 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data28};
+}
+let data28 = data16.generation_retention_days;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+const err61 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data28};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -870,13 +849,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-var _valid2 = _errs68 === errors;
-valid9 = _valid2;
-}
-if(!valid9){
-const err62 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[2].if,parentSchema:schema11.properties.store.allOf[2],data:data14};
+if(typeof data28 == "number"){
+if(data28 < 0 || isNaN(data28)){
+const err62 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data28};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -885,9 +860,13 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.driver === undefined){
-const err63 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'",schema:schema11.properties.store.required,parentSchema:schema11.properties.store,data:data14};
+}
+}
+var _valid1 = _errs52 === errors;
+valid8 = _valid1;
+}
+if(!valid8){
+const err63 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[1].if,parentSchema:schema11.properties.store.allOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -896,10 +875,13 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data14.driver !== undefined){
-let data29 = data14.driver;
-if(!(((data29 === "sqlite") || (data29 === "postgres")) || (data29 === "memory"))){
-const err64 = {instancePath:instancePath+"/store/driver",schemaPath:"#/properties/store/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.store.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.store.properties.driver.enum,parentSchema:schema11.properties.store.properties.driver,data:data29};
+const _errs69 = errors;
+let valid11 = true;
+const _errs70 = errors;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.driver !== undefined){
+if("memory" !== data16.driver){
+const err64 = {};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -910,8 +892,25 @@ errors++;
 }
 }
 }
+var _valid2 = _errs70 === errors;
+errors = _errs69;
+if(vErrors !== null){
+if(_errs69){
+vErrors.length = _errs69;
+}
 else {
-const err65 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.store.type,parentSchema:schema11.properties.store,data:data14};
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs72 = errors;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.generation_retention_days === undefined){
+data16.generation_retention_days = 90;
+}
+for(const key4 in data16){
+if(!((key4 === "driver") || (key4 === "generation_retention_days"))){
+const err65 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[2].then,data:data16};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -920,21 +919,10 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data.providers !== undefined){
-let data30 = data.providers;
-if(Array.isArray(data30)){
-const len0 = data30.length;
-for(let i0=0; i0<len0; i0++){
-let data31 = data30[i0];
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(data31.max_connections === undefined){
-data31.max_connections = 128;
 }
-if(data31.connect_timeout_ms === undefined){
-data31.connect_timeout_ms = 10000;
-}
-if(data31.name === undefined){
-const err66 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data31};
+let data30 = data16.generation_retention_days;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+const err66 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data30};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -943,8 +931,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data31.type === undefined){
-const err67 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data31};
+if(typeof data30 == "number"){
+if(data30 < 0 || isNaN(data30)){
+const err67 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data30};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -953,9 +942,13 @@ vErrors.push(err67);
 }
 errors++;
 }
-for(const key5 in data31){
-if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
-const err68 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data31};
+}
+}
+var _valid2 = _errs72 === errors;
+valid11 = _valid2;
+}
+if(!valid11){
+const err68 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[2].if,parentSchema:schema11.properties.store.allOf[2],data:data16};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -964,12 +957,9 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-if(data31.name !== undefined){
-let data32 = data31.name;
-if(typeof data32 === "string"){
-if(!pattern2.test(data32)){
-const err69 = {instancePath:instancePath+"/providers/" + i0+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+$",parentSchema:schema11.properties.providers.items.properties.name,data:data32};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.driver === undefined){
+const err69 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'",schema:schema11.properties.store.required,parentSchema:schema11.properties.store,data:data16};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -978,9 +968,10 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-else {
-const err70 = {instancePath:instancePath+"/providers/" + i0+"/name",schemaPath:"#/properties/providers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.name.type,parentSchema:schema11.properties.providers.items.properties.name,data:data32};
+if(data16.driver !== undefined){
+let data31 = data16.driver;
+if(!(((data31 === "sqlite") || (data31 === "postgres")) || (data31 === "memory"))){
+const err70 = {instancePath:instancePath+"/store/driver",schemaPath:"#/properties/store/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.store.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.store.properties.driver.enum,parentSchema:schema11.properties.store.properties.driver,data:data31};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -990,11 +981,9 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data31.type !== undefined){
-let data33 = data31.type;
-if(typeof data33 === "string"){
-if(func3(data33) < 1){
-const err71 = {instancePath:instancePath+"/providers/" + i0+"/type",schemaPath:"#/properties/providers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.providers.items.properties.type,data:data33};
+}
+else {
+const err71 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.store.type,parentSchema:schema11.properties.store,data:data16};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1003,9 +992,21 @@ vErrors.push(err71);
 }
 errors++;
 }
+if(data.providers !== undefined){
+let data32 = data.providers;
+if(Array.isArray(data32)){
+const len1 = data32.length;
+for(let i1=0; i1<len1; i1++){
+let data33 = data32[i1];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.max_connections === undefined){
+data33.max_connections = 128;
 }
-else {
-const err72 = {instancePath:instancePath+"/providers/" + i0+"/type",schemaPath:"#/properties/providers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.type.type,parentSchema:schema11.properties.providers.items.properties.type,data:data33};
+if(data33.connect_timeout_ms === undefined){
+data33.connect_timeout_ms = 10000;
+}
+if(data33.name === undefined){
+const err72 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data33};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1014,12 +1015,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-if(data31.api_base !== undefined){
-let data34 = data31.api_base;
-if(typeof data34 === "string"){
-if(!pattern3.test(data34)){
-const err73 = {instancePath:instancePath+"/providers/" + i0+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.providers.items.properties.api_base,data:data34};
+if(data33.type === undefined){
+const err73 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data33};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1028,9 +1025,9 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-else {
-const err74 = {instancePath:instancePath+"/providers/" + i0+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_base.type,parentSchema:schema11.properties.providers.items.properties.api_base,data:data34};
+for(const key5 in data33){
+if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
+const err74 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data33};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1040,10 +1037,11 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data31.api_key !== undefined){
-let data35 = data31.api_key;
-if(typeof data35 !== "string"){
-const err75 = {instancePath:instancePath+"/providers/" + i0+"/api_key",schemaPath:"#/properties/providers/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_key.type,parentSchema:schema11.properties.providers.items.properties.api_key,data:data35};
+if(data33.name !== undefined){
+let data34 = data33.name;
+if(typeof data34 === "string"){
+if(!pattern3.test(data34)){
+const err75 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+$",parentSchema:schema11.properties.providers.items.properties.name,data:data34};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1053,13 +1051,8 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data31.headers !== undefined){
-let data36 = data31.headers;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-for(const key6 in data36){
-let data37 = data36[key6];
-if(typeof data37 !== "string"){
-const err76 = {instancePath:instancePath+"/providers/" + i0+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/providers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.headers.additionalProperties.type,parentSchema:schema11.properties.providers.items.properties.headers.additionalProperties,data:data37};
+else {
+const err76 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.name.type,parentSchema:schema11.properties.providers.items.properties.name,data:data34};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1069,9 +1062,11 @@ vErrors.push(err76);
 errors++;
 }
 }
-}
-else {
-const err77 = {instancePath:instancePath+"/providers/" + i0+"/headers",schemaPath:"#/properties/providers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.headers.type,parentSchema:schema11.properties.providers.items.properties.headers,data:data36};
+if(data33.type !== undefined){
+let data35 = data33.type;
+if(typeof data35 === "string"){
+if(func3(data35) < 1){
+const err77 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.providers.items.properties.type,data:data35};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1081,10 +1076,8 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data31.options !== undefined){
-let data38 = data31.options;
-if(!(data38 && typeof data38 == "object" && !Array.isArray(data38))){
-const err78 = {instancePath:instancePath+"/providers/" + i0+"/options",schemaPath:"#/properties/providers/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.options.type,parentSchema:schema11.properties.providers.items.properties.options,data:data38};
+else {
+const err78 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.type.type,parentSchema:schema11.properties.providers.items.properties.type,data:data35};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1094,9 +1087,11 @@ vErrors.push(err78);
 errors++;
 }
 }
-let data39 = data31.max_connections;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-const err79 = {instancePath:instancePath+"/providers/" + i0+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.max_connections.type,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data39};
+if(data33.api_base !== undefined){
+let data36 = data33.api_base;
+if(typeof data36 === "string"){
+if(!pattern4.test(data36)){
+const err79 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.providers.items.properties.api_base,data:data36};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1105,9 +1100,9 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(typeof data39 == "number"){
-if(data39 < 1 || isNaN(data39)){
-const err80 = {instancePath:instancePath+"/providers/" + i0+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data39};
+}
+else {
+const err80 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_base.type,parentSchema:schema11.properties.providers.items.properties.api_base,data:data36};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1117,9 +1112,10 @@ vErrors.push(err80);
 errors++;
 }
 }
-let data40 = data31.connect_timeout_ms;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-const err81 = {instancePath:instancePath+"/providers/" + i0+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.connect_timeout_ms.type,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data40};
+if(data33.api_key !== undefined){
+let data37 = data33.api_key;
+if(typeof data37 !== "string"){
+const err81 = {instancePath:instancePath+"/providers/" + i1+"/api_key",schemaPath:"#/properties/providers/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_key.type,parentSchema:schema11.properties.providers.items.properties.api_key,data:data37};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1128,9 +1124,14 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(typeof data40 == "number"){
-if(data40 < 1 || isNaN(data40)){
-const err82 = {instancePath:instancePath+"/providers/" + i0+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data40};
+}
+if(data33.headers !== undefined){
+let data38 = data33.headers;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+for(const key6 in data38){
+let data39 = data38[key6];
+if(typeof data39 !== "string"){
+const err82 = {instancePath:instancePath+"/providers/" + i1+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/providers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.headers.additionalProperties.type,parentSchema:schema11.properties.providers.items.properties.headers.additionalProperties,data:data39};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1142,7 +1143,7 @@ errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/providers/" + i0,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data31};
+const err83 = {instancePath:instancePath+"/providers/" + i1+"/headers",schemaPath:"#/properties/providers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.headers.type,parentSchema:schema11.properties.providers.items.properties.headers,data:data38};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1152,9 +1153,10 @@ vErrors.push(err83);
 errors++;
 }
 }
-}
-else {
-const err84 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data30};
+if(data33.options !== undefined){
+let data40 = data33.options;
+if(!(data40 && typeof data40 == "object" && !Array.isArray(data40))){
+const err84 = {instancePath:instancePath+"/providers/" + i1+"/options",schemaPath:"#/properties/providers/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.options.type,parentSchema:schema11.properties.providers.items.properties.options,data:data40};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1164,30 +1166,9 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data.models !== undefined){
-let data41 = data.models;
-if(Array.isArray(data41)){
-const len1 = data41.length;
-for(let i1=0; i1<len1; i1++){
-let data42 = data41[i1];
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-if(data42.owned_by === undefined){
-data42.owned_by = "gateway";
-}
-if(data42.created === undefined){
-data42.created = 0;
-}
-if(data42.context_length === undefined){
-data42.context_length = 128000;
-}
-if(data42.pricing === undefined){
-data42.pricing = {};
-}
-if(data42.endpoints === undefined){
-data42.endpoints = ["chat"];
-}
-if(data42.id === undefined){
-const err85 = {instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data42};
+let data41 = data33.max_connections;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+const err85 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.max_connections.type,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data41};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1196,8 +1177,9 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(data42.deployments === undefined){
-const err86 = {instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data42};
+if(typeof data41 == "number"){
+if(data41 < 1 || isNaN(data41)){
+const err86 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data41};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1206,9 +1188,10 @@ vErrors.push(err86);
 }
 errors++;
 }
-for(const key7 in data42){
-if(!(func2.call(schema11.properties.models.items.properties, key7))){
-const err87 = {instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data42};
+}
+let data42 = data33.connect_timeout_ms;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+const err87 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.connect_timeout_ms.type,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data42};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1217,12 +1200,9 @@ vErrors.push(err87);
 }
 errors++;
 }
-}
-if(data42.id !== undefined){
-let data43 = data42.id;
-if(typeof data43 === "string"){
-if(func3(data43) > 256){
-const err88 = {instancePath:instancePath+"/models/" + i1+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data43};
+if(typeof data42 == "number"){
+if(data42 < 1 || isNaN(data42)){
+const err88 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data42};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1231,8 +1211,10 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(func3(data43) < 1){
-const err89 = {instancePath:instancePath+"/models/" + i1+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data43};
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data33};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1242,8 +1224,9 @@ vErrors.push(err89);
 errors++;
 }
 }
+}
 else {
-const err90 = {instancePath:instancePath+"/models/" + i1+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data43};
+const err90 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data32};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1253,9 +1236,30 @@ vErrors.push(err90);
 errors++;
 }
 }
-let data44 = data42.owned_by;
-if(typeof data44 !== "string"){
-const err91 = {instancePath:instancePath+"/models/" + i1+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data44};
+if(data.models !== undefined){
+let data43 = data.models;
+if(Array.isArray(data43)){
+const len2 = data43.length;
+for(let i2=0; i2<len2; i2++){
+let data44 = data43[i2];
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+if(data44.owned_by === undefined){
+data44.owned_by = "gateway";
+}
+if(data44.created === undefined){
+data44.created = 0;
+}
+if(data44.context_length === undefined){
+data44.context_length = 128000;
+}
+if(data44.pricing === undefined){
+data44.pricing = {};
+}
+if(data44.endpoints === undefined){
+data44.endpoints = ["chat"];
+}
+if(data44.id === undefined){
+const err91 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data44};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1264,9 +1268,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-let data45 = data42.created;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
-const err92 = {instancePath:instancePath+"/models/" + i1+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data45};
+if(data44.deployments === undefined){
+const err92 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data44};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1275,9 +1278,9 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(typeof data45 == "number"){
-if(data45 < 0 || isNaN(data45)){
-const err93 = {instancePath:instancePath+"/models/" + i1+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data45};
+for(const key7 in data44){
+if(!(func2.call(schema11.properties.models.items.properties, key7))){
+const err93 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data44};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1287,9 +1290,11 @@ vErrors.push(err93);
 errors++;
 }
 }
-let data46 = data42.context_length;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-const err94 = {instancePath:instancePath+"/models/" + i1+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data46};
+if(data44.id !== undefined){
+let data45 = data44.id;
+if(typeof data45 === "string"){
+if(func3(data45) > 256){
+const err94 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data45};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1298,9 +1303,8 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-const err95 = {instancePath:instancePath+"/models/" + i1+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data46};
+if(func3(data45) < 1){
+const err95 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data45};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1310,10 +1314,8 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data42.max_output_tokens !== undefined){
-let data47 = data42.max_output_tokens;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-const err96 = {instancePath:instancePath+"/models/" + i1+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data47};
+else {
+const err96 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data45};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1322,9 +1324,10 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(typeof data47 == "number"){
-if(data47 < 1 || isNaN(data47)){
-const err97 = {instancePath:instancePath+"/models/" + i1+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data47};
+}
+let data46 = data44.owned_by;
+if(typeof data46 !== "string"){
+const err97 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data46};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1333,19 +1336,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-}
-let data48 = data42.pricing;
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-if(data48.prompt === undefined){
-data48.prompt = 0;
-}
-if(data48.completion === undefined){
-data48.completion = 0;
-}
-for(const key8 in data48){
-if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
-const err98 = {instancePath:instancePath+"/models/" + i1+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data48};
+let data47 = data44.created;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+const err98 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data47};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1354,11 +1347,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-let data49 = data48.prompt;
-if(typeof data49 == "number"){
-if(data49 < 0 || isNaN(data49)){
-const err99 = {instancePath:instancePath+"/models/" + i1+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data49};
+if(typeof data47 == "number"){
+if(data47 < 0 || isNaN(data47)){
+const err99 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data47};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1368,8 +1359,9 @@ vErrors.push(err99);
 errors++;
 }
 }
-else {
-const err100 = {instancePath:instancePath+"/models/" + i1+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data49};
+let data48 = data44.context_length;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+const err100 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data48};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1378,10 +1370,9 @@ vErrors.push(err100);
 }
 errors++;
 }
-let data50 = data48.completion;
-if(typeof data50 == "number"){
-if(data50 < 0 || isNaN(data50)){
-const err101 = {instancePath:instancePath+"/models/" + i1+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data50};
+if(typeof data48 == "number"){
+if(data48 < 1 || isNaN(data48)){
+const err101 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data48};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1391,8 +1382,10 @@ vErrors.push(err101);
 errors++;
 }
 }
-else {
-const err102 = {instancePath:instancePath+"/models/" + i1+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data50};
+if(data44.max_output_tokens !== undefined){
+let data49 = data44.max_output_tokens;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+const err102 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data49};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1401,11 +1394,9 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data48.request !== undefined){
-let data51 = data48.request;
-if(typeof data51 == "number"){
-if(data51 < 0 || isNaN(data51)){
-const err103 = {instancePath:instancePath+"/models/" + i1+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data51};
+if(typeof data49 == "number"){
+if(data49 < 1 || isNaN(data49)){
+const err103 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data49};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1415,8 +1406,18 @@ vErrors.push(err103);
 errors++;
 }
 }
-else {
-const err104 = {instancePath:instancePath+"/models/" + i1+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data51};
+}
+let data50 = data44.pricing;
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.prompt === undefined){
+data50.prompt = 0;
+}
+if(data50.completion === undefined){
+data50.completion = 0;
+}
+for(const key8 in data50){
+if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
+const err104 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data50};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1426,11 +1427,10 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data48.cache_read !== undefined){
-let data52 = data48.cache_read;
-if(typeof data52 == "number"){
-if(data52 < 0 || isNaN(data52)){
-const err105 = {instancePath:instancePath+"/models/" + i1+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data52};
+let data51 = data50.prompt;
+if(typeof data51 == "number"){
+if(data51 < 0 || isNaN(data51)){
+const err105 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data51};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1441,7 +1441,7 @@ errors++;
 }
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i1+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data52};
+const err106 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data51};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1450,12 +1450,10 @@ vErrors.push(err106);
 }
 errors++;
 }
-}
-if(data48.cache_write !== undefined){
-let data53 = data48.cache_write;
-if(typeof data53 == "number"){
-if(data53 < 0 || isNaN(data53)){
-const err107 = {instancePath:instancePath+"/models/" + i1+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data53};
+let data52 = data50.completion;
+if(typeof data52 == "number"){
+if(data52 < 0 || isNaN(data52)){
+const err107 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data52};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1466,7 +1464,7 @@ errors++;
 }
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i1+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data53};
+const err108 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data52};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1475,12 +1473,11 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-if(data48.cache_write_1h !== undefined){
-let data54 = data48.cache_write_1h;
-if(typeof data54 == "number"){
-if(data54 < 0 || isNaN(data54)){
-const err109 = {instancePath:instancePath+"/models/" + i1+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data54};
+if(data50.request !== undefined){
+let data53 = data50.request;
+if(typeof data53 == "number"){
+if(data53 < 0 || isNaN(data53)){
+const err109 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data53};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1491,7 +1488,7 @@ errors++;
 }
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i1+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data54};
+const err110 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data53};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1501,11 +1498,11 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data48.reasoning !== undefined){
-let data55 = data48.reasoning;
-if(typeof data55 == "number"){
-if(data55 < 0 || isNaN(data55)){
-const err111 = {instancePath:instancePath+"/models/" + i1+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data55};
+if(data50.cache_read !== undefined){
+let data54 = data50.cache_read;
+if(typeof data54 == "number"){
+if(data54 < 0 || isNaN(data54)){
+const err111 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data54};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1516,7 +1513,7 @@ errors++;
 }
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i1+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data55};
+const err112 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data54};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1526,10 +1523,11 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(data48.free !== undefined){
-let data56 = data48.free;
-if(typeof data56 !== "boolean"){
-const err113 = {instancePath:instancePath+"/models/" + i1+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data56};
+if(data50.cache_write !== undefined){
+let data55 = data50.cache_write;
+if(typeof data55 == "number"){
+if(data55 < 0 || isNaN(data55)){
+const err113 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data55};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1539,9 +1537,8 @@ vErrors.push(err113);
 errors++;
 }
 }
-}
 else {
-const err114 = {instancePath:instancePath+"/models/" + i1+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data48};
+const err114 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data55};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1550,11 +1547,12 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data42.deployments !== undefined){
-let data57 = data42.deployments;
-if(Array.isArray(data57)){
-if(data57.length < 1){
-const err115 = {instancePath:instancePath+"/models/" + i1+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data57};
+}
+if(data50.cache_write_1h !== undefined){
+let data56 = data50.cache_write_1h;
+if(typeof data56 == "number"){
+if(data56 < 0 || isNaN(data56)){
+const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data56};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1563,15 +1561,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-const len2 = data57.length;
-for(let i2=0; i2<len2; i2++){
-let data58 = data57[i2];
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
-if(data58.weight === undefined){
-data58.weight = 1;
 }
-if(data58.provider === undefined){
-const err116 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data58};
+else {
+const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data56};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1580,8 +1572,12 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(data58.model === undefined){
-const err117 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data58};
+}
+if(data50.reasoning !== undefined){
+let data57 = data50.reasoning;
+if(typeof data57 == "number"){
+if(data57 < 0 || isNaN(data57)){
+const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data57};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1590,9 +1586,9 @@ vErrors.push(err117);
 }
 errors++;
 }
-for(const key9 in data58){
-if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
-const err118 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data58};
+}
+else {
+const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data57};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1602,11 +1598,10 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data58.provider !== undefined){
-let data59 = data58.provider;
-if(typeof data59 === "string"){
-if(func3(data59) < 1){
-const err119 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data59};
+if(data50.free !== undefined){
+let data58 = data50.free;
+if(typeof data58 !== "boolean"){
+const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data58};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1616,8 +1611,9 @@ vErrors.push(err119);
 errors++;
 }
 }
+}
 else {
-const err120 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data59};
+const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data50};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1626,12 +1622,11 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-if(data58.model !== undefined){
-let data60 = data58.model;
-if(typeof data60 === "string"){
-if(func3(data60) < 1){
-const err121 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data60};
+if(data44.deployments !== undefined){
+let data59 = data44.deployments;
+if(Array.isArray(data59)){
+if(data59.length < 1){
+const err121 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data59};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1640,9 +1635,15 @@ vErrors.push(err121);
 }
 errors++;
 }
+const len3 = data59.length;
+for(let i3=0; i3<len3; i3++){
+let data60 = data59[i3];
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.weight === undefined){
+data60.weight = 1;
 }
-else {
-const err122 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data60};
+if(data60.provider === undefined){
+const err122 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data60};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1651,11 +1652,8 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-let data61 = data58.weight;
-if(typeof data61 == "number"){
-if(data61 <= 0 || isNaN(data61)){
-const err123 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data61};
+if(data60.model === undefined){
+const err123 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data60};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1664,9 +1662,9 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-else {
-const err124 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data61};
+for(const key9 in data60){
+if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
+const err124 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data60};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1675,10 +1673,12 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(data58.priority !== undefined){
-let data62 = data58.priority;
-if(!(typeof data62 == "number")){
-const err125 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data62};
+}
+if(data60.provider !== undefined){
+let data61 = data60.provider;
+if(typeof data61 === "string"){
+if(func3(data61) < 1){
+const err125 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data61};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1688,11 +1688,8 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data58.cost !== undefined){
-let data63 = data58.cost;
-if(typeof data63 == "number"){
-if(data63 < 0 || isNaN(data63)){
-const err126 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data63};
+else {
+const err126 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data61};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1702,8 +1699,11 @@ vErrors.push(err126);
 errors++;
 }
 }
-else {
-const err127 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data63};
+if(data60.model !== undefined){
+let data62 = data60.model;
+if(typeof data62 === "string"){
+if(func3(data62) < 1){
+const err127 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data62};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1713,10 +1713,8 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(data58.options !== undefined){
-let data64 = data58.options;
-if(!(data64 && typeof data64 == "object" && !Array.isArray(data64))){
-const err128 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data64};
+else {
+const err128 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data62};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1726,9 +1724,10 @@ vErrors.push(err128);
 errors++;
 }
 }
-}
-else {
-const err129 = {instancePath:instancePath+"/models/" + i1+"/deployments/" + i2,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data58};
+let data63 = data60.weight;
+if(typeof data63 == "number"){
+if(data63 <= 0 || isNaN(data63)){
+const err129 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data63};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1738,9 +1737,8 @@ vErrors.push(err129);
 errors++;
 }
 }
-}
 else {
-const err130 = {instancePath:instancePath+"/models/" + i1+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data57};
+const err130 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data63};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1749,11 +1747,10 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-let data65 = data42.endpoints;
-if(Array.isArray(data65)){
-if(data65.length < 1){
-const err131 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data65};
+if(data60.priority !== undefined){
+let data64 = data60.priority;
+if(!(typeof data64 == "number")){
+const err131 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data64};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1762,11 +1759,12 @@ vErrors.push(err131);
 }
 errors++;
 }
-const len3 = data65.length;
-for(let i3=0; i3<len3; i3++){
-let data66 = data65[i3];
-if(!((data66 === "chat") || (data66 === "embeddings"))){
-const err132 = {instancePath:instancePath+"/models/" + i1+"/endpoints/" + i3,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data66};
+}
+if(data60.cost !== undefined){
+let data65 = data60.cost;
+if(typeof data65 == "number"){
+if(data65 < 0 || isNaN(data65)){
+const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data65};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1776,14 +1774,8 @@ vErrors.push(err132);
 errors++;
 }
 }
-let i4 = data65.length;
-let j0;
-if(i4 > 1){
-outer0:
-for(;i4--;){
-for(j0 = i4; j0--;){
-if(func0(data65[i4], data65[j0])){
-const err133 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i4, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i4+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data65};
+else {
+const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data65};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1791,14 +1783,12 @@ else {
 vErrors.push(err133);
 }
 errors++;
-break outer0;
 }
 }
-}
-}
-}
-else {
-const err134 = {instancePath:instancePath+"/models/" + i1+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data65};
+if(data60.options !== undefined){
+let data66 = data60.options;
+if(!(data66 && typeof data66 == "object" && !Array.isArray(data66))){
+const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data66};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1807,14 +1797,10 @@ vErrors.push(err134);
 }
 errors++;
 }
-if(data42.supported_params !== undefined){
-let data67 = data42.supported_params;
-if(Array.isArray(data67)){
-const len4 = data67.length;
-for(let i5=0; i5<len4; i5++){
-let data68 = data67[i5];
-if(typeof data68 !== "string"){
-const err135 = {instancePath:instancePath+"/models/" + i1+"/supported_params/" + i5,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data68};
+}
+}
+else {
+const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data60};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1826,7 +1812,7 @@ errors++;
 }
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i1+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data67};
+const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data59};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1836,10 +1822,10 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data42.unsupported_params !== undefined){
-let data69 = data42.unsupported_params;
-if(!((data69 === "drop") || (data69 === "reject"))){
-const err137 = {instancePath:instancePath+"/models/" + i1+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data69};
+let data67 = data44.endpoints;
+if(Array.isArray(data67)){
+if(data67.length < 1){
+const err137 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data67};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1848,16 +1834,11 @@ vErrors.push(err137);
 }
 errors++;
 }
-}
-if(data42.routing !== undefined){
-let data70 = data42.routing;
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-if(data70.strategy === undefined){
-data70.strategy = "weighted";
-}
-for(const key10 in data70){
-if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
-const err138 = {instancePath:instancePath+"/models/" + i1+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data70};
+const len4 = data67.length;
+for(let i4=0; i4<len4; i4++){
+let data68 = data67[i4];
+if(!((data68 === "chat") || (data68 === "embeddings"))){
+const err138 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data68};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1867,10 +1848,14 @@ vErrors.push(err138);
 errors++;
 }
 }
-let data71 = data70.strategy;
-if(typeof data71 === "string"){
-if(!pattern4.test(data71)){
-const err139 = {instancePath:instancePath+"/models/" + i1+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data71};
+let i5 = data67.length;
+let j0;
+if(i5 > 1){
+outer0:
+for(;i5--;){
+for(j0 = i5; j0--;){
+if(func0(data67[i5], data67[j0])){
+const err139 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data67};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1878,10 +1863,14 @@ else {
 vErrors.push(err139);
 }
 errors++;
+break outer0;
+}
+}
+}
 }
 }
 else {
-const err140 = {instancePath:instancePath+"/models/" + i1+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data71};
+const err140 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data67};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1890,10 +1879,14 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data70.num_retries !== undefined){
-let data72 = data70.num_retries;
-if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
-const err141 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data72};
+if(data44.supported_params !== undefined){
+let data69 = data44.supported_params;
+if(Array.isArray(data69)){
+const len5 = data69.length;
+for(let i6=0; i6<len5; i6++){
+let data70 = data69[i6];
+if(typeof data70 !== "string"){
+const err141 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data70};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1902,9 +1895,10 @@ vErrors.push(err141);
 }
 errors++;
 }
-if(typeof data72 == "number"){
-if(data72 > 10 || isNaN(data72)){
-const err142 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data72};
+}
+}
+else {
+const err142 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data69};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1913,8 +1907,11 @@ vErrors.push(err142);
 }
 errors++;
 }
-if(data72 < 0 || isNaN(data72)){
-const err143 = {instancePath:instancePath+"/models/" + i1+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data72};
+}
+if(data44.unsupported_params !== undefined){
+let data71 = data44.unsupported_params;
+if(!((data71 === "drop") || (data71 === "reject"))){
+const err143 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data71};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1924,16 +1921,15 @@ vErrors.push(err143);
 errors++;
 }
 }
+if(data44.routing !== undefined){
+let data72 = data44.routing;
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+if(data72.strategy === undefined){
+data72.strategy = "weighted";
 }
-if(data70.fallbacks !== undefined){
-let data73 = data70.fallbacks;
-if(Array.isArray(data73)){
-const len5 = data73.length;
-for(let i6=0; i6<len5; i6++){
-let data74 = data73[i6];
-if(typeof data74 === "string"){
-if(func3(data74) < 1){
-const err144 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks/" + i6,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data74};
+for(const key10 in data72){
+if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
+const err144 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data72};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1943,8 +1939,10 @@ vErrors.push(err144);
 errors++;
 }
 }
-else {
-const err145 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks/" + i6,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data74};
+let data73 = data72.strategy;
+if(typeof data73 === "string"){
+if(!pattern5.test(data73)){
+const err145 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data73};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1954,9 +1952,8 @@ vErrors.push(err145);
 errors++;
 }
 }
-}
 else {
-const err146 = {instancePath:instancePath+"/models/" + i1+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data73};
+const err146 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data73};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1965,12 +1962,10 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-if(data70.context_window_fallback !== undefined){
-let data75 = data70.context_window_fallback;
-if(typeof data75 === "string"){
-if(func3(data75) < 1){
-const err147 = {instancePath:instancePath+"/models/" + i1+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data75};
+if(data72.num_retries !== undefined){
+let data74 = data72.num_retries;
+if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
+const err147 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data74};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1979,9 +1974,9 @@ vErrors.push(err147);
 }
 errors++;
 }
-}
-else {
-const err148 = {instancePath:instancePath+"/models/" + i1+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data75};
+if(typeof data74 == "number"){
+if(data74 > 10 || isNaN(data74)){
+const err148 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data74};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1990,10 +1985,8 @@ vErrors.push(err148);
 }
 errors++;
 }
-}
-}
-else {
-const err149 = {instancePath:instancePath+"/models/" + i1+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data70};
+if(data74 < 0 || isNaN(data74)){
+const err149 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data74};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -2003,12 +1996,16 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(data42.billed_features !== undefined){
-let data76 = data42.billed_features;
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-for(const key11 in data76){
-if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
-const err150 = {instancePath:instancePath+"/models/" + i1+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data76};
+}
+if(data72.fallbacks !== undefined){
+let data75 = data72.fallbacks;
+if(Array.isArray(data75)){
+const len6 = data75.length;
+for(let i7=0; i7<len6; i7++){
+let data76 = data75[i7];
+if(typeof data76 === "string"){
+if(func3(data76) < 1){
+const err150 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data76};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2018,11 +2015,8 @@ vErrors.push(err150);
 errors++;
 }
 }
-if(data76.web_search !== undefined){
-let data77 = data76.web_search;
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-if(data77.per_request === undefined){
-const err151 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data77};
+else {
+const err151 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data76};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2031,9 +2025,10 @@ vErrors.push(err151);
 }
 errors++;
 }
-for(const key12 in data77){
-if(!(key12 === "per_request")){
-const err152 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data77};
+}
+}
+else {
+const err152 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data75};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2043,11 +2038,11 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data77.per_request !== undefined){
-let data78 = data77.per_request;
-if(typeof data78 == "number"){
-if(data78 < 0 || isNaN(data78)){
-const err153 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data78};
+if(data72.context_window_fallback !== undefined){
+let data77 = data72.context_window_fallback;
+if(typeof data77 === "string"){
+if(func3(data77) < 1){
+const err153 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data77};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2058,7 +2053,7 @@ errors++;
 }
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data78};
+const err154 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data77};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2070,7 +2065,7 @@ errors++;
 }
 }
 else {
-const err155 = {instancePath:instancePath+"/models/" + i1+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data77};
+const err155 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data72};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2080,11 +2075,12 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data76.priority_tier !== undefined){
-let data79 = data76.priority_tier;
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.multiplier === undefined){
-const err156 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data79};
+if(data44.billed_features !== undefined){
+let data78 = data44.billed_features;
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+for(const key11 in data78){
+if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
+const err156 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data78};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2093,9 +2089,12 @@ vErrors.push(err156);
 }
 errors++;
 }
-for(const key13 in data79){
-if(!(key13 === "multiplier")){
-const err157 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data79};
+}
+if(data78.web_search !== undefined){
+let data79 = data78.web_search;
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+if(data79.per_request === undefined){
+const err157 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data79};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2104,12 +2103,9 @@ vErrors.push(err157);
 }
 errors++;
 }
-}
-if(data79.multiplier !== undefined){
-let data80 = data79.multiplier;
-if(typeof data80 == "number"){
-if(data80 < 1 || isNaN(data80)){
-const err158 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data80};
+for(const key12 in data79){
+if(!(key12 === "per_request")){
+const err158 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data79};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2119,8 +2115,11 @@ vErrors.push(err158);
 errors++;
 }
 }
-else {
-const err159 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data80};
+if(data79.per_request !== undefined){
+let data80 = data79.per_request;
+if(typeof data80 == "number"){
+if(data80 < 0 || isNaN(data80)){
+const err159 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data80};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2130,9 +2129,8 @@ vErrors.push(err159);
 errors++;
 }
 }
-}
 else {
-const err160 = {instancePath:instancePath+"/models/" + i1+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data79};
+const err160 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data80};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2142,11 +2140,9 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(data76.audio !== undefined){
-let data81 = data76.audio;
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-if(data81.completion === undefined){
-const err161 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data81};
+}
+else {
+const err161 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data79};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2155,9 +2151,12 @@ vErrors.push(err161);
 }
 errors++;
 }
-for(const key14 in data81){
-if(!((key14 === "completion") || (key14 === "prompt"))){
-const err162 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data81};
+}
+if(data78.priority_tier !== undefined){
+let data81 = data78.priority_tier;
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+if(data81.multiplier === undefined){
+const err162 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data81};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2166,12 +2165,9 @@ vErrors.push(err162);
 }
 errors++;
 }
-}
-if(data81.completion !== undefined){
-let data82 = data81.completion;
-if(typeof data82 == "number"){
-if(data82 < 0 || isNaN(data82)){
-const err163 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data82};
+for(const key13 in data81){
+if(!(key13 === "multiplier")){
+const err163 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data81};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2181,8 +2177,11 @@ vErrors.push(err163);
 errors++;
 }
 }
-else {
-const err164 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data82};
+if(data81.multiplier !== undefined){
+let data82 = data81.multiplier;
+if(typeof data82 == "number"){
+if(data82 < 1 || isNaN(data82)){
+const err164 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data82};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2192,11 +2191,8 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data81.prompt !== undefined){
-let data83 = data81.prompt;
-if(typeof data83 == "number"){
-if(data83 < 0 || isNaN(data83)){
-const err165 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data83};
+else {
+const err165 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data82};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2206,8 +2202,9 @@ vErrors.push(err165);
 errors++;
 }
 }
+}
 else {
-const err166 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data83};
+const err166 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data81};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2217,9 +2214,11 @@ vErrors.push(err166);
 errors++;
 }
 }
-}
-else {
-const err167 = {instancePath:instancePath+"/models/" + i1+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data81};
+if(data78.audio !== undefined){
+let data83 = data78.audio;
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(data83.completion === undefined){
+const err167 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data83};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2228,13 +2227,9 @@ vErrors.push(err167);
 }
 errors++;
 }
-}
-if(data76.predicted_outputs !== undefined){
-let data84 = data76.predicted_outputs;
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-for(const key15 in data84){
-if(!(key15 === "completion")){
-const err168 = {instancePath:instancePath+"/models/" + i1+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data84};
+for(const key14 in data83){
+if(!((key14 === "completion") || (key14 === "prompt"))){
+const err168 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data83};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2244,11 +2239,11 @@ vErrors.push(err168);
 errors++;
 }
 }
-if(data84.completion !== undefined){
-let data85 = data84.completion;
-if(typeof data85 == "number"){
-if(data85 < 0 || isNaN(data85)){
-const err169 = {instancePath:instancePath+"/models/" + i1+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data85};
+if(data83.completion !== undefined){
+let data84 = data83.completion;
+if(typeof data84 == "number"){
+if(data84 < 0 || isNaN(data84)){
+const err169 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data84};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2259,7 +2254,7 @@ errors++;
 }
 }
 else {
-const err170 = {instancePath:instancePath+"/models/" + i1+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data85};
+const err170 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data84};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2269,9 +2264,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-}
-else {
-const err171 = {instancePath:instancePath+"/models/" + i1+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data84};
+if(data83.prompt !== undefined){
+let data85 = data83.prompt;
+if(typeof data85 == "number"){
+if(data85 < 0 || isNaN(data85)){
+const err171 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data85};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2281,9 +2278,8 @@ vErrors.push(err171);
 errors++;
 }
 }
-}
 else {
-const err172 = {instancePath:instancePath+"/models/" + i1+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data76};
+const err172 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data85};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2293,12 +2289,9 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data42.credit_bound !== undefined){
-let data86 = data42.credit_bound;
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-for(const key16 in data86){
-if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
-const err173 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data86};
+}
+else {
+const err173 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data83};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2308,11 +2301,12 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data86.image_tokens !== undefined){
-let data87 = data86.image_tokens;
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
-if(data87.low === undefined){
-const err174 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data87};
+if(data78.predicted_outputs !== undefined){
+let data86 = data78.predicted_outputs;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+for(const key15 in data86){
+if(!(key15 === "completion")){
+const err174 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data86};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2321,8 +2315,12 @@ vErrors.push(err174);
 }
 errors++;
 }
-if(data87.high === undefined){
-const err175 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data87};
+}
+if(data86.completion !== undefined){
+let data87 = data86.completion;
+if(typeof data87 == "number"){
+if(data87 < 0 || isNaN(data87)){
+const err175 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data87};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2331,9 +2329,9 @@ vErrors.push(err175);
 }
 errors++;
 }
-for(const key17 in data87){
-if(!((key17 === "low") || (key17 === "high"))){
-const err176 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data87};
+}
+else {
+const err176 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data87};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2343,10 +2341,9 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data87.low !== undefined){
-let data88 = data87.low;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-const err177 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data88};
+}
+else {
+const err177 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data86};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2355,9 +2352,10 @@ vErrors.push(err177);
 }
 errors++;
 }
-if(typeof data88 == "number"){
-if(data88 < 0 || isNaN(data88)){
-const err178 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data88};
+}
+}
+else {
+const err178 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data78};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2367,11 +2365,12 @@ vErrors.push(err178);
 errors++;
 }
 }
-}
-if(data87.high !== undefined){
-let data89 = data87.high;
-if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
-const err179 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data89};
+if(data44.credit_bound !== undefined){
+let data88 = data44.credit_bound;
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+for(const key16 in data88){
+if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
+const err179 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data88};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2380,9 +2379,12 @@ vErrors.push(err179);
 }
 errors++;
 }
-if(typeof data89 == "number"){
-if(data89 < 0 || isNaN(data89)){
-const err180 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data89};
+}
+if(data88.image_tokens !== undefined){
+let data89 = data88.image_tokens;
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.low === undefined){
+const err180 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data89};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2391,11 +2393,8 @@ vErrors.push(err180);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err181 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data87};
+if(data89.high === undefined){
+const err181 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data89};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2404,11 +2403,9 @@ vErrors.push(err181);
 }
 errors++;
 }
-}
-if(data86.audio_tokens !== undefined){
-let data90 = data86.audio_tokens;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-const err182 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data90};
+for(const key17 in data89){
+if(!((key17 === "low") || (key17 === "high"))){
+const err182 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data89};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2417,9 +2414,11 @@ vErrors.push(err182);
 }
 errors++;
 }
-if(typeof data90 == "number"){
-if(data90 < 0 || isNaN(data90)){
-const err183 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data90};
+}
+if(data89.low !== undefined){
+let data90 = data89.low;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+const err183 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data90};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2428,12 +2427,9 @@ vErrors.push(err183);
 }
 errors++;
 }
-}
-}
-if(data86.file_tokens !== undefined){
-let data91 = data86.file_tokens;
-if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
-const err184 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data91};
+if(typeof data90 == "number"){
+if(data90 < 0 || isNaN(data90)){
+const err184 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data90};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2442,9 +2438,12 @@ vErrors.push(err184);
 }
 errors++;
 }
-if(typeof data91 == "number"){
-if(data91 < 0 || isNaN(data91)){
-const err185 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data91};
+}
+}
+if(data89.high !== undefined){
+let data91 = data89.high;
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
+const err185 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data91};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2453,12 +2452,9 @@ vErrors.push(err185);
 }
 errors++;
 }
-}
-}
-if(data86.unbounded_items !== undefined){
-let data92 = data86.unbounded_items;
-if(!((data92 === "refuse") || (data92 === "context_length"))){
-const err186 = {instancePath:instancePath+"/models/" + i1+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data92};
+if(typeof data91 == "number"){
+if(data91 < 0 || isNaN(data91)){
+const err186 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data91};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2469,8 +2465,9 @@ errors++;
 }
 }
 }
+}
 else {
-const err187 = {instancePath:instancePath+"/models/" + i1+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data86};
+const err187 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data89};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2480,9 +2477,10 @@ vErrors.push(err187);
 errors++;
 }
 }
-}
-else {
-const err188 = {instancePath:instancePath+"/models/" + i1,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data42};
+if(data88.audio_tokens !== undefined){
+let data92 = data88.audio_tokens;
+if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
+const err188 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data92};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2491,10 +2489,9 @@ vErrors.push(err188);
 }
 errors++;
 }
-}
-}
-else {
-const err189 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data41};
+if(typeof data92 == "number"){
+if(data92 < 0 || isNaN(data92)){
+const err189 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data92};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2504,18 +2501,11 @@ vErrors.push(err189);
 errors++;
 }
 }
-let data93 = data.plugins;
-if(Array.isArray(data93)){
-const len6 = data93.length;
-for(let i7=0; i7<len6; i7++){
-let data94 = data93[i7];
-const _errs212 = errors;
-let valid41 = false;
-let passing0 = null;
-const _errs213 = errors;
-if(typeof data94 === "string"){
-if(func3(data94) < 1){
-const err190 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data94};
+}
+if(data88.file_tokens !== undefined){
+let data93 = data88.file_tokens;
+if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
+const err190 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data93};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2524,9 +2514,9 @@ vErrors.push(err190);
 }
 errors++;
 }
-}
-else {
-const err191 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data94};
+if(typeof data93 == "number"){
+if(data93 < 0 || isNaN(data93)){
+const err191 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data93};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2535,15 +2525,12 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid3 = _errs213 === errors;
-if(_valid3){
-valid41 = true;
-passing0 = 0;
 }
-const _errs215 = errors;
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-if(data94.use === undefined){
-const err192 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data94};
+}
+if(data88.unbounded_items !== undefined){
+let data94 = data88.unbounded_items;
+if(!((data94 === "refuse") || (data94 === "context_length"))){
+const err192 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data94};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2552,9 +2539,10 @@ vErrors.push(err192);
 }
 errors++;
 }
-for(const key18 in data94){
-if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
-const err193 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data94};
+}
+}
+else {
+const err193 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data88};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2564,11 +2552,9 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(data94.use !== undefined){
-let data95 = data94.use;
-if(typeof data95 === "string"){
-if(func3(data95) < 1){
-const err194 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data95};
+}
+else {
+const err194 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data44};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2578,8 +2564,9 @@ vErrors.push(err194);
 errors++;
 }
 }
+}
 else {
-const err195 = {instancePath:instancePath+"/plugins/" + i7+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data95};
+const err195 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data43};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2589,11 +2576,18 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(data94.name !== undefined){
-let data96 = data94.name;
+let data95 = data.plugins;
+if(Array.isArray(data95)){
+const len7 = data95.length;
+for(let i8=0; i8<len7; i8++){
+let data96 = data95[i8];
+const _errs216 = errors;
+let valid43 = false;
+let passing0 = null;
+const _errs217 = errors;
 if(typeof data96 === "string"){
 if(func3(data96) < 1){
-const err196 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data96};
+const err196 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data96};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2604,7 +2598,7 @@ errors++;
 }
 }
 else {
-const err197 = {instancePath:instancePath+"/plugins/" + i7+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data96};
+const err197 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data96};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2613,11 +2607,15 @@ vErrors.push(err197);
 }
 errors++;
 }
+var _valid3 = _errs217 === errors;
+if(_valid3){
+valid43 = true;
+passing0 = 0;
 }
-if(data94.config !== undefined){
-let data97 = data94.config;
-if(!(data97 && typeof data97 == "object" && !Array.isArray(data97))){
-const err198 = {instancePath:instancePath+"/plugins/" + i7+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data97};
+const _errs219 = errors;
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+if(data96.use === undefined){
+const err198 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2626,10 +2624,9 @@ vErrors.push(err198);
 }
 errors++;
 }
-}
-}
-else {
-const err199 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data94};
+for(const key18 in data96){
+if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
+const err199 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2638,23 +2635,12 @@ vErrors.push(err199);
 }
 errors++;
 }
-var _valid3 = _errs215 === errors;
-if(_valid3 && valid41){
-valid41 = false;
-passing0 = [passing0, 1];
 }
-else {
-if(_valid3){
-valid41 = true;
-passing0 = 1;
-}
-const _errs224 = errors;
-const _errs226 = errors;
-const _errs227 = errors;
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-let missing0;
-if((data94.use === undefined) && (missing0 = "use")){
-const err200 = {};
+if(data96.use !== undefined){
+let data97 = data96.use;
+if(typeof data97 === "string"){
+if(func3(data97) < 1){
+const err200 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data97};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2664,9 +2650,8 @@ vErrors.push(err200);
 errors++;
 }
 }
-var valid43 = _errs227 === errors;
-if(valid43){
-const err201 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data94};
+else {
+const err201 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data97};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2675,20 +2660,12 @@ vErrors.push(err201);
 }
 errors++;
 }
-else {
-errors = _errs226;
-if(vErrors !== null){
-if(_errs226){
-vErrors.length = _errs226;
 }
-else {
-vErrors = null;
-}
-}
-}
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-if(Object.keys(data94).length > 1){
-const err202 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data94};
+if(data96.name !== undefined){
+let data98 = data96.name;
+if(typeof data98 === "string"){
+if(func3(data98) < 1){
+const err202 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data98};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2697,8 +2674,9 @@ vErrors.push(err202);
 }
 errors++;
 }
-if(Object.keys(data94).length < 1){
-const err203 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data94};
+}
+else {
+const err203 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data98};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2707,10 +2685,11 @@ vErrors.push(err203);
 }
 errors++;
 }
-for(const key19 in data94){
-let data98 = data94[key19];
-if((!(data98 && typeof data98 == "object" && !Array.isArray(data98))) && (data98 !== null)){
-const err204 = {instancePath:instancePath+"/plugins/" + i7+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data98};
+}
+if(data96.config !== undefined){
+let data99 = data96.config;
+if(!(data99 && typeof data99 == "object" && !Array.isArray(data99))){
+const err204 = {instancePath:instancePath+"/plugins/" + i8+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data99};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2722,7 +2701,7 @@ errors++;
 }
 }
 else {
-const err205 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data94};
+const err205 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2731,20 +2710,23 @@ vErrors.push(err205);
 }
 errors++;
 }
-var _valid3 = _errs224 === errors;
-if(_valid3 && valid41){
-valid41 = false;
-passing0 = [passing0, 2];
+var _valid3 = _errs219 === errors;
+if(_valid3 && valid43){
+valid43 = false;
+passing0 = [passing0, 1];
 }
 else {
 if(_valid3){
-valid41 = true;
-passing0 = 2;
+valid43 = true;
+passing0 = 1;
 }
-}
-}
-if(!valid41){
-const err206 = {instancePath:instancePath+"/plugins/" + i7,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data94};
+const _errs228 = errors;
+const _errs230 = errors;
+const _errs231 = errors;
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+let missing0;
+if((data96.use === undefined) && (missing0 = "use")){
+const err206 = {};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2753,21 +2735,10 @@ vErrors.push(err206);
 }
 errors++;
 }
-else {
-errors = _errs212;
-if(vErrors !== null){
-if(_errs212){
-vErrors.length = _errs212;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err207 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data93};
+var valid45 = _errs231 === errors;
+if(valid45){
+const err207 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data96};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2776,14 +2747,20 @@ vErrors.push(err207);
 }
 errors++;
 }
-let data99 = data.shared_state;
-const _errs233 = errors;
-let valid45 = true;
-const _errs234 = errors;
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-let missing1;
-if((data99.driver === undefined) && (missing1 = "driver")){
-const err208 = {};
+else {
+errors = _errs230;
+if(vErrors !== null){
+if(_errs230){
+vErrors.length = _errs230;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+if(Object.keys(data96).length > 1){
+const err208 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data96};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2792,10 +2769,8 @@ vErrors.push(err208);
 }
 errors++;
 }
-else {
-if(data99.driver !== undefined){
-if("redis" !== data99.driver){
-const err209 = {};
+if(Object.keys(data96).length < 1){
+const err209 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data96};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2804,24 +2779,10 @@ vErrors.push(err209);
 }
 errors++;
 }
-}
-}
-}
-var _valid4 = _errs234 === errors;
-errors = _errs233;
-if(vErrors !== null){
-if(_errs233){
-vErrors.length = _errs233;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid4){
-const _errs236 = errors;
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-if(data99.url === undefined){
-const err210 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data99};
+for(const key19 in data96){
+let data100 = data96[key19];
+if((!(data100 && typeof data100 == "object" && !Array.isArray(data100))) && (data100 !== null)){
+const err210 = {instancePath:instancePath+"/plugins/" + i8+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data100};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2831,11 +2792,9 @@ vErrors.push(err210);
 errors++;
 }
 }
-var _valid4 = _errs236 === errors;
-valid45 = _valid4;
 }
-if(!valid45){
-const err211 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data99};
+else {
+const err211 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data96};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2844,16 +2803,20 @@ vErrors.push(err211);
 }
 errors++;
 }
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-if(data99.driver === undefined){
-data99.driver = "store";
+var _valid3 = _errs228 === errors;
+if(_valid3 && valid43){
+valid43 = false;
+passing0 = [passing0, 2];
 }
-if(data99.key_prefix === undefined){
-data99.key_prefix = "gw:";
+else {
+if(_valid3){
+valid43 = true;
+passing0 = 2;
 }
-for(const key20 in data99){
-if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
-const err212 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data99};
+}
+}
+if(!valid43){
+const err212 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data96};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2862,10 +2825,21 @@ vErrors.push(err212);
 }
 errors++;
 }
+else {
+errors = _errs216;
+if(vErrors !== null){
+if(_errs216){
+vErrors.length = _errs216;
 }
-let data101 = data99.driver;
-if(!((data101 === "store") || (data101 === "redis"))){
-const err213 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data101};
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err213 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data95};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2874,11 +2848,14 @@ vErrors.push(err213);
 }
 errors++;
 }
-if(data99.url !== undefined){
-let data102 = data99.url;
-if(typeof data102 === "string"){
-if(!pattern5.test(data102)){
-const err214 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data102};
+let data101 = data.shared_state;
+const _errs237 = errors;
+let valid47 = true;
+const _errs238 = errors;
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+let missing1;
+if((data101.driver === undefined) && (missing1 = "driver")){
+const err214 = {};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2887,9 +2864,10 @@ vErrors.push(err214);
 }
 errors++;
 }
-}
 else {
-const err215 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data102};
+if(data101.driver !== undefined){
+if("redis" !== data101.driver){
+const err215 = {};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2899,9 +2877,23 @@ vErrors.push(err215);
 errors++;
 }
 }
-let data103 = data99.key_prefix;
-if(typeof data103 !== "string"){
-const err216 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data103};
+}
+}
+var _valid4 = _errs238 === errors;
+errors = _errs237;
+if(vErrors !== null){
+if(_errs237){
+vErrors.length = _errs237;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs240 = errors;
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.url === undefined){
+const err216 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data101};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2911,8 +2903,11 @@ vErrors.push(err216);
 errors++;
 }
 }
-else {
-const err217 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data99};
+var _valid4 = _errs240 === errors;
+valid47 = _valid4;
+}
+if(!valid47){
+const err217 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data101};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2921,14 +2916,91 @@ vErrors.push(err217);
 }
 errors++;
 }
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.driver === undefined){
+data101.driver = "store";
 }
-else {
-const err218 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(data101.key_prefix === undefined){
+data101.key_prefix = "gw:";
+}
+for(const key20 in data101){
+if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
+const err218 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data101};
 if(vErrors === null){
 vErrors = [err218];
 }
 else {
 vErrors.push(err218);
+}
+errors++;
+}
+}
+let data103 = data101.driver;
+if(!((data103 === "store") || (data103 === "redis"))){
+const err219 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data103};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+if(data101.url !== undefined){
+let data104 = data101.url;
+if(typeof data104 === "string"){
+if(!pattern6.test(data104)){
+const err220 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data104};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+else {
+const err221 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data104};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+}
+let data105 = data101.key_prefix;
+if(typeof data105 !== "string"){
+const err222 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data105};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+}
+else {
+const err223 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data101};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+}
+else {
+const err224 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
 }
 errors++;
 }
