@@ -13,6 +13,7 @@ export default tseslint.config(
       '.tmp/**',
       'data/**',
       'src/validation/generated/**',
+      'plugins/*/generated/**',
     ],
   },
   js.configs.recommended,

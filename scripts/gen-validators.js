@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Generates src/validation/generated/*.ts: ajv's standalone code for every JSON Schema the gateway knows when it is
-// built (its config, the request and admin bodies, the built-in plugins' config sections), so that the gateway starts
+// Generates src/validation/generated/*.ts and plugins/<name>/generated/*.ts: ajv's standalone code for every JSON
+// Schema the gateway knows when it is built (its config, the request and admin bodies, the built-in plugins' config
+// sections), each beside its owner (a plugin's bodies in its folder), so that the gateway starts
 // without loading ajv or compiling a schema (no code generation, no eval, none of the optimizing compiler's work
 // on ajv's code generator). Each group is compiled with the options the gateway used to compile it with at run time,
 // so validation and its errors are the same. `npm run build` runs it first; test/core/validators.test.ts fails
 // when a committed file is not what this would write. Writes a file only when its text changes.
 'use strict';
-const { existsSync, readFileSync, readdirSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } = require('node:fs');
+const { dirname, join, relative } = require('node:path');
 
 const root = join(__dirname, '..');
 const outDir = join(root, 'src', 'validation', 'generated');
@@ -19,32 +20,42 @@ function load(rel) {
 }
 
 const base = { allErrors: true, strict: false };
+const bodyOptions = { ...base, useDefaults: true };
+/** A plugin's admin or form bodies: one schema of plugins/<name>/bodies.ts, into plugins/<name>/generated/bodies.ts. */
+const pluginBodies = (plugin, name, schema) => ({
+  file: `plugins/${plugin}/generated/bodies`,
+  exportName: 'bodies',
+  what: `the ${plugin} plugin's bodies (plugins/${plugin}/bodies.ts)`,
+  options: bodyOptions,
+  schemas: () => ({ [name]: load(`plugins/${plugin}/bodies.ts`)[schema] }),
+});
+// `file`: where the group's file goes, from the repository's root, without .ts.
 const groups = [
   {
-    file: 'config',
+    file: 'src/validation/generated/config',
     what: 'the config file (src/config/schema.ts)',
     options: { ...base, useDefaults: true, verbose: true },
     schemas: () => ({ config: load('src/config/schema.ts').configSchema }),
   },
   {
-    file: 'bodies',
-    what: 'admin API bodies (src/api/admin-bodies.ts, plugins/*/bodies.ts)',
-    options: { ...base, useDefaults: true },
+    file: 'src/validation/generated/bodies',
+    what: 'the admin API bodies of accounts and keys (src/api/admin-bodies.ts)',
+    options: bodyOptions,
     schemas: () => {
-      const auth = load('src/api/admin-bodies.ts');
+      const admin = load('src/api/admin-bodies.ts');
       return {
-        account: auth.accountBody,
-        amount: auth.amountBody,
-        newKey: auth.newKeyBody,
-        keyPatch: auth.keyPatchBody,
-        limitSettings: load('plugins/limits/bodies.ts').limitSettingsSchema,
-        signIn: load('plugins/console/bodies.ts').signInBody,
-        keyExchange: load('plugins/oauth/bodies.ts').keyExchangeBody,
+        account: admin.accountBody,
+        amount: admin.amountBody,
+        newKey: admin.newKeyBody,
+        keyPatch: admin.keyPatchBody,
       };
     },
   },
+  pluginBodies('limits', 'limitSettings', 'limitSettingsSchema'),
+  pluginBodies('console', 'signIn', 'signInBody'),
+  pluginBodies('oauth', 'keyExchange', 'keyExchangeBody'),
   {
-    file: 'requests',
+    file: 'plugins/params/generated/requests',
     what: 'request bodies the params plugin checks (plugins/params/schema.ts)',
     options: base,
     schemas: () => {
@@ -58,7 +69,7 @@ const groups = [
   },
   {
     // Last: the plugins' modules import the files generated above.
-    file: 'plugin-configs',
+    file: 'src/validation/generated/plugin-configs',
     what: "the built-in plugins' configSchema (plugins/<name>/index.ts), in strict mode as src/pipeline/loader.ts",
     options: { ...base, useDefaults: true, strict: true, strictRequired: false, verbose: true },
     schemas: () => {
@@ -93,13 +104,18 @@ function generate(group) {
     .replace(/^export const (\w+) = (\w+);\n/gm, (_, name, fn) => ((exported[name] = fn), ''));
   const id = (n) => (/^[A-Za-z_$][\w$]*$/.test(n) ? n : JSON.stringify(n));
   const keys = names.map((n) => JSON.stringify(n)).join(' | ');
-  const exportName = group.file.replace(/-(\w)/g, (_, c) => c.toUpperCase());
+  const fileName = group.file.slice(group.file.lastIndexOf('/') + 1);
+  const exportName = group.exportName ?? fileName.replace(/-(\w)/g, (_, c) => c.toUpperCase());
+  // A plugin's validators take the type from the public plugin API, the one door plugins import the core by.
+  const validatorType = group.file.startsWith('plugins/')
+    ? relative(dirname(group.file), 'src/plugin')
+    : '../validator';
   return [
     '// @ts-nocheck',
     '/* eslint-disable */',
     `// Generated by scripts/gen-validators.js from ${group.what}: do not edit. \`npm run build\` writes it again.`,
     `// ajv ${require('ajv/package.json').version}, options ${JSON.stringify(group.options)}.`,
-    "import type { Validator } from '../validator';",
+    `import type { Validator } from '${validatorType}';`,
     '',
     code.trimEnd(),
     '',
@@ -110,15 +126,19 @@ function generate(group) {
   ].join('\n');
 }
 
-/** Every group's file: name -> text. Writes each as it goes when `write` (later groups load earlier ones). */
+/**
+ * Every group's file: its path from outDir without .ts (`config`, `../../../plugins/params/generated/requests`) ->
+ * text. Writes each as it goes when `write` (later groups load earlier ones).
+ */
 function generateAll(write = false) {
   const out = {};
   for (const g of groups) {
     const text = generate(g);
-    out[g.file] = text;
-    if (write) {
-      const path = join(outDir, `${g.file}.ts`);
-      if (!existsSync(path) || readFileSync(path, 'utf8') !== text) writeFileSync(path, text);
+    const path = join(root, `${g.file}.ts`);
+    out[relative(outDir, path).replace(/\.ts$/, '')] = text;
+    if (write && (!existsSync(path) || readFileSync(path, 'utf8') !== text)) {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
     }
   }
   return out;

@@ -70,3 +70,5 @@ export type {
 /** Helpers the built-in adapters use to build OpenAI chunks, completions and usage: for adapter plugins. */
 export * as adapterKit from './providers/shared';
 export { upstreamStatusError } from './errors';
+/** A validator generated at build time (ajv's standalone code), as a built-in plugin's generated/*.ts exports. */
+export type { Validator } from './validation/validator';

@@ -3,7 +3,7 @@ import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { AUTHENTICATE_KEY, FORGET_KEY, getAuthenticate, type ForgetKey } from '../../src/auth/contract';
 import { bodyReader } from '../../src/api/body';
-import { bodies } from '../../src/validation/generated/bodies';
+import { bodies } from './generated/bodies';
 import { fromNano } from '../../src/store/money';
 import { loadAssets, type Asset } from './assets';
 import { registerKeyRoutes } from './api-keys';

@@ -9,7 +9,7 @@ import {
 } from '../../src/store/limit-settings';
 import type { Store } from '../../src/store/index';
 import { bodyReader } from '../../src/api/body';
-import { bodies } from '../../src/validation/generated/bodies';
+import { bodies } from './generated/bodies';
 
 export interface LimitSettingsBody {
   allowed_models?: string[] | null;

@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import { definePlugin } from '../../src/pipeline/plugin';
 import { errors } from '../../src/errors';
 import { bodyReader } from '../../src/api/body';
-import { bodies } from '../../src/validation/generated/bodies';
+import { bodies } from './generated/bodies';
 import { readForm, readRaw } from '../../src/api/read-json';
 import { keyJson } from '../../src/api/admin-wire';
 import { AUTHENTICATE_KEY } from '../../src/auth/contract';

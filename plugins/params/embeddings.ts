@@ -1,7 +1,7 @@
 import type { GatewayError } from '../../src/errors';
 import { fromAjv } from './validate';
 import { combine } from '../../src/api/chat-request';
-import { requests } from '../../src/validation/generated/requests';
+import { requests } from './generated/requests';
 import type { EmbeddingsRequest } from '../../src/types/embeddings';
 
 const validate = requests.embeddings;

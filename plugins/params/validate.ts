@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { errors, type GatewayError, type GatewayErrorCode } from '../../src/errors';
 import type { ChatRequest } from '../../src/types/openai';
-import { requests } from '../../src/validation/generated/requests';
+import { requests } from './generated/requests';
 
 // Generated at build time from ./schema.ts (scripts/gen-validators.js).
 const validateRequest = requests.chatRequest;

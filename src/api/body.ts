@@ -5,7 +5,8 @@ import { readJson } from './read-json';
 import { combine } from './chat-request';
 
 /**
- * A reader of bodies that `validate` checks (a validator generated at build time, src/validation/generated/bodies.ts):
+ * A reader of bodies that `validate` checks (a validator generated at build time: src/validation/generated/bodies.ts,
+ * a plugin's generated/bodies.ts):
  * it parses (64 KB limit) and validates, with every problem in one 400.
  */
 export function bodyReader<T>(validate: Validator): (ctx: Koa.Context) => Promise<T> {
