@@ -151,6 +151,7 @@ const provider = {
 
 /** store.generation_retention_days: generation records older than this are deleted (0 keeps them). */
 const RETENTION = { type: 'integer', minimum: 0, default: 90 } as const;
+const AUDIT_RETENTION = { type: 'integer', minimum: 0, default: 548 } as const;
 
 const pluginEntry = {
   oneOf: [
@@ -221,6 +222,7 @@ export const configSchema = {
               path: { type: 'string', minLength: 1, default: './data/gateway.db' },
               idle_worker_ms: { type: 'integer', minimum: 0, default: 10000 },
               generation_retention_days: RETENTION,
+              audit_retention_days: AUDIT_RETENTION,
             },
           },
         },
@@ -238,12 +240,16 @@ export const configSchema = {
               idle_in_transaction_timeout_ms: { type: 'integer', minimum: 100, default: 10000 },
               connect_timeout_ms: { type: 'integer', minimum: 100, default: 2000 },
               generation_retention_days: RETENTION,
+              audit_retention_days: AUDIT_RETENTION,
             },
           },
         },
         {
           if: { properties: { driver: { const: 'memory' } } },
-          then: { additionalProperties: false, properties: { driver: {}, generation_retention_days: RETENTION } },
+          then: {
+            additionalProperties: false,
+            properties: { driver: {}, generation_retention_days: RETENTION, audit_retention_days: AUDIT_RETENTION },
+          },
         },
       ],
     },

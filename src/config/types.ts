@@ -31,6 +31,8 @@ export interface ServerConfig {
 export interface StoreRetention {
   /** Days generation records are kept; 0 keeps them for ever. Default 90. */
   generation_retention_days?: number;
+  /** Days audit log records are kept; 0 keeps them for ever. Default 548 (eighteen months). */
+  audit_retention_days?: number;
 }
 
 export type StoreConfig = StoreRetention &

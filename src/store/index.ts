@@ -12,8 +12,11 @@ import { CreditRepo } from './credit-repo';
 import { GenerationRepo } from './generations';
 import { ResponseRepo } from './responses';
 import { OAuthCodeRepo } from './oauth-codes';
+import { AuditRepo } from './audit';
 
 export const DEFAULT_GENERATION_RETENTION_DAYS = 90;
+/** Eighteen months, as Cloudflare keeps its audit logs. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 548;
 
 /**
  * The Store: one object over the configured database that the rest of the gateway
@@ -28,6 +31,7 @@ export class Store {
   readonly generations: GenerationRepo;
   readonly responses: ResponseRepo;
   readonly oauthCodes: OAuthCodeRepo;
+  readonly audit: AuditRepo;
 
   constructor(readonly db: Db) {
     this.accounts = new AccountRepo(db);
@@ -36,6 +40,7 @@ export class Store {
     this.generations = new GenerationRepo(db);
     this.responses = new ResponseRepo(db);
     this.oauthCodes = new OAuthCodeRepo(db);
+    this.audit = new AuditRepo(db);
   }
 
   get driver(): Db['dialect'] {
@@ -54,6 +59,7 @@ export class Store {
    */
   maintain(config: StoreRetention, logger: Logger): void {
     this.startRetention(config, (e) => logger.error({ err: e }, 'generation retention sweep failed'));
+    this.startAuditRetention(config, (e) => logger.error({ err: e }, 'audit log retention failed'));
     const db = this.db as Db & { onState?: (cause: unknown) => void };
     if (this.driver === 'postgres') {
       db.onState = (cause) => {
@@ -101,6 +107,16 @@ export class Store {
   }
 
   private retention: NodeJS.Timeout | undefined;
+  private auditRetention: NodeJS.Timeout | undefined;
+
+  /** Audit records older than `audit_retention_days` (0 keeps them) go, once an hour: the log grows slowly. */
+  startAuditRetention(config: StoreRetention, onError: (e: unknown) => void, everyMs = 3_600_000): void {
+    const days = config.audit_retention_days ?? DEFAULT_AUDIT_RETENTION_DAYS;
+    if (days === 0 || this.auditRetention) return;
+    const sweep = () => void this.audit.expire(days * 86_400_000).catch(onError);
+    this.auditRetention = setInterval(sweep, everyMs);
+    this.auditRetention.unref();
+  }
 
   async getMeta(key: string): Promise<string | undefined> {
     const row = await this.db.get<{ value: string }>('SELECT value FROM gateway_meta WHERE key = ?', [key]);
@@ -113,6 +129,7 @@ export class Store {
 
   async close(): Promise<void> {
     clearInterval(this.retention);
+    clearInterval(this.auditRetention);
     await this.db.close();
   }
 }

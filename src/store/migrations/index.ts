@@ -11,6 +11,7 @@ import { limitsMigrations } from './limits';
 import { consoleMigrations } from './console';
 import { hostileMigrations } from './hostile';
 import { reservationMigrations } from './reservations';
+import { auditMigrations } from './audit';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -37,4 +38,5 @@ export const migrations: readonly Migration[] = [
   ...consoleMigrations,
   ...hostileMigrations,
   ...reservationMigrations,
+  ...auditMigrations,
 ];

@@ -4,7 +4,7 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false,"useDefaults":true,"verbose":true}.
 import type { Validator } from '../validator';
 
-const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
+const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -533,8 +533,11 @@ data16.idle_worker_ms = 10000;
 if(data16.generation_retention_days === undefined){
 data16.generation_retention_days = 90;
 }
+if(data16.audit_retention_days === undefined){
+data16.audit_retention_days = 548;
+}
 for(const key2 in data16){
-if(!((((key2 === "driver") || (key2 === "path")) || (key2 === "idle_worker_ms")) || (key2 === "generation_retention_days"))){
+if(!(((((key2 === "driver") || (key2 === "path")) || (key2 === "idle_worker_ms")) || (key2 === "generation_retention_days")) || (key2 === "audit_retention_days"))){
 const err38 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[0].then,data:data16};
 if(vErrors === null){
 vErrors = [err38];
@@ -614,12 +617,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-}
-var _valid0 = _errs40 === errors;
-valid5 = _valid0;
-}
-if(!valid5){
-const err45 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[0].if,parentSchema:schema11.properties.store.allOf[0],data:data16};
+let data21 = data16.audit_retention_days;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err45 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data21};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -628,13 +628,9 @@ vErrors.push(err45);
 }
 errors++;
 }
-const _errs49 = errors;
-let valid8 = true;
-const _errs50 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.driver !== undefined){
-if("postgres" !== data16.driver){
-const err46 = {};
+if(typeof data21 == "number"){
+if(data21 < 0 || isNaN(data21)){
+const err46 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data21};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -645,18 +641,48 @@ errors++;
 }
 }
 }
-var _valid1 = _errs50 === errors;
-errors = _errs49;
+var _valid0 = _errs40 === errors;
+valid5 = _valid0;
+}
+if(!valid5){
+const err47 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[0].if,parentSchema:schema11.properties.store.allOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+const _errs51 = errors;
+let valid8 = true;
+const _errs52 = errors;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.driver !== undefined){
+if("postgres" !== data16.driver){
+const err48 = {};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs52 === errors;
+errors = _errs51;
 if(vErrors !== null){
-if(_errs49){
-vErrors.length = _errs49;
+if(_errs51){
+vErrors.length = _errs51;
 }
 else {
 vErrors = null;
 }
 }
 if(_valid1){
-const _errs52 = errors;
+const _errs54 = errors;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 if(data16.pool_size === undefined){
 data16.pool_size = 10;
@@ -676,33 +702,11 @@ data16.connect_timeout_ms = 2000;
 if(data16.generation_retention_days === undefined){
 data16.generation_retention_days = 90;
 }
+if(data16.audit_retention_days === undefined){
+data16.audit_retention_days = 548;
+}
 if(data16.url === undefined){
-const err47 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.store.allOf[1].then.required,parentSchema:schema11.properties.store.allOf[1].then,data:data16};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-for(const key3 in data16){
-if(!((((((((key3 === "driver") || (key3 === "url")) || (key3 === "pool_size")) || (key3 === "statement_timeout_ms")) || (key3 === "lock_timeout_ms")) || (key3 === "idle_in_transaction_timeout_ms")) || (key3 === "connect_timeout_ms")) || (key3 === "generation_retention_days"))){
-const err48 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[1].then,data:data16};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(data16.url !== undefined){
-let data22 = data16.url;
-if(typeof data22 === "string"){
-if(!pattern2.test(data22)){
-const err49 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\"",schema:"^postgres(ql)?://",parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data22};
+const err49 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.store.allOf[1].then.required,parentSchema:schema11.properties.store.allOf[1].then,data:data16};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -711,9 +715,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[1].then.properties.url.type,parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data22};
+for(const key3 in data16){
+if(!(func2.call(schema11.properties.store.allOf[1].then.properties, key3))){
+const err50 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[1].then,data:data16};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -723,9 +727,11 @@ vErrors.push(err50);
 errors++;
 }
 }
-let data23 = data16.pool_size;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-const err51 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.pool_size.type,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data23};
+if(data16.url !== undefined){
+let data23 = data16.url;
+if(typeof data23 === "string"){
+if(!pattern2.test(data23)){
+const err51 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\"",schema:"^postgres(ql)?://",parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data23};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -734,9 +740,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(typeof data23 == "number"){
-if(data23 < 1 || isNaN(data23)){
-const err52 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data23};
+}
+else {
+const err52 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[1].then.properties.url.type,parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data23};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -746,9 +752,9 @@ vErrors.push(err52);
 errors++;
 }
 }
-let data24 = data16.statement_timeout_ms;
+let data24 = data16.pool_size;
 if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-const err53 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data24};
+const err53 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.pool_size.type,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data24};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -758,8 +764,8 @@ vErrors.push(err53);
 errors++;
 }
 if(typeof data24 == "number"){
-if(data24 < 100 || isNaN(data24)){
-const err54 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data24};
+if(data24 < 1 || isNaN(data24)){
+const err54 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data24};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -769,9 +775,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-let data25 = data16.lock_timeout_ms;
+let data25 = data16.statement_timeout_ms;
 if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
-const err55 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data25};
+const err55 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data25};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -782,7 +788,7 @@ errors++;
 }
 if(typeof data25 == "number"){
 if(data25 < 100 || isNaN(data25)){
-const err56 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data25};
+const err56 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data25};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -792,9 +798,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-let data26 = data16.idle_in_transaction_timeout_ms;
+let data26 = data16.lock_timeout_ms;
 if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-const err57 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data26};
+const err57 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data26};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -805,7 +811,7 @@ errors++;
 }
 if(typeof data26 == "number"){
 if(data26 < 100 || isNaN(data26)){
-const err58 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data26};
+const err58 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data26};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -815,9 +821,9 @@ vErrors.push(err58);
 errors++;
 }
 }
-let data27 = data16.connect_timeout_ms;
+let data27 = data16.idle_in_transaction_timeout_ms;
 if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-const err59 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data27};
+const err59 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data27};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -828,7 +834,7 @@ errors++;
 }
 if(typeof data27 == "number"){
 if(data27 < 100 || isNaN(data27)){
-const err60 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data27};
+const err60 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data27};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -838,9 +844,9 @@ vErrors.push(err60);
 errors++;
 }
 }
-let data28 = data16.generation_retention_days;
+let data28 = data16.connect_timeout_ms;
 if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-const err61 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data28};
+const err61 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data28};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -850,8 +856,8 @@ vErrors.push(err61);
 errors++;
 }
 if(typeof data28 == "number"){
-if(data28 < 0 || isNaN(data28)){
-const err62 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data28};
+if(data28 < 100 || isNaN(data28)){
+const err62 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data28};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -861,12 +867,9 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
-var _valid1 = _errs52 === errors;
-valid8 = _valid1;
-}
-if(!valid8){
-const err63 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[1].if,parentSchema:schema11.properties.store.allOf[1],data:data16};
+let data29 = data16.generation_retention_days;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+const err63 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data29};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -875,13 +878,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-const _errs69 = errors;
-let valid11 = true;
-const _errs70 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.driver !== undefined){
-if("memory" !== data16.driver){
-const err64 = {};
+if(typeof data29 == "number"){
+if(data29 < 0 || isNaN(data29)){
+const err64 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data29};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -891,26 +890,9 @@ vErrors.push(err64);
 errors++;
 }
 }
-}
-var _valid2 = _errs70 === errors;
-errors = _errs69;
-if(vErrors !== null){
-if(_errs69){
-vErrors.length = _errs69;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid2){
-const _errs72 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.generation_retention_days === undefined){
-data16.generation_retention_days = 90;
-}
-for(const key4 in data16){
-if(!((key4 === "driver") || (key4 === "generation_retention_days"))){
-const err65 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[2].then,data:data16};
+let data30 = data16.audit_retention_days;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+const err65 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data30};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -919,10 +901,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-let data30 = data16.generation_retention_days;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-const err66 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data30};
+if(typeof data30 == "number"){
+if(data30 < 0 || isNaN(data30)){
+const err66 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data30};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -931,9 +912,13 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(typeof data30 == "number"){
-if(data30 < 0 || isNaN(data30)){
-const err67 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data30};
+}
+}
+var _valid1 = _errs54 === errors;
+valid8 = _valid1;
+}
+if(!valid8){
+const err67 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[1].if,parentSchema:schema11.properties.store.allOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -942,13 +927,13 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-}
-var _valid2 = _errs72 === errors;
-valid11 = _valid2;
-}
-if(!valid11){
-const err68 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[2].if,parentSchema:schema11.properties.store.allOf[2],data:data16};
+const _errs73 = errors;
+let valid11 = true;
+const _errs74 = errors;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.driver !== undefined){
+if("memory" !== data16.driver){
+const err68 = {};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -957,9 +942,30 @@ vErrors.push(err68);
 }
 errors++;
 }
+}
+}
+var _valid2 = _errs74 === errors;
+errors = _errs73;
+if(vErrors !== null){
+if(_errs73){
+vErrors.length = _errs73;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs76 = errors;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.driver === undefined){
-const err69 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'",schema:schema11.properties.store.required,parentSchema:schema11.properties.store,data:data16};
+if(data16.generation_retention_days === undefined){
+data16.generation_retention_days = 90;
+}
+if(data16.audit_retention_days === undefined){
+data16.audit_retention_days = 548;
+}
+for(const key4 in data16){
+if(!(((key4 === "driver") || (key4 === "generation_retention_days")) || (key4 === "audit_retention_days"))){
+const err69 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[2].then,data:data16};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -968,10 +974,10 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(data16.driver !== undefined){
-let data31 = data16.driver;
-if(!(((data31 === "sqlite") || (data31 === "postgres")) || (data31 === "memory"))){
-const err70 = {instancePath:instancePath+"/store/driver",schemaPath:"#/properties/store/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.store.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.store.properties.driver.enum,parentSchema:schema11.properties.store.properties.driver,data:data31};
+}
+let data32 = data16.generation_retention_days;
+if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
+const err70 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data32};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -980,10 +986,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-}
-else {
-const err71 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.store.type,parentSchema:schema11.properties.store,data:data16};
+if(typeof data32 == "number"){
+if(data32 < 0 || isNaN(data32)){
+const err71 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data32};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -992,21 +997,10 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data.providers !== undefined){
-let data32 = data.providers;
-if(Array.isArray(data32)){
-const len1 = data32.length;
-for(let i1=0; i1<len1; i1++){
-let data33 = data32[i1];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.max_connections === undefined){
-data33.max_connections = 128;
 }
-if(data33.connect_timeout_ms === undefined){
-data33.connect_timeout_ms = 10000;
-}
-if(data33.name === undefined){
-const err72 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data33};
+let data33 = data16.audit_retention_days;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
+const err72 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data33};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1015,8 +1009,9 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data33.type === undefined){
-const err73 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data33};
+if(typeof data33 == "number"){
+if(data33 < 0 || isNaN(data33)){
+const err73 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data33};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1025,9 +1020,13 @@ vErrors.push(err73);
 }
 errors++;
 }
-for(const key5 in data33){
-if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
-const err74 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data33};
+}
+}
+var _valid2 = _errs76 === errors;
+valid11 = _valid2;
+}
+if(!valid11){
+const err74 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[2].if,parentSchema:schema11.properties.store.allOf[2],data:data16};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1036,12 +1035,9 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-if(data33.name !== undefined){
-let data34 = data33.name;
-if(typeof data34 === "string"){
-if(!pattern3.test(data34)){
-const err75 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+$",parentSchema:schema11.properties.providers.items.properties.name,data:data34};
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.driver === undefined){
+const err75 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'",schema:schema11.properties.store.required,parentSchema:schema11.properties.store,data:data16};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1050,9 +1046,10 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-else {
-const err76 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.name.type,parentSchema:schema11.properties.providers.items.properties.name,data:data34};
+if(data16.driver !== undefined){
+let data34 = data16.driver;
+if(!(((data34 === "sqlite") || (data34 === "postgres")) || (data34 === "memory"))){
+const err76 = {instancePath:instancePath+"/store/driver",schemaPath:"#/properties/store/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.store.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.store.properties.driver.enum,parentSchema:schema11.properties.store.properties.driver,data:data34};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1062,11 +1059,9 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data33.type !== undefined){
-let data35 = data33.type;
-if(typeof data35 === "string"){
-if(func3(data35) < 1){
-const err77 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.providers.items.properties.type,data:data35};
+}
+else {
+const err77 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.store.type,parentSchema:schema11.properties.store,data:data16};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1075,9 +1070,21 @@ vErrors.push(err77);
 }
 errors++;
 }
+if(data.providers !== undefined){
+let data35 = data.providers;
+if(Array.isArray(data35)){
+const len1 = data35.length;
+for(let i1=0; i1<len1; i1++){
+let data36 = data35[i1];
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.max_connections === undefined){
+data36.max_connections = 128;
 }
-else {
-const err78 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.type.type,parentSchema:schema11.properties.providers.items.properties.type,data:data35};
+if(data36.connect_timeout_ms === undefined){
+data36.connect_timeout_ms = 10000;
+}
+if(data36.name === undefined){
+const err78 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data36};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1086,12 +1093,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-if(data33.api_base !== undefined){
-let data36 = data33.api_base;
-if(typeof data36 === "string"){
-if(!pattern4.test(data36)){
-const err79 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.providers.items.properties.api_base,data:data36};
+if(data36.type === undefined){
+const err79 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data36};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1100,9 +1103,9 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_base.type,parentSchema:schema11.properties.providers.items.properties.api_base,data:data36};
+for(const key5 in data36){
+if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
+const err80 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data36};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1112,10 +1115,11 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data33.api_key !== undefined){
-let data37 = data33.api_key;
-if(typeof data37 !== "string"){
-const err81 = {instancePath:instancePath+"/providers/" + i1+"/api_key",schemaPath:"#/properties/providers/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_key.type,parentSchema:schema11.properties.providers.items.properties.api_key,data:data37};
+if(data36.name !== undefined){
+let data37 = data36.name;
+if(typeof data37 === "string"){
+if(!pattern3.test(data37)){
+const err81 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+$",parentSchema:schema11.properties.providers.items.properties.name,data:data37};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1125,13 +1129,8 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data33.headers !== undefined){
-let data38 = data33.headers;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-for(const key6 in data38){
-let data39 = data38[key6];
-if(typeof data39 !== "string"){
-const err82 = {instancePath:instancePath+"/providers/" + i1+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/providers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.headers.additionalProperties.type,parentSchema:schema11.properties.providers.items.properties.headers.additionalProperties,data:data39};
+else {
+const err82 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.name.type,parentSchema:schema11.properties.providers.items.properties.name,data:data37};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1141,9 +1140,11 @@ vErrors.push(err82);
 errors++;
 }
 }
-}
-else {
-const err83 = {instancePath:instancePath+"/providers/" + i1+"/headers",schemaPath:"#/properties/providers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.headers.type,parentSchema:schema11.properties.providers.items.properties.headers,data:data38};
+if(data36.type !== undefined){
+let data38 = data36.type;
+if(typeof data38 === "string"){
+if(func3(data38) < 1){
+const err83 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.providers.items.properties.type,data:data38};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1153,10 +1154,8 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data33.options !== undefined){
-let data40 = data33.options;
-if(!(data40 && typeof data40 == "object" && !Array.isArray(data40))){
-const err84 = {instancePath:instancePath+"/providers/" + i1+"/options",schemaPath:"#/properties/providers/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.options.type,parentSchema:schema11.properties.providers.items.properties.options,data:data40};
+else {
+const err84 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.type.type,parentSchema:schema11.properties.providers.items.properties.type,data:data38};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1166,9 +1165,11 @@ vErrors.push(err84);
 errors++;
 }
 }
-let data41 = data33.max_connections;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
-const err85 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.max_connections.type,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data41};
+if(data36.api_base !== undefined){
+let data39 = data36.api_base;
+if(typeof data39 === "string"){
+if(!pattern4.test(data39)){
+const err85 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.providers.items.properties.api_base,data:data39};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1177,9 +1178,9 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(typeof data41 == "number"){
-if(data41 < 1 || isNaN(data41)){
-const err86 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data41};
+}
+else {
+const err86 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_base.type,parentSchema:schema11.properties.providers.items.properties.api_base,data:data39};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1189,9 +1190,10 @@ vErrors.push(err86);
 errors++;
 }
 }
-let data42 = data33.connect_timeout_ms;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
-const err87 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.connect_timeout_ms.type,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data42};
+if(data36.api_key !== undefined){
+let data40 = data36.api_key;
+if(typeof data40 !== "string"){
+const err87 = {instancePath:instancePath+"/providers/" + i1+"/api_key",schemaPath:"#/properties/providers/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_key.type,parentSchema:schema11.properties.providers.items.properties.api_key,data:data40};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1200,9 +1202,14 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(typeof data42 == "number"){
-if(data42 < 1 || isNaN(data42)){
-const err88 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data42};
+}
+if(data36.headers !== undefined){
+let data41 = data36.headers;
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+for(const key6 in data41){
+let data42 = data41[key6];
+if(typeof data42 !== "string"){
+const err88 = {instancePath:instancePath+"/providers/" + i1+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/providers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.headers.additionalProperties.type,parentSchema:schema11.properties.providers.items.properties.headers.additionalProperties,data:data42};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1214,7 +1221,7 @@ errors++;
 }
 }
 else {
-const err89 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data33};
+const err89 = {instancePath:instancePath+"/providers/" + i1+"/headers",schemaPath:"#/properties/providers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.headers.type,parentSchema:schema11.properties.providers.items.properties.headers,data:data41};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1224,9 +1231,10 @@ vErrors.push(err89);
 errors++;
 }
 }
-}
-else {
-const err90 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data32};
+if(data36.options !== undefined){
+let data43 = data36.options;
+if(!(data43 && typeof data43 == "object" && !Array.isArray(data43))){
+const err90 = {instancePath:instancePath+"/providers/" + i1+"/options",schemaPath:"#/properties/providers/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.options.type,parentSchema:schema11.properties.providers.items.properties.options,data:data43};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1236,30 +1244,9 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data.models !== undefined){
-let data43 = data.models;
-if(Array.isArray(data43)){
-const len2 = data43.length;
-for(let i2=0; i2<len2; i2++){
-let data44 = data43[i2];
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-if(data44.owned_by === undefined){
-data44.owned_by = "gateway";
-}
-if(data44.created === undefined){
-data44.created = 0;
-}
-if(data44.context_length === undefined){
-data44.context_length = 128000;
-}
-if(data44.pricing === undefined){
-data44.pricing = {};
-}
-if(data44.endpoints === undefined){
-data44.endpoints = ["chat"];
-}
-if(data44.id === undefined){
-const err91 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data44};
+let data44 = data36.max_connections;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+const err91 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.max_connections.type,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data44};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1268,8 +1255,9 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data44.deployments === undefined){
-const err92 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data44};
+if(typeof data44 == "number"){
+if(data44 < 1 || isNaN(data44)){
+const err92 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data44};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1278,9 +1266,10 @@ vErrors.push(err92);
 }
 errors++;
 }
-for(const key7 in data44){
-if(!(func2.call(schema11.properties.models.items.properties, key7))){
-const err93 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data44};
+}
+let data45 = data36.connect_timeout_ms;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+const err93 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.connect_timeout_ms.type,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data45};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1289,12 +1278,9 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-if(data44.id !== undefined){
-let data45 = data44.id;
-if(typeof data45 === "string"){
-if(func3(data45) > 256){
-const err94 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data45};
+if(typeof data45 == "number"){
+if(data45 < 1 || isNaN(data45)){
+const err94 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data45};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1303,8 +1289,10 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(func3(data45) < 1){
-const err95 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data45};
+}
+}
+else {
+const err95 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data36};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1314,8 +1302,9 @@ vErrors.push(err95);
 errors++;
 }
 }
+}
 else {
-const err96 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data45};
+const err96 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data35};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1325,9 +1314,30 @@ vErrors.push(err96);
 errors++;
 }
 }
-let data46 = data44.owned_by;
-if(typeof data46 !== "string"){
-const err97 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data46};
+if(data.models !== undefined){
+let data46 = data.models;
+if(Array.isArray(data46)){
+const len2 = data46.length;
+for(let i2=0; i2<len2; i2++){
+let data47 = data46[i2];
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+if(data47.owned_by === undefined){
+data47.owned_by = "gateway";
+}
+if(data47.created === undefined){
+data47.created = 0;
+}
+if(data47.context_length === undefined){
+data47.context_length = 128000;
+}
+if(data47.pricing === undefined){
+data47.pricing = {};
+}
+if(data47.endpoints === undefined){
+data47.endpoints = ["chat"];
+}
+if(data47.id === undefined){
+const err97 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data47};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1336,9 +1346,8 @@ vErrors.push(err97);
 }
 errors++;
 }
-let data47 = data44.created;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-const err98 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data47};
+if(data47.deployments === undefined){
+const err98 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data47};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1347,9 +1356,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(typeof data47 == "number"){
-if(data47 < 0 || isNaN(data47)){
-const err99 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data47};
+for(const key7 in data47){
+if(!(func2.call(schema11.properties.models.items.properties, key7))){
+const err99 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data47};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1359,9 +1368,11 @@ vErrors.push(err99);
 errors++;
 }
 }
-let data48 = data44.context_length;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-const err100 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data48};
+if(data47.id !== undefined){
+let data48 = data47.id;
+if(typeof data48 === "string"){
+if(func3(data48) > 256){
+const err100 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data48};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1370,9 +1381,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(typeof data48 == "number"){
-if(data48 < 1 || isNaN(data48)){
-const err101 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data48};
+if(func3(data48) < 1){
+const err101 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data48};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1382,10 +1392,8 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data44.max_output_tokens !== undefined){
-let data49 = data44.max_output_tokens;
-if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
-const err102 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data49};
+else {
+const err102 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data48};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1394,9 +1402,10 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(typeof data49 == "number"){
-if(data49 < 1 || isNaN(data49)){
-const err103 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data49};
+}
+let data49 = data47.owned_by;
+if(typeof data49 !== "string"){
+const err103 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data49};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1405,19 +1414,9 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-}
-let data50 = data44.pricing;
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.prompt === undefined){
-data50.prompt = 0;
-}
-if(data50.completion === undefined){
-data50.completion = 0;
-}
-for(const key8 in data50){
-if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
-const err104 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data50};
+let data50 = data47.created;
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
+const err104 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data50};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1426,11 +1425,9 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-let data51 = data50.prompt;
-if(typeof data51 == "number"){
-if(data51 < 0 || isNaN(data51)){
-const err105 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data51};
+if(typeof data50 == "number"){
+if(data50 < 0 || isNaN(data50)){
+const err105 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data50};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1440,8 +1437,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-else {
-const err106 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data51};
+let data51 = data47.context_length;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+const err106 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data51};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1450,10 +1448,9 @@ vErrors.push(err106);
 }
 errors++;
 }
-let data52 = data50.completion;
-if(typeof data52 == "number"){
-if(data52 < 0 || isNaN(data52)){
-const err107 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data52};
+if(typeof data51 == "number"){
+if(data51 < 1 || isNaN(data51)){
+const err107 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data51};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1463,8 +1460,10 @@ vErrors.push(err107);
 errors++;
 }
 }
-else {
-const err108 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data52};
+if(data47.max_output_tokens !== undefined){
+let data52 = data47.max_output_tokens;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+const err108 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data52};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1473,11 +1472,9 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(data50.request !== undefined){
-let data53 = data50.request;
-if(typeof data53 == "number"){
-if(data53 < 0 || isNaN(data53)){
-const err109 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data53};
+if(typeof data52 == "number"){
+if(data52 < 1 || isNaN(data52)){
+const err109 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data52};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1487,8 +1484,18 @@ vErrors.push(err109);
 errors++;
 }
 }
-else {
-const err110 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data53};
+}
+let data53 = data47.pricing;
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+if(data53.prompt === undefined){
+data53.prompt = 0;
+}
+if(data53.completion === undefined){
+data53.completion = 0;
+}
+for(const key8 in data53){
+if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
+const err110 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data53};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1498,11 +1505,10 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data50.cache_read !== undefined){
-let data54 = data50.cache_read;
+let data54 = data53.prompt;
 if(typeof data54 == "number"){
 if(data54 < 0 || isNaN(data54)){
-const err111 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data54};
+const err111 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data54};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1513,7 +1519,7 @@ errors++;
 }
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data54};
+const err112 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data54};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1522,12 +1528,10 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-if(data50.cache_write !== undefined){
-let data55 = data50.cache_write;
+let data55 = data53.completion;
 if(typeof data55 == "number"){
 if(data55 < 0 || isNaN(data55)){
-const err113 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data55};
+const err113 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data55};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1538,7 +1542,7 @@ errors++;
 }
 }
 else {
-const err114 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data55};
+const err114 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data55};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1547,12 +1551,11 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-if(data50.cache_write_1h !== undefined){
-let data56 = data50.cache_write_1h;
+if(data53.request !== undefined){
+let data56 = data53.request;
 if(typeof data56 == "number"){
 if(data56 < 0 || isNaN(data56)){
-const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data56};
+const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data56};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1563,7 +1566,7 @@ errors++;
 }
 }
 else {
-const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data56};
+const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data56};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1573,11 +1576,11 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data50.reasoning !== undefined){
-let data57 = data50.reasoning;
+if(data53.cache_read !== undefined){
+let data57 = data53.cache_read;
 if(typeof data57 == "number"){
 if(data57 < 0 || isNaN(data57)){
-const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data57};
+const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data57};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1588,7 +1591,7 @@ errors++;
 }
 }
 else {
-const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data57};
+const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data57};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1598,10 +1601,11 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data50.free !== undefined){
-let data58 = data50.free;
-if(typeof data58 !== "boolean"){
-const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data58};
+if(data53.cache_write !== undefined){
+let data58 = data53.cache_write;
+if(typeof data58 == "number"){
+if(data58 < 0 || isNaN(data58)){
+const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data58};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1611,9 +1615,8 @@ vErrors.push(err119);
 errors++;
 }
 }
-}
 else {
-const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data50};
+const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data58};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1622,11 +1625,12 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(data44.deployments !== undefined){
-let data59 = data44.deployments;
-if(Array.isArray(data59)){
-if(data59.length < 1){
-const err121 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data59};
+}
+if(data53.cache_write_1h !== undefined){
+let data59 = data53.cache_write_1h;
+if(typeof data59 == "number"){
+if(data59 < 0 || isNaN(data59)){
+const err121 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data59};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1635,15 +1639,9 @@ vErrors.push(err121);
 }
 errors++;
 }
-const len3 = data59.length;
-for(let i3=0; i3<len3; i3++){
-let data60 = data59[i3];
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.weight === undefined){
-data60.weight = 1;
 }
-if(data60.provider === undefined){
-const err122 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data60};
+else {
+const err122 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data59};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1652,8 +1650,12 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(data60.model === undefined){
-const err123 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data60};
+}
+if(data53.reasoning !== undefined){
+let data60 = data53.reasoning;
+if(typeof data60 == "number"){
+if(data60 < 0 || isNaN(data60)){
+const err123 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data60};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1662,9 +1664,9 @@ vErrors.push(err123);
 }
 errors++;
 }
-for(const key9 in data60){
-if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
-const err124 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data60};
+}
+else {
+const err124 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data60};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1674,11 +1676,10 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(data60.provider !== undefined){
-let data61 = data60.provider;
-if(typeof data61 === "string"){
-if(func3(data61) < 1){
-const err125 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data61};
+if(data53.free !== undefined){
+let data61 = data53.free;
+if(typeof data61 !== "boolean"){
+const err125 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data61};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1688,8 +1689,9 @@ vErrors.push(err125);
 errors++;
 }
 }
+}
 else {
-const err126 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data61};
+const err126 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data53};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1698,12 +1700,11 @@ vErrors.push(err126);
 }
 errors++;
 }
-}
-if(data60.model !== undefined){
-let data62 = data60.model;
-if(typeof data62 === "string"){
-if(func3(data62) < 1){
-const err127 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data62};
+if(data47.deployments !== undefined){
+let data62 = data47.deployments;
+if(Array.isArray(data62)){
+if(data62.length < 1){
+const err127 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data62};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1712,9 +1713,15 @@ vErrors.push(err127);
 }
 errors++;
 }
+const len3 = data62.length;
+for(let i3=0; i3<len3; i3++){
+let data63 = data62[i3];
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+if(data63.weight === undefined){
+data63.weight = 1;
 }
-else {
-const err128 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data62};
+if(data63.provider === undefined){
+const err128 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data63};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1723,11 +1730,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-}
-let data63 = data60.weight;
-if(typeof data63 == "number"){
-if(data63 <= 0 || isNaN(data63)){
-const err129 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data63};
+if(data63.model === undefined){
+const err129 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data63};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1736,9 +1740,9 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-else {
-const err130 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data63};
+for(const key9 in data63){
+if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
+const err130 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data63};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1747,10 +1751,12 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data60.priority !== undefined){
-let data64 = data60.priority;
-if(!(typeof data64 == "number")){
-const err131 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data64};
+}
+if(data63.provider !== undefined){
+let data64 = data63.provider;
+if(typeof data64 === "string"){
+if(func3(data64) < 1){
+const err131 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data64};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1760,11 +1766,8 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data60.cost !== undefined){
-let data65 = data60.cost;
-if(typeof data65 == "number"){
-if(data65 < 0 || isNaN(data65)){
-const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data65};
+else {
+const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data64};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1774,8 +1777,11 @@ vErrors.push(err132);
 errors++;
 }
 }
-else {
-const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data65};
+if(data63.model !== undefined){
+let data65 = data63.model;
+if(typeof data65 === "string"){
+if(func3(data65) < 1){
+const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data65};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1785,10 +1791,8 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(data60.options !== undefined){
-let data66 = data60.options;
-if(!(data66 && typeof data66 == "object" && !Array.isArray(data66))){
-const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data66};
+else {
+const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data65};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1798,9 +1802,10 @@ vErrors.push(err134);
 errors++;
 }
 }
-}
-else {
-const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data60};
+let data66 = data63.weight;
+if(typeof data66 == "number"){
+if(data66 <= 0 || isNaN(data66)){
+const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data66};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1810,9 +1815,8 @@ vErrors.push(err135);
 errors++;
 }
 }
-}
 else {
-const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data59};
+const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data66};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1821,11 +1825,10 @@ vErrors.push(err136);
 }
 errors++;
 }
-}
-let data67 = data44.endpoints;
-if(Array.isArray(data67)){
-if(data67.length < 1){
-const err137 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data67};
+if(data63.priority !== undefined){
+let data67 = data63.priority;
+if(!(typeof data67 == "number")){
+const err137 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data67};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1834,11 +1837,12 @@ vErrors.push(err137);
 }
 errors++;
 }
-const len4 = data67.length;
-for(let i4=0; i4<len4; i4++){
-let data68 = data67[i4];
-if(!((data68 === "chat") || (data68 === "embeddings"))){
-const err138 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data68};
+}
+if(data63.cost !== undefined){
+let data68 = data63.cost;
+if(typeof data68 == "number"){
+if(data68 < 0 || isNaN(data68)){
+const err138 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data68};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1848,14 +1852,8 @@ vErrors.push(err138);
 errors++;
 }
 }
-let i5 = data67.length;
-let j0;
-if(i5 > 1){
-outer0:
-for(;i5--;){
-for(j0 = i5; j0--;){
-if(func0(data67[i5], data67[j0])){
-const err139 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data67};
+else {
+const err139 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data68};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1863,14 +1861,12 @@ else {
 vErrors.push(err139);
 }
 errors++;
-break outer0;
 }
 }
-}
-}
-}
-else {
-const err140 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data67};
+if(data63.options !== undefined){
+let data69 = data63.options;
+if(!(data69 && typeof data69 == "object" && !Array.isArray(data69))){
+const err140 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data69};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1879,14 +1875,10 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data44.supported_params !== undefined){
-let data69 = data44.supported_params;
-if(Array.isArray(data69)){
-const len5 = data69.length;
-for(let i6=0; i6<len5; i6++){
-let data70 = data69[i6];
-if(typeof data70 !== "string"){
-const err141 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data70};
+}
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data63};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1898,7 +1890,7 @@ errors++;
 }
 }
 else {
-const err142 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data69};
+const err142 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data62};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1908,10 +1900,10 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data44.unsupported_params !== undefined){
-let data71 = data44.unsupported_params;
-if(!((data71 === "drop") || (data71 === "reject"))){
-const err143 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data71};
+let data70 = data47.endpoints;
+if(Array.isArray(data70)){
+if(data70.length < 1){
+const err143 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data70};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1920,16 +1912,11 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-if(data44.routing !== undefined){
-let data72 = data44.routing;
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-if(data72.strategy === undefined){
-data72.strategy = "weighted";
-}
-for(const key10 in data72){
-if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
-const err144 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data72};
+const len4 = data70.length;
+for(let i4=0; i4<len4; i4++){
+let data71 = data70[i4];
+if(!((data71 === "chat") || (data71 === "embeddings"))){
+const err144 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data71};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1939,10 +1926,14 @@ vErrors.push(err144);
 errors++;
 }
 }
-let data73 = data72.strategy;
-if(typeof data73 === "string"){
-if(!pattern5.test(data73)){
-const err145 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data73};
+let i5 = data70.length;
+let j0;
+if(i5 > 1){
+outer0:
+for(;i5--;){
+for(j0 = i5; j0--;){
+if(func0(data70[i5], data70[j0])){
+const err145 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data70};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1950,10 +1941,14 @@ else {
 vErrors.push(err145);
 }
 errors++;
+break outer0;
+}
+}
+}
 }
 }
 else {
-const err146 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data73};
+const err146 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data70};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1962,10 +1957,14 @@ vErrors.push(err146);
 }
 errors++;
 }
-if(data72.num_retries !== undefined){
-let data74 = data72.num_retries;
-if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
-const err147 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data74};
+if(data47.supported_params !== undefined){
+let data72 = data47.supported_params;
+if(Array.isArray(data72)){
+const len5 = data72.length;
+for(let i6=0; i6<len5; i6++){
+let data73 = data72[i6];
+if(typeof data73 !== "string"){
+const err147 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data73};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1974,9 +1973,10 @@ vErrors.push(err147);
 }
 errors++;
 }
-if(typeof data74 == "number"){
-if(data74 > 10 || isNaN(data74)){
-const err148 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data74};
+}
+}
+else {
+const err148 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data72};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1985,8 +1985,11 @@ vErrors.push(err148);
 }
 errors++;
 }
-if(data74 < 0 || isNaN(data74)){
-const err149 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data74};
+}
+if(data47.unsupported_params !== undefined){
+let data74 = data47.unsupported_params;
+if(!((data74 === "drop") || (data74 === "reject"))){
+const err149 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data74};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1996,16 +1999,15 @@ vErrors.push(err149);
 errors++;
 }
 }
+if(data47.routing !== undefined){
+let data75 = data47.routing;
+if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+if(data75.strategy === undefined){
+data75.strategy = "weighted";
 }
-if(data72.fallbacks !== undefined){
-let data75 = data72.fallbacks;
-if(Array.isArray(data75)){
-const len6 = data75.length;
-for(let i7=0; i7<len6; i7++){
-let data76 = data75[i7];
-if(typeof data76 === "string"){
-if(func3(data76) < 1){
-const err150 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data76};
+for(const key10 in data75){
+if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
+const err150 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data75};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2015,8 +2017,10 @@ vErrors.push(err150);
 errors++;
 }
 }
-else {
-const err151 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data76};
+let data76 = data75.strategy;
+if(typeof data76 === "string"){
+if(!pattern5.test(data76)){
+const err151 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data76};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2026,9 +2030,8 @@ vErrors.push(err151);
 errors++;
 }
 }
-}
 else {
-const err152 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data75};
+const err152 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data76};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2037,12 +2040,10 @@ vErrors.push(err152);
 }
 errors++;
 }
-}
-if(data72.context_window_fallback !== undefined){
-let data77 = data72.context_window_fallback;
-if(typeof data77 === "string"){
-if(func3(data77) < 1){
-const err153 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data77};
+if(data75.num_retries !== undefined){
+let data77 = data75.num_retries;
+if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
+const err153 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data77};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2051,9 +2052,9 @@ vErrors.push(err153);
 }
 errors++;
 }
-}
-else {
-const err154 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data77};
+if(typeof data77 == "number"){
+if(data77 > 10 || isNaN(data77)){
+const err154 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data77};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2062,10 +2063,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-}
-else {
-const err155 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data72};
+if(data77 < 0 || isNaN(data77)){
+const err155 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data77};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2075,12 +2074,16 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data44.billed_features !== undefined){
-let data78 = data44.billed_features;
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-for(const key11 in data78){
-if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
-const err156 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data78};
+}
+if(data75.fallbacks !== undefined){
+let data78 = data75.fallbacks;
+if(Array.isArray(data78)){
+const len6 = data78.length;
+for(let i7=0; i7<len6; i7++){
+let data79 = data78[i7];
+if(typeof data79 === "string"){
+if(func3(data79) < 1){
+const err156 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data79};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2090,11 +2093,8 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(data78.web_search !== undefined){
-let data79 = data78.web_search;
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.per_request === undefined){
-const err157 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data79};
+else {
+const err157 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data79};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2103,9 +2103,10 @@ vErrors.push(err157);
 }
 errors++;
 }
-for(const key12 in data79){
-if(!(key12 === "per_request")){
-const err158 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data79};
+}
+}
+else {
+const err158 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data78};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2115,11 +2116,11 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data79.per_request !== undefined){
-let data80 = data79.per_request;
-if(typeof data80 == "number"){
-if(data80 < 0 || isNaN(data80)){
-const err159 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data80};
+if(data75.context_window_fallback !== undefined){
+let data80 = data75.context_window_fallback;
+if(typeof data80 === "string"){
+if(func3(data80) < 1){
+const err159 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data80};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2130,7 +2131,7 @@ errors++;
 }
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data80};
+const err160 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data80};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2142,7 +2143,7 @@ errors++;
 }
 }
 else {
-const err161 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data79};
+const err161 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data75};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2152,11 +2153,12 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(data78.priority_tier !== undefined){
-let data81 = data78.priority_tier;
+if(data47.billed_features !== undefined){
+let data81 = data47.billed_features;
 if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-if(data81.multiplier === undefined){
-const err162 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data81};
+for(const key11 in data81){
+if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
+const err162 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data81};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2165,9 +2167,12 @@ vErrors.push(err162);
 }
 errors++;
 }
-for(const key13 in data81){
-if(!(key13 === "multiplier")){
-const err163 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data81};
+}
+if(data81.web_search !== undefined){
+let data82 = data81.web_search;
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+if(data82.per_request === undefined){
+const err163 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data82};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2176,12 +2181,9 @@ vErrors.push(err163);
 }
 errors++;
 }
-}
-if(data81.multiplier !== undefined){
-let data82 = data81.multiplier;
-if(typeof data82 == "number"){
-if(data82 < 1 || isNaN(data82)){
-const err164 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data82};
+for(const key12 in data82){
+if(!(key12 === "per_request")){
+const err164 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data82};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2191,8 +2193,11 @@ vErrors.push(err164);
 errors++;
 }
 }
-else {
-const err165 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data82};
+if(data82.per_request !== undefined){
+let data83 = data82.per_request;
+if(typeof data83 == "number"){
+if(data83 < 0 || isNaN(data83)){
+const err165 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data83};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2202,9 +2207,8 @@ vErrors.push(err165);
 errors++;
 }
 }
-}
 else {
-const err166 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data81};
+const err166 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data83};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2214,11 +2218,9 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data78.audio !== undefined){
-let data83 = data78.audio;
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-if(data83.completion === undefined){
-const err167 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data83};
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data82};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2227,9 +2229,12 @@ vErrors.push(err167);
 }
 errors++;
 }
-for(const key14 in data83){
-if(!((key14 === "completion") || (key14 === "prompt"))){
-const err168 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data83};
+}
+if(data81.priority_tier !== undefined){
+let data84 = data81.priority_tier;
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data84.multiplier === undefined){
+const err168 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data84};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2238,12 +2243,9 @@ vErrors.push(err168);
 }
 errors++;
 }
-}
-if(data83.completion !== undefined){
-let data84 = data83.completion;
-if(typeof data84 == "number"){
-if(data84 < 0 || isNaN(data84)){
-const err169 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data84};
+for(const key13 in data84){
+if(!(key13 === "multiplier")){
+const err169 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data84};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2253,8 +2255,11 @@ vErrors.push(err169);
 errors++;
 }
 }
-else {
-const err170 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data84};
+if(data84.multiplier !== undefined){
+let data85 = data84.multiplier;
+if(typeof data85 == "number"){
+if(data85 < 1 || isNaN(data85)){
+const err170 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data85};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2264,11 +2269,8 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data83.prompt !== undefined){
-let data85 = data83.prompt;
-if(typeof data85 == "number"){
-if(data85 < 0 || isNaN(data85)){
-const err171 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data85};
+else {
+const err171 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data85};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2278,8 +2280,9 @@ vErrors.push(err171);
 errors++;
 }
 }
+}
 else {
-const err172 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data85};
+const err172 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data84};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2289,9 +2292,11 @@ vErrors.push(err172);
 errors++;
 }
 }
-}
-else {
-const err173 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data83};
+if(data81.audio !== undefined){
+let data86 = data81.audio;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.completion === undefined){
+const err173 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data86};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2300,13 +2305,9 @@ vErrors.push(err173);
 }
 errors++;
 }
-}
-if(data78.predicted_outputs !== undefined){
-let data86 = data78.predicted_outputs;
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-for(const key15 in data86){
-if(!(key15 === "completion")){
-const err174 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data86};
+for(const key14 in data86){
+if(!((key14 === "completion") || (key14 === "prompt"))){
+const err174 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data86};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2320,7 +2321,7 @@ if(data86.completion !== undefined){
 let data87 = data86.completion;
 if(typeof data87 == "number"){
 if(data87 < 0 || isNaN(data87)){
-const err175 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data87};
+const err175 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data87};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2331,7 +2332,7 @@ errors++;
 }
 }
 else {
-const err176 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data87};
+const err176 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data87};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2341,9 +2342,11 @@ vErrors.push(err176);
 errors++;
 }
 }
-}
-else {
-const err177 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data86};
+if(data86.prompt !== undefined){
+let data88 = data86.prompt;
+if(typeof data88 == "number"){
+if(data88 < 0 || isNaN(data88)){
+const err177 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data88};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2353,9 +2356,8 @@ vErrors.push(err177);
 errors++;
 }
 }
-}
 else {
-const err178 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data78};
+const err178 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data88};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2365,12 +2367,9 @@ vErrors.push(err178);
 errors++;
 }
 }
-if(data44.credit_bound !== undefined){
-let data88 = data44.credit_bound;
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-for(const key16 in data88){
-if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
-const err179 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data88};
+}
+else {
+const err179 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data86};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2380,11 +2379,12 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data88.image_tokens !== undefined){
-let data89 = data88.image_tokens;
+if(data81.predicted_outputs !== undefined){
+let data89 = data81.predicted_outputs;
 if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.low === undefined){
-const err180 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data89};
+for(const key15 in data89){
+if(!(key15 === "completion")){
+const err180 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data89};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2393,8 +2393,12 @@ vErrors.push(err180);
 }
 errors++;
 }
-if(data89.high === undefined){
-const err181 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data89};
+}
+if(data89.completion !== undefined){
+let data90 = data89.completion;
+if(typeof data90 == "number"){
+if(data90 < 0 || isNaN(data90)){
+const err181 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data90};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2403,9 +2407,9 @@ vErrors.push(err181);
 }
 errors++;
 }
-for(const key17 in data89){
-if(!((key17 === "low") || (key17 === "high"))){
-const err182 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data89};
+}
+else {
+const err182 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data90};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2415,10 +2419,9 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data89.low !== undefined){
-let data90 = data89.low;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-const err183 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data90};
+}
+else {
+const err183 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data89};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2427,9 +2430,10 @@ vErrors.push(err183);
 }
 errors++;
 }
-if(typeof data90 == "number"){
-if(data90 < 0 || isNaN(data90)){
-const err184 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data90};
+}
+}
+else {
+const err184 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data81};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2439,11 +2443,12 @@ vErrors.push(err184);
 errors++;
 }
 }
-}
-if(data89.high !== undefined){
-let data91 = data89.high;
-if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
-const err185 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data91};
+if(data47.credit_bound !== undefined){
+let data91 = data47.credit_bound;
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+for(const key16 in data91){
+if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
+const err185 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data91};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2452,9 +2457,12 @@ vErrors.push(err185);
 }
 errors++;
 }
-if(typeof data91 == "number"){
-if(data91 < 0 || isNaN(data91)){
-const err186 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data91};
+}
+if(data91.image_tokens !== undefined){
+let data92 = data91.image_tokens;
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+if(data92.low === undefined){
+const err186 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data92};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2463,11 +2471,8 @@ vErrors.push(err186);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err187 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data89};
+if(data92.high === undefined){
+const err187 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data92};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2476,11 +2481,9 @@ vErrors.push(err187);
 }
 errors++;
 }
-}
-if(data88.audio_tokens !== undefined){
-let data92 = data88.audio_tokens;
-if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
-const err188 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data92};
+for(const key17 in data92){
+if(!((key17 === "low") || (key17 === "high"))){
+const err188 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data92};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2489,9 +2492,11 @@ vErrors.push(err188);
 }
 errors++;
 }
-if(typeof data92 == "number"){
-if(data92 < 0 || isNaN(data92)){
-const err189 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data92};
+}
+if(data92.low !== undefined){
+let data93 = data92.low;
+if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
+const err189 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data93};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2500,12 +2505,9 @@ vErrors.push(err189);
 }
 errors++;
 }
-}
-}
-if(data88.file_tokens !== undefined){
-let data93 = data88.file_tokens;
-if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
-const err190 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data93};
+if(typeof data93 == "number"){
+if(data93 < 0 || isNaN(data93)){
+const err190 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data93};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2514,9 +2516,12 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(typeof data93 == "number"){
-if(data93 < 0 || isNaN(data93)){
-const err191 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data93};
+}
+}
+if(data92.high !== undefined){
+let data94 = data92.high;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+const err191 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data94};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2525,12 +2530,9 @@ vErrors.push(err191);
 }
 errors++;
 }
-}
-}
-if(data88.unbounded_items !== undefined){
-let data94 = data88.unbounded_items;
-if(!((data94 === "refuse") || (data94 === "context_length"))){
-const err192 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data94};
+if(typeof data94 == "number"){
+if(data94 < 0 || isNaN(data94)){
+const err192 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data94};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2541,8 +2543,9 @@ errors++;
 }
 }
 }
+}
 else {
-const err193 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data88};
+const err193 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data92};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2552,9 +2555,10 @@ vErrors.push(err193);
 errors++;
 }
 }
-}
-else {
-const err194 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data44};
+if(data91.audio_tokens !== undefined){
+let data95 = data91.audio_tokens;
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+const err194 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data95};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2563,10 +2567,9 @@ vErrors.push(err194);
 }
 errors++;
 }
-}
-}
-else {
-const err195 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data43};
+if(typeof data95 == "number"){
+if(data95 < 0 || isNaN(data95)){
+const err195 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data95};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2576,18 +2579,11 @@ vErrors.push(err195);
 errors++;
 }
 }
-let data95 = data.plugins;
-if(Array.isArray(data95)){
-const len7 = data95.length;
-for(let i8=0; i8<len7; i8++){
-let data96 = data95[i8];
-const _errs216 = errors;
-let valid43 = false;
-let passing0 = null;
-const _errs217 = errors;
-if(typeof data96 === "string"){
-if(func3(data96) < 1){
-const err196 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data96};
+}
+if(data91.file_tokens !== undefined){
+let data96 = data91.file_tokens;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+const err196 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data96};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2596,9 +2592,9 @@ vErrors.push(err196);
 }
 errors++;
 }
-}
-else {
-const err197 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data96};
+if(typeof data96 == "number"){
+if(data96 < 0 || isNaN(data96)){
+const err197 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data96};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2607,15 +2603,12 @@ vErrors.push(err197);
 }
 errors++;
 }
-var _valid3 = _errs217 === errors;
-if(_valid3){
-valid43 = true;
-passing0 = 0;
 }
-const _errs219 = errors;
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-if(data96.use === undefined){
-const err198 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data96};
+}
+if(data91.unbounded_items !== undefined){
+let data97 = data91.unbounded_items;
+if(!((data97 === "refuse") || (data97 === "context_length"))){
+const err198 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data97};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2624,9 +2617,10 @@ vErrors.push(err198);
 }
 errors++;
 }
-for(const key18 in data96){
-if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
-const err199 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data96};
+}
+}
+else {
+const err199 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data91};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2636,11 +2630,9 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(data96.use !== undefined){
-let data97 = data96.use;
-if(typeof data97 === "string"){
-if(func3(data97) < 1){
-const err200 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data97};
+}
+else {
+const err200 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data47};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2650,8 +2642,9 @@ vErrors.push(err200);
 errors++;
 }
 }
+}
 else {
-const err201 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data97};
+const err201 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data46};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2661,11 +2654,18 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(data96.name !== undefined){
-let data98 = data96.name;
-if(typeof data98 === "string"){
-if(func3(data98) < 1){
-const err202 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data98};
+let data98 = data.plugins;
+if(Array.isArray(data98)){
+const len7 = data98.length;
+for(let i8=0; i8<len7; i8++){
+let data99 = data98[i8];
+const _errs222 = errors;
+let valid43 = false;
+let passing0 = null;
+const _errs223 = errors;
+if(typeof data99 === "string"){
+if(func3(data99) < 1){
+const err202 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2676,7 +2676,7 @@ errors++;
 }
 }
 else {
-const err203 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data98};
+const err203 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2685,11 +2685,15 @@ vErrors.push(err203);
 }
 errors++;
 }
+var _valid3 = _errs223 === errors;
+if(_valid3){
+valid43 = true;
+passing0 = 0;
 }
-if(data96.config !== undefined){
-let data99 = data96.config;
-if(!(data99 && typeof data99 == "object" && !Array.isArray(data99))){
-const err204 = {instancePath:instancePath+"/plugins/" + i8+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data99};
+const _errs225 = errors;
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+if(data99.use === undefined){
+const err204 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2698,10 +2702,9 @@ vErrors.push(err204);
 }
 errors++;
 }
-}
-}
-else {
-const err205 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data96};
+for(const key18 in data99){
+if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
+const err205 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2710,23 +2713,12 @@ vErrors.push(err205);
 }
 errors++;
 }
-var _valid3 = _errs219 === errors;
-if(_valid3 && valid43){
-valid43 = false;
-passing0 = [passing0, 1];
 }
-else {
-if(_valid3){
-valid43 = true;
-passing0 = 1;
-}
-const _errs228 = errors;
-const _errs230 = errors;
-const _errs231 = errors;
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-let missing0;
-if((data96.use === undefined) && (missing0 = "use")){
-const err206 = {};
+if(data99.use !== undefined){
+let data100 = data99.use;
+if(typeof data100 === "string"){
+if(func3(data100) < 1){
+const err206 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data100};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2736,9 +2728,8 @@ vErrors.push(err206);
 errors++;
 }
 }
-var valid45 = _errs231 === errors;
-if(valid45){
-const err207 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data96};
+else {
+const err207 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data100};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2747,20 +2738,12 @@ vErrors.push(err207);
 }
 errors++;
 }
-else {
-errors = _errs230;
-if(vErrors !== null){
-if(_errs230){
-vErrors.length = _errs230;
 }
-else {
-vErrors = null;
-}
-}
-}
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-if(Object.keys(data96).length > 1){
-const err208 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data96};
+if(data99.name !== undefined){
+let data101 = data99.name;
+if(typeof data101 === "string"){
+if(func3(data101) < 1){
+const err208 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data101};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2769,8 +2752,9 @@ vErrors.push(err208);
 }
 errors++;
 }
-if(Object.keys(data96).length < 1){
-const err209 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data96};
+}
+else {
+const err209 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data101};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2779,10 +2763,11 @@ vErrors.push(err209);
 }
 errors++;
 }
-for(const key19 in data96){
-let data100 = data96[key19];
-if((!(data100 && typeof data100 == "object" && !Array.isArray(data100))) && (data100 !== null)){
-const err210 = {instancePath:instancePath+"/plugins/" + i8+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data100};
+}
+if(data99.config !== undefined){
+let data102 = data99.config;
+if(!(data102 && typeof data102 == "object" && !Array.isArray(data102))){
+const err210 = {instancePath:instancePath+"/plugins/" + i8+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data102};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2794,7 +2779,7 @@ errors++;
 }
 }
 else {
-const err211 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data96};
+const err211 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2803,7 +2788,100 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid3 = _errs228 === errors;
+var _valid3 = _errs225 === errors;
+if(_valid3 && valid43){
+valid43 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid3){
+valid43 = true;
+passing0 = 1;
+}
+const _errs234 = errors;
+const _errs236 = errors;
+const _errs237 = errors;
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+let missing0;
+if((data99.use === undefined) && (missing0 = "use")){
+const err212 = {};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+}
+var valid45 = _errs237 === errors;
+if(valid45){
+const err213 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data99};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+else {
+errors = _errs236;
+if(vErrors !== null){
+if(_errs236){
+vErrors.length = _errs236;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+if(Object.keys(data99).length > 1){
+const err214 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data99};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+if(Object.keys(data99).length < 1){
+const err215 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data99};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+for(const key19 in data99){
+let data103 = data99[key19];
+if((!(data103 && typeof data103 == "object" && !Array.isArray(data103))) && (data103 !== null)){
+const err216 = {instancePath:instancePath+"/plugins/" + i8+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data103};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+}
+}
+else {
+const err217 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data99};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+var _valid3 = _errs234 === errors;
 if(_valid3 && valid43){
 valid43 = false;
 passing0 = [passing0, 2];
@@ -2816,116 +2894,7 @@ passing0 = 2;
 }
 }
 if(!valid43){
-const err212 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data96};
-if(vErrors === null){
-vErrors = [err212];
-}
-else {
-vErrors.push(err212);
-}
-errors++;
-}
-else {
-errors = _errs216;
-if(vErrors !== null){
-if(_errs216){
-vErrors.length = _errs216;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err213 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data95};
-if(vErrors === null){
-vErrors = [err213];
-}
-else {
-vErrors.push(err213);
-}
-errors++;
-}
-let data101 = data.shared_state;
-const _errs237 = errors;
-let valid47 = true;
-const _errs238 = errors;
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-let missing1;
-if((data101.driver === undefined) && (missing1 = "driver")){
-const err214 = {};
-if(vErrors === null){
-vErrors = [err214];
-}
-else {
-vErrors.push(err214);
-}
-errors++;
-}
-else {
-if(data101.driver !== undefined){
-if("redis" !== data101.driver){
-const err215 = {};
-if(vErrors === null){
-vErrors = [err215];
-}
-else {
-vErrors.push(err215);
-}
-errors++;
-}
-}
-}
-}
-var _valid4 = _errs238 === errors;
-errors = _errs237;
-if(vErrors !== null){
-if(_errs237){
-vErrors.length = _errs237;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid4){
-const _errs240 = errors;
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-if(data101.url === undefined){
-const err216 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data101};
-if(vErrors === null){
-vErrors = [err216];
-}
-else {
-vErrors.push(err216);
-}
-errors++;
-}
-}
-var _valid4 = _errs240 === errors;
-valid47 = _valid4;
-}
-if(!valid47){
-const err217 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data101};
-if(vErrors === null){
-vErrors = [err217];
-}
-else {
-vErrors.push(err217);
-}
-errors++;
-}
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-if(data101.driver === undefined){
-data101.driver = "store";
-}
-if(data101.key_prefix === undefined){
-data101.key_prefix = "gw:";
-}
-for(const key20 in data101){
-if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
-const err218 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data101};
+const err218 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data99};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2934,10 +2903,21 @@ vErrors.push(err218);
 }
 errors++;
 }
+else {
+errors = _errs222;
+if(vErrors !== null){
+if(_errs222){
+vErrors.length = _errs222;
 }
-let data103 = data101.driver;
-if(!((data103 === "store") || (data103 === "redis"))){
-const err219 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data103};
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err219 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data98};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2946,11 +2926,14 @@ vErrors.push(err219);
 }
 errors++;
 }
-if(data101.url !== undefined){
-let data104 = data101.url;
-if(typeof data104 === "string"){
-if(!pattern6.test(data104)){
-const err220 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data104};
+let data104 = data.shared_state;
+const _errs243 = errors;
+let valid47 = true;
+const _errs244 = errors;
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+let missing1;
+if((data104.driver === undefined) && (missing1 = "driver")){
+const err220 = {};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2959,9 +2942,10 @@ vErrors.push(err220);
 }
 errors++;
 }
-}
 else {
-const err221 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data104};
+if(data104.driver !== undefined){
+if("redis" !== data104.driver){
+const err221 = {};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2971,9 +2955,23 @@ vErrors.push(err221);
 errors++;
 }
 }
-let data105 = data101.key_prefix;
-if(typeof data105 !== "string"){
-const err222 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data105};
+}
+}
+var _valid4 = _errs244 === errors;
+errors = _errs243;
+if(vErrors !== null){
+if(_errs243){
+vErrors.length = _errs243;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs246 = errors;
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+if(data104.url === undefined){
+const err222 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data104};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2983,8 +2981,11 @@ vErrors.push(err222);
 errors++;
 }
 }
-else {
-const err223 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data101};
+var _valid4 = _errs246 === errors;
+valid47 = _valid4;
+}
+if(!valid47){
+const err223 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data104};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2993,14 +2994,91 @@ vErrors.push(err223);
 }
 errors++;
 }
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+if(data104.driver === undefined){
+data104.driver = "store";
 }
-else {
-const err224 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(data104.key_prefix === undefined){
+data104.key_prefix = "gw:";
+}
+for(const key20 in data104){
+if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
+const err224 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data104};
 if(vErrors === null){
 vErrors = [err224];
 }
 else {
 vErrors.push(err224);
+}
+errors++;
+}
+}
+let data106 = data104.driver;
+if(!((data106 === "store") || (data106 === "redis"))){
+const err225 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data106};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+if(data104.url !== undefined){
+let data107 = data104.url;
+if(typeof data107 === "string"){
+if(!pattern6.test(data107)){
+const err226 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data107};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+}
+else {
+const err227 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data107};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+}
+let data108 = data104.key_prefix;
+if(typeof data108 !== "string"){
+const err228 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data108};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+}
+else {
+const err229 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data104};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+}
+else {
+const err230 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
 }
 errors++;
 }
