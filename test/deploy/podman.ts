@@ -12,7 +12,9 @@ import { promisify } from 'node:util';
 const prereqs = require('../../scripts/test-prereqs.js') as {
   CACHE: string;
   ensurePodman(): string[];
+  ensureHelm(): string;
 };
+export const ensureHelm = prereqs.ensureHelm;
 
 export const ROOT = resolve(__dirname, '../..');
 export const CACHE = prereqs.CACHE;
@@ -155,6 +157,17 @@ export async function buildImage(context = process.env.DEPLOY_TEST_CONTEXT || RO
 /** The image's size in bytes, as podman counts it (uncompressed layers). */
 export async function imageSize(image = IMAGE): Promise<number> {
   return Number((await podman(['image', 'inspect', image, '--format', '{{.Size}}'])).trim());
+}
+
+/** Runs podman with a file on standard input. */
+export function podmanStdin(args: string[], input: string): Promise<string> {
+  env ??= podmanEnv();
+  return new Promise((done, fail) => {
+    const p = execFile('podman', args, { env, timeout: 120_000 }, (e, stdout, stderr) =>
+      e ? fail(new Error(`podman ${args.join(' ')}: ${e.message}\n${stderr}`)) : done(stdout),
+    );
+    p.stdin?.end(input);
+  });
 }
 
 export async function removeContainers(names: string[]): Promise<void> {

@@ -62,7 +62,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/* gateway.yaml: server and store from the values, then config's providers, models and plugins. */}}
 {{- define "model-gateway.gatewayYaml" -}}
 {{- $redis := include "model-gateway.redis" . -}}
-{{- $server := merge (dict "host" "0.0.0.0" "port" 8080) (omit .Values.config.server "host" "port") -}}
+{{- $server := merge (dict "host" "${GATEWAY_HOST:-0.0.0.0}" "port" 8080) (omit .Values.config.server "host" "port") -}}
 server:
   {{- toYaml $server | nindent 2 }}
 store:
