@@ -5,14 +5,18 @@ import { configWarnings } from './config/warnings';
 import { loadPlugins } from './pipeline/loader';
 import { createLogger } from './logger';
 import { startGateway, handleSignals } from './start';
+import cluster from 'node:cluster';
+import { runWorkers, workersProblem } from './workers';
 
 /** The store commands (and what they import) load only for a command or the usage text, not for `start`. */
 const cliCommands = () => require('./cli/commands') as typeof import('./cli/commands');
 
 const usage = () => `usage: gateway <command> [options]
 
-  gateway start [--config FILE]             start the gateway; the config is --config, else
-                                            $GATEWAY_CONFIG, else ./gateway.yaml
+  gateway start [--config FILE] [--workers N]
+                                            start the gateway; the config is --config, else
+                                            $GATEWAY_CONFIG, else ./gateway.yaml; N processes on one
+                                            port (server.workers; PostgreSQL store only)
   gateway check [--config FILE]             validate the config, print every problem, exit 1 on any
 ${cliCommands()
   .allCommands()
@@ -34,7 +38,11 @@ async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2;
   }
   if (command === 'start' || command === 'check') {
-    const { values } = parseArgs({ args: rest, options: { config: { type: 'string', short: 'c' } }, strict: true });
+    const { values } = parseArgs({
+      args: rest,
+      options: { config: { type: 'string', short: 'c' }, workers: { type: 'string', short: 'w' } },
+      strict: true,
+    });
     const path = resolveConfigPath(values.config);
     let config;
     try {
@@ -56,8 +64,25 @@ async function main(argv: string[]): Promise<number> {
       );
       return 0;
     }
-    const logger = createLogger(config.server.log_level);
-    for (const w of configWarnings(config)) logger.warn(w);
+    const workers = values.workers === undefined ? config.server.workers : Number(values.workers);
+    if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
+      process.stderr.write(`gateway: --workers must be an integer from 1 to 64\n`);
+      return 2;
+    }
+    const problem = workersProblem(config, workers);
+    if (problem) {
+      process.stderr.write(`${path}: ${problem}\n`);
+      return 1;
+    }
+    const root = createLogger(config.server.log_level);
+    // A worker's lines (its access log included) say which worker wrote them.
+    const logger = cluster.worker ? root.child({ worker: cluster.worker.id }) : root;
+    if (workers > 1 && cluster.isPrimary) {
+      for (const w of configWarnings(config)) logger.warn(w);
+      runWorkers(workers, logger);
+      return -1;
+    }
+    if (cluster.isPrimary) for (const w of configWarnings(config)) logger.warn(w);
     const gw = await startGateway(config, { logger });
     handleSignals(gw, logger);
     logger.info(

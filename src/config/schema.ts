@@ -199,6 +199,7 @@ export const configSchema = {
         body_timeout_ms: { type: 'integer', minimum: 100, default: 30000 },
         keep_alive_timeout_ms: { type: 'integer', minimum: 100, default: 65000 },
         max_connections_per_ip: { type: 'integer', minimum: 0, default: 1024 },
+        workers: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
         allowed_hosts: {
           type: 'array',
           maxItems: 256,

@@ -23,6 +23,8 @@ export interface ServerConfig {
   keep_alive_timeout_ms: number;
   /** Concurrent connections one client address may hold (0 = no cap). */
   max_connections_per_ip: number;
+  /** Gateway processes on one port (PostgreSQL store only); `gateway start --workers N` overrides. */
+  workers: number;
   /** Host header names answered (DNS rebinding); default: loopback names for a loopback bind, any otherwise. */
   allowed_hosts?: string[];
 }

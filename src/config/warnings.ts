@@ -60,5 +60,19 @@ export function configWarnings(config: GatewayConfig): string[] {
     const cache = priced && p.free !== true ? cacheWarning(config, m) : null;
     if (cache) out.push(cache);
   }
+  const workers = workersWarning(config);
+  if (workers) out.push(workers);
   return out;
+}
+
+/** Several workers with the limits counted in each process: every limit is then N times as loose. */
+function workersWarning(config: GatewayConfig): string | null {
+  if (config.server.workers <= 1) return null;
+  const limits = config.plugins.find((p) => p.name === 'limits');
+  const store = (limits?.config as { store?: string } | undefined)?.store;
+  if (!limits || store === 'redis') return null;
+  return (
+    `server.workers: ${config.server.workers} with the limits plugin counting in each process (store: memory): ` +
+    'each worker holds the limits alone; set limits.store: redis to hold them across workers'
+  );
 }

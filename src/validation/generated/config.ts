@@ -4,7 +4,7 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false,"useDefaults":true,"verbose":true}.
 import type { Validator } from '../validator';
 
-const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
+const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"workers":{"type":"integer","minimum":1,"maximum":64,"default":1},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -101,6 +101,9 @@ data0.keep_alive_timeout_ms = 65000;
 }
 if(data0.max_connections_per_ip === undefined){
 data0.max_connections_per_ip = 1024;
+}
+if(data0.workers === undefined){
+data0.workers = 1;
 }
 for(const key1 in data0){
 if(!(func2.call(schema11.properties.server.properties, key1))){
@@ -411,11 +414,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data0.allowed_hosts !== undefined){
-let data14 = data0.allowed_hosts;
-if(Array.isArray(data14)){
-if(data14.length > 256){
-const err30 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items",schema:256,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data14};
+let data14 = data0.workers;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err30 = {instancePath:instancePath+"/server/workers",schemaPath:"#/properties/server/properties/workers/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.server.properties.workers.type,parentSchema:schema11.properties.server.properties.workers,data:data14};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -424,12 +425,9 @@ vErrors.push(err30);
 }
 errors++;
 }
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(typeof data15 === "string"){
-if(func3(data15) > 253){
-const err31 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters",schema:253,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data15};
+if(typeof data14 == "number"){
+if(data14 > 64 || isNaN(data14)){
+const err31 = {instancePath:instancePath+"/server/workers",schemaPath:"#/properties/server/properties/workers/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64",schema:64,parentSchema:schema11.properties.server.properties.workers,data:data14};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -438,8 +436,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(func3(data15) < 1){
-const err32 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data15};
+if(data14 < 1 || isNaN(data14)){
+const err32 = {instancePath:instancePath+"/server/workers",schemaPath:"#/properties/server/properties/workers/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.server.properties.workers,data:data14};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -448,8 +446,12 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(!pattern1.test(data15)){
-const err33 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"},message:"must match pattern \""+"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"+"\"",schema:"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$",parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data15};
+}
+if(data0.allowed_hosts !== undefined){
+let data15 = data0.allowed_hosts;
+if(Array.isArray(data15)){
+if(data15.length > 256){
+const err33 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items",schema:256,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data15};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -458,9 +460,12 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.server.properties.allowed_hosts.items.type,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data15};
+const len0 = data15.length;
+for(let i0=0; i0<len0; i0++){
+let data16 = data15[i0];
+if(typeof data16 === "string"){
+if(func3(data16) > 253){
+const err34 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters",schema:253,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data16};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -469,10 +474,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.server.properties.allowed_hosts.type,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data14};
+if(func3(data16) < 1){
+const err35 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data16};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -481,10 +484,8 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.server.type,parentSchema:schema11.properties.server,data:data0};
+if(!pattern1.test(data16)){
+const err36 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"},message:"must match pattern \""+"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"+"\"",schema:"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$",parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data16};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -493,14 +494,9 @@ vErrors.push(err36);
 }
 errors++;
 }
-let data16 = data.store;
-const _errs37 = errors;
-let valid5 = true;
-const _errs38 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.driver !== undefined){
-if("sqlite" !== data16.driver){
-const err37 = {};
+}
+else {
+const err37 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.server.properties.allowed_hosts.items.type,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data16};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -511,34 +507,8 @@ errors++;
 }
 }
 }
-var _valid0 = _errs38 === errors;
-errors = _errs37;
-if(vErrors !== null){
-if(_errs37){
-vErrors.length = _errs37;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid0){
-const _errs40 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.path === undefined){
-data16.path = "./data/gateway.db";
-}
-if(data16.idle_worker_ms === undefined){
-data16.idle_worker_ms = 10000;
-}
-if(data16.generation_retention_days === undefined){
-data16.generation_retention_days = 90;
-}
-if(data16.audit_retention_days === undefined){
-data16.audit_retention_days = 548;
-}
-for(const key2 in data16){
-if(!(((((key2 === "driver") || (key2 === "path")) || (key2 === "idle_worker_ms")) || (key2 === "generation_retention_days")) || (key2 === "audit_retention_days"))){
-const err38 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[0].then,data:data16};
+const err38 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.server.properties.allowed_hosts.type,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data15};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -548,10 +518,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-let data18 = data16.path;
-if(typeof data18 === "string"){
-if(func3(data18) < 1){
-const err39 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data18};
+}
+else {
+const err39 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.server.type,parentSchema:schema11.properties.server,data:data0};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -560,9 +529,14 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-else {
-const err40 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[0].then.properties.path.type,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data18};
+let data17 = data.store;
+const _errs39 = errors;
+let valid5 = true;
+const _errs40 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.driver !== undefined){
+if("sqlite" !== data17.driver){
+const err40 = {};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -571,9 +545,36 @@ vErrors.push(err40);
 }
 errors++;
 }
-let data19 = data16.idle_worker_ms;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-const err41 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms.type,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data19};
+}
+}
+var _valid0 = _errs40 === errors;
+errors = _errs39;
+if(vErrors !== null){
+if(_errs39){
+vErrors.length = _errs39;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs42 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.path === undefined){
+data17.path = "./data/gateway.db";
+}
+if(data17.idle_worker_ms === undefined){
+data17.idle_worker_ms = 10000;
+}
+if(data17.generation_retention_days === undefined){
+data17.generation_retention_days = 90;
+}
+if(data17.audit_retention_days === undefined){
+data17.audit_retention_days = 548;
+}
+for(const key2 in data17){
+if(!(((((key2 === "driver") || (key2 === "path")) || (key2 === "idle_worker_ms")) || (key2 === "generation_retention_days")) || (key2 === "audit_retention_days"))){
+const err41 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[0].then,data:data17};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -582,9 +583,11 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(typeof data19 == "number"){
-if(data19 < 0 || isNaN(data19)){
-const err42 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data19};
+}
+let data19 = data17.path;
+if(typeof data19 === "string"){
+if(func3(data19) < 1){
+const err42 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data19};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -594,9 +597,8 @@ vErrors.push(err42);
 errors++;
 }
 }
-let data20 = data16.generation_retention_days;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-const err43 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data20};
+else {
+const err43 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[0].then.properties.path.type,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data19};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -605,9 +607,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(typeof data20 == "number"){
-if(data20 < 0 || isNaN(data20)){
-const err44 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data20};
+let data20 = data17.idle_worker_ms;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err44 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms.type,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data20};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -616,10 +618,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-let data21 = data16.audit_retention_days;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err45 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data21};
+if(typeof data20 == "number"){
+if(data20 < 0 || isNaN(data20)){
+const err45 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data20};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -628,9 +629,10 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(typeof data21 == "number"){
-if(data21 < 0 || isNaN(data21)){
-const err46 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data21};
+}
+let data21 = data17.generation_retention_days;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err46 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data21};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -639,13 +641,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-var _valid0 = _errs40 === errors;
-valid5 = _valid0;
-}
-if(!valid5){
-const err47 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[0].if,parentSchema:schema11.properties.store.allOf[0],data:data16};
+if(typeof data21 == "number"){
+if(data21 < 0 || isNaN(data21)){
+const err47 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data21};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -654,13 +652,10 @@ vErrors.push(err47);
 }
 errors++;
 }
-const _errs51 = errors;
-let valid8 = true;
-const _errs52 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.driver !== undefined){
-if("postgres" !== data16.driver){
-const err48 = {};
+}
+let data22 = data17.audit_retention_days;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+const err48 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data22};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -669,44 +664,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-}
-var _valid1 = _errs52 === errors;
-errors = _errs51;
-if(vErrors !== null){
-if(_errs51){
-vErrors.length = _errs51;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid1){
-const _errs54 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.pool_size === undefined){
-data16.pool_size = 10;
-}
-if(data16.statement_timeout_ms === undefined){
-data16.statement_timeout_ms = 5000;
-}
-if(data16.lock_timeout_ms === undefined){
-data16.lock_timeout_ms = 2000;
-}
-if(data16.idle_in_transaction_timeout_ms === undefined){
-data16.idle_in_transaction_timeout_ms = 10000;
-}
-if(data16.connect_timeout_ms === undefined){
-data16.connect_timeout_ms = 2000;
-}
-if(data16.generation_retention_days === undefined){
-data16.generation_retention_days = 90;
-}
-if(data16.audit_retention_days === undefined){
-data16.audit_retention_days = 548;
-}
-if(data16.url === undefined){
-const err49 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.store.allOf[1].then.required,parentSchema:schema11.properties.store.allOf[1].then,data:data16};
+if(typeof data22 == "number"){
+if(data22 < 0 || isNaN(data22)){
+const err49 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data22};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -715,9 +675,13 @@ vErrors.push(err49);
 }
 errors++;
 }
-for(const key3 in data16){
-if(!(func2.call(schema11.properties.store.allOf[1].then.properties, key3))){
-const err50 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[1].then,data:data16};
+}
+}
+var _valid0 = _errs42 === errors;
+valid5 = _valid0;
+}
+if(!valid5){
+const err50 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[0].if,parentSchema:schema11.properties.store.allOf[0],data:data17};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -726,12 +690,13 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-if(data16.url !== undefined){
-let data23 = data16.url;
-if(typeof data23 === "string"){
-if(!pattern2.test(data23)){
-const err51 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\"",schema:"^postgres(ql)?://",parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data23};
+const _errs53 = errors;
+let valid8 = true;
+const _errs54 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.driver !== undefined){
+if("postgres" !== data17.driver){
+const err51 = {};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -741,8 +706,43 @@ vErrors.push(err51);
 errors++;
 }
 }
+}
+var _valid1 = _errs54 === errors;
+errors = _errs53;
+if(vErrors !== null){
+if(_errs53){
+vErrors.length = _errs53;
+}
 else {
-const err52 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[1].then.properties.url.type,parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data23};
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs56 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.pool_size === undefined){
+data17.pool_size = 10;
+}
+if(data17.statement_timeout_ms === undefined){
+data17.statement_timeout_ms = 5000;
+}
+if(data17.lock_timeout_ms === undefined){
+data17.lock_timeout_ms = 2000;
+}
+if(data17.idle_in_transaction_timeout_ms === undefined){
+data17.idle_in_transaction_timeout_ms = 10000;
+}
+if(data17.connect_timeout_ms === undefined){
+data17.connect_timeout_ms = 2000;
+}
+if(data17.generation_retention_days === undefined){
+data17.generation_retention_days = 90;
+}
+if(data17.audit_retention_days === undefined){
+data17.audit_retention_days = 548;
+}
+if(data17.url === undefined){
+const err52 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.store.allOf[1].then.required,parentSchema:schema11.properties.store.allOf[1].then,data:data17};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -751,10 +751,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-let data24 = data16.pool_size;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-const err53 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.pool_size.type,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data24};
+for(const key3 in data17){
+if(!(func2.call(schema11.properties.store.allOf[1].then.properties, key3))){
+const err53 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[1].then,data:data17};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -763,9 +762,12 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(typeof data24 == "number"){
-if(data24 < 1 || isNaN(data24)){
-const err54 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data24};
+}
+if(data17.url !== undefined){
+let data24 = data17.url;
+if(typeof data24 === "string"){
+if(!pattern2.test(data24)){
+const err54 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\"",schema:"^postgres(ql)?://",parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data24};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -775,9 +777,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-let data25 = data16.statement_timeout_ms;
-if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
-const err55 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data25};
+else {
+const err55 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[1].then.properties.url.type,parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data24};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -786,9 +787,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(typeof data25 == "number"){
-if(data25 < 100 || isNaN(data25)){
-const err56 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data25};
+}
+let data25 = data17.pool_size;
+if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
+const err56 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.pool_size.type,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data25};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -797,10 +799,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-let data26 = data16.lock_timeout_ms;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-const err57 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data26};
+if(typeof data25 == "number"){
+if(data25 < 1 || isNaN(data25)){
+const err57 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data25};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -809,9 +810,10 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(typeof data26 == "number"){
-if(data26 < 100 || isNaN(data26)){
-const err58 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data26};
+}
+let data26 = data17.statement_timeout_ms;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+const err58 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data26};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -820,10 +822,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-let data27 = data16.idle_in_transaction_timeout_ms;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-const err59 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data27};
+if(typeof data26 == "number"){
+if(data26 < 100 || isNaN(data26)){
+const err59 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data26};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -832,9 +833,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(typeof data27 == "number"){
-if(data27 < 100 || isNaN(data27)){
-const err60 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data27};
+}
+let data27 = data17.lock_timeout_ms;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+const err60 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data27};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -843,10 +845,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-let data28 = data16.connect_timeout_ms;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-const err61 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data28};
+if(typeof data27 == "number"){
+if(data27 < 100 || isNaN(data27)){
+const err61 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data27};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -855,9 +856,10 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(typeof data28 == "number"){
-if(data28 < 100 || isNaN(data28)){
-const err62 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data28};
+}
+let data28 = data17.idle_in_transaction_timeout_ms;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+const err62 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data28};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -866,10 +868,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-let data29 = data16.generation_retention_days;
-if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
-const err63 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data29};
+if(typeof data28 == "number"){
+if(data28 < 100 || isNaN(data28)){
+const err63 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data28};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -878,9 +879,10 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(typeof data29 == "number"){
-if(data29 < 0 || isNaN(data29)){
-const err64 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data29};
+}
+let data29 = data17.connect_timeout_ms;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+const err64 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data29};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -889,10 +891,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-let data30 = data16.audit_retention_days;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-const err65 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data30};
+if(typeof data29 == "number"){
+if(data29 < 100 || isNaN(data29)){
+const err65 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data29};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -901,9 +902,10 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(typeof data30 == "number"){
-if(data30 < 0 || isNaN(data30)){
-const err66 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data30};
+}
+let data30 = data17.generation_retention_days;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+const err66 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data30};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -912,13 +914,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-}
-var _valid1 = _errs54 === errors;
-valid8 = _valid1;
-}
-if(!valid8){
-const err67 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[1].if,parentSchema:schema11.properties.store.allOf[1],data:data16};
+if(typeof data30 == "number"){
+if(data30 < 0 || isNaN(data30)){
+const err67 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data30};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -927,13 +925,10 @@ vErrors.push(err67);
 }
 errors++;
 }
-const _errs73 = errors;
-let valid11 = true;
-const _errs74 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.driver !== undefined){
-if("memory" !== data16.driver){
-const err68 = {};
+}
+let data31 = data17.audit_retention_days;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+const err68 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data31};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -942,30 +937,9 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-}
-var _valid2 = _errs74 === errors;
-errors = _errs73;
-if(vErrors !== null){
-if(_errs73){
-vErrors.length = _errs73;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid2){
-const _errs76 = errors;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.generation_retention_days === undefined){
-data16.generation_retention_days = 90;
-}
-if(data16.audit_retention_days === undefined){
-data16.audit_retention_days = 548;
-}
-for(const key4 in data16){
-if(!(((key4 === "driver") || (key4 === "generation_retention_days")) || (key4 === "audit_retention_days"))){
-const err69 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[2].then,data:data16};
+if(typeof data31 == "number"){
+if(data31 < 0 || isNaN(data31)){
+const err69 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data31};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -975,9 +949,12 @@ vErrors.push(err69);
 errors++;
 }
 }
-let data32 = data16.generation_retention_days;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-const err70 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data32};
+}
+var _valid1 = _errs56 === errors;
+valid8 = _valid1;
+}
+if(!valid8){
+const err70 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[1].if,parentSchema:schema11.properties.store.allOf[1],data:data17};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -986,9 +963,13 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(typeof data32 == "number"){
-if(data32 < 0 || isNaN(data32)){
-const err71 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data32};
+const _errs75 = errors;
+let valid11 = true;
+const _errs76 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.driver !== undefined){
+if("memory" !== data17.driver){
+const err71 = {};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -998,9 +979,29 @@ vErrors.push(err71);
 errors++;
 }
 }
-let data33 = data16.audit_retention_days;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-const err72 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data33};
+}
+var _valid2 = _errs76 === errors;
+errors = _errs75;
+if(vErrors !== null){
+if(_errs75){
+vErrors.length = _errs75;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs78 = errors;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.generation_retention_days === undefined){
+data17.generation_retention_days = 90;
+}
+if(data17.audit_retention_days === undefined){
+data17.audit_retention_days = 548;
+}
+for(const key4 in data17){
+if(!(((key4 === "driver") || (key4 === "generation_retention_days")) || (key4 === "audit_retention_days"))){
+const err72 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[2].then,data:data17};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1009,9 +1010,10 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(typeof data33 == "number"){
-if(data33 < 0 || isNaN(data33)){
-const err73 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data33};
+}
+let data33 = data17.generation_retention_days;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
+const err73 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data33};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1020,13 +1022,9 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-}
-var _valid2 = _errs76 === errors;
-valid11 = _valid2;
-}
-if(!valid11){
-const err74 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[2].if,parentSchema:schema11.properties.store.allOf[2],data:data16};
+if(typeof data33 == "number"){
+if(data33 < 0 || isNaN(data33)){
+const err74 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data33};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1035,9 +1033,10 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(data16.driver === undefined){
-const err75 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'",schema:schema11.properties.store.required,parentSchema:schema11.properties.store,data:data16};
+}
+let data34 = data17.audit_retention_days;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+const err75 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data34};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1046,10 +1045,9 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(data16.driver !== undefined){
-let data34 = data16.driver;
-if(!(((data34 === "sqlite") || (data34 === "postgres")) || (data34 === "memory"))){
-const err76 = {instancePath:instancePath+"/store/driver",schemaPath:"#/properties/store/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.store.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.store.properties.driver.enum,parentSchema:schema11.properties.store.properties.driver,data:data34};
+if(typeof data34 == "number"){
+if(data34 < 0 || isNaN(data34)){
+const err76 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data34};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1060,8 +1058,11 @@ errors++;
 }
 }
 }
-else {
-const err77 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.store.type,parentSchema:schema11.properties.store,data:data16};
+var _valid2 = _errs78 === errors;
+valid11 = _valid2;
+}
+if(!valid11){
+const err77 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[2].if,parentSchema:schema11.properties.store.allOf[2],data:data17};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1070,21 +1071,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data.providers !== undefined){
-let data35 = data.providers;
-if(Array.isArray(data35)){
-const len1 = data35.length;
-for(let i1=0; i1<len1; i1++){
-let data36 = data35[i1];
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.max_connections === undefined){
-data36.max_connections = 128;
-}
-if(data36.connect_timeout_ms === undefined){
-data36.connect_timeout_ms = 10000;
-}
-if(data36.name === undefined){
-const err78 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data36};
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.driver === undefined){
+const err78 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'",schema:schema11.properties.store.required,parentSchema:schema11.properties.store,data:data17};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1093,8 +1082,10 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data36.type === undefined){
-const err79 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data36};
+if(data17.driver !== undefined){
+let data35 = data17.driver;
+if(!(((data35 === "sqlite") || (data35 === "postgres")) || (data35 === "memory"))){
+const err79 = {instancePath:instancePath+"/store/driver",schemaPath:"#/properties/store/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.store.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.store.properties.driver.enum,parentSchema:schema11.properties.store.properties.driver,data:data35};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1103,9 +1094,10 @@ vErrors.push(err79);
 }
 errors++;
 }
-for(const key5 in data36){
-if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
-const err80 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data36};
+}
+}
+else {
+const err80 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.store.type,parentSchema:schema11.properties.store,data:data17};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1114,12 +1106,21 @@ vErrors.push(err80);
 }
 errors++;
 }
+if(data.providers !== undefined){
+let data36 = data.providers;
+if(Array.isArray(data36)){
+const len1 = data36.length;
+for(let i1=0; i1<len1; i1++){
+let data37 = data36[i1];
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+if(data37.max_connections === undefined){
+data37.max_connections = 128;
 }
-if(data36.name !== undefined){
-let data37 = data36.name;
-if(typeof data37 === "string"){
-if(!pattern3.test(data37)){
-const err81 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+$",parentSchema:schema11.properties.providers.items.properties.name,data:data37};
+if(data37.connect_timeout_ms === undefined){
+data37.connect_timeout_ms = 10000;
+}
+if(data37.name === undefined){
+const err81 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data37};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1128,9 +1129,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-else {
-const err82 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.name.type,parentSchema:schema11.properties.providers.items.properties.name,data:data37};
+if(data37.type === undefined){
+const err82 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data37};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1139,12 +1139,9 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-if(data36.type !== undefined){
-let data38 = data36.type;
-if(typeof data38 === "string"){
-if(func3(data38) < 1){
-const err83 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.providers.items.properties.type,data:data38};
+for(const key5 in data37){
+if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
+const err83 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data37};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1154,8 +1151,11 @@ vErrors.push(err83);
 errors++;
 }
 }
-else {
-const err84 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.type.type,parentSchema:schema11.properties.providers.items.properties.type,data:data38};
+if(data37.name !== undefined){
+let data38 = data37.name;
+if(typeof data38 === "string"){
+if(!pattern3.test(data38)){
+const err84 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+$",parentSchema:schema11.properties.providers.items.properties.name,data:data38};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1165,11 +1165,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data36.api_base !== undefined){
-let data39 = data36.api_base;
-if(typeof data39 === "string"){
-if(!pattern4.test(data39)){
-const err85 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.providers.items.properties.api_base,data:data39};
+else {
+const err85 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.name.type,parentSchema:schema11.properties.providers.items.properties.name,data:data38};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1179,8 +1176,11 @@ vErrors.push(err85);
 errors++;
 }
 }
-else {
-const err86 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_base.type,parentSchema:schema11.properties.providers.items.properties.api_base,data:data39};
+if(data37.type !== undefined){
+let data39 = data37.type;
+if(typeof data39 === "string"){
+if(func3(data39) < 1){
+const err86 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.providers.items.properties.type,data:data39};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1190,10 +1190,8 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data36.api_key !== undefined){
-let data40 = data36.api_key;
-if(typeof data40 !== "string"){
-const err87 = {instancePath:instancePath+"/providers/" + i1+"/api_key",schemaPath:"#/properties/providers/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_key.type,parentSchema:schema11.properties.providers.items.properties.api_key,data:data40};
+else {
+const err87 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.type.type,parentSchema:schema11.properties.providers.items.properties.type,data:data39};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1203,13 +1201,11 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data36.headers !== undefined){
-let data41 = data36.headers;
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-for(const key6 in data41){
-let data42 = data41[key6];
-if(typeof data42 !== "string"){
-const err88 = {instancePath:instancePath+"/providers/" + i1+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/providers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.headers.additionalProperties.type,parentSchema:schema11.properties.providers.items.properties.headers.additionalProperties,data:data42};
+if(data37.api_base !== undefined){
+let data40 = data37.api_base;
+if(typeof data40 === "string"){
+if(!pattern4.test(data40)){
+const err88 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.providers.items.properties.api_base,data:data40};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1219,9 +1215,8 @@ vErrors.push(err88);
 errors++;
 }
 }
-}
 else {
-const err89 = {instancePath:instancePath+"/providers/" + i1+"/headers",schemaPath:"#/properties/providers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.headers.type,parentSchema:schema11.properties.providers.items.properties.headers,data:data41};
+const err89 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_base.type,parentSchema:schema11.properties.providers.items.properties.api_base,data:data40};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1231,10 +1226,10 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data36.options !== undefined){
-let data43 = data36.options;
-if(!(data43 && typeof data43 == "object" && !Array.isArray(data43))){
-const err90 = {instancePath:instancePath+"/providers/" + i1+"/options",schemaPath:"#/properties/providers/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.options.type,parentSchema:schema11.properties.providers.items.properties.options,data:data43};
+if(data37.api_key !== undefined){
+let data41 = data37.api_key;
+if(typeof data41 !== "string"){
+const err90 = {instancePath:instancePath+"/providers/" + i1+"/api_key",schemaPath:"#/properties/providers/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_key.type,parentSchema:schema11.properties.providers.items.properties.api_key,data:data41};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1244,9 +1239,13 @@ vErrors.push(err90);
 errors++;
 }
 }
-let data44 = data36.max_connections;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-const err91 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.max_connections.type,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data44};
+if(data37.headers !== undefined){
+let data42 = data37.headers;
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+for(const key6 in data42){
+let data43 = data42[key6];
+if(typeof data43 !== "string"){
+const err91 = {instancePath:instancePath+"/providers/" + i1+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/providers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.headers.additionalProperties.type,parentSchema:schema11.properties.providers.items.properties.headers.additionalProperties,data:data43};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1255,9 +1254,10 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(typeof data44 == "number"){
-if(data44 < 1 || isNaN(data44)){
-const err92 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data44};
+}
+}
+else {
+const err92 = {instancePath:instancePath+"/providers/" + i1+"/headers",schemaPath:"#/properties/providers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.headers.type,parentSchema:schema11.properties.providers.items.properties.headers,data:data42};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1267,9 +1267,10 @@ vErrors.push(err92);
 errors++;
 }
 }
-let data45 = data36.connect_timeout_ms;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
-const err93 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.connect_timeout_ms.type,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data45};
+if(data37.options !== undefined){
+let data44 = data37.options;
+if(!(data44 && typeof data44 == "object" && !Array.isArray(data44))){
+const err93 = {instancePath:instancePath+"/providers/" + i1+"/options",schemaPath:"#/properties/providers/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.options.type,parentSchema:schema11.properties.providers.items.properties.options,data:data44};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1278,9 +1279,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(typeof data45 == "number"){
-if(data45 < 1 || isNaN(data45)){
-const err94 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data45};
+}
+let data45 = data37.max_connections;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+const err94 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.max_connections.type,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data45};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1289,10 +1291,9 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-}
-else {
-const err95 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data36};
+if(typeof data45 == "number"){
+if(data45 < 1 || isNaN(data45)){
+const err95 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data45};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1302,9 +1303,9 @@ vErrors.push(err95);
 errors++;
 }
 }
-}
-else {
-const err96 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data35};
+let data46 = data37.connect_timeout_ms;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+const err96 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.connect_timeout_ms.type,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data46};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1313,31 +1314,9 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-if(data.models !== undefined){
-let data46 = data.models;
-if(Array.isArray(data46)){
-const len2 = data46.length;
-for(let i2=0; i2<len2; i2++){
-let data47 = data46[i2];
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-if(data47.owned_by === undefined){
-data47.owned_by = "gateway";
-}
-if(data47.created === undefined){
-data47.created = 0;
-}
-if(data47.context_length === undefined){
-data47.context_length = 128000;
-}
-if(data47.pricing === undefined){
-data47.pricing = {};
-}
-if(data47.endpoints === undefined){
-data47.endpoints = ["chat"];
-}
-if(data47.id === undefined){
-const err97 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data47};
+if(typeof data46 == "number"){
+if(data46 < 1 || isNaN(data46)){
+const err97 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data46};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1346,8 +1325,10 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(data47.deployments === undefined){
-const err98 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data47};
+}
+}
+else {
+const err98 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data37};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1356,9 +1337,10 @@ vErrors.push(err98);
 }
 errors++;
 }
-for(const key7 in data47){
-if(!(func2.call(schema11.properties.models.items.properties, key7))){
-const err99 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data47};
+}
+}
+else {
+const err99 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data36};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1368,11 +1350,30 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data47.id !== undefined){
-let data48 = data47.id;
-if(typeof data48 === "string"){
-if(func3(data48) > 256){
-const err100 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data48};
+if(data.models !== undefined){
+let data47 = data.models;
+if(Array.isArray(data47)){
+const len2 = data47.length;
+for(let i2=0; i2<len2; i2++){
+let data48 = data47[i2];
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+if(data48.owned_by === undefined){
+data48.owned_by = "gateway";
+}
+if(data48.created === undefined){
+data48.created = 0;
+}
+if(data48.context_length === undefined){
+data48.context_length = 128000;
+}
+if(data48.pricing === undefined){
+data48.pricing = {};
+}
+if(data48.endpoints === undefined){
+data48.endpoints = ["chat"];
+}
+if(data48.id === undefined){
+const err100 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data48};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1381,8 +1382,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(func3(data48) < 1){
-const err101 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data48};
+if(data48.deployments === undefined){
+const err101 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data48};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1391,9 +1392,9 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-else {
-const err102 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data48};
+for(const key7 in data48){
+if(!(func2.call(schema11.properties.models.items.properties, key7))){
+const err102 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data48};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1403,9 +1404,11 @@ vErrors.push(err102);
 errors++;
 }
 }
-let data49 = data47.owned_by;
-if(typeof data49 !== "string"){
-const err103 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data49};
+if(data48.id !== undefined){
+let data49 = data48.id;
+if(typeof data49 === "string"){
+if(func3(data49) > 256){
+const err103 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data49};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1414,9 +1417,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-let data50 = data47.created;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
-const err104 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data50};
+if(func3(data49) < 1){
+const err104 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data49};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1425,9 +1427,9 @@ vErrors.push(err104);
 }
 errors++;
 }
-if(typeof data50 == "number"){
-if(data50 < 0 || isNaN(data50)){
-const err105 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data50};
+}
+else {
+const err105 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data49};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1437,9 +1439,9 @@ vErrors.push(err105);
 errors++;
 }
 }
-let data51 = data47.context_length;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-const err106 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data51};
+let data50 = data48.owned_by;
+if(typeof data50 !== "string"){
+const err106 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data50};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1448,9 +1450,9 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(typeof data51 == "number"){
-if(data51 < 1 || isNaN(data51)){
-const err107 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data51};
+let data51 = data48.created;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+const err107 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data51};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1459,11 +1461,9 @@ vErrors.push(err107);
 }
 errors++;
 }
-}
-if(data47.max_output_tokens !== undefined){
-let data52 = data47.max_output_tokens;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-const err108 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data52};
+if(typeof data51 == "number"){
+if(data51 < 0 || isNaN(data51)){
+const err108 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data51};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1472,9 +1472,10 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(typeof data52 == "number"){
-if(data52 < 1 || isNaN(data52)){
-const err109 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data52};
+}
+let data52 = data48.context_length;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+const err109 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data52};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1483,19 +1484,9 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-}
-let data53 = data47.pricing;
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-if(data53.prompt === undefined){
-data53.prompt = 0;
-}
-if(data53.completion === undefined){
-data53.completion = 0;
-}
-for(const key8 in data53){
-if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
-const err110 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data53};
+if(typeof data52 == "number"){
+if(data52 < 1 || isNaN(data52)){
+const err110 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data52};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1505,10 +1496,10 @@ vErrors.push(err110);
 errors++;
 }
 }
-let data54 = data53.prompt;
-if(typeof data54 == "number"){
-if(data54 < 0 || isNaN(data54)){
-const err111 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data54};
+if(data48.max_output_tokens !== undefined){
+let data53 = data48.max_output_tokens;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+const err111 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data53};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1517,9 +1508,9 @@ vErrors.push(err111);
 }
 errors++;
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data54};
+if(typeof data53 == "number"){
+if(data53 < 1 || isNaN(data53)){
+const err112 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data53};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1528,10 +1519,19 @@ vErrors.push(err112);
 }
 errors++;
 }
-let data55 = data53.completion;
-if(typeof data55 == "number"){
-if(data55 < 0 || isNaN(data55)){
-const err113 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data55};
+}
+}
+let data54 = data48.pricing;
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+if(data54.prompt === undefined){
+data54.prompt = 0;
+}
+if(data54.completion === undefined){
+data54.completion = 0;
+}
+for(const key8 in data54){
+if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
+const err113 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data54};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1541,8 +1541,10 @@ vErrors.push(err113);
 errors++;
 }
 }
-else {
-const err114 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data55};
+let data55 = data54.prompt;
+if(typeof data55 == "number"){
+if(data55 < 0 || isNaN(data55)){
+const err114 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data55};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1551,11 +1553,9 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data53.request !== undefined){
-let data56 = data53.request;
-if(typeof data56 == "number"){
-if(data56 < 0 || isNaN(data56)){
-const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data56};
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data55};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1564,9 +1564,10 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-else {
-const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data56};
+let data56 = data54.completion;
+if(typeof data56 == "number"){
+if(data56 < 0 || isNaN(data56)){
+const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data56};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1576,11 +1577,8 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data53.cache_read !== undefined){
-let data57 = data53.cache_read;
-if(typeof data57 == "number"){
-if(data57 < 0 || isNaN(data57)){
-const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data57};
+else {
+const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data56};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1589,9 +1587,11 @@ vErrors.push(err117);
 }
 errors++;
 }
-}
-else {
-const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data57};
+if(data54.request !== undefined){
+let data57 = data54.request;
+if(typeof data57 == "number"){
+if(data57 < 0 || isNaN(data57)){
+const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data57};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1601,11 +1601,8 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data53.cache_write !== undefined){
-let data58 = data53.cache_write;
-if(typeof data58 == "number"){
-if(data58 < 0 || isNaN(data58)){
-const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data58};
+else {
+const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data57};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1615,8 +1612,11 @@ vErrors.push(err119);
 errors++;
 }
 }
-else {
-const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data58};
+if(data54.cache_read !== undefined){
+let data58 = data54.cache_read;
+if(typeof data58 == "number"){
+if(data58 < 0 || isNaN(data58)){
+const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data58};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1626,11 +1626,8 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data53.cache_write_1h !== undefined){
-let data59 = data53.cache_write_1h;
-if(typeof data59 == "number"){
-if(data59 < 0 || isNaN(data59)){
-const err121 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data59};
+else {
+const err121 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data58};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1640,8 +1637,11 @@ vErrors.push(err121);
 errors++;
 }
 }
-else {
-const err122 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data59};
+if(data54.cache_write !== undefined){
+let data59 = data54.cache_write;
+if(typeof data59 == "number"){
+if(data59 < 0 || isNaN(data59)){
+const err122 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data59};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1651,11 +1651,8 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data53.reasoning !== undefined){
-let data60 = data53.reasoning;
-if(typeof data60 == "number"){
-if(data60 < 0 || isNaN(data60)){
-const err123 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data60};
+else {
+const err123 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data59};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1665,8 +1662,11 @@ vErrors.push(err123);
 errors++;
 }
 }
-else {
-const err124 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data60};
+if(data54.cache_write_1h !== undefined){
+let data60 = data54.cache_write_1h;
+if(typeof data60 == "number"){
+if(data60 < 0 || isNaN(data60)){
+const err124 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data60};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1676,10 +1676,8 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(data53.free !== undefined){
-let data61 = data53.free;
-if(typeof data61 !== "boolean"){
-const err125 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data61};
+else {
+const err125 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data60};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1689,9 +1687,11 @@ vErrors.push(err125);
 errors++;
 }
 }
-}
-else {
-const err126 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data53};
+if(data54.reasoning !== undefined){
+let data61 = data54.reasoning;
+if(typeof data61 == "number"){
+if(data61 < 0 || isNaN(data61)){
+const err126 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data61};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1700,11 +1700,9 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data47.deployments !== undefined){
-let data62 = data47.deployments;
-if(Array.isArray(data62)){
-if(data62.length < 1){
-const err127 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data62};
+}
+else {
+const err127 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data61};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1713,15 +1711,11 @@ vErrors.push(err127);
 }
 errors++;
 }
-const len3 = data62.length;
-for(let i3=0; i3<len3; i3++){
-let data63 = data62[i3];
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-if(data63.weight === undefined){
-data63.weight = 1;
 }
-if(data63.provider === undefined){
-const err128 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data63};
+if(data54.free !== undefined){
+let data62 = data54.free;
+if(typeof data62 !== "boolean"){
+const err128 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data62};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1730,8 +1724,10 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data63.model === undefined){
-const err129 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data63};
+}
+}
+else {
+const err129 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data54};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1740,9 +1736,11 @@ vErrors.push(err129);
 }
 errors++;
 }
-for(const key9 in data63){
-if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
-const err130 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data63};
+if(data48.deployments !== undefined){
+let data63 = data48.deployments;
+if(Array.isArray(data63)){
+if(data63.length < 1){
+const err130 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data63};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1751,12 +1749,15 @@ vErrors.push(err130);
 }
 errors++;
 }
+const len3 = data63.length;
+for(let i3=0; i3<len3; i3++){
+let data64 = data63[i3];
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.weight === undefined){
+data64.weight = 1;
 }
-if(data63.provider !== undefined){
-let data64 = data63.provider;
-if(typeof data64 === "string"){
-if(func3(data64) < 1){
-const err131 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data64};
+if(data64.provider === undefined){
+const err131 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data64};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1765,9 +1766,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-}
-else {
-const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data64};
+if(data64.model === undefined){
+const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data64};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1776,12 +1776,9 @@ vErrors.push(err132);
 }
 errors++;
 }
-}
-if(data63.model !== undefined){
-let data65 = data63.model;
-if(typeof data65 === "string"){
-if(func3(data65) < 1){
-const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data65};
+for(const key9 in data64){
+if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
+const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data64};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1791,8 +1788,11 @@ vErrors.push(err133);
 errors++;
 }
 }
-else {
-const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data65};
+if(data64.provider !== undefined){
+let data65 = data64.provider;
+if(typeof data65 === "string"){
+if(func3(data65) < 1){
+const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data65};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1802,10 +1802,8 @@ vErrors.push(err134);
 errors++;
 }
 }
-let data66 = data63.weight;
-if(typeof data66 == "number"){
-if(data66 <= 0 || isNaN(data66)){
-const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data66};
+else {
+const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data65};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1815,8 +1813,11 @@ vErrors.push(err135);
 errors++;
 }
 }
-else {
-const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data66};
+if(data64.model !== undefined){
+let data66 = data64.model;
+if(typeof data66 === "string"){
+if(func3(data66) < 1){
+const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data66};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1825,10 +1826,9 @@ vErrors.push(err136);
 }
 errors++;
 }
-if(data63.priority !== undefined){
-let data67 = data63.priority;
-if(!(typeof data67 == "number")){
-const err137 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data67};
+}
+else {
+const err137 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data66};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1838,11 +1838,10 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data63.cost !== undefined){
-let data68 = data63.cost;
-if(typeof data68 == "number"){
-if(data68 < 0 || isNaN(data68)){
-const err138 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data68};
+let data67 = data64.weight;
+if(typeof data67 == "number"){
+if(data67 <= 0 || isNaN(data67)){
+const err138 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data67};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1853,7 +1852,7 @@ errors++;
 }
 }
 else {
-const err139 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data68};
+const err139 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data67};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1862,11 +1861,10 @@ vErrors.push(err139);
 }
 errors++;
 }
-}
-if(data63.options !== undefined){
-let data69 = data63.options;
-if(!(data69 && typeof data69 == "object" && !Array.isArray(data69))){
-const err140 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data69};
+if(data64.priority !== undefined){
+let data68 = data64.priority;
+if(!(typeof data68 == "number")){
+const err140 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data68};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1876,9 +1874,11 @@ vErrors.push(err140);
 errors++;
 }
 }
-}
-else {
-const err141 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data63};
+if(data64.cost !== undefined){
+let data69 = data64.cost;
+if(typeof data69 == "number"){
+if(data69 < 0 || isNaN(data69)){
+const err141 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data69};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1888,9 +1888,8 @@ vErrors.push(err141);
 errors++;
 }
 }
-}
 else {
-const err142 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data62};
+const err142 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data69};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1900,10 +1899,10 @@ vErrors.push(err142);
 errors++;
 }
 }
-let data70 = data47.endpoints;
-if(Array.isArray(data70)){
-if(data70.length < 1){
-const err143 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data70};
+if(data64.options !== undefined){
+let data70 = data64.options;
+if(!(data70 && typeof data70 == "object" && !Array.isArray(data70))){
+const err143 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data70};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1912,11 +1911,10 @@ vErrors.push(err143);
 }
 errors++;
 }
-const len4 = data70.length;
-for(let i4=0; i4<len4; i4++){
-let data71 = data70[i4];
-if(!((data71 === "chat") || (data71 === "embeddings"))){
-const err144 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data71};
+}
+}
+else {
+const err144 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data64};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1926,14 +1924,9 @@ vErrors.push(err144);
 errors++;
 }
 }
-let i5 = data70.length;
-let j0;
-if(i5 > 1){
-outer0:
-for(;i5--;){
-for(j0 = i5; j0--;){
-if(func0(data70[i5], data70[j0])){
-const err145 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data70};
+}
+else {
+const err145 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data63};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1941,14 +1934,12 @@ else {
 vErrors.push(err145);
 }
 errors++;
-break outer0;
 }
 }
-}
-}
-}
-else {
-const err146 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data70};
+let data71 = data48.endpoints;
+if(Array.isArray(data71)){
+if(data71.length < 1){
+const err146 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data71};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1957,14 +1948,11 @@ vErrors.push(err146);
 }
 errors++;
 }
-if(data47.supported_params !== undefined){
-let data72 = data47.supported_params;
-if(Array.isArray(data72)){
-const len5 = data72.length;
-for(let i6=0; i6<len5; i6++){
-let data73 = data72[i6];
-if(typeof data73 !== "string"){
-const err147 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data73};
+const len4 = data71.length;
+for(let i4=0; i4<len4; i4++){
+let data72 = data71[i4];
+if(!((data72 === "chat") || (data72 === "embeddings"))){
+const err147 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data72};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1974,9 +1962,14 @@ vErrors.push(err147);
 errors++;
 }
 }
-}
-else {
-const err148 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data72};
+let i5 = data71.length;
+let j0;
+if(i5 > 1){
+outer0:
+for(;i5--;){
+for(j0 = i5; j0--;){
+if(func0(data71[i5], data71[j0])){
+const err148 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data71};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1984,12 +1977,14 @@ else {
 vErrors.push(err148);
 }
 errors++;
+break outer0;
 }
 }
-if(data47.unsupported_params !== undefined){
-let data74 = data47.unsupported_params;
-if(!((data74 === "drop") || (data74 === "reject"))){
-const err149 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data74};
+}
+}
+}
+else {
+const err149 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data71};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1998,16 +1993,14 @@ vErrors.push(err149);
 }
 errors++;
 }
-}
-if(data47.routing !== undefined){
-let data75 = data47.routing;
-if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
-if(data75.strategy === undefined){
-data75.strategy = "weighted";
-}
-for(const key10 in data75){
-if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
-const err150 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data75};
+if(data48.supported_params !== undefined){
+let data73 = data48.supported_params;
+if(Array.isArray(data73)){
+const len5 = data73.length;
+for(let i6=0; i6<len5; i6++){
+let data74 = data73[i6];
+if(typeof data74 !== "string"){
+const err150 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data74};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2017,10 +2010,9 @@ vErrors.push(err150);
 errors++;
 }
 }
-let data76 = data75.strategy;
-if(typeof data76 === "string"){
-if(!pattern5.test(data76)){
-const err151 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data76};
+}
+else {
+const err151 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data73};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2030,8 +2022,10 @@ vErrors.push(err151);
 errors++;
 }
 }
-else {
-const err152 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data76};
+if(data48.unsupported_params !== undefined){
+let data75 = data48.unsupported_params;
+if(!((data75 === "drop") || (data75 === "reject"))){
+const err152 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data75};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2040,10 +2034,16 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(data75.num_retries !== undefined){
-let data77 = data75.num_retries;
-if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
-const err153 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data77};
+}
+if(data48.routing !== undefined){
+let data76 = data48.routing;
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+if(data76.strategy === undefined){
+data76.strategy = "weighted";
+}
+for(const key10 in data76){
+if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
+const err153 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data76};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2052,9 +2052,11 @@ vErrors.push(err153);
 }
 errors++;
 }
-if(typeof data77 == "number"){
-if(data77 > 10 || isNaN(data77)){
-const err154 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data77};
+}
+let data77 = data76.strategy;
+if(typeof data77 === "string"){
+if(!pattern5.test(data77)){
+const err154 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data77};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2063,8 +2065,9 @@ vErrors.push(err154);
 }
 errors++;
 }
-if(data77 < 0 || isNaN(data77)){
-const err155 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data77};
+}
+else {
+const err155 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data77};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2073,17 +2076,10 @@ vErrors.push(err155);
 }
 errors++;
 }
-}
-}
-if(data75.fallbacks !== undefined){
-let data78 = data75.fallbacks;
-if(Array.isArray(data78)){
-const len6 = data78.length;
-for(let i7=0; i7<len6; i7++){
-let data79 = data78[i7];
-if(typeof data79 === "string"){
-if(func3(data79) < 1){
-const err156 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data79};
+if(data76.num_retries !== undefined){
+let data78 = data76.num_retries;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+const err156 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data78};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2092,9 +2088,9 @@ vErrors.push(err156);
 }
 errors++;
 }
-}
-else {
-const err157 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data79};
+if(typeof data78 == "number"){
+if(data78 > 10 || isNaN(data78)){
+const err157 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data78};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2103,10 +2099,8 @@ vErrors.push(err157);
 }
 errors++;
 }
-}
-}
-else {
-const err158 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data78};
+if(data78 < 0 || isNaN(data78)){
+const err158 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data78};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2116,11 +2110,16 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data75.context_window_fallback !== undefined){
-let data80 = data75.context_window_fallback;
+}
+if(data76.fallbacks !== undefined){
+let data79 = data76.fallbacks;
+if(Array.isArray(data79)){
+const len6 = data79.length;
+for(let i7=0; i7<len6; i7++){
+let data80 = data79[i7];
 if(typeof data80 === "string"){
 if(func3(data80) < 1){
-const err159 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data80};
+const err159 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data80};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2131,7 +2130,7 @@ errors++;
 }
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data80};
+const err160 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data80};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2143,7 +2142,7 @@ errors++;
 }
 }
 else {
-const err161 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data75};
+const err161 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data79};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2153,12 +2152,11 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(data47.billed_features !== undefined){
-let data81 = data47.billed_features;
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-for(const key11 in data81){
-if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
-const err162 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data81};
+if(data76.context_window_fallback !== undefined){
+let data81 = data76.context_window_fallback;
+if(typeof data81 === "string"){
+if(func3(data81) < 1){
+const err162 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data81};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2168,11 +2166,8 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data81.web_search !== undefined){
-let data82 = data81.web_search;
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-if(data82.per_request === undefined){
-const err163 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data82};
+else {
+const err163 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data81};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2181,9 +2176,10 @@ vErrors.push(err163);
 }
 errors++;
 }
-for(const key12 in data82){
-if(!(key12 === "per_request")){
-const err164 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data82};
+}
+}
+else {
+const err164 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data76};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2193,11 +2189,12 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data82.per_request !== undefined){
-let data83 = data82.per_request;
-if(typeof data83 == "number"){
-if(data83 < 0 || isNaN(data83)){
-const err165 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data83};
+if(data48.billed_features !== undefined){
+let data82 = data48.billed_features;
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+for(const key11 in data82){
+if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
+const err165 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data82};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2207,8 +2204,11 @@ vErrors.push(err165);
 errors++;
 }
 }
-else {
-const err166 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data83};
+if(data82.web_search !== undefined){
+let data83 = data82.web_search;
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(data83.per_request === undefined){
+const err166 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data83};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2217,10 +2217,9 @@ vErrors.push(err166);
 }
 errors++;
 }
-}
-}
-else {
-const err167 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data82};
+for(const key12 in data83){
+if(!(key12 === "per_request")){
+const err167 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data83};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2230,11 +2229,11 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(data81.priority_tier !== undefined){
-let data84 = data81.priority_tier;
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.multiplier === undefined){
-const err168 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data84};
+if(data83.per_request !== undefined){
+let data84 = data83.per_request;
+if(typeof data84 == "number"){
+if(data84 < 0 || isNaN(data84)){
+const err168 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data84};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2243,9 +2242,9 @@ vErrors.push(err168);
 }
 errors++;
 }
-for(const key13 in data84){
-if(!(key13 === "multiplier")){
-const err169 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data84};
+}
+else {
+const err169 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data84};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2255,11 +2254,9 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(data84.multiplier !== undefined){
-let data85 = data84.multiplier;
-if(typeof data85 == "number"){
-if(data85 < 1 || isNaN(data85)){
-const err170 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data85};
+}
+else {
+const err170 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data83};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2269,8 +2266,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-else {
-const err171 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data85};
+if(data82.priority_tier !== undefined){
+let data85 = data82.priority_tier;
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data85.multiplier === undefined){
+const err171 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data85};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2279,10 +2279,9 @@ vErrors.push(err171);
 }
 errors++;
 }
-}
-}
-else {
-const err172 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data84};
+for(const key13 in data85){
+if(!(key13 === "multiplier")){
+const err172 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data85};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2292,11 +2291,11 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data81.audio !== undefined){
-let data86 = data81.audio;
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-if(data86.completion === undefined){
-const err173 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data86};
+if(data85.multiplier !== undefined){
+let data86 = data85.multiplier;
+if(typeof data86 == "number"){
+if(data86 < 1 || isNaN(data86)){
+const err173 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data86};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2305,9 +2304,9 @@ vErrors.push(err173);
 }
 errors++;
 }
-for(const key14 in data86){
-if(!((key14 === "completion") || (key14 === "prompt"))){
-const err174 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data86};
+}
+else {
+const err174 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data86};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2317,11 +2316,9 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data86.completion !== undefined){
-let data87 = data86.completion;
-if(typeof data87 == "number"){
-if(data87 < 0 || isNaN(data87)){
-const err175 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data87};
+}
+else {
+const err175 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data85};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2331,8 +2328,11 @@ vErrors.push(err175);
 errors++;
 }
 }
-else {
-const err176 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data87};
+if(data82.audio !== undefined){
+let data87 = data82.audio;
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+if(data87.completion === undefined){
+const err176 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data87};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2341,12 +2341,9 @@ vErrors.push(err176);
 }
 errors++;
 }
-}
-if(data86.prompt !== undefined){
-let data88 = data86.prompt;
-if(typeof data88 == "number"){
-if(data88 < 0 || isNaN(data88)){
-const err177 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data88};
+for(const key14 in data87){
+if(!((key14 === "completion") || (key14 === "prompt"))){
+const err177 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data87};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2356,8 +2353,11 @@ vErrors.push(err177);
 errors++;
 }
 }
-else {
-const err178 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data88};
+if(data87.completion !== undefined){
+let data88 = data87.completion;
+if(typeof data88 == "number"){
+if(data88 < 0 || isNaN(data88)){
+const err178 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data88};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2367,9 +2367,8 @@ vErrors.push(err178);
 errors++;
 }
 }
-}
 else {
-const err179 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data86};
+const err179 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data88};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2379,12 +2378,11 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data81.predicted_outputs !== undefined){
-let data89 = data81.predicted_outputs;
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-for(const key15 in data89){
-if(!(key15 === "completion")){
-const err180 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data89};
+if(data87.prompt !== undefined){
+let data89 = data87.prompt;
+if(typeof data89 == "number"){
+if(data89 < 0 || isNaN(data89)){
+const err180 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data89};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2394,11 +2392,8 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data89.completion !== undefined){
-let data90 = data89.completion;
-if(typeof data90 == "number"){
-if(data90 < 0 || isNaN(data90)){
-const err181 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data90};
+else {
+const err181 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data89};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2408,8 +2403,9 @@ vErrors.push(err181);
 errors++;
 }
 }
+}
 else {
-const err182 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data90};
+const err182 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data87};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2419,9 +2415,12 @@ vErrors.push(err182);
 errors++;
 }
 }
-}
-else {
-const err183 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data89};
+if(data82.predicted_outputs !== undefined){
+let data90 = data82.predicted_outputs;
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+for(const key15 in data90){
+if(!(key15 === "completion")){
+const err183 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data90};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2431,9 +2430,11 @@ vErrors.push(err183);
 errors++;
 }
 }
-}
-else {
-const err184 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data81};
+if(data90.completion !== undefined){
+let data91 = data90.completion;
+if(typeof data91 == "number"){
+if(data91 < 0 || isNaN(data91)){
+const err184 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data91};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2443,12 +2444,8 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(data47.credit_bound !== undefined){
-let data91 = data47.credit_bound;
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
-for(const key16 in data91){
-if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
-const err185 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data91};
+else {
+const err185 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data91};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2458,11 +2455,9 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(data91.image_tokens !== undefined){
-let data92 = data91.image_tokens;
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-if(data92.low === undefined){
-const err186 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data92};
+}
+else {
+const err186 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data90};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2471,8 +2466,10 @@ vErrors.push(err186);
 }
 errors++;
 }
-if(data92.high === undefined){
-const err187 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data92};
+}
+}
+else {
+const err187 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data82};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2481,9 +2478,13 @@ vErrors.push(err187);
 }
 errors++;
 }
-for(const key17 in data92){
-if(!((key17 === "low") || (key17 === "high"))){
-const err188 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data92};
+}
+if(data48.credit_bound !== undefined){
+let data92 = data48.credit_bound;
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+for(const key16 in data92){
+if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
+const err188 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data92};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2493,10 +2494,11 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(data92.low !== undefined){
-let data93 = data92.low;
-if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
-const err189 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data93};
+if(data92.image_tokens !== undefined){
+let data93 = data92.image_tokens;
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+if(data93.low === undefined){
+const err189 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data93};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2505,9 +2507,8 @@ vErrors.push(err189);
 }
 errors++;
 }
-if(typeof data93 == "number"){
-if(data93 < 0 || isNaN(data93)){
-const err190 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data93};
+if(data93.high === undefined){
+const err190 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data93};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2516,12 +2517,9 @@ vErrors.push(err190);
 }
 errors++;
 }
-}
-}
-if(data92.high !== undefined){
-let data94 = data92.high;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-const err191 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data94};
+for(const key17 in data93){
+if(!((key17 === "low") || (key17 === "high"))){
+const err191 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data93};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2530,9 +2528,11 @@ vErrors.push(err191);
 }
 errors++;
 }
-if(typeof data94 == "number"){
-if(data94 < 0 || isNaN(data94)){
-const err192 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data94};
+}
+if(data93.low !== undefined){
+let data94 = data93.low;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+const err192 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data94};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2541,11 +2541,9 @@ vErrors.push(err192);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err193 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data92};
+if(typeof data94 == "number"){
+if(data94 < 0 || isNaN(data94)){
+const err193 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data94};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2555,10 +2553,11 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(data91.audio_tokens !== undefined){
-let data95 = data91.audio_tokens;
+}
+if(data93.high !== undefined){
+let data95 = data93.high;
 if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-const err194 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data95};
+const err194 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data95};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2569,7 +2568,7 @@ errors++;
 }
 if(typeof data95 == "number"){
 if(data95 < 0 || isNaN(data95)){
-const err195 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data95};
+const err195 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data95};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2580,10 +2579,9 @@ errors++;
 }
 }
 }
-if(data91.file_tokens !== undefined){
-let data96 = data91.file_tokens;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-const err196 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data96};
+}
+else {
+const err196 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data93};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2592,9 +2590,11 @@ vErrors.push(err196);
 }
 errors++;
 }
-if(typeof data96 == "number"){
-if(data96 < 0 || isNaN(data96)){
-const err197 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data96};
+}
+if(data92.audio_tokens !== undefined){
+let data96 = data92.audio_tokens;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+const err197 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data96};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2603,12 +2603,9 @@ vErrors.push(err197);
 }
 errors++;
 }
-}
-}
-if(data91.unbounded_items !== undefined){
-let data97 = data91.unbounded_items;
-if(!((data97 === "refuse") || (data97 === "context_length"))){
-const err198 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data97};
+if(typeof data96 == "number"){
+if(data96 < 0 || isNaN(data96)){
+const err198 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data96};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2619,8 +2616,10 @@ errors++;
 }
 }
 }
-else {
-const err199 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data91};
+if(data92.file_tokens !== undefined){
+let data97 = data92.file_tokens;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+const err199 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data97};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2629,10 +2628,9 @@ vErrors.push(err199);
 }
 errors++;
 }
-}
-}
-else {
-const err200 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data47};
+if(typeof data97 == "number"){
+if(data97 < 0 || isNaN(data97)){
+const err200 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data97};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2643,8 +2641,10 @@ errors++;
 }
 }
 }
-else {
-const err201 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data46};
+if(data92.unbounded_items !== undefined){
+let data98 = data92.unbounded_items;
+if(!((data98 === "refuse") || (data98 === "context_length"))){
+const err201 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data98};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2654,18 +2654,9 @@ vErrors.push(err201);
 errors++;
 }
 }
-let data98 = data.plugins;
-if(Array.isArray(data98)){
-const len7 = data98.length;
-for(let i8=0; i8<len7; i8++){
-let data99 = data98[i8];
-const _errs222 = errors;
-let valid43 = false;
-let passing0 = null;
-const _errs223 = errors;
-if(typeof data99 === "string"){
-if(func3(data99) < 1){
-const err202 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data99};
+}
+else {
+const err202 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data92};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2675,8 +2666,9 @@ vErrors.push(err202);
 errors++;
 }
 }
+}
 else {
-const err203 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data99};
+const err203 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data48};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2685,15 +2677,10 @@ vErrors.push(err203);
 }
 errors++;
 }
-var _valid3 = _errs223 === errors;
-if(_valid3){
-valid43 = true;
-passing0 = 0;
 }
-const _errs225 = errors;
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-if(data99.use === undefined){
-const err204 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data99};
+}
+else {
+const err204 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data47};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2702,9 +2689,19 @@ vErrors.push(err204);
 }
 errors++;
 }
-for(const key18 in data99){
-if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
-const err205 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data99};
+}
+let data99 = data.plugins;
+if(Array.isArray(data99)){
+const len7 = data99.length;
+for(let i8=0; i8<len7; i8++){
+let data100 = data99[i8];
+const _errs224 = errors;
+let valid43 = false;
+let passing0 = null;
+const _errs225 = errors;
+if(typeof data100 === "string"){
+if(func3(data100) < 1){
+const err205 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2714,11 +2711,8 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(data99.use !== undefined){
-let data100 = data99.use;
-if(typeof data100 === "string"){
-if(func3(data100) < 1){
-const err206 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data100};
+else {
+const err206 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2727,9 +2721,15 @@ vErrors.push(err206);
 }
 errors++;
 }
+var _valid3 = _errs225 === errors;
+if(_valid3){
+valid43 = true;
+passing0 = 0;
 }
-else {
-const err207 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data100};
+const _errs227 = errors;
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+if(data100.use === undefined){
+const err207 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2738,12 +2738,9 @@ vErrors.push(err207);
 }
 errors++;
 }
-}
-if(data99.name !== undefined){
-let data101 = data99.name;
-if(typeof data101 === "string"){
-if(func3(data101) < 1){
-const err208 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data101};
+for(const key18 in data100){
+if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
+const err208 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2753,8 +2750,11 @@ vErrors.push(err208);
 errors++;
 }
 }
-else {
-const err209 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data101};
+if(data100.use !== undefined){
+let data101 = data100.use;
+if(typeof data101 === "string"){
+if(func3(data101) < 1){
+const err209 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data101};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2764,10 +2764,8 @@ vErrors.push(err209);
 errors++;
 }
 }
-if(data99.config !== undefined){
-let data102 = data99.config;
-if(!(data102 && typeof data102 == "object" && !Array.isArray(data102))){
-const err210 = {instancePath:instancePath+"/plugins/" + i8+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data102};
+else {
+const err210 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data101};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2777,9 +2775,11 @@ vErrors.push(err210);
 errors++;
 }
 }
-}
-else {
-const err211 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data99};
+if(data100.name !== undefined){
+let data102 = data100.name;
+if(typeof data102 === "string"){
+if(func3(data102) < 1){
+const err211 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data102};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2788,23 +2788,9 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid3 = _errs225 === errors;
-if(_valid3 && valid43){
-valid43 = false;
-passing0 = [passing0, 1];
 }
 else {
-if(_valid3){
-valid43 = true;
-passing0 = 1;
-}
-const _errs234 = errors;
-const _errs236 = errors;
-const _errs237 = errors;
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-let missing0;
-if((data99.use === undefined) && (missing0 = "use")){
-const err212 = {};
+const err212 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data102};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2814,9 +2800,10 @@ vErrors.push(err212);
 errors++;
 }
 }
-var valid45 = _errs237 === errors;
-if(valid45){
-const err213 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data99};
+if(data100.config !== undefined){
+let data103 = data100.config;
+if(!(data103 && typeof data103 == "object" && !Array.isArray(data103))){
+const err213 = {instancePath:instancePath+"/plugins/" + i8+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data103};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2825,20 +2812,10 @@ vErrors.push(err213);
 }
 errors++;
 }
-else {
-errors = _errs236;
-if(vErrors !== null){
-if(_errs236){
-vErrors.length = _errs236;
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-if(Object.keys(data99).length > 1){
-const err214 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data99};
+const err214 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2847,8 +2824,23 @@ vErrors.push(err214);
 }
 errors++;
 }
-if(Object.keys(data99).length < 1){
-const err215 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data99};
+var _valid3 = _errs227 === errors;
+if(_valid3 && valid43){
+valid43 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid3){
+valid43 = true;
+passing0 = 1;
+}
+const _errs236 = errors;
+const _errs238 = errors;
+const _errs239 = errors;
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+let missing0;
+if((data100.use === undefined) && (missing0 = "use")){
+const err215 = {};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2857,10 +2849,10 @@ vErrors.push(err215);
 }
 errors++;
 }
-for(const key19 in data99){
-let data103 = data99[key19];
-if((!(data103 && typeof data103 == "object" && !Array.isArray(data103))) && (data103 !== null)){
-const err216 = {instancePath:instancePath+"/plugins/" + i8+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data103};
+}
+var valid45 = _errs239 === errors;
+if(valid45){
+const err216 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2869,10 +2861,20 @@ vErrors.push(err216);
 }
 errors++;
 }
-}
+else {
+errors = _errs238;
+if(vErrors !== null){
+if(_errs238){
+vErrors.length = _errs238;
 }
 else {
-const err217 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data99};
+vErrors = null;
+}
+}
+}
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+if(Object.keys(data100).length > 1){
+const err217 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data100};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2881,7 +2883,41 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid3 = _errs234 === errors;
+if(Object.keys(data100).length < 1){
+const err218 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data100};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+for(const key19 in data100){
+let data104 = data100[key19];
+if((!(data104 && typeof data104 == "object" && !Array.isArray(data104))) && (data104 !== null)){
+const err219 = {instancePath:instancePath+"/plugins/" + i8+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data104};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+}
+}
+else {
+const err220 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data100};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+var _valid3 = _errs236 === errors;
 if(_valid3 && valid43){
 valid43 = false;
 passing0 = [passing0, 2];
@@ -2894,58 +2930,7 @@ passing0 = 2;
 }
 }
 if(!valid43){
-const err218 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data99};
-if(vErrors === null){
-vErrors = [err218];
-}
-else {
-vErrors.push(err218);
-}
-errors++;
-}
-else {
-errors = _errs222;
-if(vErrors !== null){
-if(_errs222){
-vErrors.length = _errs222;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err219 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data98};
-if(vErrors === null){
-vErrors = [err219];
-}
-else {
-vErrors.push(err219);
-}
-errors++;
-}
-let data104 = data.shared_state;
-const _errs243 = errors;
-let valid47 = true;
-const _errs244 = errors;
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-let missing1;
-if((data104.driver === undefined) && (missing1 = "driver")){
-const err220 = {};
-if(vErrors === null){
-vErrors = [err220];
-}
-else {
-vErrors.push(err220);
-}
-errors++;
-}
-else {
-if(data104.driver !== undefined){
-if("redis" !== data104.driver){
-const err221 = {};
+const err221 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data100};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2954,24 +2939,21 @@ vErrors.push(err221);
 }
 errors++;
 }
-}
-}
-}
-var _valid4 = _errs244 === errors;
-errors = _errs243;
+else {
+errors = _errs224;
 if(vErrors !== null){
-if(_errs243){
-vErrors.length = _errs243;
+if(_errs224){
+vErrors.length = _errs224;
 }
 else {
 vErrors = null;
 }
 }
-if(_valid4){
-const _errs246 = errors;
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-if(data104.url === undefined){
-const err222 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data104};
+}
+}
+}
+else {
+const err222 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data99};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2980,12 +2962,14 @@ vErrors.push(err222);
 }
 errors++;
 }
-}
-var _valid4 = _errs246 === errors;
-valid47 = _valid4;
-}
-if(!valid47){
-const err223 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data104};
+let data105 = data.shared_state;
+const _errs245 = errors;
+let valid47 = true;
+const _errs246 = errors;
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+let missing1;
+if((data105.driver === undefined) && (missing1 = "driver")){
+const err223 = {};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2994,16 +2978,10 @@ vErrors.push(err223);
 }
 errors++;
 }
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-if(data104.driver === undefined){
-data104.driver = "store";
-}
-if(data104.key_prefix === undefined){
-data104.key_prefix = "gw:";
-}
-for(const key20 in data104){
-if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
-const err224 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data104};
+else {
+if(data105.driver !== undefined){
+if("redis" !== data105.driver){
+const err224 = {};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -3013,9 +2991,23 @@ vErrors.push(err224);
 errors++;
 }
 }
-let data106 = data104.driver;
-if(!((data106 === "store") || (data106 === "redis"))){
-const err225 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data106};
+}
+}
+var _valid4 = _errs246 === errors;
+errors = _errs245;
+if(vErrors !== null){
+if(_errs245){
+vErrors.length = _errs245;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs248 = errors;
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+if(data105.url === undefined){
+const err225 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data105};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -3024,11 +3016,12 @@ vErrors.push(err225);
 }
 errors++;
 }
-if(data104.url !== undefined){
-let data107 = data104.url;
-if(typeof data107 === "string"){
-if(!pattern6.test(data107)){
-const err226 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data107};
+}
+var _valid4 = _errs248 === errors;
+valid47 = _valid4;
+}
+if(!valid47){
+const err226 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data105};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -3037,9 +3030,16 @@ vErrors.push(err226);
 }
 errors++;
 }
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+if(data105.driver === undefined){
+data105.driver = "store";
 }
-else {
-const err227 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data107};
+if(data105.key_prefix === undefined){
+data105.key_prefix = "gw:";
+}
+for(const key20 in data105){
+if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
+const err227 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data105};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -3049,9 +3049,9 @@ vErrors.push(err227);
 errors++;
 }
 }
-let data108 = data104.key_prefix;
-if(typeof data108 !== "string"){
-const err228 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data108};
+let data107 = data105.driver;
+if(!((data107 === "store") || (data107 === "redis"))){
+const err228 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data107};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -3060,9 +3060,11 @@ vErrors.push(err228);
 }
 errors++;
 }
-}
-else {
-const err229 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data104};
+if(data105.url !== undefined){
+let data108 = data105.url;
+if(typeof data108 === "string"){
+if(!pattern6.test(data108)){
+const err229 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data108};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -3073,12 +3075,46 @@ errors++;
 }
 }
 else {
-const err230 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+const err230 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data108};
 if(vErrors === null){
 vErrors = [err230];
 }
 else {
 vErrors.push(err230);
+}
+errors++;
+}
+}
+let data109 = data105.key_prefix;
+if(typeof data109 !== "string"){
+const err231 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data109};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
+}
+}
+else {
+const err232 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data105};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+else {
+const err233 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
 }
 errors++;
 }
