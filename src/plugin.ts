@@ -1,10 +1,16 @@
 /**
  * The public plugin API: `import { definePlugin, errors } from 'model-gateway/plugin'`.
  *
- * Everything a plugin author needs and nothing else. When the gateway loads a plugin it
- * maps `model-gateway/plugin` to this very module (whether the gateway runs from dist,
- * under tsx, or as an installed package), so there is one module identity; errors are
- * recognised by a brand as well, so a plugin that bundles its own copy still works.
+ * Everything a plugin needs from the core, and the only door into it: outside plugins import it as
+ * `model-gateway/plugin`, built-in plugins as `../../src/plugin` (lint refuses any other core import from plugins/).
+ * When the gateway loads a plugin it maps `model-gateway/plugin` to this very module (whether the gateway runs from
+ * dist, under tsx, or as an installed package), so there is one module identity; errors are recognised by a brand as
+ * well, so a plugin that bundles its own copy still works.
+ *
+ * This file holds the contract (definePlugin, the state, errors, the OpenAI types, provider adapters); the rest comes
+ * in groups from ./plugin/: request (fields, tokens, bounds, plan), services (shared slots and hooks), accounts (the
+ * admin wire format, keys, credits), http (body readers), store, providers (calling an upstream) and kit (ids, clock,
+ * metrics, mail, CLI commands). Re-exports only: nothing here costs a request anything.
  */
 export { definePlugin } from './pipeline/plugin';
 export type {
@@ -19,6 +25,7 @@ export type {
   StateFor,
   StrategyExtension,
 } from './pipeline/plugin';
+export type { CliCommand } from './cli/command';
 export type {
   Attempt,
   AttemptPlan,
@@ -31,12 +38,13 @@ export type {
 export type { CounterValue, SharedState } from './pipeline/shared-state';
 export type { AttemptGuard, AttemptGuards, AttemptTicket, AttemptUse, AttemptVerdict } from './pipeline/attempt-guards';
 export type { SharedServices, SharedSlots } from './pipeline/shared-services';
-export type { ChatStream, StreamEnd, StreamObserver } from './stream/chat-stream';
+export { ChatStream, type StreamEnd, type StreamObserver } from './stream/chat-stream';
 export {
   errors,
   GatewayError,
   isGatewayError,
   pluginCode,
+  toGatewayError,
   ERROR_CODES,
   type ErrorCode,
   type ErrorType,
@@ -56,7 +64,8 @@ export type {
   UpstreamTarget,
 } from './providers/types';
 export type { RoutingStrategy, StrategyInput } from './deployments/strategies';
-export type { DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig } from './config/types';
+export type { CreditBoundConfig, DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig } from './config/types';
+export type { ModelRegistry } from './models/registry';
 export type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -70,5 +79,11 @@ export type {
 /** Helpers the built-in adapters use to build OpenAI chunks, completions and usage: for adapter plugins. */
 export * as adapterKit from './providers/shared';
 export { upstreamStatusError } from './errors';
-/** A validator generated at build time (ajv's standalone code), as a built-in plugin's generated/*.ts exports. */
-export type { Validator } from './validation/validator';
+
+export * from './plugin/request';
+export * from './plugin/services';
+export * from './plugin/accounts';
+export * from './plugin/http';
+export * from './plugin/store';
+export * from './plugin/providers';
+export * from './plugin/kit';

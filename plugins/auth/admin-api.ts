@@ -1,24 +1,24 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { errors } from '../../src/errors';
-import type { Authenticator } from './authenticator';
-import { issueKey } from '../../src/auth/issue-key';
-import type { Principal } from '../../src/pipeline/state';
-import type { AdminGuard } from '../../src/auth/contract';
-import type { Store } from '../../src/store/index';
-import type { ApiKey } from '../../src/store/keys';
-import { fromNano } from '../../src/store/money';
-import { paging } from '../../src/api/body';
 import {
   accountJson,
   addCreditsChecked,
+  errors,
+  fromNano,
+  issueKey,
   keyJson,
   money,
+  paging,
   readAccount,
   readAmount,
   readKeyPatch,
   readNewKey,
-} from '../../src/api/admin-wire';
+  type AdminGuard,
+  type ApiKey,
+  type Principal,
+  type Store,
+} from '../../src/plugin';
+import type { Authenticator } from './authenticator';
 
 function parseDate(s: string | null | undefined): number | null {
   if (s === undefined || s === null) return null;

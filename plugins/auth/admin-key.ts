@@ -1,7 +1,4 @@
-import type { Store } from '../../src/store/index';
-import { generateKey, hashKey } from '../../src/auth/key-format';
-import { issueKey } from '../../src/auth/issue-key';
-import { MAX_CREDITS_TEXT, nanoOrNull } from '../../src/store/money';
+import { generateKey, hashKey, issueKey, MAX_CREDITS_TEXT, nanoOrNull, type Store } from '../../src/plugin';
 
 const META = 'admin_key_hash';
 

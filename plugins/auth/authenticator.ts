@@ -1,9 +1,15 @@
 import type Koa from 'koa';
-import { errors, type GatewayError } from '../../src/errors';
-import type { Principal } from '../../src/pipeline/state';
-import type { Store } from '../../src/store/index';
-import { checkKey, constantTimeEqual, hashKey, keyLabel } from '../../src/auth/key-format';
-import { callAsync } from '../../src/call-async';
+import {
+  callAsync,
+  checkKey,
+  constantTimeEqual,
+  errors,
+  hashKey,
+  keyLabel,
+  type GatewayError,
+  type Principal,
+  type Store,
+} from '../../src/plugin';
 
 export interface AuthenticatorOptions {
   /** How long a lookup (found or not) is trusted; bounds how late a disable reaches this replica. */

@@ -1,18 +1,18 @@
-import { definePlugin } from '../../src/pipeline/plugin';
-import { errors } from '../../src/errors';
 import {
   ADMIN_GUARD,
   AUTH_THROTTLE,
   AUTHENTICATE,
   AUTHENTICATE_KEY,
+  callAsync,
+  definePlugin,
+  errors,
   FORGET_KEY,
   MODELS_GUARD,
+  type Principal,
   type RouteGuard,
-} from '../../src/auth/contract';
+} from '../../src/plugin';
 import type Koa from 'koa';
-import type { Principal } from '../../src/pipeline/state';
 import { Authenticator } from './authenticator';
-import { callAsync } from '../../src/call-async';
 import { adminKeyHash, bootstrapAccount } from './admin-key';
 import { adminGuard, registerAdminRoutes } from './admin-api';
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import { errors } from '../../src/errors';
+import { errors } from '../../src/plugin';
 import { accountFilter, dayRange, groupParam, limitParam, qs, type Scope } from './params';
 import { activityJson, cursorOf, parseCursor, type UsageQuery, type UsageRepo, type UsageRow } from './usage';
 

@@ -1,18 +1,18 @@
 import type Router from '@koa/router';
-import { errors } from '../../src/errors';
 import {
   accountJson,
   addCreditsChecked,
+  errors,
+  issueKey,
   keyJson,
   money,
+  num,
   readAccount,
   readAmount,
   readKeyPatch,
   readNewKey,
-} from '../../src/api/admin-wire';
-import { issueKey } from '../../src/auth/issue-key';
-import type { Store } from '../../src/store/index';
-import { num } from '../../src/store/money';
+  type Store,
+} from '../../src/plugin';
 import { limitParam, qs } from './params';
 import { whereSql } from './sql';
 import type { ConsoleSession } from './session';

@@ -1,10 +1,6 @@
 import type Router from '@koa/router';
 import type { ServiceContext } from './context';
-import { errors } from '../../src/errors';
-import { generationJson } from '../../src/store/generations';
-import { fromNano, num, numOrNull } from '../../src/store/money';
-import { HEALTH } from '../../src/deployments/health';
-import { deploymentKey } from '../../src/deployments/strategies';
+import { deploymentKey, errors, fromNano, generationJson, HEALTH, num, numOrNull } from '../../src/plugin';
 import { serveActivity } from './activity';
 import { limitParam, qs, timeParam } from './params';
 import { listRecords, overview } from './records';

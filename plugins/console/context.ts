@@ -1,9 +1,7 @@
 import type Koa from 'koa';
-import type { Store } from '../../src/store/index';
-import type { ModelRegistry } from '../../src/models/registry';
+import type { ModelRegistry, SharedServices, Store } from '../../src/plugin';
 import type { ConsoleSession } from './session';
 import type { UsageRepo } from './usage';
-import type { SharedServices } from '../../src/pipeline/shared-services';
 
 /** What the console's route files share. */
 export interface ServiceContext {

@@ -1,10 +1,15 @@
 import type Koa from 'koa';
-import { definePlugin } from '../../src/pipeline/plugin';
-import { errors } from '../../src/errors';
-import { AUTHENTICATE_KEY, FORGET_KEY, getAuthenticate, type ForgetKey } from '../../src/auth/contract';
-import { bodyReader } from '../../src/api/body';
+import {
+  AUTHENTICATE_KEY,
+  bodyReader,
+  definePlugin,
+  errors,
+  FORGET_KEY,
+  fromNano,
+  getAuthenticate,
+  type ForgetKey,
+} from '../../src/plugin';
 import { bodies } from './generated/bodies';
-import { fromNano } from '../../src/store/money';
 import { loadAssets, type Asset } from './assets';
 import { registerKeyRoutes } from './api-keys';
 import { registerUsageRoutes } from './api-usage';

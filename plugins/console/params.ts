@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { errors } from '../../src/errors';
+import { errors } from '../../src/plugin';
 import { dayOf, parseDay, type Dimension, DIMENSIONS, DEFAULT_GROUP } from './usage';
 
 /** Whose data a request may see: everything (admin) or one account. */

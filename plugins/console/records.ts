@@ -1,5 +1,4 @@
-import type { Db, Param } from '../../src/store/db';
-import { num, numOrNull } from '../../src/store/money';
+import { num, numOrNull, type Db, type Param } from '../../src/plugin';
 import { whereSql } from './sql';
 
 export interface RecordFilter {

@@ -1,8 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type Koa from 'koa';
-import { errors } from '../../src/errors';
-import { constantTimeEqual } from '../../src/auth/key-format';
-import type { Store } from '../../src/store/index';
+import { constantTimeEqual, errors, type Store } from '../../src/plugin';
 
 export const COOKIE = 'gw_console';
 const SECRET_META = 'console_session_secret';

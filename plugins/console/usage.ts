@@ -1,6 +1,14 @@
-import type { Db, Param } from '../../src/store/db';
-import { fromNano, num } from '../../src/store/money';
-import { DAY_MS, FROM_GENERATIONS, rollupStepProc, SUMS, WATERMARK } from '../../src/store/usage-rollup';
+import {
+  DAY_MS,
+  FROM_GENERATIONS,
+  fromNano,
+  num,
+  rollupStepProc,
+  SUMS,
+  WATERMARK,
+  type Db,
+  type Param,
+} from '../../src/plugin';
 
 export { DAY_MS };
 

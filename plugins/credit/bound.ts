@@ -1,4 +1,4 @@
-import { worstCase, type TokenBound } from '../../src/tokens/bound';
+import { worstCase, type TokenBound } from '../../src/plugin';
 import { billedPrice, maxPromptPrice, type Price } from './price';
 
 /**

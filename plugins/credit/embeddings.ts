@@ -1,12 +1,15 @@
-import type { AttemptPlan, GatewayState } from '../../src/pipeline/state';
-import { fromNano } from '../../src/store/money';
-import type { EmbeddingsResponse } from '../../src/types/embeddings';
-import { inputTokenBound } from '../../src/api/embeddings/encode';
+import {
+  fromNano,
+  inputTokenBound,
+  type AttemptPlan,
+  type EmbeddingsResponse,
+  type GatewayState,
+  type ModelConfig,
+} from '../../src/plugin';
 import { maxPromptPrice, type Price } from './price';
 import type { Outcome } from './record';
 import { chargeFor, type Charge } from './usage-check';
 import type { PlannedReservation } from './reservation';
-import type { ModelConfig } from '../../src/config/types';
 
 /** The most an embeddings request can cost: its inputs' token bound (a token is at least one UTF-8 byte), no output. */
 export function embeddingsMaxCost(price: Price, s: GatewayState): number {

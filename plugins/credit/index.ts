@@ -1,20 +1,31 @@
-import { Counter } from '../../src/metrics/prom-client';
-import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
-import { promptTokens, type AttemptPlan, type GatewayState } from '../../src/pipeline/state';
-import { errors, toGatewayError } from '../../src/errors';
-import type { ModelConfig } from '../../src/config/types';
-import { fromNano } from '../../src/store/money';
-import { countTextTokens, messageText } from '../../src/tokens/count';
-import type { ChatCompletion, Usage } from '../../src/types/openai';
-import { HEALTH } from '../../src/deployments/health';
-import { defaultPlan } from '../../src/pipeline/plan';
-import { fixPlan } from '../../src/api/gateway-state';
+import {
+  Counter,
+  countTextTokens,
+  defaultPlan,
+  definePlugin,
+  errors,
+  featureCharges,
+  fixPlan,
+  fromNano,
+  HEALTH,
+  messageText,
+  openBatch,
+  promptTokens,
+  takeBatch,
+  toGatewayError,
+  writeParams,
+  type AttemptPlan,
+  type ChatCompletion,
+  type GatewayContext,
+  type GatewayState,
+  type Generation,
+  type ModelConfig,
+  type Overrun,
+  type PendingWrite,
+  type Usage,
+} from '../../src/plugin';
 import { billedPrice, effectivePrice, modelPrice, type Price } from './price';
-import { featureCharges } from '../../src/models/billed-features';
 import { buildGeneration, type Outcome } from './record';
-import type { Generation } from '../../src/store/generations';
-import type { Overrun } from '../../src/store/credit';
-import { openBatch, takeBatch, writeParams, type PendingWrite } from '../../src/store/request-batch';
 import { embeddingsCharge, embeddingsReservation } from './embeddings';
 import { registerGenerationRoutes } from './routes';
 import { metadataProblem } from './metadata';

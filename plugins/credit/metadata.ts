@@ -1,4 +1,4 @@
-import { errors, type GatewayError } from '../../src/errors';
+import { errors, type GatewayError } from '../../src/plugin';
 
 /** OpenAI's rule for `metadata`: at most 16 keys of at most 64 characters, string values of at most 512. */
 export const METADATA_LIMITS = { keys: 16, keyLength: 64, valueLength: 512 } as const;

@@ -1,7 +1,4 @@
-import type { ModelConfig } from '../../src/config/types';
-import type { Usage } from '../../src/types/openai';
-import { NANO } from '../../src/store/money';
-import type { FeatureCharges } from '../../src/models/billed-features';
+import { NANO, type FeatureCharges, type ModelConfig, type Usage } from '../../src/plugin';
 
 /** Per-token prices in nano-credits (integers), so every cost is an exact integer. */
 export interface Price {

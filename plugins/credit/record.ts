@@ -1,7 +1,4 @@
-import type { GatewayContext } from '../../src/pipeline/plugin';
-import type { Generation } from '../../src/store/generations';
-import type { Usage } from '../../src/types/openai';
-import type { AttemptRecord } from '../../src/pipeline/state';
+import type { AttemptRecord, GatewayContext, Generation, Usage } from '../../src/plugin';
 
 /** The attempt log worth keeping: null for the usual one call that answered (its provider and deployment say it). */
 function attemptLog(attempts: readonly AttemptRecord[]): string | null {

@@ -1,8 +1,5 @@
-import type { ModelConfig } from '../../src/config/types';
-import type { AttemptPlan } from '../../src/pipeline/state';
-import type { ChatRequest } from '../../src/types/openai';
+import { requestTokenBound, type AttemptPlan, type ChatRequest, type ModelConfig } from '../../src/plugin';
 import { costBound } from './bound';
-import { requestTokenBound } from '../../src/tokens/bound';
 import type { Price } from './price';
 
 export interface PlannedReservation {

@@ -1,10 +1,5 @@
 import type Router from '@koa/router';
-import { errors } from '../../src/errors';
-import { getAuthenticate } from '../../src/auth/contract';
-import type { Store } from '../../src/store/index';
-import { generationJson } from '../../src/store/generations';
-import { fromNano } from '../../src/store/money';
-import type { SharedServices } from '../../src/pipeline/shared-services';
+import { errors, fromNano, generationJson, getAuthenticate, type SharedServices, type Store } from '../../src/plugin';
 
 const PERIODS: Record<string, number> = { day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 };
 

@@ -1,4 +1,4 @@
-import type { Usage } from '../../src/types/openai';
+import type { Usage } from '../../src/plugin';
 import { usageCost, type Price } from './price';
 
 /** Largest token count taken as real: a column of 32-bit integers holds it, and no context is near it. */

@@ -1,9 +1,15 @@
-import { combine, GATEWAY_FIELDS, ownSafeKeys, PROTOTYPE_KEYS } from '../../src/api/chat-request';
-import type { ModelConfig } from '../../src/config/types';
-import { errors, GatewayError } from '../../src/errors';
-import type { ValidateChatRequest } from '../../src/pipeline/shared-services';
-import { countPromptTokens } from '../../src/tokens/count';
-import type { ChatRequest } from '../../src/types/openai';
+import {
+  combine,
+  countPromptTokens,
+  errors,
+  GATEWAY_FIELDS,
+  GatewayError,
+  ownSafeKeys,
+  PROTOTYPE_KEYS,
+  type ChatRequest,
+  type ModelConfig,
+  type ValidateChatRequest,
+} from '../../src/plugin';
 
 /** Fields a fallback entry may not set: the gateway's own, and stream (routing reads it from the request once). */
 const NOT_OVERRIDABLE: ReadonlySet<string> = new Set([...GATEWAY_FIELDS, 'stream', 'stream_options']);

@@ -1,11 +1,18 @@
-import { definePlugin } from '../../src/pipeline/plugin';
-import { PARAMS_VALIDATE } from '../../src/pipeline/shared-services';
-import { errors } from '../../src/errors';
-import type { ModelConfig } from '../../src/config/types';
-import { promptTokens, type Attempt, type AttemptPlan, type GatewayState } from '../../src/pipeline/state';
-import type { ChatRequest } from '../../src/types/openai';
-import { DeploymentHealth, HEALTH, type HealthOptions } from '../../src/deployments/health';
-import { orderDeployments } from '../../src/deployments/strategies';
+import {
+  definePlugin,
+  DeploymentHealth,
+  errors,
+  HEALTH,
+  orderDeployments,
+  PARAMS_VALIDATE,
+  promptTokens,
+  type Attempt,
+  type AttemptPlan,
+  type ChatRequest,
+  type GatewayState,
+  type HealthOptions,
+  type ModelConfig,
+} from '../../src/plugin';
 import { OVERRIDE_FIELDS, overrideTargets } from './overrides';
 import { checkFallbackRequest, entryOverrides } from './entries';
 

@@ -1,6 +1,4 @@
-import type { DeploymentConfig, ProviderConfig } from '../../src/config/types';
-import { errors } from '../../src/errors';
-import type { GatewayRequestOptions } from '../../src/pipeline/state';
+import { errors, type DeploymentConfig, type GatewayRequestOptions, type ProviderConfig } from '../../src/plugin';
 import { checkApiBase, type SsrfPolicy } from './ssrf';
 
 export const OVERRIDE_FIELDS = ['api_base', 'api_key', 'api_version', 'deployment_id', 'model_list'] as const;

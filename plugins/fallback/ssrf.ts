@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
-import { errors, type GatewayError } from '../../src/errors';
+import { errors, type GatewayError } from '../../src/plugin';
 
 /** Address ranges a client-supplied upstream may never point at (RFC 6890 special-purpose, private, metadata). */
 const BLOCKED_V4 = [

@@ -1,14 +1,14 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { errors } from '../../src/errors';
 import {
+  bodyReader,
+  errors,
   LimitSettingsRepo,
   type LimitSettings,
   type LimitSubject,
   type RateLimitSettings,
-} from '../../src/store/limit-settings';
-import type { Store } from '../../src/store/index';
-import { bodyReader } from '../../src/api/body';
+  type Store,
+} from '../../src/plugin';
 import { bodies } from './generated/bodies';
 
 export interface LimitSettingsBody {

@@ -1,10 +1,14 @@
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Store } from '../../src/store/index';
-import { smtpTransport } from '../../src/mail/smtp';
-import { currentWindowUsage, windowStart } from '../../src/store/keys';
-import type { LimitSettingsRepo } from '../../src/store/limit-settings';
-import { fromNano, toNano } from '../../src/store/money';
+import {
+  currentWindowUsage,
+  fromNano,
+  smtpTransport,
+  toNano,
+  windowStart,
+  type LimitSettingsRepo,
+  type Store,
+} from '../../src/plugin';
 import type { LimitsConfig, SmtpSettings } from './config';
 import { deliverWebhook } from './webhook';
 

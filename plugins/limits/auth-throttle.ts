@@ -1,5 +1,4 @@
-import { errors } from '../../src/errors';
-import type { AuthThrottle } from '../../src/auth/contract';
+import { errors, type AuthThrottle } from '../../src/plugin';
 
 /**
  * Failed authentications per client address in a trailing window: past `max`, every

@@ -1,6 +1,12 @@
-import type { CliCommand } from '../../src/cli/command';
-import { fail, print, withStore } from '../../src/cli/store-cli';
-import { LimitSettingsRepo, type LimitSubject, type RateLimitSettings } from '../../src/store/limit-settings';
+import {
+  fail,
+  LimitSettingsRepo,
+  print,
+  withStore,
+  type CliCommand,
+  type LimitSubject,
+  type RateLimitSettings,
+} from '../../src/plugin';
 import { limitSettingsJson } from './admin-api';
 
 const COUNTS = ['rpm', 'tpm', 'concurrency'] as const;

@@ -1,5 +1,4 @@
-import type { RateLimitValues } from '../../src/store/limit-settings';
-import { smtpSchema, type SmtpSettings } from '../../src/mail/smtp';
+import { smtpSchema, type RateLimitValues, type SmtpSettings } from '../../src/plugin';
 
 export type { SmtpSettings };
 

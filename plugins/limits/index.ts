@@ -1,13 +1,27 @@
-import { Counter, Gauge } from '../../src/metrics/prom-client';
-import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
-import { errors } from '../../src/errors';
-import { randomId } from '../../src/ids';
-import { addReadinessCheck } from '../../src/pipeline/hooks';
-import { ADMIN_GUARD, AUTH_THROTTLE, getAuthenticate, MODELS_FILTER, type ModelsFilter } from '../../src/auth/contract';
-import { MAIL_SMTP } from '../../src/mail/smtp';
+import {
+  addReadinessCheck,
+  ADMIN_GUARD,
+  AUTH_THROTTLE,
+  Counter,
+  defaultPlan,
+  definePlugin,
+  errors,
+  Gauge,
+  getAuthenticate,
+  HEALTH,
+  LimitSettingsRepo,
+  MAIL_SMTP,
+  MODELS_FILTER,
+  randomId,
+  type Attempt,
+  type AttemptPlan,
+  type AttemptVerdict,
+  type GatewayContext,
+  type GatewayState,
+  type ModelsFilter,
+} from '../../src/plugin';
 import { registerLimitRoutes } from './admin-api';
 import { limitsCommands } from './cli';
-import { LimitSettingsRepo } from '../../src/store/limit-settings';
 import type { Admission, CounterStore, ScopeLimits } from './counter-store';
 import { configSchema, type LimitsConfig } from './config';
 import { MemoryCounterStore } from './memory-store';
@@ -15,10 +29,6 @@ import { CounterStoreDown, RedisCounterStore } from './redis-store';
 import { Governance, isModelScope, type RequestGovernance } from './scopes';
 import { isAllowAll } from './model-match';
 import { attemptTokenBound, planTokenBound } from './token-bound';
-import { defaultPlan } from '../../src/pipeline/plan';
-import { HEALTH } from '../../src/deployments/health';
-import type { Attempt, AttemptPlan, GatewayState } from '../../src/pipeline/state';
-import type { AttemptVerdict } from '../../src/pipeline/attempt-guards';
 import { rateLimitHeaders } from './headers';
 import { BudgetAlerts } from './alerts';
 import { FailedAuthThrottle } from './auth-throttle';

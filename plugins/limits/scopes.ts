@@ -1,9 +1,4 @@
-import {
-  LimitSettingsRepo,
-  type LimitSettings,
-  type RateLimitSettings,
-  type RateLimitValues,
-} from '../../src/store/limit-settings';
+import { LimitSettingsRepo, type LimitSettings, type RateLimitSettings, type RateLimitValues } from '../../src/plugin';
 import type { ScopeLimits } from './counter-store';
 import type { LimitsConfig } from './config';
 import { bothAllow, compileAllowlist, matchFirst, type ModelPredicate } from './model-match';

@@ -1,6 +1,4 @@
-import type { Attempt, AttemptPlan, GatewayState } from '../../src/pipeline/state';
-import { inputTokenBound } from '../../src/api/embeddings/encode';
-import { maxRequestTokens } from '../../src/tokens/bound';
+import { inputTokenBound, maxRequestTokens, type Attempt, type AttemptPlan, type GatewayState } from '../../src/plugin';
 
 /**
  * The most tokens (prompt + completion, every choice) one attempt can use: what tokens/min reserves before the real

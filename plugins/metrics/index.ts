@@ -1,13 +1,19 @@
 import { createServer, type Server } from 'node:http';
-import { collectDefaultMetrics } from '../../src/metrics/prom-client';
-import { definePlugin } from '../../src/pipeline/plugin';
-import { errors, toGatewayError } from '../../src/errors';
-import { constantTimeEqual } from '../../src/auth/key-format';
-import { HTTP_OBSERVER, addPluginTimer, type HttpObserver, type PluginTimer } from '../../src/pipeline/hooks';
-import type { Usage } from '../../src/types/openai';
+import {
+  addPluginTimer,
+  collectDefaultMetrics,
+  constantTimeEqual,
+  definePlugin,
+  errors,
+  HTTP_OBSERVER,
+  nowMs,
+  toGatewayError,
+  type HttpObserver,
+  type PluginTimer,
+  type Usage,
+} from '../../src/plugin';
 import { createInstruments, statusClass } from './instruments';
 import { LoopDelayHistogram } from './loop-delay';
-import { nowMs } from '../../src/clock';
 
 export interface MetricsConfig {
   /** Require `Authorization: Bearer <token>` on /metrics. */

@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from '../../src/metrics/prom-client';
+import { Counter, Gauge, type Registry } from '../../src/plugin';
 import { FastCounter } from './fast-counter';
 import { FastHistogram } from './fast-histogram';
 

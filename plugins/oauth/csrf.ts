@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Koa from 'koa';
-import { errors } from '../../src/errors';
-import { constantTimeEqual } from '../../src/auth/key-format';
+import { constantTimeEqual, errors } from '../../src/plugin';
 
 const COOKIE = 'gw_consent_csrf';
 

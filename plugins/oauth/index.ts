@@ -1,21 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Koa from 'koa';
-import { definePlugin } from '../../src/pipeline/plugin';
-import { errors } from '../../src/errors';
-import { bodyReader } from '../../src/api/body';
+import {
+  AUTHENTICATE_KEY,
+  bodyReader,
+  creditsSchema as credits,
+  definePlugin,
+  errors,
+  issueKey,
+  keyJson,
+  MAIL_SMTP,
+  readForm,
+  readRaw,
+  smtpSchema,
+  toNano,
+} from '../../src/plugin';
 import { bodies } from './generated/bodies';
-import { readForm, readRaw } from '../../src/api/read-json';
-import { keyJson } from '../../src/api/admin-wire';
-import { AUTHENTICATE_KEY } from '../../src/auth/contract';
-import { issueKey } from '../../src/auth/issue-key';
-import { toNano } from '../../src/store/money';
 import { consentPage } from './consent-page';
-import { MAIL_SMTP, smtpSchema } from '../../src/mail/smtp';
 import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
 import { ReportReplayGuard } from './replay';
 import { checkCsrf, checkSameOrigin, issueCsrf } from './csrf';
-import { creditsSchema as credits } from '../../src/api/admin-bodies';
 
 export interface OAuthConfig {
   /** Origins (https://app.example) whose callback URLs may receive codes. */

@@ -1,9 +1,7 @@
 import { createHmac, createVerify } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Transporter } from 'nodemailer';
-import { checkKey, constantTimeEqual, hashKey } from '../../src/auth/key-format';
-import type { Store } from '../../src/store/index';
-import { smtpTransport, type SmtpSettings } from '../../src/mail/smtp';
+import { checkKey, constantTimeEqual, hashKey, smtpTransport, type SmtpSettings, type Store } from '../../src/plugin';
 
 export interface LeakConfig {
   /** ECDSA (P-256, SHA-256) public keys of secret-scanning partners, by key identifier. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constantTimeEqual } from '../../src/auth/key-format';
+import { constantTimeEqual } from '../../src/plugin';
 
 /** RFC 7636: a verifier or S256 challenge is 43-128 characters of [A-Za-z0-9-._~]. */
 export const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;

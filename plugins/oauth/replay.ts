@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from '../../src/store/index';
-import { errors } from '../../src/errors';
+import { errors, type Store } from '../../src/plugin';
 
 /**
  * Replay protection for leaked-key reports. A report is known by the digest of its signature

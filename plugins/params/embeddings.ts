@@ -1,8 +1,6 @@
-import type { GatewayError } from '../../src/errors';
+import { combine, type EmbeddingsRequest, type GatewayError } from '../../src/plugin';
 import { fromAjv } from './validate';
-import { combine } from '../../src/api/chat-request';
 import { requests } from './generated/requests';
-import type { EmbeddingsRequest } from '../../src/types/embeddings';
 
 const validate = requests.embeddings;
 

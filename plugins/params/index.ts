@@ -1,10 +1,12 @@
-import { promptTokens } from '../../src/pipeline/state';
-import { promptTokensAtMost } from '../../src/tokens/count';
-import { definePlugin } from '../../src/pipeline/plugin';
-import { PARAMS_VALIDATE } from '../../src/pipeline/shared-services';
-import { combine } from '../../src/api/chat-request';
-import { errors } from '../../src/errors';
-import { billedFeatureProblem } from '../../src/models/billed-features';
+import {
+  billedFeatureProblem,
+  combine,
+  definePlugin,
+  errors,
+  PARAMS_VALIDATE,
+  promptTokens,
+  promptTokensAtMost,
+} from '../../src/plugin';
 import { validateChatRequest } from './validate';
 import { forwardsUnknown, knownParams, modelParams, unsupportedFields, valueChecks } from './supported';
 import { checkEmbeddings } from './embeddings';

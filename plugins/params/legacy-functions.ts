@@ -1,10 +1,4 @@
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatRequest,
-  FunctionTool,
-  ToolChoice,
-} from '../../src/types/openai';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, FunctionTool, ToolChoice } from '../../src/plugin';
 
 /**
  * Deprecated `functions` / `function_call` (spec 9) become `tools` / `tool_choice` on the

@@ -1,7 +1,5 @@
-import type { ModelConfig } from '../../src/config/types';
-import { getAdapter, providerTypeNames, supportedParamsOf } from '../../src/providers/registry';
+import { getAdapter, providerTypeNames, supportedParamsOf, type ChatRequest, type ModelConfig } from '../../src/plugin';
 import { chatRequestSchema } from './schema';
-import type { ChatRequest } from '../../src/types/openai';
 
 /** Fields every request may carry whatever the provider: they are not parameters. */
 const ALWAYS = new Set(['model', 'messages', 'stream', 'stream_options']);

@@ -1,6 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { errors, type GatewayError, type GatewayErrorCode } from '../../src/errors';
-import type { ChatRequest } from '../../src/types/openai';
+import { errors, type ChatRequest, type GatewayError, type GatewayErrorCode } from '../../src/plugin';
 import { requests } from './generated/requests';
 
 // Generated at build time from ./schema.ts (scripts/gen-validators.js).

@@ -1,5 +1,4 @@
-import { errors } from '../../src/errors';
-import { RequestAbort } from '../../src/pipeline/request-abort';
+import { errors, RequestAbort } from '../../src/plugin';
 
 /**
  * One attempt's abort: follows the request's abort (client gone, shutdown) and fires by

@@ -1,4 +1,4 @@
-import type { GatewayError } from '../../src/errors';
+import type { GatewayError } from '../../src/plugin';
 
 /**
  * Wait before the n-th retry: exponential from baseMs with full jitter, capped at maxMs;

@@ -1,10 +1,14 @@
-import { errors } from '../../src/errors';
-import type { Attempt } from '../../src/pipeline/state';
-import { getAdapter } from '../../src/providers/registry';
-import { getEmbeddingsMapping, type UpstreamAnswer } from '../../src/providers/embeddings';
-import type { Transport } from '../../src/transport/http';
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../../src/types/embeddings';
-import { toEmbeddingsResponse } from '../../src/api/embeddings/encode';
+import {
+  errors,
+  getAdapter,
+  getEmbeddingsMapping,
+  toEmbeddingsResponse,
+  type Attempt,
+  type EmbeddingsRequest,
+  type EmbeddingsResponse,
+  type Transport,
+  type UpstreamAnswer,
+} from '../../src/plugin';
 import { sendForJson, target, type CallOptions } from './upstream';
 
 /** Upstream calls of one attempt run at most this many at a time (Titan takes one input per call). */

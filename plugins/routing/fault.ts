@@ -1,4 +1,4 @@
-import type { AttemptRecord, GatewayState } from '../../src/pipeline/state';
+import type { AttemptRecord, GatewayState } from '../../src/plugin';
 
 /**
  * Whether a failed attempt is a mark against its deployment (which every tenant shares).

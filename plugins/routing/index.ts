@@ -1,19 +1,29 @@
-import { definePlugin } from '../../src/pipeline/plugin';
-import { errors, GatewayError, isGatewayError, toGatewayError } from '../../src/errors';
-import { promptTokens, type Attempt, type AttemptRecord, type GatewayState } from '../../src/pipeline/state';
-import type { AdapterContext } from '../../src/providers/types';
-import { reasoningAsk } from '../../src/providers/reasoning';
+import {
+  defaultPlan,
+  definePlugin,
+  deploymentKey,
+  errors,
+  forwardableHeaders,
+  GatewayError,
+  HEALTH,
+  isGatewayError,
+  nowMs,
+  promptTokens,
+  reasoningAsk,
+  toGatewayError,
+  type AdapterContext,
+  type Attempt,
+  type AttemptRecord,
+  type AttemptTicket,
+  type AttemptUse,
+  type DeploymentHealth,
+  type GatewayState,
+  type PromptOptions,
+} from '../../src/plugin';
 import { AttemptAbort } from './attempt-signal';
-import { defaultPlan } from '../../src/pipeline/plan';
-import type { AttemptTicket, AttemptUse } from '../../src/pipeline/attempt-guards';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { forwardableHeaders } from '../../src/security/headers';
 import { countsAgainstDeployment } from './fault';
-import { HEALTH, type DeploymentHealth } from '../../src/deployments/health';
-import { deploymentKey } from '../../src/deployments/strategies';
 import { backoffMs } from './backoff';
-import { nowMs } from '../../src/clock';
-import type { PromptOptions } from '../../src/prompt/index';
 
 const PROMPT_FIELDS = [
   'initial_prompt_value',

@@ -1,8 +1,11 @@
-import { isGatewayError } from '../../src/errors';
-import { ChatStream } from '../../src/stream/chat-stream';
-import { hasContent } from '../../src/stream/sse-writer';
-import { countTextTokens } from '../../src/tokens/count';
-import type { ChatCompletionChunk, Usage } from '../../src/types/openai';
+import {
+  ChatStream,
+  countTextTokens,
+  hasContent,
+  isGatewayError,
+  type ChatCompletionChunk,
+  type Usage,
+} from '../../src/plugin';
 import type { AttemptAbort } from './attempt-signal';
 
 /**

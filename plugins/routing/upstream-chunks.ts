@@ -1,8 +1,12 @@
 import type { Readable } from 'node:stream';
-import type { GatewayError } from '../../src/errors';
-import type { StreamTranslator, UpstreamEvent } from '../../src/providers/types';
-import type { EventParser } from '../../src/transport/sse';
-import type { ChatCompletionChunk, Usage } from '../../src/types/openai';
+import type {
+  ChatCompletionChunk,
+  EventParser,
+  GatewayError,
+  StreamTranslator,
+  UpstreamEvent,
+  Usage,
+} from '../../src/plugin';
 
 /** Chunks parsed ahead of the reader before the upstream body is paused (a slow client holds the upstream back). */
 const HIGH_WATER = 64;

@@ -1,5 +1,4 @@
-import { GatewayError } from '../../src/errors';
-import { redactSecrets } from '../../src/security/redact';
+import { GatewayError, redactSecrets } from '../../src/plugin';
 
 /** The same error with its message redacted (a new object: errors may be shared). */
 export function sanitizeError(e: GatewayError, secrets: readonly string[]): GatewayError {

@@ -1,16 +1,29 @@
-import { errors, GatewayError, isGatewayError } from '../../src/errors';
-import type { Attempt } from '../../src/pipeline/state';
-import type { Transport, UpstreamResponse } from '../../src/transport/http';
-import { SizeLimitError } from '../../src/transport/limits';
-import { providerSecrets, redactSecrets } from '../../src/security/redact';
+import {
+  AwsEventStreamParser,
+  errors,
+  GatewayError,
+  getAdapter,
+  isGatewayError,
+  NdjsonParser,
+  providerSecrets,
+  redactSecrets,
+  SizeLimitError,
+  SseParser,
+  type AbortLike,
+  type AdapterContext,
+  type Attempt,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type EventParser,
+  type HttpProviderAdapter,
+  type PromptOptions,
+  type RequestAbort,
+  type Transport,
+  type UpstreamRequest,
+  type UpstreamResponse,
+  type UpstreamTarget,
+} from '../../src/plugin';
 import { sanitizeError } from './upstream-error';
-import { getAdapter } from '../../src/providers/registry';
-import type { AdapterContext, HttpProviderAdapter, UpstreamRequest, UpstreamTarget } from '../../src/providers/types';
-import { NdjsonParser, SseParser, type EventParser } from '../../src/transport/sse';
-import { AwsEventStreamParser } from '../../src/transport/aws-eventstream';
-import type { ChatCompletion, ChatCompletionChunk } from '../../src/types/openai';
-import type { PromptOptions } from '../../src/prompt/index';
-import type { AbortLike, RequestAbort } from '../../src/pipeline/request-abort';
 import { UpstreamChunks } from './upstream-chunks';
 
 export interface CallOptions {

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../src/types/openai';
+import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../src/plugin';
 
 /** What one choice said, however it arrived. */
 export interface ChoiceParts {

@@ -1,12 +1,15 @@
-import { Counter } from '../../src/metrics/prom-client';
-import { definePlugin, type GatewayContext } from '../../src/pipeline/plugin';
-import type { Usage } from '../../src/types/openai';
+import {
+  Counter,
+  deferWrite,
+  definePlugin,
+  putStatement,
+  SweepGate,
+  type GatewayContext,
+  type Usage,
+} from '../../src/plugin';
 import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS, registerResponseRoutes } from './routes';
 import { storeOperation } from './operations';
-import { deferWrite } from '../../src/store/request-batch';
-import { putStatement } from '../../src/store/responses';
-import { SweepGate } from '../../src/store/sweep-gate';
 
 export interface StorageConfig {
   /** Time to live of a stored response; 0 keeps them until deleted. */

@@ -1,8 +1,12 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from '../../src/api/responses/contract';
-import type { GatewayState } from '../../src/pipeline/state';
-import type { StoredResponse } from '../../src/store/responses';
+import {
+  INPUT_ITEMS,
+  RESPONSE_SAVER,
+  type GatewayState,
+  type ResponseSaver,
+  type StoredResponse,
+} from '../../src/plugin';
 
 /**
  * Storage for the operations other than chat: a responses request gets a saver (the

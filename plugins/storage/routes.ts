@@ -1,11 +1,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { errors } from '../../src/errors';
-import { getAuthenticate } from '../../src/auth/contract';
-import type { Principal } from '../../src/pipeline/state';
-import type { Store } from '../../src/store/index';
+import { errors, getAuthenticate, type Principal, type SharedServices, type Store } from '../../src/plugin';
 import { publicBody, registerInputItemsRoute } from './operations';
-import type { SharedServices } from '../../src/pipeline/shared-services';
 
 const ID = /^(chatcmpl-|resp_)[A-Za-z0-9_-]{1,128}$/;
 export const ANONYMOUS = 'anonymous';

@@ -1,5 +1,4 @@
-import type { GatewayState } from '../../src/pipeline/state';
-import type { ChatMessage, Usage } from '../../src/types/openai';
+import type { ChatMessage, GatewayState, Usage } from '../../src/plugin';
 
 type Attrs = Record<string, string | number | boolean | string[]>;
 

@@ -1,8 +1,5 @@
-import { definePlugin } from '../../src/pipeline/plugin';
-import { toGatewayError } from '../../src/errors';
-import type { Usage } from '../../src/types/openai';
+import { addPluginTimer, definePlugin, toGatewayError, type Usage } from '../../src/plugin';
 import { createTracer, type TracingSetup } from './sdk';
-import { addPluginTimer } from '../../src/pipeline/hooks';
 import { messagesForSpan, requestAttributes, usageAttributes } from './attributes';
 
 export interface TracingConfig {

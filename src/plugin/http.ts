@@ -1,0 +1,8 @@
+/**
+ * The public plugin API, part "routes": reading and checking request bodies on a plugin's own routes
+ * (`services.router`). Re-exports only.
+ */
+export { bodyReader, paging } from '../api/body';
+export { readForm, readRaw } from '../api/read-json';
+/** A validator generated at build time (ajv's standalone code), as a built-in plugin's generated/*.ts exports. */
+export type { Validator } from '../validation/validator';

@@ -1,0 +1,35 @@
+/**
+ * The public plugin API, part "shared slots and hooks": the names and types of what plugins offer one another and
+ * the core through `services.shared` (a plugin adds its own by declaration merging on `SharedSlots`), the hooks the
+ * core calls, and the per-request extension keys. Re-exports only.
+ */
+export {
+  ADMIN_GUARD,
+  AUTH_THROTTLE,
+  AUTHENTICATE,
+  AUTHENTICATE_KEY,
+  FORGET_KEY,
+  getAuthenticate,
+  MODELS_FILTER,
+  MODELS_GUARD,
+  type AdminGuard,
+  type Authenticate,
+  type AuthenticateKey,
+  type AuthThrottle,
+  type ForgetKey,
+  type ModelsFilter,
+  type RouteGuard,
+} from '../auth/contract';
+export { PARAMS_VALIDATE, type ValidateChatRequest } from '../pipeline/shared-services';
+export { MAIL_SMTP } from '../mail/smtp';
+export {
+  addPluginTimer,
+  addReadinessCheck,
+  HTTP_OBSERVER,
+  type HttpObserver,
+  type PluginTimer,
+  type ReadinessCheck,
+} from '../pipeline/hooks';
+export { DeploymentHealth, HEALTH, type HealthOptions } from '../deployments/health';
+export { deploymentKey, orderDeployments } from '../deployments/strategies';
+export { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from '../api/responses/contract';

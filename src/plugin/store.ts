@@ -1,0 +1,24 @@
+/**
+ * The public plugin API, part "the store": the Store and its database, generation records and the per-request write
+ * batch. Re-exports only.
+ *
+ * The last block are repositories and procedures of single built-in plugins that still live in src/store (limits'
+ * settings, storage's responses, the console's usage roll-up, the sweep gate): they move into their plugins with the
+ * store extension (issue 42, step 3); outside plugins should not build on them.
+ */
+export type { Store } from '../store/index';
+export type { Db, Param } from '../store/db';
+export { generationJson, type Generation } from '../store/generations';
+export { deferWrite, openBatch, takeBatch, writeParams, type PendingWrite } from '../store/request-batch';
+export type { Overrun } from '../store/credit';
+
+export {
+  LimitSettingsRepo,
+  type LimitSettings,
+  type LimitSubject,
+  type RateLimitSettings,
+  type RateLimitValues,
+} from '../store/limit-settings';
+export { putStatement, type StoredResponse } from '../store/responses';
+export { DAY_MS, FROM_GENERATIONS, rollupStepProc, SUMS, WATERMARK } from '../store/usage-rollup';
+export { SweepGate } from '../store/sweep-gate';
