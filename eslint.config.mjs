@@ -30,6 +30,44 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true, allowTernary: true }],
     },
   },
+  // The rooms' doors (CONTRIBUTING.md, "Who may import what"; issue 42). Tests, bench/ and scripts/ may still import
+  // internals.
+  {
+    files: ['plugins/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+src(/(?!plugin$)|$)',
+              message: "A built-in plugin imports the core only through '../../src/plugin' (model-gateway/plugin).",
+            },
+            {
+              regex: '^\\.\\./(?!\\.\\./)|(^|/)plugins/',
+              message: 'No plugin imports another: meet through services.shared slots, the state or the core.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)plugins(/|$)',
+              message: 'The core never imports a plugin: plugins register routes, slots and CLI commands instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     languageOptions: { globals: { ...globals.node } },
