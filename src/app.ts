@@ -27,7 +27,8 @@ import { runOperation } from './api/run-operation';
 import { registerOperationRoutes } from './api/operations';
 import { getAdapter } from './providers/registry';
 import { registerModelRoutes } from './api/models';
-import { MODELS_FILTER, MODELS_GUARD, getAuthenticate } from './auth/contract';
+import { ADMIN_GUARD, MODELS_FILTER, MODELS_GUARD, getAuthenticate } from './auth/contract';
+import { registerAuditRoutes } from './api/audit';
 
 export interface Gateway {
   app: Koa;
@@ -123,6 +124,8 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   registerHealthRoutes(router, store, services);
   const guard = services.shared.get(MODELS_GUARD) ?? (async () => undefined);
   registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER));
+  const admin = services.shared.get(ADMIN_GUARD);
+  if (admin) registerAuditRoutes(router, store, admin);
   const deps = {
     config,
     models: services.models,
@@ -136,7 +139,9 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   registerOperationRoutes(router, { ...deps, shared: services.shared, store });
 
   const app = new Koa();
-  app.proxy = false;
+  // Behind a proxy the client's address is the last hop the proxy added to X-Forwarded-For; else the socket's.
+  app.proxy = config.server.trust_proxy;
+  app.maxIpsCount = 1;
   jsonBodiesWithoutWebGlobals(app);
   const idleGc = startIdleGc();
   const outer = {

@@ -200,6 +200,7 @@ export const configSchema = {
         keep_alive_timeout_ms: { type: 'integer', minimum: 100, default: 65000 },
         max_connections_per_ip: { type: 'integer', minimum: 0, default: 1024 },
         workers: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
+        trust_proxy: { type: 'boolean', default: false },
         allowed_hosts: {
           type: 'array',
           maxItems: 256,

@@ -25,6 +25,8 @@ export interface ServerConfig {
   max_connections_per_ip: number;
   /** Gateway processes on one port (PostgreSQL store only); `gateway start --workers N` overrides. */
   workers: number;
+  /** Whether X-Forwarded-For names the client (its last entry: the address the trusted proxy saw). Off by default. */
+  trust_proxy: boolean;
   /** Host header names answered (DNS rebinding); default: loopback names for a loopback bind, any otherwise. */
   allowed_hosts?: string[];
 }

@@ -47,12 +47,20 @@ export type ChatResult =
 /** Which endpoint the request came in on; the chain is the same for all three. */
 export type Operation = 'chat' | 'responses' | 'embeddings';
 
+/**
+ * What a caller may do: `admin` everything; `operator` accounts, keys and limits but not the admin key or SSO settings;
+ * `viewer` read-only analytics; `account` its own account's data (every API key of an account).
+ */
+export type Role = 'admin' | 'operator' | 'viewer' | 'account';
+
 /** The authenticated caller, set by the auth plugin. */
 export interface Principal {
   keyHash: string;
   keyLabel: string;
   accountId: string;
   isAdmin: boolean;
+  /** Absent: `admin` when isAdmin, else `account`. */
+  role?: Role;
   [k: string]: unknown;
 }
 

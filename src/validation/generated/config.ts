@@ -4,7 +4,7 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false,"useDefaults":true,"verbose":true}.
 import type { Validator } from '../validator';
 
-const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"workers":{"type":"integer","minimum":1,"maximum":64,"default":1},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
+const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"1mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"workers":{"type":"integer","minimum":1,"maximum":64,"default":1},"trust_proxy":{"type":"boolean","default":false},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -104,6 +104,9 @@ data0.max_connections_per_ip = 1024;
 }
 if(data0.workers === undefined){
 data0.workers = 1;
+}
+if(data0.trust_proxy === undefined){
+data0.trust_proxy = false;
 }
 for(const key1 in data0){
 if(!(func2.call(schema11.properties.server.properties, key1))){
@@ -447,11 +450,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data0.allowed_hosts !== undefined){
-let data15 = data0.allowed_hosts;
-if(Array.isArray(data15)){
-if(data15.length > 256){
-const err33 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items",schema:256,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data15};
+let data15 = data0.trust_proxy;
+if(typeof data15 !== "boolean"){
+const err33 = {instancePath:instancePath+"/server/trust_proxy",schemaPath:"#/properties/server/properties/trust_proxy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.server.properties.trust_proxy.type,parentSchema:schema11.properties.server.properties.trust_proxy,data:data15};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -460,12 +461,11 @@ vErrors.push(err33);
 }
 errors++;
 }
-const len0 = data15.length;
-for(let i0=0; i0<len0; i0++){
-let data16 = data15[i0];
-if(typeof data16 === "string"){
-if(func3(data16) > 253){
-const err34 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters",schema:253,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data16};
+if(data0.allowed_hosts !== undefined){
+let data16 = data0.allowed_hosts;
+if(Array.isArray(data16)){
+if(data16.length > 256){
+const err34 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items",schema:256,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data16};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -474,8 +474,12 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(func3(data16) < 1){
-const err35 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data16};
+const len0 = data16.length;
+for(let i0=0; i0<len0; i0++){
+let data17 = data16[i0];
+if(typeof data17 === "string"){
+if(func3(data17) > 253){
+const err35 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/maxLength",keyword:"maxLength",params:{limit: 253},message:"must NOT have more than 253 characters",schema:253,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data17};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -484,8 +488,8 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(!pattern1.test(data16)){
-const err36 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"},message:"must match pattern \""+"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"+"\"",schema:"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$",parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data16};
+if(func3(data17) < 1){
+const err36 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data17};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -494,9 +498,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.server.properties.allowed_hosts.items.type,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data16};
+if(!pattern1.test(data17)){
+const err37 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"},message:"must match pattern \""+"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"+"\"",schema:"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$",parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data17};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -506,9 +509,8 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
 else {
-const err38 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.server.properties.allowed_hosts.type,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data15};
+const err38 = {instancePath:instancePath+"/server/allowed_hosts/" + i0,schemaPath:"#/properties/server/properties/allowed_hosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.server.properties.allowed_hosts.items.type,parentSchema:schema11.properties.server.properties.allowed_hosts.items,data:data17};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -520,7 +522,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.server.type,parentSchema:schema11.properties.server,data:data0};
+const err39 = {instancePath:instancePath+"/server/allowed_hosts",schemaPath:"#/properties/server/properties/allowed_hosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.server.properties.allowed_hosts.type,parentSchema:schema11.properties.server.properties.allowed_hosts,data:data16};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -529,14 +531,10 @@ vErrors.push(err39);
 }
 errors++;
 }
-let data17 = data.store;
-const _errs39 = errors;
-let valid5 = true;
-const _errs40 = errors;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.driver !== undefined){
-if("sqlite" !== data17.driver){
-const err40 = {};
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/server",schemaPath:"#/properties/server/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.server.type,parentSchema:schema11.properties.server,data:data0};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -545,36 +543,14 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-var _valid0 = _errs40 === errors;
-errors = _errs39;
-if(vErrors !== null){
-if(_errs39){
-vErrors.length = _errs39;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid0){
+let data18 = data.store;
+const _errs41 = errors;
+let valid5 = true;
 const _errs42 = errors;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.path === undefined){
-data17.path = "./data/gateway.db";
-}
-if(data17.idle_worker_ms === undefined){
-data17.idle_worker_ms = 10000;
-}
-if(data17.generation_retention_days === undefined){
-data17.generation_retention_days = 90;
-}
-if(data17.audit_retention_days === undefined){
-data17.audit_retention_days = 548;
-}
-for(const key2 in data17){
-if(!(((((key2 === "driver") || (key2 === "path")) || (key2 === "idle_worker_ms")) || (key2 === "generation_retention_days")) || (key2 === "audit_retention_days"))){
-const err41 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[0].then,data:data17};
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.driver !== undefined){
+if("sqlite" !== data18.driver){
+const err41 = {};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -584,10 +560,35 @@ vErrors.push(err41);
 errors++;
 }
 }
-let data19 = data17.path;
-if(typeof data19 === "string"){
-if(func3(data19) < 1){
-const err42 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data19};
+}
+var _valid0 = _errs42 === errors;
+errors = _errs41;
+if(vErrors !== null){
+if(_errs41){
+vErrors.length = _errs41;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs44 = errors;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.path === undefined){
+data18.path = "./data/gateway.db";
+}
+if(data18.idle_worker_ms === undefined){
+data18.idle_worker_ms = 10000;
+}
+if(data18.generation_retention_days === undefined){
+data18.generation_retention_days = 90;
+}
+if(data18.audit_retention_days === undefined){
+data18.audit_retention_days = 548;
+}
+for(const key2 in data18){
+if(!(((((key2 === "driver") || (key2 === "path")) || (key2 === "idle_worker_ms")) || (key2 === "generation_retention_days")) || (key2 === "audit_retention_days"))){
+const err42 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[0].then,data:data18};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -597,8 +598,10 @@ vErrors.push(err42);
 errors++;
 }
 }
-else {
-const err43 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[0].then.properties.path.type,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data19};
+let data20 = data18.path;
+if(typeof data20 === "string"){
+if(func3(data20) < 1){
+const err43 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data20};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -607,9 +610,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-let data20 = data17.idle_worker_ms;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-const err44 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms.type,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data20};
+}
+else {
+const err44 = {instancePath:instancePath+"/store/path",schemaPath:"#/properties/store/allOf/0/then/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[0].then.properties.path.type,parentSchema:schema11.properties.store.allOf[0].then.properties.path,data:data20};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -618,9 +621,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(typeof data20 == "number"){
-if(data20 < 0 || isNaN(data20)){
-const err45 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data20};
+let data21 = data18.idle_worker_ms;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err45 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms.type,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data21};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -629,10 +632,9 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-let data21 = data17.generation_retention_days;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err46 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data21};
+if(typeof data21 == "number"){
+if(data21 < 0 || isNaN(data21)){
+const err46 = {instancePath:instancePath+"/store/idle_worker_ms",schemaPath:"#/properties/store/allOf/0/then/properties/idle_worker_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.idle_worker_ms,data:data21};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -641,9 +643,10 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(typeof data21 == "number"){
-if(data21 < 0 || isNaN(data21)){
-const err47 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data21};
+}
+let data22 = data18.generation_retention_days;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+const err47 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data22};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -652,10 +655,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-let data22 = data17.audit_retention_days;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-const err48 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data22};
+if(typeof data22 == "number"){
+if(data22 < 0 || isNaN(data22)){
+const err48 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.generation_retention_days,data:data22};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -664,9 +666,10 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(typeof data22 == "number"){
-if(data22 < 0 || isNaN(data22)){
-const err49 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data22};
+}
+let data23 = data18.audit_retention_days;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+const err49 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[0].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data23};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -675,13 +678,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-}
-var _valid0 = _errs42 === errors;
-valid5 = _valid0;
-}
-if(!valid5){
-const err50 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[0].if,parentSchema:schema11.properties.store.allOf[0],data:data17};
+if(typeof data23 == "number"){
+if(data23 < 0 || isNaN(data23)){
+const err50 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/0/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[0].then.properties.audit_retention_days,data:data23};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -690,13 +689,13 @@ vErrors.push(err50);
 }
 errors++;
 }
-const _errs53 = errors;
-let valid8 = true;
-const _errs54 = errors;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.driver !== undefined){
-if("postgres" !== data17.driver){
-const err51 = {};
+}
+}
+var _valid0 = _errs44 === errors;
+valid5 = _valid0;
+}
+if(!valid5){
+const err51 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[0].if,parentSchema:schema11.properties.store.allOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -705,44 +704,13 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-}
-var _valid1 = _errs54 === errors;
-errors = _errs53;
-if(vErrors !== null){
-if(_errs53){
-vErrors.length = _errs53;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid1){
+const _errs55 = errors;
+let valid8 = true;
 const _errs56 = errors;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.pool_size === undefined){
-data17.pool_size = 10;
-}
-if(data17.statement_timeout_ms === undefined){
-data17.statement_timeout_ms = 5000;
-}
-if(data17.lock_timeout_ms === undefined){
-data17.lock_timeout_ms = 2000;
-}
-if(data17.idle_in_transaction_timeout_ms === undefined){
-data17.idle_in_transaction_timeout_ms = 10000;
-}
-if(data17.connect_timeout_ms === undefined){
-data17.connect_timeout_ms = 2000;
-}
-if(data17.generation_retention_days === undefined){
-data17.generation_retention_days = 90;
-}
-if(data17.audit_retention_days === undefined){
-data17.audit_retention_days = 548;
-}
-if(data17.url === undefined){
-const err52 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.store.allOf[1].then.required,parentSchema:schema11.properties.store.allOf[1].then,data:data17};
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.driver !== undefined){
+if("postgres" !== data18.driver){
+const err52 = {};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -751,9 +719,44 @@ vErrors.push(err52);
 }
 errors++;
 }
-for(const key3 in data17){
-if(!(func2.call(schema11.properties.store.allOf[1].then.properties, key3))){
-const err53 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[1].then,data:data17};
+}
+}
+var _valid1 = _errs56 === errors;
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs58 = errors;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.pool_size === undefined){
+data18.pool_size = 10;
+}
+if(data18.statement_timeout_ms === undefined){
+data18.statement_timeout_ms = 5000;
+}
+if(data18.lock_timeout_ms === undefined){
+data18.lock_timeout_ms = 2000;
+}
+if(data18.idle_in_transaction_timeout_ms === undefined){
+data18.idle_in_transaction_timeout_ms = 10000;
+}
+if(data18.connect_timeout_ms === undefined){
+data18.connect_timeout_ms = 2000;
+}
+if(data18.generation_retention_days === undefined){
+data18.generation_retention_days = 90;
+}
+if(data18.audit_retention_days === undefined){
+data18.audit_retention_days = 548;
+}
+if(data18.url === undefined){
+const err53 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.store.allOf[1].then.required,parentSchema:schema11.properties.store.allOf[1].then,data:data18};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -762,12 +765,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data17.url !== undefined){
-let data24 = data17.url;
-if(typeof data24 === "string"){
-if(!pattern2.test(data24)){
-const err54 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\"",schema:"^postgres(ql)?://",parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data24};
+for(const key3 in data18){
+if(!(func2.call(schema11.properties.store.allOf[1].then.properties, key3))){
+const err54 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[1].then,data:data18};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -777,8 +777,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-else {
-const err55 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[1].then.properties.url.type,parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data24};
+if(data18.url !== undefined){
+let data25 = data18.url;
+if(typeof data25 === "string"){
+if(!pattern2.test(data25)){
+const err55 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\"",schema:"^postgres(ql)?://",parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data25};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -788,9 +791,8 @@ vErrors.push(err55);
 errors++;
 }
 }
-let data25 = data17.pool_size;
-if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
-const err56 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.pool_size.type,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data25};
+else {
+const err56 = {instancePath:instancePath+"/store/url",schemaPath:"#/properties/store/allOf/1/then/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.store.allOf[1].then.properties.url.type,parentSchema:schema11.properties.store.allOf[1].then.properties.url,data:data25};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -799,9 +801,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(typeof data25 == "number"){
-if(data25 < 1 || isNaN(data25)){
-const err57 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data25};
+}
+let data26 = data18.pool_size;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+const err57 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.pool_size.type,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data26};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -810,10 +813,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-let data26 = data17.statement_timeout_ms;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-const err58 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data26};
+if(typeof data26 == "number"){
+if(data26 < 1 || isNaN(data26)){
+const err58 = {instancePath:instancePath+"/store/pool_size",schemaPath:"#/properties/store/allOf/1/then/properties/pool_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.store.allOf[1].then.properties.pool_size,data:data26};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -822,9 +824,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(typeof data26 == "number"){
-if(data26 < 100 || isNaN(data26)){
-const err59 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data26};
+}
+let data27 = data18.statement_timeout_ms;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+const err59 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data27};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -833,10 +836,9 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-let data27 = data17.lock_timeout_ms;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-const err60 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data27};
+if(typeof data27 == "number"){
+if(data27 < 100 || isNaN(data27)){
+const err60 = {instancePath:instancePath+"/store/statement_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/statement_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.statement_timeout_ms,data:data27};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -845,9 +847,10 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(typeof data27 == "number"){
-if(data27 < 100 || isNaN(data27)){
-const err61 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data27};
+}
+let data28 = data18.lock_timeout_ms;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+const err61 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data28};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -856,10 +859,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-let data28 = data17.idle_in_transaction_timeout_ms;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-const err62 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data28};
+if(typeof data28 == "number"){
+if(data28 < 100 || isNaN(data28)){
+const err62 = {instancePath:instancePath+"/store/lock_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/lock_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.lock_timeout_ms,data:data28};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -868,9 +870,10 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data28 == "number"){
-if(data28 < 100 || isNaN(data28)){
-const err63 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data28};
+}
+let data29 = data18.idle_in_transaction_timeout_ms;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+const err63 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data29};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -879,10 +882,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-let data29 = data17.connect_timeout_ms;
-if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
-const err64 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data29};
+if(typeof data29 == "number"){
+if(data29 < 100 || isNaN(data29)){
+const err64 = {instancePath:instancePath+"/store/idle_in_transaction_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/idle_in_transaction_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.idle_in_transaction_timeout_ms,data:data29};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -891,9 +893,10 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(typeof data29 == "number"){
-if(data29 < 100 || isNaN(data29)){
-const err65 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data29};
+}
+let data30 = data18.connect_timeout_ms;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+const err65 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms.type,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data30};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -902,10 +905,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-let data30 = data17.generation_retention_days;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-const err66 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data30};
+if(typeof data30 == "number"){
+if(data30 < 100 || isNaN(data30)){
+const err66 = {instancePath:instancePath+"/store/connect_timeout_ms",schemaPath:"#/properties/store/allOf/1/then/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.store.allOf[1].then.properties.connect_timeout_ms,data:data30};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -914,9 +916,10 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(typeof data30 == "number"){
-if(data30 < 0 || isNaN(data30)){
-const err67 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data30};
+}
+let data31 = data18.generation_retention_days;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+const err67 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data31};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -925,10 +928,9 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-let data31 = data17.audit_retention_days;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-const err68 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data31};
+if(typeof data31 == "number"){
+if(data31 < 0 || isNaN(data31)){
+const err68 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.generation_retention_days,data:data31};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -937,9 +939,10 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(typeof data31 == "number"){
-if(data31 < 0 || isNaN(data31)){
-const err69 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data31};
+}
+let data32 = data18.audit_retention_days;
+if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
+const err69 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[1].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data32};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -948,13 +951,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-}
-var _valid1 = _errs56 === errors;
-valid8 = _valid1;
-}
-if(!valid8){
-const err70 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[1].if,parentSchema:schema11.properties.store.allOf[1],data:data17};
+if(typeof data32 == "number"){
+if(data32 < 0 || isNaN(data32)){
+const err70 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/1/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[1].then.properties.audit_retention_days,data:data32};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -963,13 +962,13 @@ vErrors.push(err70);
 }
 errors++;
 }
-const _errs75 = errors;
-let valid11 = true;
-const _errs76 = errors;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.driver !== undefined){
-if("memory" !== data17.driver){
-const err71 = {};
+}
+}
+var _valid1 = _errs58 === errors;
+valid8 = _valid1;
+}
+if(!valid8){
+const err71 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[1].if,parentSchema:schema11.properties.store.allOf[1],data:data18};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -978,30 +977,13 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-}
-var _valid2 = _errs76 === errors;
-errors = _errs75;
-if(vErrors !== null){
-if(_errs75){
-vErrors.length = _errs75;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid2){
+const _errs77 = errors;
+let valid11 = true;
 const _errs78 = errors;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.generation_retention_days === undefined){
-data17.generation_retention_days = 90;
-}
-if(data17.audit_retention_days === undefined){
-data17.audit_retention_days = 548;
-}
-for(const key4 in data17){
-if(!(((key4 === "driver") || (key4 === "generation_retention_days")) || (key4 === "audit_retention_days"))){
-const err72 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[2].then,data:data17};
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.driver !== undefined){
+if("memory" !== data18.driver){
+const err72 = {};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1011,9 +993,29 @@ vErrors.push(err72);
 errors++;
 }
 }
-let data33 = data17.generation_retention_days;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-const err73 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data33};
+}
+var _valid2 = _errs78 === errors;
+errors = _errs77;
+if(vErrors !== null){
+if(_errs77){
+vErrors.length = _errs77;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs80 = errors;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.generation_retention_days === undefined){
+data18.generation_retention_days = 90;
+}
+if(data18.audit_retention_days === undefined){
+data18.audit_retention_days = 548;
+}
+for(const key4 in data18){
+if(!(((key4 === "driver") || (key4 === "generation_retention_days")) || (key4 === "audit_retention_days"))){
+const err73 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.store.allOf[2].then,data:data18};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1022,9 +1024,10 @@ vErrors.push(err73);
 }
 errors++;
 }
-if(typeof data33 == "number"){
-if(data33 < 0 || isNaN(data33)){
-const err74 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data33};
+}
+let data34 = data18.generation_retention_days;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+const err74 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.generation_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data34};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1033,10 +1036,9 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-let data34 = data17.audit_retention_days;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
-const err75 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data34};
+if(typeof data34 == "number"){
+if(data34 < 0 || isNaN(data34)){
+const err75 = {instancePath:instancePath+"/store/generation_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/generation_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.generation_retention_days,data:data34};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1045,9 +1047,10 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(typeof data34 == "number"){
-if(data34 < 0 || isNaN(data34)){
-const err76 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data34};
+}
+let data35 = data18.audit_retention_days;
+if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+const err76 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.store.allOf[2].then.properties.audit_retention_days.type,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data35};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1056,13 +1059,9 @@ vErrors.push(err76);
 }
 errors++;
 }
-}
-}
-var _valid2 = _errs78 === errors;
-valid11 = _valid2;
-}
-if(!valid11){
-const err77 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[2].if,parentSchema:schema11.properties.store.allOf[2],data:data17};
+if(typeof data35 == "number"){
+if(data35 < 0 || isNaN(data35)){
+const err77 = {instancePath:instancePath+"/store/audit_retention_days",schemaPath:"#/properties/store/allOf/2/then/properties/audit_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.store.allOf[2].then.properties.audit_retention_days,data:data35};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1071,9 +1070,13 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.driver === undefined){
-const err78 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'",schema:schema11.properties.store.required,parentSchema:schema11.properties.store,data:data17};
+}
+}
+var _valid2 = _errs80 === errors;
+valid11 = _valid2;
+}
+if(!valid11){
+const err78 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.store.allOf[2].if,parentSchema:schema11.properties.store.allOf[2],data:data18};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1082,10 +1085,9 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data17.driver !== undefined){
-let data35 = data17.driver;
-if(!(((data35 === "sqlite") || (data35 === "postgres")) || (data35 === "memory"))){
-const err79 = {instancePath:instancePath+"/store/driver",schemaPath:"#/properties/store/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.store.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.store.properties.driver.enum,parentSchema:schema11.properties.store.properties.driver,data:data35};
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.driver === undefined){
+const err79 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/required",keyword:"required",params:{missingProperty: "driver"},message:"must have required property '"+"driver"+"'",schema:schema11.properties.store.required,parentSchema:schema11.properties.store,data:data18};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1094,10 +1096,10 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-}
-else {
-const err80 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.store.type,parentSchema:schema11.properties.store,data:data17};
+if(data18.driver !== undefined){
+let data36 = data18.driver;
+if(!(((data36 === "sqlite") || (data36 === "postgres")) || (data36 === "memory"))){
+const err80 = {instancePath:instancePath+"/store/driver",schemaPath:"#/properties/store/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.store.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.store.properties.driver.enum,parentSchema:schema11.properties.store.properties.driver,data:data36};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1106,21 +1108,10 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data.providers !== undefined){
-let data36 = data.providers;
-if(Array.isArray(data36)){
-const len1 = data36.length;
-for(let i1=0; i1<len1; i1++){
-let data37 = data36[i1];
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-if(data37.max_connections === undefined){
-data37.max_connections = 128;
 }
-if(data37.connect_timeout_ms === undefined){
-data37.connect_timeout_ms = 10000;
 }
-if(data37.name === undefined){
-const err81 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data37};
+else {
+const err81 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.store.type,parentSchema:schema11.properties.store,data:data18};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1129,8 +1120,21 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(data37.type === undefined){
-const err82 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data37};
+if(data.providers !== undefined){
+let data37 = data.providers;
+if(Array.isArray(data37)){
+const len1 = data37.length;
+for(let i1=0; i1<len1; i1++){
+let data38 = data37[i1];
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+if(data38.max_connections === undefined){
+data38.max_connections = 128;
+}
+if(data38.connect_timeout_ms === undefined){
+data38.connect_timeout_ms = 10000;
+}
+if(data38.name === undefined){
+const err82 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data38};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1139,9 +1143,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-for(const key5 in data37){
-if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
-const err83 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data37};
+if(data38.type === undefined){
+const err83 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data38};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1150,12 +1153,9 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-if(data37.name !== undefined){
-let data38 = data37.name;
-if(typeof data38 === "string"){
-if(!pattern3.test(data38)){
-const err84 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+$",parentSchema:schema11.properties.providers.items.properties.name,data:data38};
+for(const key5 in data38){
+if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
+const err84 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data38};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1165,8 +1165,11 @@ vErrors.push(err84);
 errors++;
 }
 }
-else {
-const err85 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.name.type,parentSchema:schema11.properties.providers.items.properties.name,data:data38};
+if(data38.name !== undefined){
+let data39 = data38.name;
+if(typeof data39 === "string"){
+if(!pattern3.test(data39)){
+const err85 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\"",schema:"^[A-Za-z0-9_.-]+$",parentSchema:schema11.properties.providers.items.properties.name,data:data39};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1176,11 +1179,8 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data37.type !== undefined){
-let data39 = data37.type;
-if(typeof data39 === "string"){
-if(func3(data39) < 1){
-const err86 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.providers.items.properties.type,data:data39};
+else {
+const err86 = {instancePath:instancePath+"/providers/" + i1+"/name",schemaPath:"#/properties/providers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.name.type,parentSchema:schema11.properties.providers.items.properties.name,data:data39};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1190,8 +1190,11 @@ vErrors.push(err86);
 errors++;
 }
 }
-else {
-const err87 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.type.type,parentSchema:schema11.properties.providers.items.properties.type,data:data39};
+if(data38.type !== undefined){
+let data40 = data38.type;
+if(typeof data40 === "string"){
+if(func3(data40) < 1){
+const err87 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.providers.items.properties.type,data:data40};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1201,11 +1204,8 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data37.api_base !== undefined){
-let data40 = data37.api_base;
-if(typeof data40 === "string"){
-if(!pattern4.test(data40)){
-const err88 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.providers.items.properties.api_base,data:data40};
+else {
+const err88 = {instancePath:instancePath+"/providers/" + i1+"/type",schemaPath:"#/properties/providers/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.type.type,parentSchema:schema11.properties.providers.items.properties.type,data:data40};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1215,8 +1215,11 @@ vErrors.push(err88);
 errors++;
 }
 }
-else {
-const err89 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_base.type,parentSchema:schema11.properties.providers.items.properties.api_base,data:data40};
+if(data38.api_base !== undefined){
+let data41 = data38.api_base;
+if(typeof data41 === "string"){
+if(!pattern4.test(data41)){
+const err89 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.providers.items.properties.api_base,data:data41};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1226,10 +1229,8 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data37.api_key !== undefined){
-let data41 = data37.api_key;
-if(typeof data41 !== "string"){
-const err90 = {instancePath:instancePath+"/providers/" + i1+"/api_key",schemaPath:"#/properties/providers/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_key.type,parentSchema:schema11.properties.providers.items.properties.api_key,data:data41};
+else {
+const err90 = {instancePath:instancePath+"/providers/" + i1+"/api_base",schemaPath:"#/properties/providers/items/properties/api_base/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_base.type,parentSchema:schema11.properties.providers.items.properties.api_base,data:data41};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1239,13 +1240,10 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data37.headers !== undefined){
-let data42 = data37.headers;
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-for(const key6 in data42){
-let data43 = data42[key6];
-if(typeof data43 !== "string"){
-const err91 = {instancePath:instancePath+"/providers/" + i1+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/providers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.headers.additionalProperties.type,parentSchema:schema11.properties.providers.items.properties.headers.additionalProperties,data:data43};
+if(data38.api_key !== undefined){
+let data42 = data38.api_key;
+if(typeof data42 !== "string"){
+const err91 = {instancePath:instancePath+"/providers/" + i1+"/api_key",schemaPath:"#/properties/providers/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.api_key.type,parentSchema:schema11.properties.providers.items.properties.api_key,data:data42};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1255,9 +1253,13 @@ vErrors.push(err91);
 errors++;
 }
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/providers/" + i1+"/headers",schemaPath:"#/properties/providers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.headers.type,parentSchema:schema11.properties.providers.items.properties.headers,data:data42};
+if(data38.headers !== undefined){
+let data43 = data38.headers;
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+for(const key6 in data43){
+let data44 = data43[key6];
+if(typeof data44 !== "string"){
+const err92 = {instancePath:instancePath+"/providers/" + i1+"/headers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/providers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.providers.items.properties.headers.additionalProperties.type,parentSchema:schema11.properties.providers.items.properties.headers.additionalProperties,data:data44};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1267,10 +1269,9 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data37.options !== undefined){
-let data44 = data37.options;
-if(!(data44 && typeof data44 == "object" && !Array.isArray(data44))){
-const err93 = {instancePath:instancePath+"/providers/" + i1+"/options",schemaPath:"#/properties/providers/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.options.type,parentSchema:schema11.properties.providers.items.properties.options,data:data44};
+}
+else {
+const err93 = {instancePath:instancePath+"/providers/" + i1+"/headers",schemaPath:"#/properties/providers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.headers.type,parentSchema:schema11.properties.providers.items.properties.headers,data:data43};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1280,9 +1281,10 @@ vErrors.push(err93);
 errors++;
 }
 }
-let data45 = data37.max_connections;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
-const err94 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.max_connections.type,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data45};
+if(data38.options !== undefined){
+let data45 = data38.options;
+if(!(data45 && typeof data45 == "object" && !Array.isArray(data45))){
+const err94 = {instancePath:instancePath+"/providers/" + i1+"/options",schemaPath:"#/properties/providers/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.properties.options.type,parentSchema:schema11.properties.providers.items.properties.options,data:data45};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1291,9 +1293,10 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(typeof data45 == "number"){
-if(data45 < 1 || isNaN(data45)){
-const err95 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data45};
+}
+let data46 = data38.max_connections;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+const err95 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.max_connections.type,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data46};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1302,10 +1305,9 @@ vErrors.push(err95);
 }
 errors++;
 }
-}
-let data46 = data37.connect_timeout_ms;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-const err96 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.connect_timeout_ms.type,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data46};
+if(typeof data46 == "number"){
+if(data46 < 1 || isNaN(data46)){
+const err96 = {instancePath:instancePath+"/providers/" + i1+"/max_connections",schemaPath:"#/properties/providers/items/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.max_connections,data:data46};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1314,9 +1316,10 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-const err97 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data46};
+}
+let data47 = data38.connect_timeout_ms;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+const err97 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.providers.items.properties.connect_timeout_ms.type,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data47};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1325,10 +1328,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-}
-else {
-const err98 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data37};
+if(typeof data47 == "number"){
+if(data47 < 1 || isNaN(data47)){
+const err98 = {instancePath:instancePath+"/providers/" + i1+"/connect_timeout_ms",schemaPath:"#/properties/providers/items/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.providers.items.properties.connect_timeout_ms,data:data47};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1340,7 +1342,7 @@ errors++;
 }
 }
 else {
-const err99 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data36};
+const err99 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data38};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1350,30 +1352,9 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data.models !== undefined){
-let data47 = data.models;
-if(Array.isArray(data47)){
-const len2 = data47.length;
-for(let i2=0; i2<len2; i2++){
-let data48 = data47[i2];
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-if(data48.owned_by === undefined){
-data48.owned_by = "gateway";
 }
-if(data48.created === undefined){
-data48.created = 0;
-}
-if(data48.context_length === undefined){
-data48.context_length = 128000;
-}
-if(data48.pricing === undefined){
-data48.pricing = {};
-}
-if(data48.endpoints === undefined){
-data48.endpoints = ["chat"];
-}
-if(data48.id === undefined){
-const err100 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data48};
+else {
+const err100 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data37};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1382,8 +1363,31 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data48.deployments === undefined){
-const err101 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data48};
+}
+if(data.models !== undefined){
+let data48 = data.models;
+if(Array.isArray(data48)){
+const len2 = data48.length;
+for(let i2=0; i2<len2; i2++){
+let data49 = data48[i2];
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.owned_by === undefined){
+data49.owned_by = "gateway";
+}
+if(data49.created === undefined){
+data49.created = 0;
+}
+if(data49.context_length === undefined){
+data49.context_length = 128000;
+}
+if(data49.pricing === undefined){
+data49.pricing = {};
+}
+if(data49.endpoints === undefined){
+data49.endpoints = ["chat"];
+}
+if(data49.id === undefined){
+const err101 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data49};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1392,9 +1396,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-for(const key7 in data48){
-if(!(func2.call(schema11.properties.models.items.properties, key7))){
-const err102 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data48};
+if(data49.deployments === undefined){
+const err102 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data49};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1403,12 +1406,9 @@ vErrors.push(err102);
 }
 errors++;
 }
-}
-if(data48.id !== undefined){
-let data49 = data48.id;
-if(typeof data49 === "string"){
-if(func3(data49) > 256){
-const err103 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data49};
+for(const key7 in data49){
+if(!(func2.call(schema11.properties.models.items.properties, key7))){
+const err103 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data49};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1417,8 +1417,12 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(func3(data49) < 1){
-const err104 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data49};
+}
+if(data49.id !== undefined){
+let data50 = data49.id;
+if(typeof data50 === "string"){
+if(func3(data50) > 256){
+const err104 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data50};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1427,9 +1431,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-else {
-const err105 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data49};
+if(func3(data50) < 1){
+const err105 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data50};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1439,9 +1442,8 @@ vErrors.push(err105);
 errors++;
 }
 }
-let data50 = data48.owned_by;
-if(typeof data50 !== "string"){
-const err106 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data50};
+else {
+const err106 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data50};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1450,9 +1452,10 @@ vErrors.push(err106);
 }
 errors++;
 }
-let data51 = data48.created;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-const err107 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data51};
+}
+let data51 = data49.owned_by;
+if(typeof data51 !== "string"){
+const err107 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data51};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1461,9 +1464,9 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(typeof data51 == "number"){
-if(data51 < 0 || isNaN(data51)){
-const err108 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data51};
+let data52 = data49.created;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+const err108 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data52};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1472,10 +1475,9 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-let data52 = data48.context_length;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-const err109 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data52};
+if(typeof data52 == "number"){
+if(data52 < 0 || isNaN(data52)){
+const err109 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data52};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1484,9 +1486,10 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(typeof data52 == "number"){
-if(data52 < 1 || isNaN(data52)){
-const err110 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data52};
+}
+let data53 = data49.context_length;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+const err110 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data53};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1495,11 +1498,9 @@ vErrors.push(err110);
 }
 errors++;
 }
-}
-if(data48.max_output_tokens !== undefined){
-let data53 = data48.max_output_tokens;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-const err111 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data53};
+if(typeof data53 == "number"){
+if(data53 < 1 || isNaN(data53)){
+const err111 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data53};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1508,9 +1509,11 @@ vErrors.push(err111);
 }
 errors++;
 }
-if(typeof data53 == "number"){
-if(data53 < 1 || isNaN(data53)){
-const err112 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data53};
+}
+if(data49.max_output_tokens !== undefined){
+let data54 = data49.max_output_tokens;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+const err112 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data54};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1519,19 +1522,9 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-}
-let data54 = data48.pricing;
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-if(data54.prompt === undefined){
-data54.prompt = 0;
-}
-if(data54.completion === undefined){
-data54.completion = 0;
-}
-for(const key8 in data54){
-if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
-const err113 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data54};
+if(typeof data54 == "number"){
+if(data54 < 1 || isNaN(data54)){
+const err113 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data54};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1541,10 +1534,18 @@ vErrors.push(err113);
 errors++;
 }
 }
-let data55 = data54.prompt;
-if(typeof data55 == "number"){
-if(data55 < 0 || isNaN(data55)){
-const err114 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data55};
+}
+let data55 = data49.pricing;
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(data55.prompt === undefined){
+data55.prompt = 0;
+}
+if(data55.completion === undefined){
+data55.completion = 0;
+}
+for(const key8 in data55){
+if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
+const err114 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data55};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1554,8 +1555,10 @@ vErrors.push(err114);
 errors++;
 }
 }
-else {
-const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data55};
+let data56 = data55.prompt;
+if(typeof data56 == "number"){
+if(data56 < 0 || isNaN(data56)){
+const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data56};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1564,10 +1567,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-let data56 = data54.completion;
-if(typeof data56 == "number"){
-if(data56 < 0 || isNaN(data56)){
-const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data56};
+}
+else {
+const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data56};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1576,9 +1578,10 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-else {
-const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data56};
+let data57 = data55.completion;
+if(typeof data57 == "number"){
+if(data57 < 0 || isNaN(data57)){
+const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data57};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1587,11 +1590,9 @@ vErrors.push(err117);
 }
 errors++;
 }
-if(data54.request !== undefined){
-let data57 = data54.request;
-if(typeof data57 == "number"){
-if(data57 < 0 || isNaN(data57)){
-const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data57};
+}
+else {
+const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data57};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1600,9 +1601,11 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-else {
-const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data57};
+if(data55.request !== undefined){
+let data58 = data55.request;
+if(typeof data58 == "number"){
+if(data58 < 0 || isNaN(data58)){
+const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data58};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1612,11 +1615,8 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data54.cache_read !== undefined){
-let data58 = data54.cache_read;
-if(typeof data58 == "number"){
-if(data58 < 0 || isNaN(data58)){
-const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data58};
+else {
+const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data58};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1626,8 +1626,11 @@ vErrors.push(err120);
 errors++;
 }
 }
-else {
-const err121 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data58};
+if(data55.cache_read !== undefined){
+let data59 = data55.cache_read;
+if(typeof data59 == "number"){
+if(data59 < 0 || isNaN(data59)){
+const err121 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data59};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1637,11 +1640,8 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data54.cache_write !== undefined){
-let data59 = data54.cache_write;
-if(typeof data59 == "number"){
-if(data59 < 0 || isNaN(data59)){
-const err122 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data59};
+else {
+const err122 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data59};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1651,8 +1651,11 @@ vErrors.push(err122);
 errors++;
 }
 }
-else {
-const err123 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data59};
+if(data55.cache_write !== undefined){
+let data60 = data55.cache_write;
+if(typeof data60 == "number"){
+if(data60 < 0 || isNaN(data60)){
+const err123 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data60};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1662,11 +1665,8 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data54.cache_write_1h !== undefined){
-let data60 = data54.cache_write_1h;
-if(typeof data60 == "number"){
-if(data60 < 0 || isNaN(data60)){
-const err124 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data60};
+else {
+const err124 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data60};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1676,8 +1676,11 @@ vErrors.push(err124);
 errors++;
 }
 }
-else {
-const err125 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data60};
+if(data55.cache_write_1h !== undefined){
+let data61 = data55.cache_write_1h;
+if(typeof data61 == "number"){
+if(data61 < 0 || isNaN(data61)){
+const err125 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data61};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1687,11 +1690,8 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data54.reasoning !== undefined){
-let data61 = data54.reasoning;
-if(typeof data61 == "number"){
-if(data61 < 0 || isNaN(data61)){
-const err126 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data61};
+else {
+const err126 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data61};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1701,8 +1701,11 @@ vErrors.push(err126);
 errors++;
 }
 }
-else {
-const err127 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data61};
+if(data55.reasoning !== undefined){
+let data62 = data55.reasoning;
+if(typeof data62 == "number"){
+if(data62 < 0 || isNaN(data62)){
+const err127 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data62};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1712,10 +1715,8 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(data54.free !== undefined){
-let data62 = data54.free;
-if(typeof data62 !== "boolean"){
-const err128 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data62};
+else {
+const err128 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data62};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1725,9 +1726,10 @@ vErrors.push(err128);
 errors++;
 }
 }
-}
-else {
-const err129 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data54};
+if(data55.free !== undefined){
+let data63 = data55.free;
+if(typeof data63 !== "boolean"){
+const err129 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data63};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1736,11 +1738,10 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data48.deployments !== undefined){
-let data63 = data48.deployments;
-if(Array.isArray(data63)){
-if(data63.length < 1){
-const err130 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data63};
+}
+}
+else {
+const err130 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data55};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1749,15 +1750,11 @@ vErrors.push(err130);
 }
 errors++;
 }
-const len3 = data63.length;
-for(let i3=0; i3<len3; i3++){
-let data64 = data63[i3];
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.weight === undefined){
-data64.weight = 1;
-}
-if(data64.provider === undefined){
-const err131 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data64};
+if(data49.deployments !== undefined){
+let data64 = data49.deployments;
+if(Array.isArray(data64)){
+if(data64.length < 1){
+const err131 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data64};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1766,8 +1763,15 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data64.model === undefined){
-const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data64};
+const len3 = data64.length;
+for(let i3=0; i3<len3; i3++){
+let data65 = data64[i3];
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(data65.weight === undefined){
+data65.weight = 1;
+}
+if(data65.provider === undefined){
+const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data65};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1776,9 +1780,8 @@ vErrors.push(err132);
 }
 errors++;
 }
-for(const key9 in data64){
-if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
-const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data64};
+if(data65.model === undefined){
+const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data65};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1787,12 +1790,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-if(data64.provider !== undefined){
-let data65 = data64.provider;
-if(typeof data65 === "string"){
-if(func3(data65) < 1){
-const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data65};
+for(const key9 in data65){
+if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
+const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data65};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1802,8 +1802,11 @@ vErrors.push(err134);
 errors++;
 }
 }
-else {
-const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data65};
+if(data65.provider !== undefined){
+let data66 = data65.provider;
+if(typeof data66 === "string"){
+if(func3(data66) < 1){
+const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data66};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1813,11 +1816,8 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data64.model !== undefined){
-let data66 = data64.model;
-if(typeof data66 === "string"){
-if(func3(data66) < 1){
-const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data66};
+else {
+const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data66};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1827,8 +1827,11 @@ vErrors.push(err136);
 errors++;
 }
 }
-else {
-const err137 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data66};
+if(data65.model !== undefined){
+let data67 = data65.model;
+if(typeof data67 === "string"){
+if(func3(data67) < 1){
+const err137 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data67};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1838,10 +1841,8 @@ vErrors.push(err137);
 errors++;
 }
 }
-let data67 = data64.weight;
-if(typeof data67 == "number"){
-if(data67 <= 0 || isNaN(data67)){
-const err138 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data67};
+else {
+const err138 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data67};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1851,8 +1852,10 @@ vErrors.push(err138);
 errors++;
 }
 }
-else {
-const err139 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data67};
+let data68 = data65.weight;
+if(typeof data68 == "number"){
+if(data68 <= 0 || isNaN(data68)){
+const err139 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data68};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1861,10 +1864,9 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data64.priority !== undefined){
-let data68 = data64.priority;
-if(!(typeof data68 == "number")){
-const err140 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data68};
+}
+else {
+const err140 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data68};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1873,12 +1875,10 @@ vErrors.push(err140);
 }
 errors++;
 }
-}
-if(data64.cost !== undefined){
-let data69 = data64.cost;
-if(typeof data69 == "number"){
-if(data69 < 0 || isNaN(data69)){
-const err141 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data69};
+if(data65.priority !== undefined){
+let data69 = data65.priority;
+if(!(typeof data69 == "number")){
+const err141 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data69};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1888,8 +1888,11 @@ vErrors.push(err141);
 errors++;
 }
 }
-else {
-const err142 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data69};
+if(data65.cost !== undefined){
+let data70 = data65.cost;
+if(typeof data70 == "number"){
+if(data70 < 0 || isNaN(data70)){
+const err142 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data70};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1899,10 +1902,8 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data64.options !== undefined){
-let data70 = data64.options;
-if(!(data70 && typeof data70 == "object" && !Array.isArray(data70))){
-const err143 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data70};
+else {
+const err143 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data70};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1912,9 +1913,10 @@ vErrors.push(err143);
 errors++;
 }
 }
-}
-else {
-const err144 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data64};
+if(data65.options !== undefined){
+let data71 = data65.options;
+if(!(data71 && typeof data71 == "object" && !Array.isArray(data71))){
+const err144 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data71};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1926,7 +1928,7 @@ errors++;
 }
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data63};
+const err145 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data65};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1936,10 +1938,9 @@ vErrors.push(err145);
 errors++;
 }
 }
-let data71 = data48.endpoints;
-if(Array.isArray(data71)){
-if(data71.length < 1){
-const err146 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data71};
+}
+else {
+const err146 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data64};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1948,11 +1949,11 @@ vErrors.push(err146);
 }
 errors++;
 }
-const len4 = data71.length;
-for(let i4=0; i4<len4; i4++){
-let data72 = data71[i4];
-if(!((data72 === "chat") || (data72 === "embeddings"))){
-const err147 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data72};
+}
+let data72 = data49.endpoints;
+if(Array.isArray(data72)){
+if(data72.length < 1){
+const err147 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data72};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1961,20 +1962,33 @@ vErrors.push(err147);
 }
 errors++;
 }
-}
-let i5 = data71.length;
-let j0;
-if(i5 > 1){
-outer0:
-for(;i5--;){
-for(j0 = i5; j0--;){
-if(func0(data71[i5], data71[j0])){
-const err148 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data71};
+const len4 = data72.length;
+for(let i4=0; i4<len4; i4++){
+let data73 = data72[i4];
+if(!((data73 === "chat") || (data73 === "embeddings"))){
+const err148 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data73};
 if(vErrors === null){
 vErrors = [err148];
 }
 else {
 vErrors.push(err148);
+}
+errors++;
+}
+}
+let i5 = data72.length;
+let j0;
+if(i5 > 1){
+outer0:
+for(;i5--;){
+for(j0 = i5; j0--;){
+if(func0(data72[i5], data72[j0])){
+const err149 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data72};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
 }
 errors++;
 break outer0;
@@ -1984,23 +1998,7 @@ break outer0;
 }
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data71};
-if(vErrors === null){
-vErrors = [err149];
-}
-else {
-vErrors.push(err149);
-}
-errors++;
-}
-if(data48.supported_params !== undefined){
-let data73 = data48.supported_params;
-if(Array.isArray(data73)){
-const len5 = data73.length;
-for(let i6=0; i6<len5; i6++){
-let data74 = data73[i6];
-if(typeof data74 !== "string"){
-const err150 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data74};
+const err150 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data72};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2009,10 +2007,14 @@ vErrors.push(err150);
 }
 errors++;
 }
-}
-}
-else {
-const err151 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data73};
+if(data49.supported_params !== undefined){
+let data74 = data49.supported_params;
+if(Array.isArray(data74)){
+const len5 = data74.length;
+for(let i6=0; i6<len5; i6++){
+let data75 = data74[i6];
+if(typeof data75 !== "string"){
+const err151 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data75};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2022,10 +2024,9 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(data48.unsupported_params !== undefined){
-let data75 = data48.unsupported_params;
-if(!((data75 === "drop") || (data75 === "reject"))){
-const err152 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data75};
+}
+else {
+const err152 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data74};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2035,15 +2036,10 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data48.routing !== undefined){
-let data76 = data48.routing;
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.strategy === undefined){
-data76.strategy = "weighted";
-}
-for(const key10 in data76){
-if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
-const err153 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data76};
+if(data49.unsupported_params !== undefined){
+let data76 = data49.unsupported_params;
+if(!((data76 === "drop") || (data76 === "reject"))){
+const err153 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data76};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2053,10 +2049,15 @@ vErrors.push(err153);
 errors++;
 }
 }
-let data77 = data76.strategy;
-if(typeof data77 === "string"){
-if(!pattern5.test(data77)){
-const err154 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data77};
+if(data49.routing !== undefined){
+let data77 = data49.routing;
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(data77.strategy === undefined){
+data77.strategy = "weighted";
+}
+for(const key10 in data77){
+if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
+const err154 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data77};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2066,8 +2067,10 @@ vErrors.push(err154);
 errors++;
 }
 }
-else {
-const err155 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data77};
+let data78 = data77.strategy;
+if(typeof data78 === "string"){
+if(!pattern5.test(data78)){
+const err155 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data78};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2076,10 +2079,9 @@ vErrors.push(err155);
 }
 errors++;
 }
-if(data76.num_retries !== undefined){
-let data78 = data76.num_retries;
-if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
-const err156 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data78};
+}
+else {
+const err156 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data78};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2088,9 +2090,10 @@ vErrors.push(err156);
 }
 errors++;
 }
-if(typeof data78 == "number"){
-if(data78 > 10 || isNaN(data78)){
-const err157 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data78};
+if(data77.num_retries !== undefined){
+let data79 = data77.num_retries;
+if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
+const err157 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data79};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2099,8 +2102,9 @@ vErrors.push(err157);
 }
 errors++;
 }
-if(data78 < 0 || isNaN(data78)){
-const err158 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data78};
+if(typeof data79 == "number"){
+if(data79 > 10 || isNaN(data79)){
+const err158 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data79};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2109,17 +2113,8 @@ vErrors.push(err158);
 }
 errors++;
 }
-}
-}
-if(data76.fallbacks !== undefined){
-let data79 = data76.fallbacks;
-if(Array.isArray(data79)){
-const len6 = data79.length;
-for(let i7=0; i7<len6; i7++){
-let data80 = data79[i7];
-if(typeof data80 === "string"){
-if(func3(data80) < 1){
-const err159 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data80};
+if(data79 < 0 || isNaN(data79)){
+const err159 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data79};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2129,8 +2124,16 @@ vErrors.push(err159);
 errors++;
 }
 }
-else {
-const err160 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data80};
+}
+if(data77.fallbacks !== undefined){
+let data80 = data77.fallbacks;
+if(Array.isArray(data80)){
+const len6 = data80.length;
+for(let i7=0; i7<len6; i7++){
+let data81 = data80[i7];
+if(typeof data81 === "string"){
+if(func3(data81) < 1){
+const err160 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data81};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2140,9 +2143,8 @@ vErrors.push(err160);
 errors++;
 }
 }
-}
 else {
-const err161 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data79};
+const err161 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data81};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2152,11 +2154,9 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(data76.context_window_fallback !== undefined){
-let data81 = data76.context_window_fallback;
-if(typeof data81 === "string"){
-if(func3(data81) < 1){
-const err162 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data81};
+}
+else {
+const err162 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data80};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2166,8 +2166,11 @@ vErrors.push(err162);
 errors++;
 }
 }
-else {
-const err163 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data81};
+if(data77.context_window_fallback !== undefined){
+let data82 = data77.context_window_fallback;
+if(typeof data82 === "string"){
+if(func3(data82) < 1){
+const err163 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data82};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2177,9 +2180,8 @@ vErrors.push(err163);
 errors++;
 }
 }
-}
 else {
-const err164 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data76};
+const err164 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data82};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2189,12 +2191,9 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data48.billed_features !== undefined){
-let data82 = data48.billed_features;
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-for(const key11 in data82){
-if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
-const err165 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data82};
+}
+else {
+const err165 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data77};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2204,11 +2203,12 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(data82.web_search !== undefined){
-let data83 = data82.web_search;
+if(data49.billed_features !== undefined){
+let data83 = data49.billed_features;
 if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-if(data83.per_request === undefined){
-const err166 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data83};
+for(const key11 in data83){
+if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
+const err166 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data83};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2217,9 +2217,12 @@ vErrors.push(err166);
 }
 errors++;
 }
-for(const key12 in data83){
-if(!(key12 === "per_request")){
-const err167 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data83};
+}
+if(data83.web_search !== undefined){
+let data84 = data83.web_search;
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data84.per_request === undefined){
+const err167 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data84};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2228,12 +2231,9 @@ vErrors.push(err167);
 }
 errors++;
 }
-}
-if(data83.per_request !== undefined){
-let data84 = data83.per_request;
-if(typeof data84 == "number"){
-if(data84 < 0 || isNaN(data84)){
-const err168 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data84};
+for(const key12 in data84){
+if(!(key12 === "per_request")){
+const err168 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data84};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2243,8 +2243,11 @@ vErrors.push(err168);
 errors++;
 }
 }
-else {
-const err169 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data84};
+if(data84.per_request !== undefined){
+let data85 = data84.per_request;
+if(typeof data85 == "number"){
+if(data85 < 0 || isNaN(data85)){
+const err169 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data85};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2254,9 +2257,8 @@ vErrors.push(err169);
 errors++;
 }
 }
-}
 else {
-const err170 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data83};
+const err170 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data85};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2266,11 +2268,9 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data82.priority_tier !== undefined){
-let data85 = data82.priority_tier;
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
-if(data85.multiplier === undefined){
-const err171 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data85};
+}
+else {
+const err171 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data84};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2279,9 +2279,12 @@ vErrors.push(err171);
 }
 errors++;
 }
-for(const key13 in data85){
-if(!(key13 === "multiplier")){
-const err172 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data85};
+}
+if(data83.priority_tier !== undefined){
+let data86 = data83.priority_tier;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.multiplier === undefined){
+const err172 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data86};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2290,12 +2293,9 @@ vErrors.push(err172);
 }
 errors++;
 }
-}
-if(data85.multiplier !== undefined){
-let data86 = data85.multiplier;
-if(typeof data86 == "number"){
-if(data86 < 1 || isNaN(data86)){
-const err173 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data86};
+for(const key13 in data86){
+if(!(key13 === "multiplier")){
+const err173 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data86};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2305,8 +2305,11 @@ vErrors.push(err173);
 errors++;
 }
 }
-else {
-const err174 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data86};
+if(data86.multiplier !== undefined){
+let data87 = data86.multiplier;
+if(typeof data87 == "number"){
+if(data87 < 1 || isNaN(data87)){
+const err174 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data87};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2316,9 +2319,8 @@ vErrors.push(err174);
 errors++;
 }
 }
-}
 else {
-const err175 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data85};
+const err175 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data87};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2328,11 +2330,9 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(data82.audio !== undefined){
-let data87 = data82.audio;
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
-if(data87.completion === undefined){
-const err176 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data87};
+}
+else {
+const err176 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data86};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2341,9 +2341,12 @@ vErrors.push(err176);
 }
 errors++;
 }
-for(const key14 in data87){
-if(!((key14 === "completion") || (key14 === "prompt"))){
-const err177 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data87};
+}
+if(data83.audio !== undefined){
+let data88 = data83.audio;
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+if(data88.completion === undefined){
+const err177 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data88};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2352,12 +2355,9 @@ vErrors.push(err177);
 }
 errors++;
 }
-}
-if(data87.completion !== undefined){
-let data88 = data87.completion;
-if(typeof data88 == "number"){
-if(data88 < 0 || isNaN(data88)){
-const err178 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data88};
+for(const key14 in data88){
+if(!((key14 === "completion") || (key14 === "prompt"))){
+const err178 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data88};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2367,8 +2367,11 @@ vErrors.push(err178);
 errors++;
 }
 }
-else {
-const err179 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data88};
+if(data88.completion !== undefined){
+let data89 = data88.completion;
+if(typeof data89 == "number"){
+if(data89 < 0 || isNaN(data89)){
+const err179 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data89};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2378,11 +2381,8 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data87.prompt !== undefined){
-let data89 = data87.prompt;
-if(typeof data89 == "number"){
-if(data89 < 0 || isNaN(data89)){
-const err180 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data89};
+else {
+const err180 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data89};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2392,8 +2392,11 @@ vErrors.push(err180);
 errors++;
 }
 }
-else {
-const err181 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data89};
+if(data88.prompt !== undefined){
+let data90 = data88.prompt;
+if(typeof data90 == "number"){
+if(data90 < 0 || isNaN(data90)){
+const err181 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data90};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2403,9 +2406,8 @@ vErrors.push(err181);
 errors++;
 }
 }
-}
 else {
-const err182 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data87};
+const err182 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data90};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2415,12 +2417,9 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data82.predicted_outputs !== undefined){
-let data90 = data82.predicted_outputs;
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
-for(const key15 in data90){
-if(!(key15 === "completion")){
-const err183 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data90};
+}
+else {
+const err183 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data88};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2430,11 +2429,12 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(data90.completion !== undefined){
-let data91 = data90.completion;
-if(typeof data91 == "number"){
-if(data91 < 0 || isNaN(data91)){
-const err184 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data91};
+if(data83.predicted_outputs !== undefined){
+let data91 = data83.predicted_outputs;
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+for(const key15 in data91){
+if(!(key15 === "completion")){
+const err184 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data91};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2444,8 +2444,11 @@ vErrors.push(err184);
 errors++;
 }
 }
-else {
-const err185 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data91};
+if(data91.completion !== undefined){
+let data92 = data91.completion;
+if(typeof data92 == "number"){
+if(data92 < 0 || isNaN(data92)){
+const err185 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data92};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2455,9 +2458,8 @@ vErrors.push(err185);
 errors++;
 }
 }
-}
 else {
-const err186 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data90};
+const err186 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data92};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2469,7 +2471,7 @@ errors++;
 }
 }
 else {
-const err187 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data82};
+const err187 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data91};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2479,12 +2481,9 @@ vErrors.push(err187);
 errors++;
 }
 }
-if(data48.credit_bound !== undefined){
-let data92 = data48.credit_bound;
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-for(const key16 in data92){
-if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
-const err188 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data92};
+}
+else {
+const err188 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data83};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2494,11 +2493,12 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(data92.image_tokens !== undefined){
-let data93 = data92.image_tokens;
+if(data49.credit_bound !== undefined){
+let data93 = data49.credit_bound;
 if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-if(data93.low === undefined){
-const err189 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data93};
+for(const key16 in data93){
+if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
+const err189 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data93};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2507,8 +2507,12 @@ vErrors.push(err189);
 }
 errors++;
 }
-if(data93.high === undefined){
-const err190 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data93};
+}
+if(data93.image_tokens !== undefined){
+let data94 = data93.image_tokens;
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data94.low === undefined){
+const err190 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data94};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2517,9 +2521,8 @@ vErrors.push(err190);
 }
 errors++;
 }
-for(const key17 in data93){
-if(!((key17 === "low") || (key17 === "high"))){
-const err191 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data93};
+if(data94.high === undefined){
+const err191 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data94};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2528,11 +2531,9 @@ vErrors.push(err191);
 }
 errors++;
 }
-}
-if(data93.low !== undefined){
-let data94 = data93.low;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-const err192 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data94};
+for(const key17 in data94){
+if(!((key17 === "low") || (key17 === "high"))){
+const err192 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data94};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2541,9 +2542,11 @@ vErrors.push(err192);
 }
 errors++;
 }
-if(typeof data94 == "number"){
-if(data94 < 0 || isNaN(data94)){
-const err193 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data94};
+}
+if(data94.low !== undefined){
+let data95 = data94.low;
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+const err193 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data95};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2552,12 +2555,9 @@ vErrors.push(err193);
 }
 errors++;
 }
-}
-}
-if(data93.high !== undefined){
-let data95 = data93.high;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-const err194 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data95};
+if(typeof data95 == "number"){
+if(data95 < 0 || isNaN(data95)){
+const err194 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data95};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2566,9 +2566,12 @@ vErrors.push(err194);
 }
 errors++;
 }
-if(typeof data95 == "number"){
-if(data95 < 0 || isNaN(data95)){
-const err195 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data95};
+}
+}
+if(data94.high !== undefined){
+let data96 = data94.high;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+const err195 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data96};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2577,11 +2580,9 @@ vErrors.push(err195);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err196 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data93};
+if(typeof data96 == "number"){
+if(data96 < 0 || isNaN(data96)){
+const err196 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data96};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2591,10 +2592,10 @@ vErrors.push(err196);
 errors++;
 }
 }
-if(data92.audio_tokens !== undefined){
-let data96 = data92.audio_tokens;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-const err197 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data96};
+}
+}
+else {
+const err197 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data94};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2603,9 +2604,11 @@ vErrors.push(err197);
 }
 errors++;
 }
-if(typeof data96 == "number"){
-if(data96 < 0 || isNaN(data96)){
-const err198 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data96};
+}
+if(data93.audio_tokens !== undefined){
+let data97 = data93.audio_tokens;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+const err198 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data97};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2614,12 +2617,9 @@ vErrors.push(err198);
 }
 errors++;
 }
-}
-}
-if(data92.file_tokens !== undefined){
-let data97 = data92.file_tokens;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-const err199 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data97};
+if(typeof data97 == "number"){
+if(data97 < 0 || isNaN(data97)){
+const err199 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data97};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2628,9 +2628,12 @@ vErrors.push(err199);
 }
 errors++;
 }
-if(typeof data97 == "number"){
-if(data97 < 0 || isNaN(data97)){
-const err200 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data97};
+}
+}
+if(data93.file_tokens !== undefined){
+let data98 = data93.file_tokens;
+if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+const err200 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data98};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2639,12 +2642,9 @@ vErrors.push(err200);
 }
 errors++;
 }
-}
-}
-if(data92.unbounded_items !== undefined){
-let data98 = data92.unbounded_items;
-if(!((data98 === "refuse") || (data98 === "context_length"))){
-const err201 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data98};
+if(typeof data98 == "number"){
+if(data98 < 0 || isNaN(data98)){
+const err201 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data98};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2655,8 +2655,10 @@ errors++;
 }
 }
 }
-else {
-const err202 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data92};
+if(data93.unbounded_items !== undefined){
+let data99 = data93.unbounded_items;
+if(!((data99 === "refuse") || (data99 === "context_length"))){
+const err202 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data99};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2668,7 +2670,7 @@ errors++;
 }
 }
 else {
-const err203 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data48};
+const err203 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data93};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2680,7 +2682,7 @@ errors++;
 }
 }
 else {
-const err204 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data47};
+const err204 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data49};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2690,18 +2692,9 @@ vErrors.push(err204);
 errors++;
 }
 }
-let data99 = data.plugins;
-if(Array.isArray(data99)){
-const len7 = data99.length;
-for(let i8=0; i8<len7; i8++){
-let data100 = data99[i8];
-const _errs224 = errors;
-let valid43 = false;
-let passing0 = null;
-const _errs225 = errors;
-if(typeof data100 === "string"){
-if(func3(data100) < 1){
-const err205 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data100};
+}
+else {
+const err205 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data48};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2711,8 +2704,18 @@ vErrors.push(err205);
 errors++;
 }
 }
-else {
-const err206 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data100};
+let data100 = data.plugins;
+if(Array.isArray(data100)){
+const len7 = data100.length;
+for(let i8=0; i8<len7; i8++){
+let data101 = data100[i8];
+const _errs226 = errors;
+let valid43 = false;
+let passing0 = null;
+const _errs227 = errors;
+if(typeof data101 === "string"){
+if(func3(data101) < 1){
+const err206 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2721,15 +2724,9 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid3 = _errs225 === errors;
-if(_valid3){
-valid43 = true;
-passing0 = 0;
 }
-const _errs227 = errors;
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-if(data100.use === undefined){
-const err207 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data100};
+else {
+const err207 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2738,9 +2735,15 @@ vErrors.push(err207);
 }
 errors++;
 }
-for(const key18 in data100){
-if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
-const err208 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data100};
+var _valid3 = _errs227 === errors;
+if(_valid3){
+valid43 = true;
+passing0 = 0;
+}
+const _errs229 = errors;
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.use === undefined){
+const err208 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2749,12 +2752,9 @@ vErrors.push(err208);
 }
 errors++;
 }
-}
-if(data100.use !== undefined){
-let data101 = data100.use;
-if(typeof data101 === "string"){
-if(func3(data101) < 1){
-const err209 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data101};
+for(const key18 in data101){
+if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
+const err209 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2764,8 +2764,11 @@ vErrors.push(err209);
 errors++;
 }
 }
-else {
-const err210 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data101};
+if(data101.use !== undefined){
+let data102 = data101.use;
+if(typeof data102 === "string"){
+if(func3(data102) < 1){
+const err210 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data102};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2775,11 +2778,8 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(data100.name !== undefined){
-let data102 = data100.name;
-if(typeof data102 === "string"){
-if(func3(data102) < 1){
-const err211 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data102};
+else {
+const err211 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data102};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2789,8 +2789,11 @@ vErrors.push(err211);
 errors++;
 }
 }
-else {
-const err212 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data102};
+if(data101.name !== undefined){
+let data103 = data101.name;
+if(typeof data103 === "string"){
+if(func3(data103) < 1){
+const err212 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data103};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2800,10 +2803,8 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(data100.config !== undefined){
-let data103 = data100.config;
-if(!(data103 && typeof data103 == "object" && !Array.isArray(data103))){
-const err213 = {instancePath:instancePath+"/plugins/" + i8+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data103};
+else {
+const err213 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data103};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2813,9 +2814,10 @@ vErrors.push(err213);
 errors++;
 }
 }
-}
-else {
-const err214 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data100};
+if(data101.config !== undefined){
+let data104 = data101.config;
+if(!(data104 && typeof data104 == "object" && !Array.isArray(data104))){
+const err214 = {instancePath:instancePath+"/plugins/" + i8+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data104};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2824,7 +2826,19 @@ vErrors.push(err214);
 }
 errors++;
 }
-var _valid3 = _errs227 === errors;
+}
+}
+else {
+const err215 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data101};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+var _valid3 = _errs229 === errors;
 if(_valid3 && valid43){
 valid43 = false;
 passing0 = [passing0, 1];
@@ -2834,25 +2848,13 @@ if(_valid3){
 valid43 = true;
 passing0 = 1;
 }
-const _errs236 = errors;
 const _errs238 = errors;
-const _errs239 = errors;
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+const _errs240 = errors;
+const _errs241 = errors;
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
 let missing0;
-if((data100.use === undefined) && (missing0 = "use")){
-const err215 = {};
-if(vErrors === null){
-vErrors = [err215];
-}
-else {
-vErrors.push(err215);
-}
-errors++;
-}
-}
-var valid45 = _errs239 === errors;
-if(valid45){
-const err216 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data100};
+if((data101.use === undefined) && (missing0 = "use")){
+const err216 = {};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2861,20 +2863,10 @@ vErrors.push(err216);
 }
 errors++;
 }
-else {
-errors = _errs238;
-if(vErrors !== null){
-if(_errs238){
-vErrors.length = _errs238;
 }
-else {
-vErrors = null;
-}
-}
-}
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-if(Object.keys(data100).length > 1){
-const err217 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data100};
+var valid45 = _errs241 === errors;
+if(valid45){
+const err217 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2883,8 +2875,20 @@ vErrors.push(err217);
 }
 errors++;
 }
-if(Object.keys(data100).length < 1){
-const err218 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data100};
+else {
+errors = _errs240;
+if(vErrors !== null){
+if(_errs240){
+vErrors.length = _errs240;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(Object.keys(data101).length > 1){
+const err218 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2893,10 +2897,8 @@ vErrors.push(err218);
 }
 errors++;
 }
-for(const key19 in data100){
-let data104 = data100[key19];
-if((!(data104 && typeof data104 == "object" && !Array.isArray(data104))) && (data104 !== null)){
-const err219 = {instancePath:instancePath+"/plugins/" + i8+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data104};
+if(Object.keys(data101).length < 1){
+const err219 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data101};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2905,10 +2907,10 @@ vErrors.push(err219);
 }
 errors++;
 }
-}
-}
-else {
-const err220 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data100};
+for(const key19 in data101){
+let data105 = data101[key19];
+if((!(data105 && typeof data105 == "object" && !Array.isArray(data105))) && (data105 !== null)){
+const err220 = {instancePath:instancePath+"/plugins/" + i8+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data105};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2917,7 +2919,19 @@ vErrors.push(err220);
 }
 errors++;
 }
-var _valid3 = _errs236 === errors;
+}
+}
+else {
+const err221 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data101};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid3 = _errs238 === errors;
 if(_valid3 && valid43){
 valid43 = false;
 passing0 = [passing0, 2];
@@ -2930,20 +2944,20 @@ passing0 = 2;
 }
 }
 if(!valid43){
-const err221 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data100};
+const err222 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data101};
 if(vErrors === null){
-vErrors = [err221];
+vErrors = [err222];
 }
 else {
-vErrors.push(err221);
+vErrors.push(err222);
 }
 errors++;
 }
 else {
-errors = _errs224;
+errors = _errs226;
 if(vErrors !== null){
-if(_errs224){
-vErrors.length = _errs224;
+if(_errs226){
+vErrors.length = _errs226;
 }
 else {
 vErrors = null;
@@ -2953,23 +2967,7 @@ vErrors = null;
 }
 }
 else {
-const err222 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data99};
-if(vErrors === null){
-vErrors = [err222];
-}
-else {
-vErrors.push(err222);
-}
-errors++;
-}
-let data105 = data.shared_state;
-const _errs245 = errors;
-let valid47 = true;
-const _errs246 = errors;
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
-let missing1;
-if((data105.driver === undefined) && (missing1 = "driver")){
-const err223 = {};
+const err223 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data100};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2978,9 +2976,13 @@ vErrors.push(err223);
 }
 errors++;
 }
-else {
-if(data105.driver !== undefined){
-if("redis" !== data105.driver){
+let data106 = data.shared_state;
+const _errs247 = errors;
+let valid47 = true;
+const _errs248 = errors;
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+let missing1;
+if((data106.driver === undefined) && (missing1 = "driver")){
 const err224 = {};
 if(vErrors === null){
 vErrors = [err224];
@@ -2990,24 +2992,10 @@ vErrors.push(err224);
 }
 errors++;
 }
-}
-}
-}
-var _valid4 = _errs246 === errors;
-errors = _errs245;
-if(vErrors !== null){
-if(_errs245){
-vErrors.length = _errs245;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid4){
-const _errs248 = errors;
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
-if(data105.url === undefined){
-const err225 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data105};
+if(data106.driver !== undefined){
+if("redis" !== data106.driver){
+const err225 = {};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -3017,11 +3005,23 @@ vErrors.push(err225);
 errors++;
 }
 }
-var _valid4 = _errs248 === errors;
-valid47 = _valid4;
 }
-if(!valid47){
-const err226 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data105};
+}
+var _valid4 = _errs248 === errors;
+errors = _errs247;
+if(vErrors !== null){
+if(_errs247){
+vErrors.length = _errs247;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs250 = errors;
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+if(data106.url === undefined){
+const err226 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data106};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -3030,16 +3030,12 @@ vErrors.push(err226);
 }
 errors++;
 }
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
-if(data105.driver === undefined){
-data105.driver = "store";
 }
-if(data105.key_prefix === undefined){
-data105.key_prefix = "gw:";
+var _valid4 = _errs250 === errors;
+valid47 = _valid4;
 }
-for(const key20 in data105){
-if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
-const err227 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data105};
+if(!valid47){
+const err227 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data106};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -3048,10 +3044,16 @@ vErrors.push(err227);
 }
 errors++;
 }
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+if(data106.driver === undefined){
+data106.driver = "store";
 }
-let data107 = data105.driver;
-if(!((data107 === "store") || (data107 === "redis"))){
-const err228 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data107};
+if(data106.key_prefix === undefined){
+data106.key_prefix = "gw:";
+}
+for(const key20 in data106){
+if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
+const err228 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data106};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -3060,11 +3062,10 @@ vErrors.push(err228);
 }
 errors++;
 }
-if(data105.url !== undefined){
-let data108 = data105.url;
-if(typeof data108 === "string"){
-if(!pattern6.test(data108)){
-const err229 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data108};
+}
+let data108 = data106.driver;
+if(!((data108 === "store") || (data108 === "redis"))){
+const err229 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data108};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -3073,9 +3074,11 @@ vErrors.push(err229);
 }
 errors++;
 }
-}
-else {
-const err230 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data108};
+if(data106.url !== undefined){
+let data109 = data106.url;
+if(typeof data109 === "string"){
+if(!pattern6.test(data109)){
+const err230 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data109};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -3085,9 +3088,8 @@ vErrors.push(err230);
 errors++;
 }
 }
-let data109 = data105.key_prefix;
-if(typeof data109 !== "string"){
-const err231 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data109};
+else {
+const err231 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data109};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -3097,8 +3099,9 @@ vErrors.push(err231);
 errors++;
 }
 }
-else {
-const err232 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data105};
+let data110 = data106.key_prefix;
+if(typeof data110 !== "string"){
+const err232 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data110};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -3109,12 +3112,23 @@ errors++;
 }
 }
 else {
-const err233 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+const err233 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data106};
 if(vErrors === null){
 vErrors = [err233];
 }
 else {
 vErrors.push(err233);
+}
+errors++;
+}
+}
+else {
+const err234 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
 }
 errors++;
 }
