@@ -5,7 +5,7 @@
 // without a registry. Base rootfs, store and build layers are kept in the cache and reused.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -94,10 +94,36 @@ export async function podmanUnavailable(): Promise<string | undefined> {
   env ??= podmanEnv(); // our own settings: a failure here is a test failure, not a reason to skip
   try {
     await podman(['info', '--format', '{{.Host.OCIRuntime.Name}}'], 60_000);
-  } catch (e) {
-    return `podman cannot start here: ${(e as Error).message.split('\n').slice(0, 4).join(' ')}`;
+  } catch (first) {
+    // a store left inconsistent (a machine restored from a snapshot, a killed run): start it afresh, once
+    resetStore();
+    env = podmanEnv();
+    try {
+      await podman(['info', '--format', '{{.Host.OCIRuntime.Name}}'], 60_000);
+    } catch (e) {
+      const why = (e as Error).message.split('\n').slice(0, 4).join(' ');
+      return `podman cannot start here, even on a new store: ${why} (before that: ${(first as Error).message.split('\n')[0]})`;
+    }
   }
   return undefined;
+}
+
+/** Removes the private image store (and what is mounted under it); the base image is imported again from the tar. */
+function resetStore(): void {
+  const mounts = execFileSync('findmnt', ['-rn', '-o', 'TARGET'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((m) => m.startsWith(`${DIR}/`))
+    .sort()
+    .reverse();
+  for (const m of mounts) {
+    try {
+      execFileSync('umount', ['-l', m], { stdio: 'ignore' });
+    } catch {
+      // gone already, or not ours to unmount: rmSync below says so if it matters
+    }
+  }
+  rmSync(join(DIR, 'storage'), { recursive: true, force: true });
+  rmSync(join(DIR, 'run'), { recursive: true, force: true });
 }
 
 /** The base image: imported from the cached rootfs tar, which make-base.sh makes (once) when it is missing. */
