@@ -81,10 +81,10 @@ describe('gateway start --workers N (issue 44: every core)', function () {
           30000,
         );
         await until('both workers listening', () => (out().match(/"gateway listening"/g) ?? []).length >= 2, 20000);
-      const port = /"url":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(out())?.[1];
+        const port = /"url":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(out())?.[1];
         expect(port).to.match(/^\d+$/);
         const gw = { url: `http://127.0.0.1:${port}` };
-          const { key } = await makeAccountKey(gw);
+        const { key } = await makeAccountKey(gw);
         const ask = () =>
           postJson(
             `${gw.url}/v1/chat/completions`,
@@ -96,16 +96,19 @@ describe('gateway start --workers N (issue 44: every core)', function () {
           ).then((r) => r.status);
         expect(await Promise.all(Array.from({ length: 20 }, ask))).to.deep.equal(Array(20).fill(200));
         // Both processes answered: their access log lines say which worker wrote them.
-      const chatLines = () => out().split('\n').filter((l) => l.includes('/v1/chat/completions')).length;
-      await until('the access log', () => chatLines() >= 20);
-      const ids = new Set(
-        out()
-          .split('\n')
-          .filter((l) => l.includes('/v1/chat/completions'))
-          .map((l) => (JSON.parse(l) as { worker: number }).worker),
-      );
-      expect([...ids].sort()).to.deep.equal([1, 2]);
-      // One bootstrap, however many processes: the first worker starts alone.
+        const chatLines = () =>
+          out()
+            .split('\n')
+            .filter((l) => l.includes('/v1/chat/completions')).length;
+        await until('the access log', () => chatLines() >= 20);
+        const ids = new Set(
+          out()
+            .split('\n')
+            .filter((l) => l.includes('/v1/chat/completions'))
+            .map((l) => (JSON.parse(l) as { worker: number }).worker),
+        );
+        expect([...ids].sort()).to.deep.equal([1, 2]);
+        // One bootstrap, however many processes: the first worker starts alone.
         expect((out().match(/bootstrap/gi) ?? []).length).to.be.at.most(2);
         const [victim] = childrenOf(child.pid!);
         process.kill(victim, 'SIGKILL');

@@ -116,7 +116,10 @@ auditContract('SQLite', async () => {
 if (POSTGRES_URL)
   auditContract('PostgreSQL, two replicas', async () => {
     const url = await freshPostgresUrl();
-    return [await openStore({ driver: 'postgres', url, pool_size: 2 }), await openStore({ driver: 'postgres', url, pool_size: 2 })];
+    return [
+      await openStore({ driver: 'postgres', url, pool_size: 2 }),
+      await openStore({ driver: 'postgres', url, pool_size: 2 }),
+    ];
   });
 else describe('audit log on PostgreSQL', () => it('needs GATEWAY_TEST_POSTGRES_URL'));
 
