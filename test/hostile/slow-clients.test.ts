@@ -20,7 +20,7 @@ function slowBody(
   socket.on('error', () => undefined);
   // Written at once (buffered until connected), so it goes out before any drip.
   socket.write(
-    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n${key ? `Authorization: Bearer ${key}\r\n` : ''}\r\n{`,
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n${key ? `Authorization: Bearer ${key}\r\n` : ''}\r\n{`,
   );
   const drip = setInterval(() => {
     if (!socket.destroyed && socket.writable) socket.write(' ');
@@ -112,7 +112,7 @@ describe('hostile: slow clients and connection caps (issue 15, item 2)', functio
     const s = connect(port, '127.0.0.1');
     s.on('error', () => undefined);
     s.resume();
-    s.write('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n');
+    s.write('POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const t0 = performance.now();
     await new Promise((r) => s.once('close', r));
     expect(performance.now() - t0).to.be.below(500 + 3000);
