@@ -385,6 +385,30 @@ const PROBLEM_TITLES: Record<number, string> = {
 };
 
 /** Spec 2.6 / RFC 9457. `type` is a stable URI-like reference to the error code. */
+export interface AnthropicErrorBody {
+  type: 'error';
+  error: { type: string; message: string; code: string };
+}
+
+/** Anthropic's error types by HTTP status (the SDKs switch on them). */
+function anthropicType(e: GatewayError): string {
+  if (e.status === 400 || e.status === 422) return 'invalid_request_error';
+  if (e.status === 401) return 'authentication_error';
+  if (e.status === 402) return 'billing_error';
+  if (e.status === 403) return 'permission_error';
+  if (e.status === 404) return 'not_found_error';
+  if (e.status === 413) return 'request_too_large';
+  if (e.status === 429) return 'rate_limit_error';
+  if (e.status === 503 || e.status === 529) return 'overloaded_error';
+  if (e.status === 504) return 'timeout_error';
+  return 'api_error';
+}
+
+/** An error in Anthropic's shape (POST /v1/messages and its stream's `error` event): `{"type":"error","error":{"type":...,"message":...}}` (plus the gateway's code). */
+export function toAnthropicError(e: GatewayError): AnthropicErrorBody {
+  return { type: 'error', error: { type: anthropicType(e), message: truncate(e.message, 2000), code: e.code } };
+}
+
 export function toProblem(e: GatewayError): ProblemBody {
   return {
     type: `urn:gateway:error:${e.code}`,

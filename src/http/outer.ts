@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { randomId } from '../ids';
-import { errors, toGatewayError, toOpenAIBody, toProblem, type GatewayError } from '../errors';
+import { errors, toAnthropicError, toGatewayError, toOpenAIBody, toProblem, type GatewayError } from '../errors';
 import { accessLogger } from '../logger';
 import type { GatewayContext } from '../pipeline/plugin';
 import type { HttpObserver } from '../pipeline/hooks';
@@ -77,11 +77,16 @@ export function outerMiddleware(deps: OuterDeps, early: boolean): Koa.Middleware
   };
 }
 
-/** The one place errors are written: problem+json under /responses, the OpenAI error object elsewhere. */
+/**
+ * The one place errors are written: problem+json under /responses, Anthropic's error object on /v1/messages (its
+ * clients parse that shape), the OpenAI error object elsewhere.
+ */
 export function respondError(ctx: Koa.Context, err: GatewayError): void {
   ctx.status = err.status;
   if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.ceil(err.retryAfter)));
-  if (ctx.path === '/responses' || ctx.path.startsWith('/responses/')) {
+  if (ctx.path === '/v1/messages' || ctx.path.startsWith('/v1/messages/')) {
+    ctx.body = toAnthropicError(err);
+  } else if (ctx.path === '/responses' || ctx.path.startsWith('/responses/')) {
     ctx.type = 'application/problem+json';
     ctx.body = JSON.stringify(toProblem(err));
   } else {

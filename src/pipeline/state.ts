@@ -45,7 +45,7 @@ export type ChatResult =
   | { kind: 'embeddings'; body: EmbeddingsResponse };
 
 /** Which endpoint the request came in on; the chain is the same for all three. */
-export type Operation = 'chat' | 'responses' | 'embeddings';
+export type Operation = 'chat' | 'responses' | 'embeddings' | 'messages';
 
 /**
  * What a caller may do: `admin` everything; `operator` accounts, keys and limits but not the admin key or SSO settings;

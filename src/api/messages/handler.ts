@@ -1,0 +1,71 @@
+import type Koa from 'koa';
+import { errors } from '../../errors';
+import type { GatewayContext } from '../../pipeline/plugin';
+import { promptTokens, type GatewayState } from '../../pipeline/state';
+import { writeStream } from '../../stream/sse-writer';
+import { splitChatRequest } from '../chat-request';
+import { timeoutLimits, type OperationDeps, type OperationSpec, type ParsedRequest } from '../run-operation';
+import { MessagesEvents } from './events';
+import { translateMessagesRequest } from './request';
+import { messageId, toMessage } from './response';
+
+interface ParsedMessages extends ParsedRequest {
+  stops: string[];
+  dropped: string[];
+}
+
+/**
+ * Anthropic clients send their key as `x-api-key` (the SDKs and Claude Code; `Authorization: Bearer` when
+ * ANTHROPIC_AUTH_TOKEN is set): the gateway's keys work either way, so the auth plugin reads it as a Bearer key.
+ */
+export function anthropicKeyAsBearer(ctx: Koa.Context): void {
+  const key = ctx.req.headers['x-api-key'];
+  if (typeof key === 'string' && key.length > 0 && ctx.req.headers.authorization === undefined)
+    ctx.req.headers.authorization = `Bearer ${key}`;
+}
+
+/**
+ * POST /v1/messages: an Anthropic Messages request translated onto the chat chain, so that keys, credit, limits,
+ * fallbacks (each attempt guarded), records, metrics and traces apply as to chat; the answer is an Anthropic Message
+ * or its event stream, errors in Anthropic's shape (the route's error format). `anthropic-version` and
+ * `anthropic-beta` are accepted as sent.
+ */
+export function messagesOperation(deps: OperationDeps): OperationSpec<ParsedMessages> {
+  const limits = timeoutLimits(deps);
+  return {
+    name: 'messages',
+    endpoint: 'chat',
+    parse(ctx, body) {
+      const version = ctx.get('anthropic-version') || undefined;
+      const { chat, dropped } = translateMessagesRequest(body, version);
+      const stops = Array.isArray(chat.stop) ? (chat.stop as unknown[]).filter((s) => typeof s === 'string') : [];
+      return { ...splitChatRequest(chat, limits), stops: stops as string[], dropped };
+    },
+    prepare(s, p) {
+      if (p.dropped.length > 0) s.responseHeaders['X-Gateway-Dropped-Params'] = p.dropped.join(', ').slice(0, 1000);
+    },
+    answer: (ctx, s, p) => answerMessages(ctx, s, p, deps),
+  };
+}
+
+async function answerMessages(ctx: GatewayContext, s: GatewayState, p: ParsedMessages, deps: OperationDeps) {
+  const result = s.result;
+  if (!result || result.kind === 'embeddings') throw errors.internal();
+  if (result.kind === 'completion') {
+    ctx.set(s.responseHeaders);
+    ctx.body = toMessage(result.body, s.model.id, p.stops);
+    return;
+  }
+  const framer = new MessagesEvents({ id: messageId(s.completionId), model: s.model.id, inputTokens: promptTokens(s) });
+  ctx.respond = false;
+  await deps.lifecycle.track(
+    writeStream(ctx.res, result.stream, {
+      includeUsage: true,
+      headers: s.responseHeaders,
+      requestId: s.requestId,
+      logger: deps.logger,
+      stop: deps.lifecycle.stopSignal,
+      framer,
+    }),
+  );
+}
