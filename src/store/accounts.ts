@@ -1,6 +1,6 @@
 import { randomId } from '../ids';
 import { spelled, type Db } from './db';
-import { columnsWithHeld } from './holds';
+import { columnsWithHeld } from './engine/holds';
 import { CreditsOutOfRange, MAX_NANO, nanoInRange, num } from './money';
 
 export interface Account {
@@ -28,7 +28,7 @@ interface AccountRow {
   updated_at: unknown;
 }
 
-/** The columns of an account; on SQLite `reserved` adds the credit its engine holds (src/store/holds.ts). */
+/** The columns of an account; on SQLite `reserved` adds the credit its engine holds (src/store/engine/holds.ts). */
 const COLUMNS = columnsWithHeld(
   'id, name, email, credits, usage',
   'account',

@@ -6,7 +6,7 @@ import type { Generation } from './generations';
 import { num } from './money';
 import type { PendingWrite } from './request-batch';
 import { LocalCredit, type CountsWrites } from './local-credit';
-import { SqliteDb } from './sqlite-db';
+import { SqliteDb } from './engine/sqlite-db';
 
 /**
  * Credit as the rest of the gateway uses it: reserve before the upstream call, settle to the real cost after (the
@@ -70,7 +70,7 @@ export class CreditRepo {
 
   /**
    * settle(), done once the settlement is in the SQLite store's ahead log rather than once the store's worker ran it
-   * (src/store/ahead-log.ts): a request then never waits for that thread. If the worker then refuses it, `refused`
+   * (src/store/engine/ahead-log.ts): a request then never waits for that thread. If the worker then refuses it, `refused`
    * is told why (the caller may settle again another way); its hold is counted until the worker answers. Elsewhere
    * (PostgreSQL, a CLI's store) it is settle().
    */

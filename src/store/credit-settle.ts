@@ -1,6 +1,6 @@
 import { orderedId } from '../ids';
 import { get, insertRows, run, type Param, type Proc, type Step } from './db';
-import type { HoldBook, MadeHold } from './holds';
+import type { HoldBook, MadeHold } from './engine/holds';
 import { GENERATION_COLUMNS, generationParams, type Generation } from './generations';
 import { num } from './money';
 import { writeParams, type PendingWrite } from './request-batch';

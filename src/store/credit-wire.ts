@@ -4,9 +4,9 @@
  */
 import type { Param, ProcWire, Sql } from './db';
 import type { SettleArgs } from './credit-settle';
-import { madeHold, type Hold } from './holds';
+import { madeHold, type Hold } from './engine/holds';
 import type { Generation } from './generations';
-import { scalarExact } from './redo-codec';
+import { scalarExact } from './engine/redo-codec';
 
 /** A Generation as an array, in the order of its fields (for the SQLite worker's messages and redo log). */
 type PackedGeneration = [

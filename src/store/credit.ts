@@ -1,5 +1,5 @@
 import { get, Rollback, run, type Proc, type Step } from './db';
-import type { Hold, HoldBook } from './holds';
+import type { Hold, HoldBook } from './engine/holds';
 import { windowStart, type LimitReset } from './keys';
 import { num, numOrNull } from './money';
 import { holdWire } from './credit-wire';

@@ -3,7 +3,7 @@
  * for SQLite and PostgreSQL alike. SQL uses `?` placeholders; the PostgreSQL driver
  * numbers them. Statements the two dialects spell differently take a `{sqlite, postgres}` pair.
  */
-import type { HoldBook } from './holds';
+import type { HoldBook } from './engine/holds';
 import { callAsync } from '../call-async';
 import { nowMs } from '../clock';
 
@@ -49,7 +49,7 @@ export interface Step {
 }
 
 /**
- * A procedure's statements. `holds` is the SQLite engine's book of credit reservations (src/store/holds.ts), given
+ * A procedure's statements. `holds` is the SQLite engine's book of credit reservations (src/store/engine/holds.ts), given
  * only where the procedure runs inside that engine; procedures that need it run on SQLite only.
  */
 export type ProcBody<A, R> = (args: A, holds?: HoldBook) => Generator<Step, R, unknown>;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { StoreConfig, StoreRetention } from '../config/types';
 import type { Db } from './db';
-import { SqliteDb } from './sqlite-db';
+import { SqliteDb } from './engine/sqlite-db';
 import { migrate } from './migrate';
 import { META_UPSERT } from './meta';
 import { SweepGate } from './sweep-gate';
@@ -158,7 +158,7 @@ export async function openDb(config: StoreConfig, opts: OpenOptions = {}): Promi
     case 'postgres': {
       // Loaded only here: a SQLite configuration never loads pg.
 
-      const { PostgresDb } = require('./postgres-db') as typeof import('./postgres-db');
+      const { PostgresDb } = require('./engine/postgres-db') as typeof import('./engine/postgres-db');
       return new PostgresDb(config.url, {
         poolSize: config.pool_size,
         statementTimeoutMs: config.statement_timeout_ms ?? 5000,
@@ -174,7 +174,7 @@ export async function openDb(config: StoreConfig, opts: OpenOptions = {}): Promi
 export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Promise<Store> {
   const db = await openDb(config, opts);
   await migrate(db, migrations);
-  // The gateway's own process answers settlements from the main thread's ahead log (src/store/ahead-log.ts).
+  // The gateway's own process answers settlements from the main thread's ahead log (src/store/engine/ahead-log.ts).
   if (opts.redo && db instanceof SqliteDb) await db.startAhead();
   return new Store(db);
 }

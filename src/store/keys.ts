@@ -1,5 +1,5 @@
 import { spelled, type Db, type Param } from './db';
-import { columnsWithHeld } from './holds';
+import { columnsWithHeld } from './engine/holds';
 import { num, numOrNull } from './money';
 
 export type LimitReset = 'daily' | 'weekly' | 'monthly';
@@ -41,7 +41,7 @@ interface KeyRow {
   updated_at: unknown;
 }
 
-/** The columns of a key; on SQLite `reserved` adds the credit its engine holds (src/store/holds.ts). */
+/** The columns of a key; on SQLite `reserved` adds the credit its engine holds (src/store/engine/holds.ts). */
 const COLUMNS = columnsWithHeld(
   'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage',
   'key',

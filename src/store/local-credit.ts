@@ -1,7 +1,7 @@
 import { randomId } from '../ids';
 import type { Db, Proc } from './db';
 import { committedProc, noteHoldProc, type CommittedCredit, type KeyCredit, type ReserveResult } from './credit';
-import { HoldBook, madeHold, type Hold, type MadeHold } from './holds';
+import { HoldBook, madeHold, type Hold, type MadeHold } from './engine/holds';
 import { windowStart } from './keys';
 
 /** What this thread knows of an account's or a key's committed credit, and from when. */

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import fs, { rmSync, statSync } from 'node:fs';
 import { openStore } from '../../src/store/index';
-import type { SqliteDb } from '../../src/store/sqlite-db';
-import { AheadLog, EMPTY_ABOVE, MAX_UNANSWERED } from '../../src/store/ahead-log';
+import type { SqliteDb } from '../../src/store/engine/sqlite-db';
+import { AheadLog, EMPTY_ABOVE, MAX_UNANSWERED } from '../../src/store/engine/ahead-log';
 import { within } from '../helpers/poll';
-import { readRecords } from '../../src/store/redo-log';
+import { readRecords } from '../../src/store/engine/redo-log';
 import { generationRecord } from '../helpers/generation';
 import { countRows as count, expectAllCharged, runKilledFixture, storeWithAccount } from '../helpers/store';
 

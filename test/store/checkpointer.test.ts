@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { within } from '../helpers/poll';
-import { SqliteDb } from '../../src/store/sqlite-db';
+import { SqliteDb } from '../../src/store/engine/sqlite-db';
 import { fileSize } from '../../src/store/stats';
 
 const walBytes = (path: string) => fileSize(`${path}-wal`);

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import type { SettleArgs } from '../../src/store/credit-settle';
 import type { Generation } from '../../src/store/generations';
-import { decodePayload, encodePayload, jsonText } from '../../src/store/redo-codec';
+import { decodePayload, encodePayload, jsonText } from '../../src/store/engine/redo-codec';
 import { writeParams } from '../../src/store/request-batch';
 import { holdWire, settleWire } from '../../src/store/credit-wire';
 import { generationRecord } from '../helpers/generation';

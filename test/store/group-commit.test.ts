@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteDb } from '../../src/store/sqlite-db';
+import { SqliteDb } from '../../src/store/engine/sqlite-db';
 
 /**
  * The writes of one turn reach the SQLite engine as one batch and run in one savepoint; when one fails, the batch

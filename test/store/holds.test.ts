@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/index';
-import type { SqliteDb } from '../../src/store/sqlite-db';
-import { HoldBook } from '../../src/store/holds';
+import type { SqliteDb } from '../../src/store/engine/sqlite-db';
+import { HoldBook } from '../../src/store/engine/holds';
 import { generationRecord } from '../helpers/generation';
 
 const HASH = 'h'.repeat(64);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { within } from '../helpers/poll';
 import { openStore } from '../../src/store/index';
-import { SqliteDb } from '../../src/store/sqlite-db';
+import { SqliteDb } from '../../src/store/engine/sqlite-db';
 import { fileSize } from '../../src/store/stats';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { MOCK_MODEL, postJson } from '../helpers/gateway';

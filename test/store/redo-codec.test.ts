@@ -6,8 +6,8 @@ import { runInNewContext } from 'node:vm';
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodePayload, encodePayload } from '../../src/store/redo-codec';
-import { frameRecord, readRecords, writeAllv } from '../../src/store/redo-log';
+import { decodePayload, encodePayload } from '../../src/store/engine/redo-codec';
+import { frameRecord, readRecords, writeAllv } from '../../src/store/engine/redo-log';
 import { settleWire } from '../../src/store/credit-wire';
 import { generationRecord } from '../helpers/generation';
 

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { openStore } from '../../src/store/index';
-import { SqliteDb } from '../../src/store/sqlite-db';
-import { encodePayload } from '../../src/store/redo-codec';
+import { SqliteDb } from '../../src/store/engine/sqlite-db';
+import { encodePayload } from '../../src/store/engine/redo-codec';
 import type { SettleArgs } from '../../src/store/credit-settle';
 import { settleWire } from '../../src/store/credit-wire';
 import { generationRecord } from '../helpers/generation';
 import { expectAllCharged, runKilledFixture, storeWithAccount } from '../helpers/store';
 
-/** A whole record as src/store/redo-log.ts frames it; `encode`: its payload (an older version's node:v8 by default). */
+/** A whole record as src/store/engine/redo-log.ts frames it; `encode`: its payload (an older version's node:v8 by default). */
 function record(seq: number, entries: unknown[], encode: (v: unknown) => Buffer = serialize): Buffer {
   const payload = encode({ seq, entries });
   const head = Buffer.alloc(8);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStore, type Store } from '../../src/store/index';
 import { GENERATION_INSERT, generationParams } from '../../src/store/generations';
-import type { SqliteDb } from '../../src/store/sqlite-db';
+import type { SqliteDb } from '../../src/store/engine/sqlite-db';
 import { generationRecord } from '../helpers/generation';
 import { MOCK_MODEL, startTestGateway, testConfig } from '../helpers/gateway';
 

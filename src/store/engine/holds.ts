@@ -1,5 +1,5 @@
-import { randomId } from '../ids';
-import type { Dialect } from './db';
+import { randomId } from '../../ids';
+import type { Dialect } from '../db';
 
 /** One request's credit reservation, held in the SQLite engine's memory until it settles. */
 export interface Hold {

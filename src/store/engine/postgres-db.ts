@@ -1,5 +1,5 @@
 import { Client, Pool, type PoolClient, type PoolConfig, type QueryConfig } from 'pg';
-import { errors } from '../errors';
+import { errors } from '../../errors';
 import {
   callNested,
   driveAsync,
@@ -12,7 +12,7 @@ import {
   type Proc,
   type RunResult,
   type Sql,
-} from './db';
+} from '../db';
 
 /** `?` placeholders become `$1..$n` (outside quoted strings), converted once per statement text. */
 const converted = new Map<string, string>();

@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import { AHEAD_COMMITTED_ID } from './engine-protocol';
 import type { EngineOptions, EngineReply, EngineRequest, EngineStatus, ErrorInfo } from './engine-protocol';
 import type { SqliteEngine } from './sqlite-engine';
-import { procedures } from './procedures';
+import { procedures } from '../procedures';
 import { startStoreWorker } from './worker-start';
 
 /** Carries engine requests to wherever the SQLite engine runs. */

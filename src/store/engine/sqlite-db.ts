@@ -8,7 +8,7 @@ import {
   type Proc,
   type RunResult,
   type Sql,
-} from './db';
+} from '../db';
 import type { EngineOptions, EngineRequest, EngineStatus } from './engine-protocol';
 import { DEFAULT_WORKER_IDLE_MS, InThreadLink, StoreWorkerGone, WorkerLink, type EngineLink } from './sqlite-links';
 import { AheadLog } from './ahead-log';
@@ -33,7 +33,7 @@ function procRequest<A>(proc: Proc<A, unknown>, args: A): EngineRequest {
 }
 
 /**
- * SQLite behind the async Db seam. The connection lives in an engine (src/store/sqlite-engine.ts)
+ * SQLite behind the async Db seam. The connection lives in an engine (src/store/engine/sqlite-engine.ts)
  * that runs in a worker thread for a file: no disk work, commit or checkpoint ever runs on the event
  * loop. Transactions written as procedures cross the thread once; tx(fn) is driven from here
  * statement by statement, one at a time.
@@ -63,7 +63,7 @@ export class SqliteDb implements Db {
   }
 
   /**
-   * `redo`: the worker keeps a redo log and commits writes in groups a few milliseconds long (src/store/redo-log.ts);
+   * `redo`: the worker keeps a redo log and commits writes in groups a few milliseconds long (src/store/engine/redo-log.ts);
    * the gateway's own process only (one process may keep it: another runs without). `idleWorkerMs`: how long a file
    * store's worker thread may idle before it stops (0: it never does).
    */

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync, writevSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
-import type { Param } from './db';
+import type { Param } from '../db';
 import { decodePayload, encodePayload, textPayload } from './redo-codec';
 
 /** Where the redo log's last committed record is kept (in the same transaction as what it holds). */
@@ -17,7 +17,7 @@ export type RedoEntry =
   | {
       proc: string;
       /** the arguments as the procedure packs them (Proc.wire) */ packed: unknown[];
-      /** its number in the main thread's ahead log, when it was acknowledged from there (src/store/ahead-log.ts) */
+      /** its number in the main thread's ahead log, when it was acknowledged from there (src/store/engine/ahead-log.ts) */
       ahead?: number;
     };
 

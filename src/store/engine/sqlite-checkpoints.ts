@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { CheckpointReply } from './sqlite-checkpointer';
-import { fileSize } from './stats';
+import { fileSize } from '../stats';
 import { startStoreWorker } from './worker-start';
 
 /** How often the engine checkpoints the WAL, and truncates it when nothing was written since the last tick. */

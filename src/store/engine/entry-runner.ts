@@ -1,4 +1,4 @@
-import type { Proc, Step } from './db';
+import type { Proc, Step } from '../db';
 import type { HoldBook } from './holds';
 import type { RedoEntry } from './redo-log';
 

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteEngine } from './sqlite-engine';
 import { AHEAD_COMMITTED_ID, type EngineReply, type EngineRequest } from './engine-protocol';
-import { procedures } from './procedures';
+import { procedures } from '../procedures';
 import { lowerThisThreadPriority } from './thread-priority';
 
 /** The store's worker thread: owns the SQLite file connection; requests in batches, answers by id in batches. */
