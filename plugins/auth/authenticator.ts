@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import {
+  AUTH_THROTTLE,
   callAsync,
   checkKey,
   constantTimeEqual,
@@ -8,6 +9,7 @@ import {
   keyLabel,
   type GatewayError,
   type Principal,
+  type SharedServices,
   type Store,
 } from '../../src/plugin';
 
@@ -117,4 +119,44 @@ export class Authenticator {
   }
 
   authenticate = (ctx: Koa.Context): Promise<Principal> => this.fromHeader(ctx.get('authorization') || undefined);
+}
+
+/** Where a request keeps its authentication (in ctx.state, by a key no other plugin can spell). */
+const AUTHENTICATED = Symbol('auth.authenticated');
+interface Authenticated {
+  /** The Authorization header it was for. */
+  header: string;
+  principal: Promise<Principal>;
+}
+
+/**
+ * `plain` with failed-authentication throttling per client address, when a plugin (limits) registered one, and one
+ * answer a request and header: the chain's middleware asks again what the check before the body asked
+ * (src/http/early-auth.ts), and gets that answer, not a second lookup and throttle check. A plugin before this one
+ * that changed the header gets the new header checked.
+ */
+export function oneAnswerARequest(
+  plain: (ctx: Koa.Context) => Promise<Principal>,
+  shared: SharedServices,
+): (ctx: Koa.Context) => Promise<Principal> {
+  const throttled = (ctx: Koa.Context): Promise<Principal> => {
+    const t = shared.get(AUTH_THROTTLE);
+    if (!t) return plain(ctx);
+    return callAsync(() => {
+      t.check(ctx.ip);
+      return plain(ctx);
+    }).catch((e: unknown) => {
+      if ((e as { status?: number }).status === 401) t.failed(ctx.ip);
+      throw e;
+    });
+  };
+  return (ctx: Koa.Context) => {
+    const header = ctx.get('authorization');
+    const state = ctx.state as unknown as Record<symbol, Authenticated | undefined>;
+    const seen = state[AUTHENTICATED];
+    if (seen !== undefined && seen.header === header) return seen.principal;
+    const principal = throttled(ctx);
+    state[AUTHENTICATED] = { header, principal };
+    return principal;
+  };
 }

@@ -1,3 +1,9 @@
+/**
+ * @module
+ * The auth plugin's HTTP API: the admin API (OpenRouter's key-provisioning shape) and the two endpoints an ordinary
+ * key may call about itself. The admin key may call the former and not the chat chain; an ordinary key gets 403 on
+ * the former.
+ */
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import {
@@ -37,23 +43,27 @@ export function adminGuard(auth: Authenticator): AdminGuard {
   };
 }
 
-/**
- * The admin API (OpenRouter's key-provisioning shape) and the two endpoints an ordinary
- * key may call about itself. The admin key may call the former and not the chat chain;
- * an ordinary key gets 403 on the former.
- */
+/** Every route of the auth plugin: accounts and keys (admin), then a key's own view. */
 export function registerAdminRoutes(router: Router, store: Store, auth: Authenticator, admin: AdminGuard): void {
-  const account = async (id: string) => {
-    const a = await store.accounts.get(id);
-    if (!a) throw errors.notFound('account_not_found', `No account '${id.slice(0, 64)}'`);
-    return a;
-  };
-  const key = async (hash: string) => {
-    const k = /^[0-9a-f]{64}$/.test(hash) ? await store.keys.get(hash) : undefined;
-    if (!k) throw errors.notFound('key_not_found', 'No key with that hash');
-    return k;
-  };
+  registerAccountRoutes(router, store, admin);
+  registerKeyRoutes(router, store, auth, admin);
+  registerOwnRoutes(router, store, auth);
+}
 
+async function accountOr404(store: Store, id: string) {
+  const a = await store.accounts.get(id);
+  if (!a) throw errors.notFound('account_not_found', `No account '${id.slice(0, 64)}'`);
+  return a;
+}
+
+async function keyOr404(store: Store, hash: string) {
+  const k = /^[0-9a-f]{64}$/.test(hash) ? await store.keys.get(hash) : undefined;
+  if (!k) throw errors.notFound('key_not_found', 'No key with that hash');
+  return k;
+}
+
+/** POST/GET /v1/accounts, GET /v1/accounts/:id, POST /v1/accounts/:id/credits (admin). */
+function registerAccountRoutes(router: Router, store: Store, admin: AdminGuard): void {
   router.post('/v1/accounts', async (ctx) => {
     await admin(ctx);
     const b = await readAccount(ctx);
@@ -73,7 +83,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
   });
   router.get('/v1/accounts/:id', async (ctx) => {
     await admin(ctx);
-    ctx.body = { data: accountJson(await account(ctx.params.id)) };
+    ctx.body = { data: accountJson(await accountOr404(store, ctx.params.id)) };
   });
   router.post('/v1/accounts/:id/credits', async (ctx) => {
     await admin(ctx);
@@ -82,11 +92,14 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
     if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
     ctx.body = { data: accountJson(a) };
   });
+}
 
+/** POST/GET /v1/keys, GET/PATCH/DELETE /v1/keys/:hash (admin); a changed key is forgotten by this replica's cache. */
+function registerKeyRoutes(router: Router, store: Store, auth: Authenticator, admin: AdminGuard): void {
   router.post('/v1/keys', async (ctx) => {
     await admin(ctx);
     const b = await readNewKey(ctx);
-    await account(b.account_id);
+    await accountOr404(store, b.account_id);
     const { raw, key } = await issueKey(store.keys, {
       accountId: b.account_id,
       name: b.name,
@@ -105,11 +118,11 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
   });
   router.get('/v1/keys/:hash', async (ctx) => {
     await admin(ctx);
-    ctx.body = { data: keyJson(await key(ctx.params.hash)) };
+    ctx.body = { data: keyJson(await keyOr404(store, ctx.params.hash)) };
   });
   router.patch('/v1/keys/:hash', async (ctx) => {
     await admin(ctx);
-    await key(ctx.params.hash);
+    await keyOr404(store, ctx.params.hash);
     const b = await readKeyPatch(ctx);
     const k = await store.keys.update(ctx.params.hash, {
       name: b.name,
@@ -122,12 +135,15 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
   });
   router.delete('/v1/keys/:hash', async (ctx) => {
     await admin(ctx);
-    await key(ctx.params.hash);
+    await keyOr404(store, ctx.params.hash);
     await store.keys.delete(ctx.params.hash);
     auth.forget(ctx.params.hash);
     ctx.body = { data: { hash: ctx.params.hash, deleted: true } };
   });
+}
 
+/** GET /v1/key and GET /v1/credits: what any key (the latter: an account's key) may ask about itself. */
+function registerOwnRoutes(router: Router, store: Store, auth: Authenticator): void {
   router.get('/v1/key', async (ctx) => {
     const p = await auth.authenticate(ctx);
     if (p.isAdmin) {
@@ -136,8 +152,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
       };
       return;
     }
-    const k = await key(p.keyHash);
-    const j = keyJson(k);
+    const j = keyJson(await keyOr404(store, p.keyHash));
     ctx.body = {
       data: {
         label: j.label,
@@ -153,7 +168,7 @@ export function registerAdminRoutes(router: Router, store: Store, auth: Authenti
   router.get('/v1/credits', async (ctx) => {
     const p = await auth.authenticate(ctx);
     if (p.isAdmin) throw errors.forbidden('account_key_required', "The admin key has no account; use an account's key");
-    const a = await account(p.accountId);
+    const a = await accountOr404(store, p.accountId);
     ctx.body = { data: { total_credits: fromNano(a.credits), total_usage: fromNano(a.usage) } };
   });
 }

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
-import { generateKey, checkKey, KEY_PATTERN, hashKey } from '../../src/auth/key-format';
-import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
-import { sdkClient } from '../helpers/sdk';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
+import { generateKey, checkKey, KEY_PATTERN, hashKey } from '../../../src/auth/key-format';
+import { freshPostgresUrl, POSTGRES_URL } from '../../helpers/postgres';
+import { sdkClient } from '../../helpers/sdk';
 
 const chat = { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
 
