@@ -188,7 +188,7 @@ export const configSchema = {
       properties: {
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
-        body_limit: { type: 'string', pattern: '^[0-9]+(b|kb|mb)$', default: '1mb' },
+        body_limit: { type: 'string', pattern: '^[0-9]+(b|kb|mb)$', default: '20mb' },
         shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10000 },
         max_request_timeout_s: { type: 'integer', minimum: 1, default: 600 },
         default_request_timeout_s: { type: 'integer', minimum: 1, default: 600 },

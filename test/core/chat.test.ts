@@ -117,9 +117,21 @@ describe('chat completions and models (core, with the openai SDK)', () => {
         () => expect.fail('should throw'),
         (e: unknown) => expect(e).to.be.instanceOf(OpenAI.BadRequestError),
       );
+    // The default limit (20 MB) takes a request with several screenshots; one byte more than it is a 413.
+    const image = (mb: number) => ({
+      type: 'image_url',
+      image_url: { url: `data:image/png;base64,${Buffer.alloc(mb * 1024 * 1024, 1).toString('base64')}` },
+    });
+    const images = await postJson(url, {
+      model: MODEL,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'what are these' }, image(3), image(3), image(3), image(3)] },
+      ],
+    });
+    expect(images.status).to.equal(200);
     const big = await postJson(url, {
       model: MODEL,
-      messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 10) }],
+      messages: [{ role: 'user', content: 'x'.repeat(20 * 1024 * 1024 + 10) }],
     });
     expect(big.status).to.equal(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).to.equal('request_too_large');

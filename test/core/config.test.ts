@@ -30,7 +30,7 @@ function problemsOf(yaml: string, env: NodeJS.ProcessEnv = {}): Array<{ pointer:
 describe('config', () => {
   it('applies defaults and freezes the result', () => {
     const c = parseConfig(MINIMAL, { env: {} });
-    expect(c.server).to.include({ host: '127.0.0.1', port: 8080, body_limit: '1mb', default_request_timeout_s: 600 });
+    expect(c.server).to.include({ host: '127.0.0.1', port: 8080, body_limit: '20mb', default_request_timeout_s: 600 });
     expect(c.store.driver).to.equal('sqlite');
     expect(c.models[0]).to.include({ owned_by: 'gateway', context_length: 128000 });
     expect(c.models[0].deployments[0].weight).to.equal(1);
