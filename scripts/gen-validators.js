@@ -56,10 +56,10 @@ const groups = [
   pluginBodies('oauth', 'keyExchange', 'keyExchangeBody'),
   {
     file: 'plugins/params/generated/requests',
-    what: 'request bodies the params plugin checks (plugins/params/schema.ts)',
+    what: 'request bodies the params plugin checks (plugins/params/request-schema.ts)',
     options: base,
     schemas: () => {
-      const s = load('plugins/params/schema.ts');
+      const s = load('plugins/params/request-schema.ts');
       return {
         chatRequest: s.chatRequestSchema,
         gatewayOptions: s.gatewayOptionsSchema,

@@ -1,5 +1,5 @@
 import { getAdapter, providerTypeNames, supportedParamsOf, type ChatRequest, type ModelConfig } from '../../src/plugin';
-import { chatRequestSchema } from './schema';
+import { chatRequestSchema } from './request-schema';
 
 /** Fields every request may carry whatever the provider: they are not parameters. */
 const ALWAYS = new Set(['model', 'messages', 'stream', 'stream_options']);

@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { errors, type ChatRequest, type GatewayError, type GatewayErrorCode } from '../../src/plugin';
 import { requests } from './generated/requests';
 
-// Generated at build time from ./schema.ts (scripts/gen-validators.js).
+// Generated at build time from ./request-schema.ts (scripts/gen-validators.js).
 const validateRequest = requests.chatRequest;
 const validateOptions = requests.gatewayOptions;
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
-import { sdkClient } from '../helpers/sdk';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../../helpers/mock-upstream';
+import { sdkClient } from '../../helpers/sdk';
 
 const ALL_PARAMS = [
   'temperature',
