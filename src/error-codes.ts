@@ -83,6 +83,7 @@ export const ERROR_CODES = [
   'plugin_contract_violation',
   'rate_limit_exceeded',
   'report_replayed',
+  'role_required',
   'request_too_large',
   'response_not_found',
   'shutting_down',

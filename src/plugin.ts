@@ -34,6 +34,7 @@ export type {
   GatewayRequestOptions,
   GatewayState,
   Principal,
+  Role,
 } from './pipeline/state';
 export type { CounterValue, SharedState } from './pipeline/shared-state';
 export type { AttemptGuard, AttemptGuards, AttemptTicket, AttemptUse, AttemptVerdict } from './pipeline/attempt-guards';

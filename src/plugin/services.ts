@@ -21,6 +21,7 @@ export {
   type RouteGuard,
 } from '../auth/contract';
 export { PARAMS_VALIDATE, type ValidateChatRequest } from '../pipeline/shared-services';
+export { hasRole, parseRole, requireRole, roleOf, roleRequired, ROLES } from '../auth/roles';
 export { MAIL_SMTP } from '../mail/smtp';
 export {
   addPluginTimer,
