@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { startTestGateway, testConfig, postJson } from '../helpers/gateway';
-import { MockUpstream, openaiFixtures, sendJson } from '../helpers/mock-upstream';
-import { DeploymentHealth } from '../../src/deployments/health';
-import { orderDeployments, weightedOrder } from '../../src/deployments/strategies';
-import { backoffMs } from '../../plugins/routing/backoff';
-import { errors } from '../../src/errors';
+import { startTestGateway, testConfig, postJson } from '../../helpers/gateway';
+import { MockUpstream, openaiFixtures, sendJson } from '../../helpers/mock-upstream';
+import { DeploymentHealth } from '../../../src/deployments/health';
+import { orderDeployments, weightedOrder } from '../../../src/deployments/strategies';
+import { backoffMs } from '../../../plugins/routing/backoff';
+import { errors } from '../../../src/errors';
 
 const dep = (model: string, extra: Record<string, unknown> = {}) => ({ provider: 'p', model, weight: 1, ...extra });
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:net';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { MockUpstream, openaiFixtures, sendJson } from '../helpers/mock-upstream';
-import { checkApiBase } from '../../plugins/fallback/ssrf';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { MockUpstream, openaiFixtures, sendJson } from '../../helpers/mock-upstream';
+import { checkApiBase } from '../../../plugins/fallback/ssrf';
 
 describe('per-request overrides are safe', () => {
   let listener: Server;
