@@ -33,8 +33,9 @@ const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
  */
 export class Authenticator {
   /**
-   * Lookups by the key as sent: a key seen within the TTL skips its hash, checksum and admin comparison (~2 us a
-   * request). The admin key is never cached (it is checked before anything is), and the map is bounded (cacheMax).
+   * Lookups by the key as sent: a key seen within the TTL skips its hash, checksum and admin comparison
+   * (docs/decisions/0032-plugin-hot-path-shapes.md). The admin key is never cached (it is checked before anything
+   * is), and the map is bounded (cacheMax).
    */
   private readonly cache = new Map<string, Cached>();
 

@@ -8,7 +8,7 @@ import type { Authenticator } from './authenticator';
 
 /** The middleware that puts the request's caller in `ctx.state.gateway.principal`. */
 export function authMiddleware(authenticator: Authenticator) {
-  // Not an async function: the answer is nearly always the one the check before the body got, settled.
+  // Not an async function (docs/decisions/0032-plugin-hot-path-shapes.md).
   return function auth(ctx: GatewayContext, next: Next): Promise<void> {
     return authenticator.authenticate(ctx as unknown as Koa.Context).then((principal) => {
       if (principal.isAdmin)
