@@ -50,7 +50,7 @@ export async function openStream(
   return new ChatStream(new Rest(held, source, seen, sig), (reason) => sig.abort(reason), usageSoFar);
 }
 
-/** What a stream produced: its content, reasoning and tool-call text, counted for usage when the upstream reports none. */
+/** What a stream produced: its content, reasoning and tool-call text, counted for usage when none is reported. */
 class Produced {
   completionText = '';
   reasoningText = '';

@@ -138,7 +138,7 @@ function jsonOrText(bytes: Buffer): unknown {
   }
 }
 
-/** One plain (non-streaming) upstream call. Not an async function: one frame and turn fewer a request. */
+/** One plain (non-streaming) upstream call. Not an async function (docs/decisions/0032-plugin-hot-path-shapes.md). */
 export function callPlain(
   a: Attempt,
   transport: Transport,
@@ -154,7 +154,7 @@ export function callPlain(
 /**
  * Send one upstream request and read its JSON answer: an error status becomes the adapter's
  * (redacted) error, the answer is read up to the response size limit, and text is a 502.
- * Not an async function: one frame and turn fewer a request.
+ * Not an async function (docs/decisions/0032-plugin-hot-path-shapes.md).
  */
 export function sendForJson(
   adapter: HttpProviderAdapter,

@@ -4,8 +4,6 @@ import { startTestGateway, testConfig, postJson } from '../../helpers/gateway';
 import { MockUpstream, openaiFixtures, sendJson } from '../../helpers/mock-upstream';
 import { DeploymentHealth } from '../../../src/deployments/health';
 import { orderDeployments, weightedOrder } from '../../../src/deployments/strategies';
-import { backoffMs } from '../../../plugins/routing/backoff';
-import { errors } from '../../../src/errors';
 
 const dep = (model: string, extra: Record<string, unknown> = {}) => ({ provider: 'p', model, weight: 1, ...extra });
 
@@ -60,16 +58,6 @@ describe('routing strategies', () => {
     expect(h.available('p/a', t + 600)).to.equal(false); // one probe only
     h.end('p/a', true, 5, t + 610);
     expect(h.state('p/a')).to.equal('healthy');
-  });
-
-  it('backoff grows exponentially with jitter, capped; Retry-After wins up to its cap', () => {
-    const b = { baseMs: 100, maxMs: 1000, retryAfterMaxMs: 2000 };
-    expect(backoffMs(1, undefined, b, () => 0)).to.equal(50);
-    expect(backoffMs(3, undefined, b, () => 1)).to.equal(400);
-    expect(backoffMs(10, undefined, b, () => 1)).to.equal(1000);
-    const e = errors.upstreamTimeout('p');
-    Object.assign(e, { retryAfter: 5 });
-    expect(backoffMs(1, e, b)).to.equal(2000);
   });
 
   it('through the gateway: a failing deployment goes into cooldown (visible in /metrics) and traffic moves to the other', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { startTestGateway, testConfig, postJson, sseData, type TestGateway } from '../helpers/gateway';
-import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
-import { sdkClient } from '../helpers/sdk';
+import { startTestGateway, testConfig, postJson, sseData, type TestGateway } from '../../helpers/gateway';
+import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../../helpers/mock-upstream';
+import { sdkClient } from '../../helpers/sdk';
 
 const ok = (text: string) => openaiFixtures.completion(text);
 const chat = (model: string, extra: Record<string, unknown> = {}) => ({

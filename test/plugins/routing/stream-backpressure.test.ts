@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
-import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
-import { MockUpstream, openaiFixtures } from '../helpers/mock-upstream';
-import { within } from '../helpers/poll';
+import { startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
+import { MockUpstream, openaiFixtures } from '../../helpers/mock-upstream';
+import { within } from '../../helpers/poll';
 
 /** Chunks the upstream is ready to send: ~25 MB of SSE, far more than any buffer on the way. */
 const CHUNKS = 200_000;

@@ -1,0 +1,146 @@
+/**
+ * @module
+ * One upstream attempt of the plan: its call (plain, stream or embeddings), its record in the request's attempt log,
+ * the deployment's health and the attempt hooks; and what the log and the guards are told of attempts.
+ */
+import {
+  deploymentKey,
+  isGatewayError,
+  nowMs,
+  promptTokens,
+  toGatewayError,
+  type AdapterContext,
+  type Attempt,
+  type AttemptRecord,
+  type AttemptTicket,
+  type AttemptUse,
+  type DeploymentHealth,
+  type GatewayState,
+  type PromptOptions,
+  type Transport,
+} from '../../src/plugin';
+import { AttemptAbort } from './attempt-signal';
+import { countsAgainstDeployment } from './fault';
+import { callPlain, callStream, type CallOptions } from './upstream';
+import { openStream } from './stream-result';
+import { callEmbeddings } from './embeddings';
+
+export const FAILED: AttemptUse = { ok: false, tokens: 0 };
+
+const PROMPT_FIELDS = [
+  'initial_prompt_value',
+  'roles',
+  'final_prompt_value',
+  'bos_token',
+  'eos_token',
+  'hf_model_name',
+] as const;
+
+/** The request's prompt-template fields, if it sent any. */
+function promptOptionsOf(o: Record<string, unknown>): PromptOptions | undefined {
+  let out: Record<string, unknown> | undefined;
+  for (const f of PROMPT_FIELDS) if (o[f] !== undefined) (out ??= {})[f] = o[f];
+  return out as PromptOptions | undefined;
+}
+
+/** A refused attempt, in the request's attempt log: nothing reached the upstream. */
+export function skipped(s: GatewayState, a: Attempt, t: Extract<AttemptTicket, { ok: false }>): void {
+  s.attempts.push({
+    provider: a.provider.name,
+    deployment: `${a.provider.name}/${a.deployment.model}`,
+    model: a.model.id,
+    status: 'skipped',
+    guard: t.guard,
+    error: { code: t.error.code, status: t.error.status },
+    latencyMs: 0,
+  });
+}
+
+/** Tell the guards what the attempt that answered used: now for a whole answer, at its end for a stream. */
+export function endWithResult(s: GatewayState, end: (use: AttemptUse) => void): void {
+  const r = s.result;
+  if (r?.kind === 'stream')
+    r.stream.observe({ name: 'attempt-guards', onEnd: (e) => end({ ok: true, tokens: e.usage?.total_tokens }) });
+  else if (r?.kind === 'completion') end({ ok: true, tokens: r.body.usage?.total_tokens });
+  else if (r?.kind === 'embeddings') end({ ok: true, tokens: r.body.usage?.total_tokens });
+  else end(FAILED);
+}
+
+export interface AttemptDeps {
+  transport: Transport;
+  /** Longest silence between two chunks of an upstream stream. */
+  idleTimeoutMs: number;
+  limits: CallOptions['limits'];
+  logError: NonNullable<CallOptions['logError']>;
+}
+
+export type AttemptOnce = (
+  s: GatewayState,
+  a: Attempt,
+  ctx: AdapterContext,
+  clientHeaders: Record<string, string> | undefined,
+  health: DeploymentHealth | undefined,
+) => Promise<AttemptRecord>;
+
+/**
+ * Makes (once, at setup) the function that runs one attempt: it leaves the answer in `s.result` and returns the
+ * attempt's record, or throws the attempt's error; either way the record is in `s.attempts`.
+ */
+export function attemptRunner({ transport, idleTimeoutMs, limits, logError }: AttemptDeps): AttemptOnce {
+  return async function attemptOnce(s, a, ctx, clientHeaders, health) {
+    const started = nowMs();
+    const key = deploymentKey(a.deployment);
+    health?.begin(key);
+    const sig = new AttemptAbort(s.abort, s.options.timeoutMs, a.provider.name);
+    const ends = s.attemptHooks?.map((h) => h(a));
+    const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
+    const opts = {
+      abort: sig,
+      headersTimeoutMs: s.options.timeoutMs,
+      idleTimeoutMs,
+      extraHeaders,
+      promptOptions: promptOptionsOf(s.options),
+      limits,
+      logError,
+    };
+    const record: AttemptRecord = {
+      provider: a.provider.name,
+      deployment: `${a.provider.name}/${a.deployment.model}`,
+      model: a.model.id,
+      status: 'ok',
+      latencyMs: 0,
+    };
+    try {
+      if (s.embeddings) {
+        try {
+          s.result = { kind: 'embeddings', body: await callEmbeddings(a, transport, s.embeddings, opts) };
+        } finally {
+          sig.dispose();
+        }
+      } else if (s.request.stream === true) {
+        const stream = await openStream(callStream(a, transport, ctx, opts), sig, () => promptTokens(s));
+        s.result = { kind: 'stream', stream };
+      } else {
+        try {
+          s.result = { kind: 'completion', body: await callPlain(a, transport, ctx, opts) };
+        } finally {
+          sig.dispose();
+        }
+      }
+      return record;
+    } catch (e) {
+      const err = sig.aborted && isGatewayError(sig.reason) ? sig.reason : toGatewayError(e);
+      record.error = { code: err.code, status: err.status };
+      record.status = 'error';
+      throw err;
+    } finally {
+      record.latencyMs = nowMs() - started;
+      s.upstreamMs += record.latencyMs;
+      s.attempts.push(record);
+      if (ends) for (const end of ends) end(record);
+      // A 4xx that is the request's fault, a client gone or a client's own short `timeout` says nothing about the
+      // deployment's health.
+      health?.end(key, record.status === 'ok' || !countsAgainstDeployment(record, s), record.latencyMs);
+    }
+  };
+}
