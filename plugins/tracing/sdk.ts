@@ -1,5 +1,5 @@
 import type * as Api from '@opentelemetry/api';
-import type { TracingConfig } from './index';
+import type { TracingConfig } from './schema';
 
 export interface TracingSetup {
   api: typeof Api;

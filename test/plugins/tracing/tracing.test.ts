@@ -1,49 +1,8 @@
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startTestGateway, testConfig, postJson } from '../helpers/gateway';
-import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../helpers/mock-upstream';
-import { modulesLoadedBy } from '../helpers/process';
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Array<{ key: string; value: Record<string, unknown> }>;
-  status?: { code?: number };
-}
-
-/** An in-process OTLP/HTTP receiver (JSON encoding) on loopback. */
-async function otlpReceiver(): Promise<{ url: string; spans: OtlpSpan[]; server: Server }> {
-  const spans: OtlpSpan[] = [];
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(parts).toString()) as {
-        resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
-      };
-      for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`, spans, server };
-}
-
-function attr(span: OtlpSpan, key: string): unknown {
-  const v = span.attributes.find((a) => a.key === key)?.value;
-  if (!v) return undefined;
-  if ('stringValue' in v) return v.stringValue;
-  if ('intValue' in v) return Number(v.intValue);
-  if ('doubleValue' in v) return v.doubleValue;
-  if ('boolValue' in v) return v.boolValue;
-  if ('arrayValue' in v)
-    return ((v.arrayValue as { values: Array<{ stringValue: string }> }).values ?? []).map((x) => x.stringValue);
-  return v;
-}
+import { startTestGateway, testConfig, postJson } from '../../helpers/gateway';
+import { MockUpstream, openaiFixtures, sendJson, writeSse } from '../../helpers/mock-upstream';
+import { modulesLoadedBy } from '../../helpers/process';
+import { attr, otlpReceiver } from './otlp';
 
 describe('tracing (OpenTelemetry, OTLP/HTTP)', () => {
   it('one span per request, a child per upstream attempt, GenAI attributes, traceparent continued and forwarded', async () => {
