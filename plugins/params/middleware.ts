@@ -63,7 +63,9 @@ export function paramsMiddleware({ config, known, supported }: ParamsDeps) {
         );
       }
       for (const k of unsupported) delete r[k];
-      s.responseHeaders['X-Gateway-Dropped-Params'] = unsupported.join(', ');
+      // The endpoint may have named fields it ignored already (/v1/responses, /v1/messages): add to them.
+      const before = s.responseHeaders['X-Gateway-Dropped-Params'];
+      s.responseHeaders['X-Gateway-Dropped-Params'] = [before, ...unsupported].filter(Boolean).join(', ');
     }
     // A parameter the provider bills apart (web search, priority tier, audio, predictions) needs the model's price.
     const unpriced = billedFeatureProblem(r, s.model);

@@ -19,8 +19,28 @@ export interface FunctionCallItem {
   id?: string;
   call_id: string;
   name: string;
+  /** The namespace tool the function was declared in, when it was. */
+  namespace?: string;
   arguments: string;
   status?: string;
+}
+
+/** A call of a `custom` tool: its input is free text (e.g. a patch), not JSON arguments. */
+export interface CustomToolCallItem {
+  type: 'custom_tool_call';
+  id?: string;
+  call_id: string;
+  name: string;
+  namespace?: string;
+  input: string;
+  status?: string;
+}
+
+export interface CustomToolCallOutputItem {
+  type: 'custom_tool_call_output';
+  id?: string;
+  call_id: string;
+  output: string | InputContent[];
 }
 
 export interface FunctionCallOutputItem {
@@ -36,9 +56,21 @@ export interface ReasoningItem {
   id: string;
   summary: Array<{ type: 'summary_text'; text: string }>;
   content?: Array<{ type: 'reasoning_text'; text: string }>;
+  /**
+   * What the provider needs back to continue after this reasoning (thinking signatures, thought signatures,
+   * encrypted reasoning), opaque to the client: the gateway's own encoding of the chat reasoning_details.
+   */
+  encrypted_content?: string | null;
+  status?: string;
 }
 
-export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem;
+export type InputItem =
+  | MessageItem
+  | FunctionCallItem
+  | FunctionCallOutputItem
+  | CustomToolCallItem
+  | CustomToolCallOutputItem
+  | ReasoningItem;
 
 export interface FunctionToolDef {
   type: 'function';
@@ -47,6 +79,25 @@ export interface FunctionToolDef {
   parameters?: Record<string, unknown> | null;
   strict?: boolean | null;
 }
+
+/** A tool whose input is free text, optionally constrained by a grammar (Codex's `apply_patch`). */
+export interface CustomToolDef {
+  type: 'custom';
+  name: string;
+  description?: string | null;
+  format?: { type: 'text' } | { type: 'grammar'; syntax: 'lark' | 'regex'; definition: string };
+}
+
+/** Function and custom tools grouped under a name; calls come back with `namespace` set. */
+export interface NamespaceToolDef {
+  type: 'namespace';
+  name: string;
+  description?: string | null;
+  tools: Array<FunctionToolDef | CustomToolDef>;
+}
+
+/** Any tool a client may declare: function, custom, namespace, or a hosted tool the gateway drops. */
+export type ToolDef = FunctionToolDef | CustomToolDef | NamespaceToolDef | { type: string; [k: string]: unknown };
 
 export type TextFormat =
   | { type: 'text' }
@@ -59,14 +110,19 @@ export type TextFormat =
       strict?: boolean | null;
     };
 
-export type ResponsesToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; name: string };
+export type ResponsesToolChoice =
+  | 'none'
+  | 'auto'
+  | 'required'
+  | { type: 'function' | 'custom'; name: string; namespace?: string }
+  | { type: string; [k: string]: unknown };
 
 /** The request body of POST /v1/responses. */
 export interface ResponsesRequest {
   model: string;
   input: string | InputItem[];
   instructions?: string | null;
-  tools?: FunctionToolDef[];
+  tools?: ToolDef[];
   tool_choice?: ResponsesToolChoice;
   parallel_tool_calls?: boolean;
   temperature?: number;
@@ -93,7 +149,11 @@ export interface OutputMessage {
   content: OutputContent[];
 }
 
-export type OutputItem = OutputMessage | (FunctionCallItem & { id: string; status: string }) | ReasoningItem;
+export type OutputItem =
+  | OutputMessage
+  | (FunctionCallItem & { id: string; status: string })
+  | (CustomToolCallItem & { id: string; status: string })
+  | ReasoningItem;
 
 export interface ResponseUsage {
   input_tokens: number;

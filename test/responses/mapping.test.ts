@@ -142,16 +142,18 @@ describe('/v1/responses mapped onto an OpenAI-compatible upstream', () => {
     const before = up.requests.length;
     const bad = await postJson(
       `${gw.url}/v1/responses`,
-      { model: 'up/m', input: 'x', tools: [{ type: 'web_search' }] },
+      { model: 'up/m', input: 'x', background: true },
       { authorization: `Bearer ${key}` },
     );
     expect(bad.status).to.equal(400);
     expect(await bad.json()).to.deep.equal({
       error: {
-        message: 'tools[0]: only function tools ({type: function, name, parameters}) are supported',
+        message:
+          'background responses are not supported: the gateway answers while the request is open and keeps no ' +
+          'queue to poll',
         type: 'invalid_request_error',
-        param: 'tools[0]',
-        code: 'unsupported_tool',
+        param: 'background',
+        code: 'unsupported_parameter',
       },
     });
     const range = await client.responses.create({ model: 'up/m', input: 'x', temperature: 3 }).catch((e: unknown) => e);

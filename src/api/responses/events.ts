@@ -1,8 +1,9 @@
 import type { GatewayError } from '../../errors';
 import type { StreamEnd } from '../../stream/chat-stream';
 import type { StreamFramer } from '../../stream/sse-writer';
-import type { ChatCompletionChunk, Usage } from '../../types/openai';
+import type { ChatCompletionChunk, ReasoningDetail, Usage } from '../../types/openai';
 import type {
+  CustomToolCallItem,
   FunctionCallItem,
   InputItem,
   OutputItem,
@@ -11,9 +12,35 @@ import type {
   ResponseObject,
 } from '../../types/responses';
 import { INPUT_ITEMS, type ResponseSaver } from './contract';
-import { itemId, reasoningText, responseObject, responseUsage, statusOf, type ResponseMeta } from './output';
+import {
+  callItem,
+  itemId,
+  reasoningItem,
+  reasoningText,
+  responseObject,
+  responseUsage,
+  statusOf,
+  type ResponseMeta,
+} from './output';
+import { mergeDetails } from './reasoning';
 
-type CallItem = FunctionCallItem & { id: string; status: string };
+type CallItem = (FunctionCallItem | CustomToolCallItem) & { id: string; status: string };
+/** A tool call being streamed: its item, the name and arguments as the model gives them. */
+interface OpenCall {
+  item: CallItem;
+  index: number;
+  n: number;
+  open: boolean;
+  modelName: string;
+  args: string;
+}
+/** A reasoning item being streamed: its text and the provider's details (for encrypted_content). */
+interface OpenReasoning {
+  item: ReasoningItem;
+  index: number;
+  text: string;
+  details: ReasoningDetail[];
+}
 
 /**
  * The Responses event stream from chat chunks: response.created and .in_progress, then
@@ -26,8 +53,11 @@ export class ResponsesEvents implements StreamFramer {
   private seq = 0;
   private readonly output: OutputItem[] = [];
   private message: { item: OutputMessage; index: number } | null = null;
-  private reasoning: { item: ReasoningItem; index: number } | null = null;
-  private readonly calls = new Map<number, { item: CallItem; index: number; open: boolean }>();
+  private reasoning: OpenReasoning | null = null;
+  private reasoningItems = 0;
+  /** Reasoning details that came after other output had begun, with no reasoning item open: a last item holds them. */
+  private readonly late: ReasoningDetail[] = [];
+  private readonly calls = new Map<number, OpenCall>();
   private usage: Usage | null = null;
   private finish: string | null = null;
 
@@ -52,7 +82,7 @@ export class ResponsesEvents implements StreamFramer {
       if (c.index !== 0) continue;
       const d = c.delta;
       const thought = reasoningText(d);
-      if (thought) out += this.reasoningDelta(thought);
+      if (thought || d.reasoning_details?.length) out += this.reasoningDelta(thought, d.reasoning_details);
       if (d.content) out += this.textDelta(d.content);
       if (d.refusal) out += this.refusalDelta(d.refusal);
       for (const t of d.tool_calls ?? []) out += this.callDelta(t.index, t.id, t.function?.name, t.function?.arguments);
@@ -107,29 +137,47 @@ export class ResponsesEvents implements StreamFramer {
     return { index, text: this.ev('response.output_item.added', { output_index: index, item: structuredClone(item) }) };
   }
 
-  private reasoningDelta(delta: string): string {
+  private reasoningDelta(delta: string, details: ReasoningDetail[] | undefined): string {
     let out = '';
-    if (!this.reasoning) {
-      out += this.closeMessage('completed');
-      const item: ReasoningItem = { type: 'reasoning', id: itemId('rs', this.meta.id), summary: [], content: [] };
-      const a = this.add(item);
-      this.reasoning = { item, index: a.index };
-      out += a.text;
-      item.content?.push({ type: 'reasoning_text', text: '' });
+    if (!this.reasoning && !delta) {
+      // Details alone (a signature) open an item only before any other output; later ones wait for the end.
+      if (this.output.length > 0) {
+        mergeDetails(this.late, details);
+        return '';
+      }
+    }
+    if (!this.reasoning) out += this.openReasoning();
+    const r = this.reasoning as unknown as OpenReasoning;
+    mergeDetails(r.details, details);
+    if (!delta) return out;
+    const base = { item_id: r.item.id, output_index: r.index };
+    if (this.meta.summaries) {
+      if (!r.text)
+        out += this.ev('response.reasoning_summary_part.added', {
+          ...base,
+          summary_index: 0,
+          part: { type: 'summary_text', text: '' },
+        });
+      r.text += delta;
+      return out + this.ev('response.reasoning_summary_text.delta', { ...base, summary_index: 0, delta });
+    }
+    if (!r.text)
       out += this.ev('response.content_part.added', {
-        item_id: item.id,
-        output_index: a.index,
+        ...base,
         content_index: 0,
         part: { type: 'reasoning_text', text: '' },
       });
-    }
-    const r = this.reasoning;
-    const part = r.item.content?.[0];
-    if (part) part.text += delta;
-    return (
-      out +
-      this.ev('response.reasoning_text.delta', { item_id: r.item.id, output_index: r.index, content_index: 0, delta })
-    );
+    r.text += delta;
+    return out + this.ev('response.reasoning_text.delta', { ...base, content_index: 0, delta });
+  }
+
+  private openReasoning(): string {
+    const out = this.closeMessage('completed');
+    const n = this.reasoningItems++;
+    const item: ReasoningItem = { type: 'reasoning', id: itemId('rs', this.meta.id, n), summary: [] };
+    const a = this.add(item);
+    this.reasoning = { item, index: a.index, text: '', details: [] };
+    return out + a.text;
   }
 
   private openMessage(): string {
@@ -200,23 +248,18 @@ export class ResponsesEvents implements StreamFramer {
     if (!call) {
       out += this.closeMessage('completed') + this.closeReasoning();
       for (const other of this.calls.values()) out += this.closeCall(other, 'completed');
-      const item: CallItem = {
-        type: 'function_call',
-        id: itemId('fc', this.meta.id, n),
-        call_id: callId ?? '',
-        name: name ?? '',
-        arguments: '',
-        status: 'in_progress',
-      };
+      const item = callItem(this.meta, n, callId ?? '', name ?? '', '', 'in_progress') as CallItem;
       const a = this.add(item);
-      call = { item, index: a.index, open: true };
+      call = { item, index: a.index, n, open: true, modelName: name ?? '', args: '' };
       this.calls.set(n, call);
       out += a.text;
-    } else if (name) call.item.name += name;
+    } else if (name) call.modelName += name;
     if (callId && !call.item.call_id) call.item.call_id = callId;
     if (!args) return out;
-    call.item.arguments += args;
-    if (!call.open) return out;
+    call.args += args;
+    if (call.item.type === 'function_call') call.item.arguments += args;
+    // A custom tool's input is the one string inside the arguments: it is sent whole when the call is done.
+    if (!call.open || call.item.type !== 'function_call') return out;
     return (
       out +
       this.ev('response.function_call_arguments.delta', {
@@ -227,18 +270,25 @@ export class ResponsesEvents implements StreamFramer {
     );
   }
 
-  private closeCall(call: { item: CallItem; index: number; open: boolean }, status: string): string {
+  private closeCall(call: OpenCall, status: string): string {
     if (!call.open) return '';
     call.open = false;
-    call.item.status = status;
-    return (
-      this.ev('response.function_call_arguments.done', {
-        item_id: call.item.id,
-        output_index: call.index,
+    Object.assign(call.item, callItem(this.meta, call.n, call.item.call_id, call.modelName, call.args, status));
+    const base = { item_id: call.item.id, output_index: call.index };
+    let out: string;
+    if (call.item.type === 'custom_tool_call') {
+      const input = call.item.input;
+      out =
+        (input ? this.ev('response.custom_tool_call_input.delta', { ...base, delta: input }) : '') +
+        this.ev('response.custom_tool_call_input.done', { ...base, input });
+    } else {
+      out = this.ev('response.function_call_arguments.done', {
+        ...base,
         name: call.item.name,
         arguments: call.item.arguments,
-      }) + this.ev('response.output_item.done', { output_index: call.index, item: structuredClone(call.item) })
-    );
+      });
+    }
+    return out + this.ev('response.output_item.done', { output_index: call.index, item: structuredClone(call.item) });
   }
 
   private closeMessage(status: OutputMessage['status']): string {
@@ -262,18 +312,35 @@ export class ResponsesEvents implements StreamFramer {
     const r = this.reasoning;
     if (!r) return '';
     this.reasoning = null;
-    const part = r.item.content?.[0] ?? { type: 'reasoning_text' as const, text: '' };
-    const base = { item_id: r.item.id, output_index: r.index, content_index: 0 };
-    return (
-      this.ev('response.reasoning_text.done', { ...base, text: part.text }) +
-      this.ev('response.content_part.done', { ...base, part: structuredClone(part) }) +
-      this.ev('response.output_item.done', { output_index: r.index, item: structuredClone(r.item) })
-    );
+    Object.assign(r.item, reasoningItem(this.meta, r.item.id, r.text, r.details));
+    const base = { item_id: r.item.id, output_index: r.index };
+    let out = '';
+    if (r.text && this.meta.summaries) {
+      const part = { type: 'summary_text', text: r.text };
+      out +=
+        this.ev('response.reasoning_summary_text.done', { ...base, summary_index: 0, text: r.text }) +
+        this.ev('response.reasoning_summary_part.done', { ...base, summary_index: 0, part });
+    } else if (r.text) {
+      const part = { type: 'reasoning_text', text: r.text };
+      out +=
+        this.ev('response.reasoning_text.done', { ...base, content_index: 0, text: r.text }) +
+        this.ev('response.content_part.done', { ...base, content_index: 0, part });
+    }
+    return out + this.ev('response.output_item.done', { output_index: r.index, item: structuredClone(r.item) });
+  }
+
+  /** Reasoning details that came after the rest of the output: one last reasoning item carries them. */
+  private closeLate(): string {
+    if (this.late.length === 0) return '';
+    let out = this.openReasoning();
+    mergeDetails((this.reasoning as OpenReasoning).details, this.late.splice(0));
+    out += this.closeReasoning();
+    return out;
   }
 
   private closeAll(status: 'completed' | 'incomplete'): string {
     let out = this.closeReasoning() + this.closeMessage(status);
     for (const call of this.calls.values()) out += this.closeCall(call, status);
-    return out;
+    return out + this.closeLate();
   }
 }

@@ -12,6 +12,11 @@ import { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from './contract';
 import { ResponsesEvents } from './events';
 import { echoOf, fromCompletion, type ResponseMeta } from './output';
 import { inResponsesTerms, inputItems, outputAsInput, toChatBody } from './request';
+import { summaryAsked } from './reasoning';
+import type { ToolMap } from './tools';
+
+/** The response header naming what the gateway ignored (the params plugin adds the model's own to it). */
+const DROPPED_HEADER = 'X-Gateway-Dropped-Params';
 import type { SharedServices } from '../../pipeline/shared-services';
 
 export interface ResponsesDeps extends OperationDeps {
@@ -42,6 +47,9 @@ interface ParsedResponses extends ParsedRequest {
   items: InputItem[];
   body: Record<string, unknown>;
   previous: string | null;
+  tools: ToolMap;
+  /** What was ignored, for X-Gateway-Dropped-Params. */
+  dropped: string[];
   meta?: ResponseMeta;
 }
 
@@ -60,16 +68,23 @@ export function responsesOperation(deps: ResponsesDeps): OperationSpec<ParsedRes
       const previous = (body.previous_response_id ?? null) as string | null;
       const before = previous === null ? [] : await previousItems(ctx, deps, previous);
       const items = [...before, ...inputItems(body.input)];
-      return { ...splitChatRequest(toChatBody(body, items), limits), items, body, previous };
+      const { chat, tools, dropped } = toChatBody(body, items);
+      return { ...splitChatRequest(chat, limits), items, body, previous, tools, dropped };
     },
     state(model, p) {
-      p.meta = {
+      const meta: ResponseMeta = {
         id: randomId('resp_'),
         model: model.id,
         createdAt: Math.floor(Date.now() / 1000),
         echo: echoOf(p.body, p.previous),
+        tools: p.tools,
+        summaries: summaryAsked(p.body),
       };
-      return { completionId: p.meta.id };
+      p.meta = meta;
+      return { completionId: meta.id };
+    },
+    prepare(s, p) {
+      if (p.dropped.length > 0) s.responseHeaders[DROPPED_HEADER] = p.dropped.join(', ').slice(0, 1000);
     },
     chainError: inResponsesTerms,
     answer: (ctx, s, p) => answerResponse(ctx, s, p, deps),

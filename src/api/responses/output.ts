@@ -1,6 +1,8 @@
 import type { GatewayError } from '../../errors';
-import type { ChatCompletion, Usage } from '../../types/openai';
-import type { OutputItem, ResponseObject, ResponseStatus, ResponseUsage } from '../../types/responses';
+import type { ChatCompletion, ReasoningDetail, Usage } from '../../types/openai';
+import type { OutputItem, ReasoningItem, ResponseObject, ResponseStatus, ResponseUsage } from '../../types/responses';
+import { encodeDetails, mergeDetails, summariesOf } from './reasoning';
+import { customInput, type ToolMap } from './tools';
 
 /** What a response echoes of its request, taken once from the body. */
 export type ResponseEcho = Record<string, unknown>;
@@ -14,7 +16,10 @@ export function echoOf(body: Record<string, unknown>, previous: string | null): 
     metadata: body.metadata ?? {},
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     previous_response_id: previous,
-    reasoning: { effort: reasoning?.effort ?? null, summary: null },
+    reasoning: {
+      effort: reasoning?.effort ?? null,
+      summary: (reasoning as { summary?: unknown } | undefined)?.summary ?? null,
+    },
     store: body.store !== false,
     temperature: body.temperature ?? 1,
     text,
@@ -31,6 +36,10 @@ export interface ResponseMeta {
   model: string;
   createdAt: number;
   echo: ResponseEcho;
+  /** The client's tools by the names the model calls them (custom and namespaced tools map back). */
+  tools: ToolMap;
+  /** The request asked for reasoning summaries: reasoning text is given as the summary. */
+  summaries: boolean;
 }
 
 /** Chat usage as Responses usage (cost kept). */
@@ -77,10 +86,63 @@ export function responseObject(
   };
 }
 
-/** Item ids derive from the response id: msg_<id>, fc_<id>_<n>, rs_<id>. */
-export function itemId(kind: 'msg' | 'fc' | 'rs', responseId: string, n = 0): string {
+/** Item ids derive from the response id: msg_<id>, fc_<id>_<n>, ctc_<id>_<n>, rs_<id>, rs_<id>_<n>. */
+export function itemId(kind: 'msg' | 'fc' | 'ctc' | 'rs', responseId: string, n = 0): string {
   const base = responseId.replace(/^resp_/, '');
-  return kind === 'fc' ? `fc_${base}_${n}` : `${kind}_${base}`;
+  return kind === 'fc' || kind === 'ctc' || (kind === 'rs' && n > 0) ? `${kind}_${base}_${n}` : `${kind}_${base}`;
+}
+
+/**
+ * A tool call of the model as the item the client expects: a custom_tool_call (its input taken out of the one
+ * argument) for a custom tool, a function_call under the client's own name and namespace otherwise.
+ */
+export function callItem(
+  meta: ResponseMeta,
+  n: number,
+  callId: string,
+  name: string,
+  args: string,
+  status: string,
+): OutputItem {
+  const d = meta.tools.byModelName.get(name);
+  const ns = d?.namespace ? { namespace: d.namespace } : {};
+  if (d?.custom)
+    return {
+      type: 'custom_tool_call',
+      id: itemId('ctc', meta.id, n),
+      call_id: callId,
+      name: d.name,
+      ...ns,
+      input: customInput(args),
+      status,
+    };
+  return {
+    type: 'function_call',
+    id: itemId('fc', meta.id, n),
+    call_id: callId,
+    name: d?.name ?? name,
+    ...ns,
+    arguments: args,
+    status,
+  };
+}
+
+/**
+ * A reasoning item: the text as `reasoning_text` content, or as the summary when the request asked for summaries
+ * (or the provider's own summaries); the provider's reasoning details as encrypted_content, for the next turn.
+ */
+export function reasoningItem(meta: ResponseMeta, id: string, text: string, details: ReasoningDetail[]): ReasoningItem {
+  const given = summariesOf(details);
+  const summary = given.length > 0 ? given : meta.summaries && text ? [text] : [];
+  const item: ReasoningItem = {
+    type: 'reasoning',
+    id,
+    summary: summary.map((t) => ({ type: 'summary_text' as const, text: t })),
+  };
+  if (!meta.summaries && text) item.content = [{ type: 'reasoning_text', text }];
+  const encrypted = encodeDetails(details);
+  if (encrypted) item.encrypted_content = encrypted;
+  return item;
 }
 
 /** Reasoning text some chat upstreams send beside the answer (`reasoning_content` or `reasoning`). */
@@ -98,13 +160,9 @@ export function fromCompletion(c: ChatCompletion, meta: ResponseMeta): ResponseO
   const itemStatus = status === 'completed' ? 'completed' : 'incomplete';
   if (m) {
     const reasoning = reasoningText(m);
-    if (reasoning)
-      output.push({
-        type: 'reasoning',
-        id: itemId('rs', meta.id),
-        summary: [],
-        content: [{ type: 'reasoning_text', text: reasoning }],
-      });
+    const details: ReasoningDetail[] = [];
+    mergeDetails(details, m.reasoning_details);
+    if (reasoning || details.length > 0) output.push(reasoningItem(meta, itemId('rs', meta.id), reasoning, details));
     const text = typeof m.content === 'string' ? m.content : '';
     const refusal = typeof m.refusal === 'string' ? m.refusal : '';
     if (text || refusal || !m.tool_calls?.length) {
@@ -119,14 +177,7 @@ export function fromCompletion(c: ChatCompletion, meta: ResponseMeta): ResponseO
       });
     }
     m.tool_calls?.forEach((t, n) =>
-      output.push({
-        type: 'function_call',
-        id: itemId('fc', meta.id, n),
-        call_id: t.id,
-        name: t.function.name,
-        arguments: t.function.arguments,
-        status: 'completed',
-      }),
+      output.push(callItem(meta, n, t.id, t.function.name, t.function.arguments, 'completed')),
     );
   }
   return responseObject(meta, output, status, responseUsage(c.usage), { incomplete });

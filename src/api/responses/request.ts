@@ -1,22 +1,17 @@
 import { errors, GatewayError, isGatewayError } from '../../errors';
 import { randomId } from '../../ids';
-import type { ChatMessage, ContentPart, FunctionTool, ToolChoice } from '../../types/openai';
-import type {
-  FunctionToolDef,
-  InputContent,
-  InputItem,
-  OutputItem,
-  ResponsesToolChoice,
-  TextFormat,
-} from '../../types/responses';
+import type { ChatMessage, ContentPart, ReasoningDetail } from '../../types/openai';
+import type { InputContent, InputItem, OutputItem, ResponsesToolChoice, TextFormat } from '../../types/responses';
 import { combine, GATEWAY_FIELDS } from '../chat-request';
+import { decodeDetails } from './reasoning';
+import { CUSTOM_INPUT, mapToolChoice, mapTools, modelName, NO_TOOLS, type ToolMap } from './tools';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Fields of a Responses request that map onto the chat request (or are the gateway's own). */
-const MAPPED = new Set<string>([
+/** Fields of a Responses request the gateway honours (or that are its own). */
+const HONOURED = new Set<string>([
   'model',
   'input',
   'instructions',
@@ -28,28 +23,70 @@ const MAPPED = new Set<string>([
   'max_output_tokens',
   'text',
   'reasoning',
-  'metadata',
   'user',
-  'store',
   'previous_response_id',
   'stream',
   'top_logprobs',
   'service_tier',
   'include',
-  'truncation',
-  'background',
-  'safety_identifier',
-  'prompt_cache_key',
   'stream_options',
   ...GATEWAY_FIELDS,
+]);
+
+/**
+ * Fields the gateway cannot honour where honouring them matters: a 400 saying why. Every other field it does not
+ * honour (client_metadata, prompt_cache_key, safety_identifier, max_tool_calls, truncation, context_management,
+ * unknown ones) changes nothing the client relies on: it is ignored and named in X-Gateway-Dropped-Params.
+ */
+const REFUSED: Record<string, string> = {
+  background:
+    'background responses are not supported: the gateway answers while the request is open and keeps no queue to poll',
+  conversation:
+    'conversation is not supported: the gateway keeps no conversation objects; continue with previous_response_id ' +
+    'or send the earlier items in input',
+  prompt:
+    'prompt templates are not supported: they are stored in the OpenAI dashboard by id and the gateway cannot ' +
+    'resolve them; send instructions and input instead',
+};
+
+/** Values of refused or dropped fields that ask for nothing (the defaults): no 400, no header entry. */
+function asksNothing(k: string, v: unknown): boolean {
+  if (v === null || v === undefined) return true;
+  if (k === 'background') return v === false;
+  if (k === 'truncation') return v === 'disabled';
+  return false;
+}
+
+/** The `include` values the gateway honours (reasoning items always carry encrypted_content when there is any). */
+const INCLUDED = new Set(['reasoning.encrypted_content']);
+
+/** Input item types from hosted tools the gateway does not run: skipped (and named), never a 400. */
+const HOSTED_ITEMS = new Set([
+  'web_search_call',
+  'file_search_call',
+  'code_interpreter_call',
+  'image_generation_call',
+  'computer_call',
+  'computer_call_output',
+  'tool_search_call',
+  'tool_search_output',
+  'local_shell_call',
+  'local_shell_call_output',
+  'mcp_list_tools',
+  'mcp_call',
+  'mcp_approval_request',
+  'mcp_approval_response',
 ]);
 
 /** A Responses input part as a chat content part. */
 function part(p: InputContent, at: string): ContentPart {
   if (p.type === 'input_text' || p.type === 'output_text') return { type: 'text', text: p.text };
   if (p.type === 'refusal') return { type: 'text', text: p.refusal };
-  if (p.type === 'input_image' && typeof p.image_url === 'string')
-    return { type: 'image_url', image_url: { url: p.image_url, ...(p.detail ? { detail: p.detail } : {}) } };
+  if (p.type === 'input_image' && typeof p.image_url === 'string') {
+    // OpenAI's `original` (and any newer) detail has no chat equivalent: the provider's default applies.
+    const detail = p.detail === 'auto' || p.detail === 'low' || p.detail === 'high' ? { detail: p.detail } : {};
+    return { type: 'image_url', image_url: { url: p.image_url, ...detail } };
+  }
   throw errors.invalidRequest(
     `${at}: content parts of type '${String((p as { type?: unknown }).type)}' are not supported here ` +
       '(input_text, input_image with image_url, output_text)',
@@ -68,9 +105,41 @@ function textOf(content: string | InputContent[], at: string): string {
     .join('');
 }
 
-/** The conversation's items as chat messages: consecutive function calls become one assistant message's tool calls. */
-export function itemsToMessages(items: InputItem[]): ChatMessage[] {
+/** What itemsToMessages needs besides the items: the tools' model names, and where to name what it skips. */
+export interface ItemContext {
+  tools: ToolMap;
+  dropped: string[];
+}
+
+/**
+ * The conversation's items as chat messages. One assistant turn is a run of assistant-side items (reasoning,
+ * assistant messages, function and custom tool calls): it becomes one assistant message, its calls as tool_calls and
+ * its reasoning items' encrypted_content as reasoning_details (thinking signatures go back to the provider).
+ */
+export function itemsToMessages(items: InputItem[], cx: ItemContext = { tools: NO_TOOLS, dropped: [] }): ChatMessage[] {
   const out: ChatMessage[] = [];
+  /** The assistant message of the current run of assistant-side items, and reasoning waiting for one. */
+  let turn: ChatMessage | null = null;
+  let pending: ReasoningDetail[] = [];
+  const assistant = (): ChatMessage => {
+    if (!turn) {
+      turn = { role: 'assistant', content: null };
+      out.push(turn);
+    }
+    if (pending.length > 0) {
+      turn.reasoning_details = [...(turn.reasoning_details ?? []), ...pending];
+      pending = [];
+    }
+    return turn;
+  };
+  const call = (id: string, name: string, args: string) => {
+    const m = assistant();
+    (m.tool_calls ??= []).push({ id, type: 'function', function: { name, arguments: args } });
+  };
+  const userSide = (m: ChatMessage) => {
+    turn = null;
+    out.push(m);
+  };
   items.forEach((item, i) => {
     const at = `input[${i}]`;
     if (!isRecord(item)) throw errors.invalidRequest(`${at} must be an object`, at, 'invalid_type');
@@ -89,31 +158,50 @@ export function itemsToMessages(items: InputItem[]): ChatMessage[] {
           `${at}.content`,
           'invalid_type',
         );
+      if (m.role === 'assistant') {
+        const text = textOf(m.content, `${at}.content`);
+        const t = assistant();
+        // Text after the turn's calls starts a new assistant message (chat puts calls last).
+        if (t.tool_calls) {
+          turn = null;
+          assistant().content = text;
+        } else t.content = typeof t.content === 'string' ? t.content + text : text;
+        return;
+      }
       const content =
         m.role === 'user' && Array.isArray(m.content)
           ? m.content.map((p, k) => part(p, `${at}.content[${k}]`))
           : textOf(m.content, `${at}.content`);
-      out.push({ role: m.role, content });
+      userSide({ role: m.role, content });
     } else if (type === 'function_call') {
       const f = item as Extract<InputItem, { type: 'function_call' }>;
       if (typeof f.call_id !== 'string' || typeof f.name !== 'string' || typeof f.arguments !== 'string') {
         throw errors.invalidRequest(`${at} needs call_id, name and arguments (strings)`, at, 'invalid_type');
       }
-      const call = { id: f.call_id, type: 'function' as const, function: { name: f.name, arguments: f.arguments } };
-      const last = out[out.length - 1];
-      if (last?.role === 'assistant' && (last.tool_calls || last.content !== null)) (last.tool_calls ??= []).push(call);
-      else out.push({ role: 'assistant', content: null, tool_calls: [call] });
-    } else if (type === 'function_call_output') {
-      const o = item as Extract<InputItem, { type: 'function_call_output' }>;
+      call(f.call_id, modelName(cx.tools, f.name, f.namespace), f.arguments);
+    } else if (type === 'custom_tool_call') {
+      const f = item as Extract<InputItem, { type: 'custom_tool_call' }>;
+      if (typeof f.call_id !== 'string' || typeof f.name !== 'string' || typeof f.input !== 'string')
+        throw errors.invalidRequest(`${at} needs call_id, name and input (strings)`, at, 'invalid_type');
+      call(f.call_id, modelName(cx.tools, f.name, f.namespace), JSON.stringify({ [CUSTOM_INPUT]: f.input }));
+    } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
+      const o = item as Extract<InputItem, { type: 'function_call_output' | 'custom_tool_call_output' }>;
       if (typeof o.call_id !== 'string')
         throw errors.invalidRequest(`${at}.call_id is required`, `${at}.call_id`, 'missing_field');
       if (typeof o.output !== 'string' && !Array.isArray(o.output))
         throw errors.invalidRequest(`${at}.output must be a string or a list of parts`, `${at}.output`, 'invalid_type');
-      out.push({ role: 'tool', tool_call_id: o.call_id, content: textOf(o.output, `${at}.output`) });
-    } else if (type !== 'reasoning') {
+      userSide({ role: 'tool', tool_call_id: o.call_id, content: textOf(o.output, `${at}.output`) });
+    } else if (type === 'reasoning') {
+      const details = decodeDetails((item as { encrypted_content?: unknown }).encrypted_content);
+      if (details.length === 0) return;
+      if (turn) turn.reasoning_details = [...(turn.reasoning_details ?? []), ...details];
+      else pending.push(...details);
+    } else if (HOSTED_ITEMS.has(String(type))) {
+      if (!cx.dropped.includes(`input[${String(type)}]`)) cx.dropped.push(`input[${String(type)}]`);
+    } else {
       throw errors.invalidRequest(
         `${at}: items of type '${String(type)}' are not supported ` +
-          '(message, function_call, function_call_output, reasoning)',
+          '(message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning)',
         `${at}.type`,
         'unsupported_item',
       );
@@ -135,7 +223,29 @@ export function outputAsInput(output: OutputItem[]): InputItem[] {
         },
       ];
     if (o.type === 'function_call')
-      return [{ type: 'function_call', id: o.id, call_id: o.call_id, name: o.name, arguments: o.arguments }];
+      return [
+        {
+          type: 'function_call',
+          id: o.id,
+          call_id: o.call_id,
+          name: o.name,
+          ...(o.namespace ? { namespace: o.namespace } : {}),
+          arguments: o.arguments,
+        },
+      ];
+    if (o.type === 'custom_tool_call')
+      return [
+        {
+          type: 'custom_tool_call',
+          id: o.id,
+          call_id: o.call_id,
+          name: o.name,
+          ...(o.namespace ? { namespace: o.namespace } : {}),
+          input: o.input,
+        },
+      ];
+    if (o.type === 'reasoning' && o.encrypted_content)
+      return [{ type: 'reasoning', id: o.id, summary: o.summary, encrypted_content: o.encrypted_content }];
     return [];
   });
 }
@@ -145,37 +255,17 @@ export function inputItems(input: unknown): InputItem[] {
   if (typeof input === 'string') return [{ type: 'message', id: randomId('msg_'), role: 'user', content: input }];
   if (!Array.isArray(input))
     throw errors.invalidRequest('input must be a string or a list of input items', 'input', 'invalid_type');
-  const prefix: Record<string, string> = { function_call: 'fc_', function_call_output: 'fco_', reasoning: 'rs_' };
+  const prefix: Record<string, string> = {
+    function_call: 'fc_',
+    function_call_output: 'fco_',
+    custom_tool_call: 'ctc_',
+    custom_tool_call_output: 'ctco_',
+    reasoning: 'rs_',
+  };
   return input.map((item: unknown) =>
     isRecord(item)
       ? ({ id: randomId(prefix[String(item.type)] ?? 'msg_'), ...item } as InputItem)
       : (item as InputItem),
-  );
-}
-
-function tool(t: FunctionToolDef, i: number): FunctionTool {
-  if (!isRecord(t) || t.type !== 'function' || typeof t.name !== 'string') {
-    throw errors.invalidRequest(
-      `tools[${i}]: only function tools ({type: function, name, parameters}) are supported`,
-      `tools[${i}]`,
-      'unsupported_tool',
-    );
-  }
-  const fn: FunctionTool['function'] = { name: t.name };
-  if (typeof t.description === 'string') fn.description = t.description;
-  if (isRecord(t.parameters)) fn.parameters = t.parameters;
-  if (typeof t.strict === 'boolean') fn.strict = t.strict;
-  return { type: 'function', function: fn };
-}
-
-function toolChoice(c: ResponsesToolChoice): ToolChoice {
-  if (typeof c === 'string') return c;
-  if (isRecord(c) && c.type === 'function' && typeof c.name === 'string')
-    return { type: 'function', function: { name: c.name } };
-  throw errors.invalidRequest(
-    'tool_choice must be none, auto, required or {type: function, name}',
-    'tool_choice',
-    'invalid_value',
   );
 }
 
@@ -200,37 +290,54 @@ function responseFormat(f: TextFormat): Record<string, unknown> | undefined {
   );
 }
 
+/** A Responses request as the chat request the chain runs, the client's tools, and what was ignored. */
+export interface MappedRequest {
+  chat: Record<string, unknown>;
+  tools: ToolMap;
+  /** Fields, tools and include values the gateway ignored: X-Gateway-Dropped-Params. */
+  dropped: string[];
+}
+
 /**
  * A Responses request as the chat body the chain runs: instructions -> system message,
- * the conversation (earlier turns, then `input`) -> messages, function tools,
- * text.format -> response_format, max_output_tokens -> max_tokens, reasoning.effort ->
- * reasoning_effort. Gateway fields (timeout, metadata, store, fallbacks...) pass as they are.
+ * the conversation (earlier turns, then `input`) -> messages, function, custom and namespace
+ * tools -> functions, text.format -> response_format, max_output_tokens -> max_tokens,
+ * reasoning.effort -> reasoning_effort. Gateway fields (timeout, metadata, store, fallbacks...)
+ * pass as they are. What it cannot honour is refused (REFUSED) or ignored and named.
  */
-export function toChatBody(body: Record<string, unknown>, items: InputItem[]): Record<string, unknown> {
+export function toChatBody(body: Record<string, unknown>, items: InputItem[]): MappedRequest {
   const problems: GatewayError[] = [];
-  for (const k of Object.keys(body))
-    if (!MAPPED.has(k))
-      problems.push(errors.invalidRequest(`${k} is not supported by /v1/responses`, k, 'unsupported_parameter'));
-  if (body.background === true)
-    problems.push(
-      errors.invalidRequest('background responses are not supported', 'background', 'unsupported_parameter'),
-    );
+  const dropped: string[] = [];
+  for (const k of Object.keys(body)) {
+    if (HONOURED.has(k) || asksNothing(k, body[k])) continue;
+    if (REFUSED[k]) problems.push(errors.invalidRequest(REFUSED[k], k, 'unsupported_parameter'));
+    else dropped.push(k);
+  }
   if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string')
     problems.push(errors.invalidRequest('instructions must be a string', 'instructions', 'invalid_type'));
-  if (body.tools !== undefined && !Array.isArray(body.tools))
+  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools))
     problems.push(errors.invalidRequest('tools must be a list', 'tools', 'invalid_type'));
+  if (body.include !== undefined && body.include !== null && !Array.isArray(body.include))
+    problems.push(errors.invalidRequest('include must be a list', 'include', 'invalid_type'));
   if (problems.length > 0) throw combine(problems);
+  for (const v of (body.include as unknown[] | null | undefined) ?? [])
+    if (!INCLUDED.has(String(v))) dropped.push(`include[${String(v)}]`);
 
+  const tools = Array.isArray(body.tools) ? mapTools(body.tools) : NO_TOOLS;
+  dropped.push(...tools.dropped);
   const messages: ChatMessage[] =
     typeof body.instructions === 'string' ? [{ role: 'system', content: body.instructions }] : [];
-  messages.push(...itemsToMessages(items));
+  messages.push(...itemsToMessages(items, { tools, dropped }));
   const chat: Record<string, unknown> = { model: body.model, messages };
   for (const k of ['temperature', 'top_p', 'user', 'stream', 'service_tier', ...GATEWAY_FIELDS])
     if (body[k] !== undefined) chat[k] = body[k];
   // Responses accepts tool_choice and parallel_tool_calls without tools; chat does not.
-  if (Array.isArray(body.tools) && body.tools.length > 0) {
-    chat.tools = (body.tools as FunctionToolDef[]).map(tool);
-    if (body.tool_choice !== undefined) chat.tool_choice = toolChoice(body.tool_choice as ResponsesToolChoice);
+  if (tools.tools.length > 0) {
+    chat.tools = tools.tools;
+    if (body.tool_choice !== undefined && body.tool_choice !== null) {
+      const choice = mapToolChoice(body.tool_choice as ResponsesToolChoice, tools, dropped);
+      if (choice !== undefined) chat.tool_choice = choice;
+    }
     if (body.parallel_tool_calls !== undefined) chat.parallel_tool_calls = body.parallel_tool_calls;
   }
   if (body.max_output_tokens !== undefined && body.max_output_tokens !== null) chat.max_tokens = body.max_output_tokens;
@@ -238,10 +345,10 @@ export function toChatBody(body: Record<string, unknown>, items: InputItem[]): R
   const text = isRecord(body.text) ? body.text : {};
   const format = text.format === undefined ? undefined : responseFormat(text.format as TextFormat);
   if (format) chat.response_format = format;
-  if (text.verbosity !== undefined) chat.verbosity = text.verbosity;
+  if (text.verbosity !== undefined && text.verbosity !== null) chat.verbosity = text.verbosity;
   const effort = isRecord(body.reasoning) ? body.reasoning.effort : undefined;
   if (effort !== undefined && effort !== null) chat.reasoning_effort = effort;
-  return chat;
+  return { chat, tools, dropped };
 }
 
 /** Chat field names in errors from the chain, as the Responses request calls them. */
