@@ -40,11 +40,36 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+src(/(?!plugin$)|$)',
-              message: "A built-in plugin imports the core only through '../../src/plugin' (model-gateway/plugin).",
+              regex: '^(\\.\\./)+src(/(?!plugin(/procedures)?$)|$)',
+              message:
+                "A built-in plugin imports the core only through '../../src/plugin' (model-gateway/plugin), " +
+                "and its store procedures through '../../../src/plugin/procedures'.",
             },
             {
               regex: '^\\.\\./(?!\\.\\./)|(^|/)plugins/',
+              message: 'No plugin imports another: meet through services.shared slots, the state or the core.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // A plugin's sub-folders (store/, pages/): '../' is the plugin's own folder there, '../../' another plugin.
+  {
+    files: ['plugins/*/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+src(/(?!plugin(/procedures)?$)|$)',
+              message:
+                "A built-in plugin imports the core only through '../../src/plugin' (model-gateway/plugin), " +
+                "and its store procedures through '../../../src/plugin/procedures'.",
+            },
+            {
+              regex: '^\\.\\./\\.\\./(?!\\.\\./)|(^|/)plugins/',
               message: 'No plugin imports another: meet through services.shared slots, the state or the core.',
             },
           ],

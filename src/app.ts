@@ -15,6 +15,7 @@ import { AttemptGuards } from './pipeline/attempt-guards';
 import { sharedServices } from './pipeline/shared-services';
 import { redisBackend, scopedState, storeBackend, type StateBackend } from './pipeline/shared-state';
 import { openStore, type Store } from './store/index';
+import { missingExtensions, storeExtensionsOf } from './store/extensions';
 import { Transport } from './transport/http';
 import { Lifecycle } from './http/lifecycle';
 import { startIdleGc } from './http/idle-gc';
@@ -108,7 +109,10 @@ function buildChain(
 export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
   const logger = opts.logger ?? createLogger(config.server.log_level);
   const loaded = loadPlugins(config.plugins, config.baseDir);
-  const store = opts.store ?? (await openStore(config.store, { redo: true }));
+  const extensions = storeExtensionsOf(loaded);
+  const store = opts.store ?? (await openStore(config.store, { redo: true }, extensions));
+  const missing = opts.store ? missingExtensions(opts.store.extensions, extensions) : null;
+  if (missing) throw new Error(missing);
   if (!opts.store) store.maintain(config.store, logger);
   const stateBackend =
     config.shared_state.driver === 'redis' && config.shared_state.url

@@ -54,10 +54,10 @@ export default definePlugin<MetricsConfig>({
     addPluginTimer(services.shared, timer);
     const http: HttpObserver = (route, method, status) => m.http.with(route, method, statusClass(status)).inc();
     services.shared.set(HTTP_OBSERVER, http);
-    services.store.db.observer = (op, seconds, failed) => {
+    services.store.db.observe((op, seconds, failed) => {
       m.store.with(op).observe(seconds);
       if (failed) m.storeErrors.inc({ op });
-    };
+    });
 
     const countTokens = (model: string, u: Usage) => {
       m.tokens.with(model, 'prompt').inc(u.prompt_tokens);

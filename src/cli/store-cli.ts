@@ -1,6 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfigFile, resolveConfigPath } from '../config/load';
 import { openStore, type Store } from '../store/index';
+import { storeExtensionsOf } from '../store/extensions';
+import { loadPlugins } from '../pipeline/loader';
 
 /** Parse a sub-command's flags (always with --config and --json) and open the configured store. */
 export async function withStore<T extends NonNullable<ParseArgsConfig['options']>>(
@@ -17,7 +19,8 @@ export async function withStore<T extends NonNullable<ParseArgsConfig['options']
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const positionals = parsed.positionals;
   const config = loadConfigFile(resolveConfigPath(values.config as string | undefined));
-  const store = await openStore(config.store);
+  // With the configured chain's store extensions, as the gateway opens it: its plugins' tables and procedures.
+  const store = await openStore(config.store, {}, storeExtensionsOf(loadPlugins(config.plugins, config.baseDir)));
   try {
     return await fn(store, values, positionals);
   } finally {

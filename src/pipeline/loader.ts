@@ -1,5 +1,4 @@
 import { existsSync, readdirSync } from 'node:fs';
-import Module from 'node:module';
 import { isAbsolute, join, resolve } from 'node:path';
 import type Ajv from 'ajv';
 import type { PluginEntry } from '../config/types';
@@ -11,31 +10,11 @@ import type { Plugin, PluginInstance, PluginServices } from './plugin';
 import { scopedState, type StateBackend } from './shared-state';
 import type { pluginConfigs as PluginConfigs } from '../validation/generated/plugin-configs';
 import { heldWeakly, requireForNow } from '../validation/load-once';
+import { aliasPublicModules } from './public-modules';
+import { storeExtensionProblems } from '../store/extensions';
 import type { Validator } from '../validation/validator';
 
 const BUILTIN_DIR = resolve(__dirname, '../../plugins');
-
-/** The public modules, mapped to this running gateway's own copies for every plugin it loads. */
-const PUBLIC_MODULES: Record<string, string> = {
-  'model-gateway/plugin': resolve(__dirname, '../plugin'),
-  'model-gateway/testing': resolve(__dirname, '../testing/index'),
-};
-let aliased = false;
-
-/**
- * One module identity for plugins: `require('model-gateway/plugin')` from any plugin, in a
- * path or an installed package, resolves to the gateway that loads it (dist under
- * `npm start`, src under tsx), never to a second copy with its own registries.
- */
-function aliasPublicModules(): void {
-  if (aliased) return;
-  aliased = true;
-  const M = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-  const original = M._resolveFilename;
-  M._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
-    return original.call(this, PUBLIC_MODULES[request] ?? request, ...rest);
-  };
-}
 
 /**
  * The Ajv that compiles the config schemas of plugins that are not built in (the built-in plugins' validators are
@@ -153,7 +132,7 @@ export function loadPlugins(entries: readonly PluginEntry[], baseDir: string): L
     loaded.push({ plugin, config: deepFreeze(config), entry, index });
     found.push(loaded[loaded.length - 1]);
   });
-  problems.push(...checkOrder(found));
+  problems.push(...checkOrder(found), ...storeExtensionProblems(found));
   if (problems.length > 0) throw new ConfigError(problems, 'plugins');
   return loaded;
 }

@@ -13,6 +13,7 @@ import type { SharedState } from './shared-state';
 import type { SharedServices } from './shared-services';
 import type { AttemptGuards } from './attempt-guards';
 import type { CliCommand } from '../cli/command';
+import type { StoreExtension } from '../store/extensions';
 
 /**
  * Capability names plugins require and provide. The built-in ones narrow the state's type
@@ -111,6 +112,11 @@ export interface Plugin<C = Record<string, unknown>, R extends readonly Capabili
    * sub-commands of another (`parent`), e.g. the limits plugin's `gateway keys limits HASH`. Read without setup.
    */
   cli?: { commands: readonly CliCommand[] };
+  /**
+   * What this plugin keeps in the store: its own migrations, and its procedures as a module path (they run in
+   * SQLite's worker thread, which loads them). The store opens with the chain's extensions; read without setup.
+   */
+  store?: StoreExtension;
   setup(config: Readonly<C>, services: PluginServices): PluginInstance<R> | Promise<PluginInstance<R>>;
 }
 

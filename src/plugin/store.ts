@@ -7,7 +7,10 @@
  * store extension (issue 42, step 3); outside plugins should not build on them.
  */
 export type { Store } from '../store/index';
-export type { Db, Param } from '../store/db';
+export type { Db, DbObserver } from '../store/db';
+export type { StoreExtension } from '../store/extensions';
+export type { Migration } from '../store/migrations/index';
+export * from './procedures';
 export { generationJson, type Generation } from '../store/generations';
 export { deferWrite, openBatch, takeBatch, writeParams, type PendingWrite } from '../store/request-batch';
 export type { Overrun } from '../store/credit';

@@ -22,7 +22,13 @@ export type DbObserver = (op: 'all' | 'get' | 'run' | 'exec' | 'tx', seconds: nu
 
 export interface Db {
   readonly dialect: Dialect;
+  /** The observer observe() set (read by every store call: one slot, not a list). */
   observer?: DbObserver;
+  /**
+   * Be told of every statement's duration and failure (metrics). Observers added by several callers are each told;
+   * the function returned removes this one. Not inside a transaction (it throws there).
+   */
+  observe(fn: DbObserver): () => void;
   all<T = Record<string, unknown>>(sql: Sql, params?: readonly Param[]): Promise<T[]>;
   get<T = Record<string, unknown>>(sql: Sql, params?: readonly Param[]): Promise<T | undefined>;
   run(sql: Sql, params?: readonly Param[]): Promise<RunResult>;
@@ -199,6 +205,29 @@ export function spelled(f: (dialect: Dialect) => string): Sql {
 export function pick(sql: Sql, dialect: Dialect): string {
   return typeof sql === 'string' ? sql : sql[dialect];
 }
+
+/**
+ * `db.observe(fn)` for a Db that keeps its observer in `observer`: one observer is called directly, several through
+ * one function that calls each.
+ */
+export function addObserver(db: { observer?: DbObserver }, fn: DbObserver): () => void {
+  const list = observers.get(db) ?? [];
+  observers.set(db, [...list, fn]);
+  const set = () => {
+    const now = observers.get(db) ?? [];
+    db.observer =
+      now.length === 0 ? undefined : now.length === 1 ? now[0] : (op, s, f) => now.forEach((o) => o(op, s, f));
+  };
+  set();
+  return () => {
+    observers.set(
+      db,
+      (observers.get(db) ?? []).filter((o) => o !== fn),
+    );
+    set();
+  };
+}
+const observers = new WeakMap<object, DbObserver[]>();
 
 /**
  * Time one store operation for the observer, if any. Not an async function: the operation's own promise, and one

@@ -5,6 +5,7 @@ import { SqliteDb } from './engine/sqlite-db';
 import { migrate } from './migrate';
 import { META_UPSERT } from './meta';
 import { SweepGate } from './sweep-gate';
+import { procedureRegistry } from './procedures';
 import { migrations } from './migrations/index';
 import { AccountRepo } from './accounts';
 import { KeyRepo } from './keys';
@@ -13,6 +14,7 @@ import { GenerationRepo } from './generations';
 import { ResponseRepo } from './responses';
 import { OAuthCodeRepo } from './oauth-codes';
 import { AuditRepo } from './audit';
+import { NO_EXTENSIONS, type StoreExtensions } from './extensions';
 
 export const DEFAULT_GENERATION_RETENTION_DAYS = 90;
 /** Eighteen months, as Cloudflare keeps its audit logs. */
@@ -33,7 +35,14 @@ export class Store {
   readonly oauthCodes: OAuthCodeRepo;
   readonly audit: AuditRepo;
 
-  constructor(readonly db: Db) {
+  /**
+   * `extensions`: the plugins' migrations it was brought up to date with and the procedures registered
+   * (src/store/extensions.ts).
+   */
+  constructor(
+    readonly db: Db,
+    readonly extensions: StoreExtensions = NO_EXTENSIONS,
+  ) {
     this.accounts = new AccountRepo(db);
     this.keys = new KeyRepo(db);
     this.credit = new CreditRepo(db);
@@ -144,7 +153,12 @@ export interface OpenOptions {
   commitMs?: number;
 }
 
-export async function openDb(config: StoreConfig, opts: OpenOptions = {}): Promise<Db> {
+/** The configured database, its procedures (the core's and those of `procedures`, module paths) registered. */
+export async function openDb(
+  config: StoreConfig,
+  opts: OpenOptions = {},
+  procedures: readonly string[] = [],
+): Promise<Db> {
   switch (config.driver) {
     case 'sqlite':
       return new SqliteDb(config.path, {
@@ -152,29 +166,41 @@ export async function openDb(config: StoreConfig, opts: OpenOptions = {}): Promi
         commitMs: opts.commitMs,
         idleWorkerMs: config.idle_worker_ms,
         lock: opts.redo === true,
+        procedures,
       });
     case 'memory':
-      return new SqliteDb(':memory:');
+      return new SqliteDb(':memory:', { procedures });
     case 'postgres': {
       // Loaded only here: a SQLite configuration never loads pg.
 
       const { PostgresDb } = require('./engine/postgres-db') as typeof import('./engine/postgres-db');
-      return new PostgresDb(config.url, {
-        poolSize: config.pool_size,
-        statementTimeoutMs: config.statement_timeout_ms ?? 5000,
-        lockTimeoutMs: config.lock_timeout_ms ?? 2000,
-        idleInTransactionTimeoutMs: config.idle_in_transaction_timeout_ms ?? 10000,
-        connectTimeoutMs: config.connect_timeout_ms ?? 2000,
-      });
+      return new PostgresDb(
+        config.url,
+        {
+          poolSize: config.pool_size,
+          statementTimeoutMs: config.statement_timeout_ms ?? 5000,
+          lockTimeoutMs: config.lock_timeout_ms ?? 2000,
+          idleInTransactionTimeoutMs: config.idle_in_transaction_timeout_ms ?? 10000,
+          connectTimeoutMs: config.connect_timeout_ms ?? 2000,
+        },
+        procedureRegistry(procedures),
+      );
     }
   }
 }
 
-/** Open the configured database and bring its schema up to date. */
-export async function openStore(config: StoreConfig, opts: OpenOptions = {}): Promise<Store> {
-  const db = await openDb(config, opts);
-  await migrate(db, migrations);
+/**
+ * Open the configured database and bring its schema up to date: the core's migrations and those of `extensions`
+ * (the configured chain's plugins': src/store/extensions.ts), whose procedures are registered.
+ */
+export async function openStore(
+  config: StoreConfig,
+  opts: OpenOptions = {},
+  extensions: StoreExtensions = NO_EXTENSIONS,
+): Promise<Store> {
+  const db = await openDb(config, opts, extensions.procedures);
+  await migrate(db, [...migrations, ...extensions.migrations]);
   // The gateway's own process answers settlements from the main thread's ahead log (src/store/engine/ahead-log.ts).
   if (opts.redo && db instanceof SqliteDb) await db.startAhead();
-  return new Store(db);
+  return new Store(db, extensions);
 }

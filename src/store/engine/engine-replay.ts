@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AheadRun } from './ahead-run';
-import type { EntryRunner } from './entry-runner';
+import { UnknownProcedure, type EntryRunner } from './entry-runner';
 import type { HoldBook } from './holds';
 import { REDO_MARK, REDO_TABLE, type RedoEntry, type RedoLog } from './redo-log';
 
@@ -60,6 +60,13 @@ function runAhead(en: ReplayEngine, todo: RedoEntry[], begin: Database.Statement
     try {
       en.inSavepoint(() => en.entries.run(e));
     } catch (err) {
+      if (err instanceof UnknownProcedure) {
+        en.db.exec('ROLLBACK');
+        throw new Error(
+          `the store's ahead log holds a call of ${err.message.replace('unknown ', '')}, which no plugin of the ` +
+            'chain registers (kept as it is): configure the plugin that owns it',
+        );
+      }
       const why = err instanceof Error ? err.message : String(err);
       process.emitWarning(`an entry of the store's ahead log failed again and was passed over: ${why}`);
     }

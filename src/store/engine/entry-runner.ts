@@ -3,6 +3,16 @@ import type { HoldBook } from './holds';
 import type { RedoEntry } from './redo-log';
 
 type ProcEntry = Exclude<RedoEntry, { sql: string }>;
+
+/**
+ * A call names a procedure this engine does not have: its plugin is not in the chain (or another version's name). A
+ * replay stops on it, the logs kept, rather than pass over a write that was acknowledged.
+ */
+export class UnknownProcedure extends Error {
+  constructor(readonly procedure: string) {
+    super(`unknown store procedure '${procedure}'`);
+  }
+}
 /** A prepared statement of the write connection, as better-sqlite3 gives it. */
 interface Prepared {
   run(...params: unknown[]): { changes: number };
@@ -64,7 +74,7 @@ export class EntryRunner {
 
   private procOf(e: ProcEntry): Proc<unknown, unknown> {
     const proc = this.procs.get(e.proc);
-    if (!proc) throw new Error(`unknown store procedure '${e.proc}'`);
+    if (!proc) throw new UnknownProcedure(e.proc);
     return proc;
   }
 

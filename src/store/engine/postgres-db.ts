@@ -1,6 +1,7 @@
 import { Client, Pool, type PoolClient, type PoolConfig, type QueryConfig } from 'pg';
 import { errors } from '../../errors';
 import {
+  addObserver,
   callNested,
   driveAsync,
   observed,
@@ -118,9 +119,14 @@ export class PostgresDb implements Db {
 
   private readonly config: PoolConfig;
 
+  /**
+   * `procs`: the procedures registered (src/store/procedures.ts). They run here, statement by statement, but a call
+   * of one not registered fails as it does on SQLite, whose worker finds procedures only by name.
+   */
   constructor(
     url: string,
     private readonly opts: PostgresOptions,
+    private readonly procs: ReadonlyMap<string, Proc<unknown, unknown>> = new Map(),
   ) {
     this.config = {
       connectionString: url,
@@ -274,6 +280,7 @@ export class PostgresDb implements Db {
    */
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
     return observed(this, 'tx', async () => {
+      if (!this.procs.has(proc.name)) throw new Error(`unknown store procedure '${proc.name}'`);
       try {
         return await this.attempt(
           (mark) => this.transaction((t) => driveAsync(proc, args, t), mark),
@@ -305,6 +312,10 @@ export class PostgresDb implements Db {
     }
   }
 
+  observe(fn: DbObserver): () => void {
+    return addObserver(this, fn);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.pool.end();
@@ -334,6 +345,9 @@ class PostgresTx implements Db {
   }
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
     return callNested(this, proc, args);
+  }
+  observe(): () => void {
+    throw new Error('observe() inside a transaction');
   }
   async close(): Promise<void> {
     throw new Error('close() inside a transaction');

@@ -1,4 +1,5 @@
 import {
+  addObserver,
   callNested,
   observed,
   pick,
@@ -13,6 +14,7 @@ import type { EngineOptions, EngineRequest, EngineStatus } from './engine-protoc
 import { DEFAULT_WORKER_IDLE_MS, InThreadLink, StoreWorkerGone, WorkerLink, type EngineLink } from './sqlite-links';
 import { AheadLog } from './ahead-log';
 import { lockWriter } from './sqlite-lock';
+import { procedureRegistry } from '../procedures';
 
 /** Times a call acknowledged from the ahead log is sent again to a new worker after the one it was sent to died. */
 const AHEAD_RESENDS = 3;
@@ -21,7 +23,12 @@ const AHEAD_RESENDS = 3;
  * `redo` and `commitMs` as the engine takes them (EngineOptions), the worker's idle stop, and `lock`: this process
  * is the file's one gateway process (./sqlite-lock.ts; another process holding it makes the constructor throw).
  */
-export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'> & { idleWorkerMs?: number; lock?: boolean };
+export type SqliteOptions = Pick<EngineOptions, 'redo' | 'commitMs'> & {
+  idleWorkerMs?: number;
+  lock?: boolean;
+  /** Module paths of plugins' procedures (src/store/procedures.ts), loaded where the engine runs. */
+  procedures?: readonly string[];
+};
 
 function toSqlite(params: readonly Param[]): Param[] {
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
@@ -71,9 +78,12 @@ export class SqliteDb implements Db {
     private readonly path: string,
     opts: SqliteOptions = {},
   ) {
-    const { idleWorkerMs = DEFAULT_WORKER_IDLE_MS, lock = false, ...engine } = opts;
+    const { idleWorkerMs = DEFAULT_WORKER_IDLE_MS, lock = false, procedures = [], ...engine } = opts;
+    // Loaded here as well for a file: a module that cannot load fails the open, not every start of the worker.
+    const procs = procedureRegistry(procedures);
     this.unlock = lock && path !== ':memory:' ? lockWriter(path) : null;
-    this.link = path === ':memory:' ? new InThreadLink() : new WorkerLink(path, engine, idleWorkerMs);
+    this.link =
+      path === ':memory:' ? new InThreadLink(procs) : new WorkerLink(path, { ...engine, procedures }, idleWorkerMs);
   }
 
   all<T>(sql: Sql, params: readonly Param[] = []): Promise<T[]> {
@@ -197,6 +207,10 @@ export class SqliteDb implements Db {
     return this.link.running;
   }
 
+  observe(fn: DbObserver): () => void {
+    return addObserver(this, fn);
+  }
+
   /** The engine's own state (whether its checkpointer thread runs). */
   status(): Promise<EngineStatus> {
     return this.link.request({ op: 'status' }) as Promise<EngineStatus>;
@@ -237,6 +251,9 @@ class SqliteTx implements Db {
   }
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R> {
     return callNested(this, proc, args);
+  }
+  observe(): () => void {
+    throw new Error('observe() inside a transaction');
   }
   async close(): Promise<void> {
     throw new Error('close() inside a transaction');

@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import { AHEAD_COMMITTED_ID } from './engine-protocol';
 import type { EngineOptions, EngineReply, EngineRequest, EngineStatus, ErrorInfo } from './engine-protocol';
+import type { Proc } from '../db';
 import type { SqliteEngine } from './sqlite-engine';
-import { procedures } from '../procedures';
 import { startStoreWorker } from './worker-start';
 
 /** Carries engine requests to wherever the SQLite engine runs. */
@@ -37,9 +37,13 @@ function settle(r: EngineReply, resolve: (v: unknown) => void, reject: (e: unkno
  * for the gateway process's lock on the file, ./sqlite-lock.ts).
  */
 export class InThreadLink implements EngineLink {
-  private readonly engine: SqliteEngine = new (
-    require('./sqlite-engine') as typeof import('./sqlite-engine')
-  ).SqliteEngine(':memory:', procedures);
+  private readonly engine: SqliteEngine;
+  constructor(procedures: ReadonlyMap<string, Proc<unknown, unknown>>) {
+    this.engine = new (require('./sqlite-engine') as typeof import('./sqlite-engine')).SqliteEngine(
+      ':memory:',
+      procedures,
+    );
+  }
   request(req: EngineRequest): Promise<unknown> {
     return new Promise((resolve, reject) => this.engine.handle(req, (r) => settle(r, resolve, reject)));
   }
@@ -82,7 +86,8 @@ export class WorkerLink implements EngineLink {
 
   constructor(
     private readonly path: string,
-    private readonly opts: Pick<EngineOptions, 'redo' | 'commitMs'>,
+    /** `procedures`: the module paths the worker loads its procedures from (src/store/procedures.ts). */
+    private readonly opts: Pick<EngineOptions, 'redo' | 'commitMs'> & { procedures: readonly string[] },
     private readonly idleMs: number,
   ) {}
 

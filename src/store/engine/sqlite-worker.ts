@@ -1,14 +1,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteEngine } from './sqlite-engine';
 import { AHEAD_COMMITTED_ID, type EngineReply, type EngineRequest } from './engine-protocol';
-import { procedures } from '../procedures';
+import { procedureRegistry } from '../procedures';
 import { lowerThisThreadPriority } from './thread-priority';
+import { aliasPublicModules } from '../../pipeline/public-modules';
 
 /** The store's worker thread: owns the SQLite file connection; requests in batches, answers by id in batches. */
 const port = parentPort;
 if (!port) throw new Error('sqlite-worker runs as a worker thread');
 lowerThisThreadPriority();
-const data = workerData as { path: string; redo?: boolean; commitMs?: number };
+const data = workerData as { path: string; redo?: boolean; commitMs?: number; procedures?: string[] };
+// Plugins' procedures, loaded before the redo log replays (a logged call names its procedure); a plugin's module that
+// imports `model-gateway/plugin` gets this gateway's, as on the main thread.
+aliasPublicModules();
+const procedures = procedureRegistry(data.procedures ?? []);
 // A commit or the redo log failed with writes acknowledged: the thread ends at once (the main thread fails what it
 // waits for and starts another engine, which replays the log).
 const fatal = (): never => process.exit(70);
