@@ -12,7 +12,6 @@ import { keyedClient } from '../helpers/sdk';
 import { operationsConfig } from './helpers';
 import { fromNano } from '../../src/store/money';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const prereqs = require('../../scripts/test-prereqs.js') as { ensureCodex(): string; CODEX_VERSION: string };
 
 type Json = Record<string, unknown>;
