@@ -20,6 +20,8 @@ import { PKCE_VALUE, verifyPkce } from './pkce';
 import { LeakHandler, signatureValid, type LeakConfig, type LeakReport } from './leaks';
 import { ReportReplayGuard } from './replay';
 import { checkCsrf, checkSameOrigin, issueCsrf } from './csrf';
+import { LeakReportsSeen, OAuthCodeRepo } from './store/repo';
+import { oauthMigrations } from './store/migrations';
 
 export interface OAuthConfig {
   /** Origins (https://app.example) whose callback URLs may receive codes. */
@@ -42,6 +44,7 @@ export default definePlugin<OAuthConfig>({
   name: 'oauth',
   description: 'OAuth PKCE key issuance and leaked-key reports.',
   requires: ['principal'],
+  store: { migrations: oauthMigrations, procedures: require.resolve('./store/procedures') },
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -77,7 +80,8 @@ export default definePlugin<OAuthConfig>({
     const leaks = new LeakHandler(store, config.leaks, services.logger);
     // The leak notices' SMTP settings, for a plugin that sends mail without its own (limits' budget notices).
     if (config.leaks.smtp) services.shared.set(MAIL_SMTP, config.leaks.smtp);
-    const replay = new ReportReplayGuard(store, config.leaks.replay_window_s);
+    const replay = new ReportReplayGuard(new LeakReportsSeen(store.db), config.leaks.replay_window_s);
+    const codes = new OAuthCodeRepo(store.db);
 
     /** The callback URL's origin, if codes may go there. */
     const allowedCallback = (raw: unknown): URL => {
@@ -162,7 +166,7 @@ export default definePlugin<OAuthConfig>({
       }
       const limit = consentLimit(form.get('limit'));
       const code = randomBytes(32).toString('base64url');
-      await store.oauthCodes.create(
+      await codes.create(
         hashCode(code),
         { accountId, challenge, method, site: url.origin, limit: limit === null ? null : toNano(limit) },
         config.code_ttl_seconds * 1000,
@@ -176,7 +180,7 @@ export default definePlugin<OAuthConfig>({
     );
     router.post('/v1/auth/keys', async (ctx) => {
       const b = await readExchange(ctx);
-      const c = await store.oauthCodes.consume(hashCode(b.code));
+      const c = await codes.consume(hashCode(b.code));
       // Unknown, used and expired codes look the same.
       if (!c) throw errors.forbidden('invalid_code', 'The code is unknown, already used or expired');
       if (b.code_challenge_method !== undefined && b.code_challenge_method !== c.method)

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { errors, type Store } from '../../src/plugin';
+import { errors } from '../../src/plugin';
+import type { LeakReportsSeen } from './store/repo';
 
 /**
  * Replay protection for leaked-key reports. A report is known by the digest of its signature
@@ -9,7 +10,7 @@ import { errors, type Store } from '../../src/plugin';
  */
 export class ReportReplayGuard {
   constructor(
-    private readonly store: Store,
+    private readonly seen: LeakReportsSeen,
     private readonly windowS: number,
   ) {}
 
@@ -28,10 +29,6 @@ export class ReportReplayGuard {
   /** Record the report's id; a second time is a replay. */
   async once(signature: string, now = Date.now()): Promise<void> {
     const id = createHash('sha256').update(signature).digest('hex');
-    const r = await this.store.db.run(
-      'INSERT INTO leak_reports_seen (report_id, received_at) VALUES (?, ?) ON CONFLICT (report_id) DO NOTHING',
-      [id, now],
-    );
-    if (r.changes !== 1) throw errors.reportReplayed();
+    if (!(await this.seen.firstSight(id, now))) throw errors.reportReplayed();
   }
 }

@@ -12,7 +12,6 @@ import { KeyRepo } from './keys';
 import { CreditRepo } from './credit-repo';
 import { GenerationRepo } from './generations';
 import { ResponseRepo } from './responses';
-import { OAuthCodeRepo } from './oauth-codes';
 import { AuditRepo } from './audit';
 import { NO_EXTENSIONS, type StoreExtensions } from './extensions';
 
@@ -32,7 +31,6 @@ export class Store {
   readonly credit: CreditRepo;
   readonly generations: GenerationRepo;
   readonly responses: ResponseRepo;
-  readonly oauthCodes: OAuthCodeRepo;
   readonly audit: AuditRepo;
 
   /**
@@ -48,7 +46,6 @@ export class Store {
     this.credit = new CreditRepo(db);
     this.generations = new GenerationRepo(db);
     this.responses = new ResponseRepo(db);
-    this.oauthCodes = new OAuthCodeRepo(db);
     this.audit = new AuditRepo(db);
   }
 

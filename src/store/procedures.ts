@@ -1,7 +1,6 @@
 import type { Proc } from './db';
 import { committedProc, countHoldsProc, noteHoldProc, reserveProc, staleHoldsProc } from './credit';
 import { settleProc } from './credit-settle';
-import { consumeProc } from './oauth-codes';
 import { rollupStepProc } from './usage-rollup';
 
 type AnyProc = Proc<unknown, unknown>;
@@ -14,7 +13,6 @@ const core = [
   settleProc,
   staleHoldsProc,
   countHoldsProc,
-  consumeProc,
   rollupStepProc,
 ] as unknown as AnyProc[];
 

@@ -3,13 +3,11 @@ import { coreMigrations } from './core';
 import { accountMigrations } from './accounts';
 import { creditMigrations } from './credit';
 import { responseMigrations } from './responses';
-import { oauthMigrations } from './oauth';
 import { creditOverrunMigrations } from './credit_overrun';
 import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
 import { limitsMigrations } from './limits';
 import { consoleMigrations } from './console';
-import { hostileMigrations } from './hostile';
 import { reservationMigrations } from './reservations';
 import { auditMigrations } from './audit';
 
@@ -30,13 +28,11 @@ export const migrations: readonly Migration[] = [
   ...accountMigrations,
   ...creditMigrations,
   ...responseMigrations,
-  ...oauthMigrations,
   ...creditOverrunMigrations,
   ...kitMigrations,
   ...providersCacheMigrations,
   ...limitsMigrations,
   ...consoleMigrations,
-  ...hostileMigrations,
   ...reservationMigrations,
   ...auditMigrations,
 ];

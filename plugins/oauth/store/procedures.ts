@@ -1,5 +1,4 @@
-import { get, run, type Db, type Proc } from './db';
-import { numOrNull } from './money';
+import { get, numOrNull, run, type Proc } from '../../../src/plugin/procedures';
 
 export interface OAuthCode {
   accountId: string;
@@ -10,25 +9,7 @@ export interface OAuthCode {
   limit: number | null;
 }
 
-/** Single-use PKCE authorization codes, stored by hash. */
-export class OAuthCodeRepo {
-  constructor(private readonly db: Db) {}
-
-  async create(codeHash: string, c: OAuthCode, ttlMs: number): Promise<void> {
-    const now = Date.now();
-    await this.db.run(
-      'INSERT INTO oauth_codes (code_hash, account_id, challenge, method, site, credit_limit, expires_at, used, ' +
-        'created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)',
-      [codeHash, c.accountId, c.challenge, c.method, c.site, c.limit, now + ttlMs, now],
-    );
-  }
-
-  /** Use a code once: the conditional update lets exactly one caller have it, and only before it expires. */
-  async consume(codeHash: string, now = Date.now()): Promise<OAuthCode | undefined> {
-    return (await this.db.call(consumeProc, { codeHash, now })) ?? undefined;
-  }
-}
-
+/** Use a code once: the conditional update lets exactly one caller have it, and only before it expires. */
 export const consumeProc: Proc<{ codeHash: string; now: number }, OAuthCode | null> = {
   name: 'oauth.consume',
   *body({ codeHash, now }) {
