@@ -1,14 +1,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import {
-  bodyReader,
-  errors,
-  LimitSettingsRepo,
-  type LimitSettings,
-  type LimitSubject,
-  type RateLimitSettings,
-  type Store,
-} from '../../src/plugin';
+import { bodyReader, errors, type Store } from '../../src/plugin';
+import { LimitSettingsRepo, type LimitSettings, type LimitSubject, type RateLimitSettings } from './store/repo';
 import { bodies } from './generated/bodies';
 
 export interface LimitSettingsBody {

@@ -1,14 +1,7 @@
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
-import {
-  currentWindowUsage,
-  fromNano,
-  smtpTransport,
-  toNano,
-  windowStart,
-  type LimitSettingsRepo,
-  type Store,
-} from '../../src/plugin';
+import { currentWindowUsage, fromNano, smtpTransport, toNano, windowStart, type Store } from '../../src/plugin';
+import { type LimitSettingsRepo } from './store/repo';
 import type { LimitsConfig, SmtpSettings } from './config';
 import { deliverWebhook } from './webhook';
 

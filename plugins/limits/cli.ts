@@ -1,12 +1,5 @@
-import {
-  fail,
-  LimitSettingsRepo,
-  print,
-  withStore,
-  type CliCommand,
-  type LimitSubject,
-  type RateLimitSettings,
-} from '../../src/plugin';
+import { fail, print, withStore, type CliCommand } from '../../src/plugin';
+import { LimitSettingsRepo, type LimitSubject, type RateLimitSettings } from './store/repo';
 import { limitSettingsJson } from './admin-api';
 
 const COUNTS = ['rpm', 'tpm', 'concurrency'] as const;

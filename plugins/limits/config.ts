@@ -1,4 +1,5 @@
-import { smtpSchema, type RateLimitValues, type SmtpSettings } from '../../src/plugin';
+import { smtpSchema, type SmtpSettings } from '../../src/plugin';
+import { type RateLimitValues } from './store/repo';
 
 export type { SmtpSettings };
 

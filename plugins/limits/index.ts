@@ -9,7 +9,6 @@ import {
   Gauge,
   getAuthenticate,
   HEALTH,
-  LimitSettingsRepo,
   MAIL_SMTP,
   MODELS_FILTER,
   randomId,
@@ -20,6 +19,8 @@ import {
   type GatewayState,
   type ModelsFilter,
 } from '../../src/plugin';
+import { LimitSettingsRepo } from './store/repo';
+import { limitsMigrations } from './store/migrations';
 import { registerLimitRoutes } from './admin-api';
 import { limitsCommands } from './cli';
 import type { Admission, CounterStore, ScopeLimits } from './counter-store';
@@ -88,6 +89,7 @@ export default definePlugin<LimitsConfig>({
   after: ['fallback'],
   configSchema,
   cli: { commands: limitsCommands },
+  store: { migrations: limitsMigrations },
   async setup(config, services) {
     const { logger } = services;
     const repo = new LimitSettingsRepo(services.store.db);

@@ -1,4 +1,4 @@
-import { LimitSettingsRepo, type LimitSettings, type RateLimitSettings, type RateLimitValues } from '../../src/plugin';
+import { LimitSettingsRepo, type LimitSettings, type RateLimitSettings, type RateLimitValues } from './store/repo';
 import type { ScopeLimits } from './counter-store';
 import type { LimitsConfig } from './config';
 import { bothAllow, compileAllowlist, matchFirst, type ModelPredicate } from './model-match';

@@ -15,13 +15,6 @@ export { generationJson, type Generation } from '../store/generations';
 export { deferWrite, openBatch, takeBatch, writeParams, type PendingWrite } from '../store/request-batch';
 export type { Overrun } from '../store/credit';
 
-export {
-  LimitSettingsRepo,
-  type LimitSettings,
-  type LimitSubject,
-  type RateLimitSettings,
-  type RateLimitValues,
-} from '../store/limit-settings';
 export { putStatement, type StoredResponse } from '../store/responses';
 export { DAY_MS, FROM_GENERATIONS, rollupStepProc, SUMS, WATERMARK } from '../store/usage-rollup';
 export { SweepGate } from '../store/sweep-gate';

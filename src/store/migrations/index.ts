@@ -6,7 +6,6 @@ import { responseMigrations } from './responses';
 import { creditOverrunMigrations } from './credit_overrun';
 import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
-import { limitsMigrations } from './limits';
 import { consoleMigrations } from './console';
 import { reservationMigrations } from './reservations';
 import { auditMigrations } from './audit';
@@ -31,7 +30,6 @@ export const migrations: readonly Migration[] = [
   ...creditOverrunMigrations,
   ...kitMigrations,
   ...providersCacheMigrations,
-  ...limitsMigrations,
   ...consoleMigrations,
   ...reservationMigrations,
   ...auditMigrations,

@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import type { Db } from '../../../src/plugin';
 
 /** Limits on one dimension set; absent = inherit (plan, then config defaults), 0 = no limit. */
 export interface RateLimitValues {

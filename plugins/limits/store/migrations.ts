@@ -1,4 +1,4 @@
-import type { Migration } from './index';
+import type { Migration } from '../../../src/plugin';
 
 /**
  * Key governance (limits plugin): a model allowlist and rate limits per key and per
