@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
+import { startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
 
 /** Bucket counts of gateway_event_loop_delay_seconds (le -> cumulative count), and its _count and _sum. */
 function loopDelay(text: string): { buckets: Map<string, number>; count: number; sum: number } {

@@ -1,3 +1,8 @@
+/**
+ * @module
+ * Every metric the metrics plugin declares, by group, registered once at setup in the order `/metrics` lists them.
+ * Label values come from config (models, providers), never from the request.
+ */
 import { Counter, Gauge, type Registry } from '../../src/plugin';
 import { FastCounter } from './fast-counter';
 import { FastHistogram } from './fast-histogram';
@@ -8,9 +13,8 @@ export const LATENCY_BUCKETS = [
 ];
 const FAST_BUCKETS = [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05];
 
-/** Every request metric, registered once. Label values come from config (models, providers), never from the request. */
-export function createInstruments(registry: Registry, keyLabel: boolean) {
-  const registers = [registry];
+/** Requests: chat requests by outcome (and key, when asked), HTTP requests by route pattern. */
+function trafficMetrics(registry: Registry, keyLabel: boolean) {
   const requestLabels = keyLabel
     ? ['model', 'provider', 'status_class', 'streamed', 'key']
     : ['model', 'provider', 'status_class', 'streamed'];
@@ -27,41 +31,36 @@ export function createInstruments(registry: Registry, keyLabel: boolean) {
       ['route', 'method', 'status_class'],
       registry,
     ),
-    added: new FastHistogram(
+  };
+}
+
+/** Latency histograms: what the gateway adds, the whole request, upstream attempts, first token, between chunks. */
+function latencyMetrics(registry: Registry) {
+  const histogram = (name: string, help: string, labels: string[]) =>
+    new FastHistogram(name, help, labels, LATENCY_BUCKETS, registry);
+  return {
+    added: histogram(
       'gateway_added_latency_seconds',
       'Time the gateway adds to a request (total, or to the first streamed byte, minus upstream time)',
       ['model'],
-      LATENCY_BUCKETS,
-      registry,
     ),
-    duration: new FastHistogram(
-      'gateway_request_duration_seconds',
-      'Whole chat request time, to the last byte',
-      ['model', 'streamed'],
-      LATENCY_BUCKETS,
-      registry,
-    ),
-    upstream: new FastHistogram(
+    duration: histogram('gateway_request_duration_seconds', 'Whole chat request time, to the last byte', [
+      'model',
+      'streamed',
+    ]),
+    upstream: histogram(
       'gateway_upstream_latency_seconds',
       'Upstream attempt time (to the answer, or to the first streamed content)',
       ['provider'],
-      LATENCY_BUCKETS,
-      registry,
     ),
-    ttft: new FastHistogram(
-      'gateway_time_to_first_token_seconds',
-      'Time to the first streamed content',
-      ['model'],
-      LATENCY_BUCKETS,
-      registry,
-    ),
-    interToken: new FastHistogram(
-      'gateway_inter_token_seconds',
-      'Time between streamed chunks',
-      ['model'],
-      LATENCY_BUCKETS,
-      registry,
-    ),
+    ttft: histogram('gateway_time_to_first_token_seconds', 'Time to the first streamed content', ['model']),
+    interToken: histogram('gateway_inter_token_seconds', 'Time between streamed chunks', ['model']),
+  };
+}
+
+/** Usage: tokens by type, credits charged. */
+function usageMetrics(registry: Registry) {
+  return {
     tokens: new FastCounter(
       'gateway_tokens_total',
       'Tokens by model and type (prompt, completion, cached, reasoning)',
@@ -69,6 +68,13 @@ export function createInstruments(registry: Registry, keyLabel: boolean) {
       registry,
     ),
     credits: new FastCounter('gateway_credits_charged_total', 'Credits charged', ['model'], registry),
+  };
+}
+
+/** Upstream attempts: errors, outcomes, fan-out by key, retries and fallbacks. */
+function attemptMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
     upstreamErrors: new Counter({
       name: 'gateway_upstream_errors_total',
       help: 'Failed upstream attempts by provider and error code',
@@ -101,8 +107,21 @@ export function createInstruments(registry: Registry, keyLabel: boolean) {
       labelNames: ['model'],
       registers,
     }),
+  };
+}
+
+/** Load: requests and streams in flight. */
+function loadMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
     inFlight: new Gauge({ name: 'gateway_requests_in_flight', help: 'Chat requests being handled', registers }),
     openStreams: new Gauge({ name: 'gateway_open_streams', help: 'Streams being written to clients', registers }),
+  };
+}
+
+/** The gateway's own parts: each plugin's time, store operations and their failures. */
+function internalMetrics(registry: Registry) {
+  return {
     plugin: new FastHistogram(
       'gateway_plugin_duration_seconds',
       "Each plugin's own time per request (excluding the plugins after it)",
@@ -121,8 +140,23 @@ export function createInstruments(registry: Registry, keyLabel: boolean) {
       name: 'gateway_store_errors_total',
       help: 'Failed store operations by kind',
       labelNames: ['op'],
-      registers,
+      registers: [registry],
     }),
+  };
+}
+
+/**
+ * Every request metric, registered once, as one flat object (docs/decisions/0032-plugin-hot-path-shapes.md): the
+ * groups are made in the order the metrics were always registered in.
+ */
+export function createInstruments(registry: Registry, keyLabel: boolean) {
+  return {
+    ...trafficMetrics(registry, keyLabel),
+    ...latencyMetrics(registry),
+    ...usageMetrics(registry),
+    ...attemptMetrics(registry),
+    ...loadMetrics(registry),
+    ...internalMetrics(registry),
   };
 }
 

@@ -1,34 +1,12 @@
 import { expect } from 'chai';
 import { createServer } from 'node:net';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
-import { modulesLoadedBy } from '../helpers/process';
-import { MockUpstream, sendJson } from '../helpers/mock-upstream';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
+import { modulesLoadedBy } from '../../helpers/process';
+import { MockUpstream, sendJson } from '../../helpers/mock-upstream';
+import { series, value } from './scrape';
 
 const MODEL = 'mock/gpt-4o-mini';
-
-/** The value of one sample line, e.g. value(text, 'gateway_requests_total{model="m",...}'). */
-function samples(text: string, name: string): Array<{ labels: string; value: number }> {
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
-    .map((l) => {
-      const i = l.lastIndexOf(' ');
-      return { labels: l.slice(name.length, i), value: Number(l.slice(i + 1)) };
-    });
-}
-function value(text: string, name: string, ...parts: string[]): number {
-  return samples(text, name)
-    .filter((s) => parts.every((p) => s.labels.includes(p)))
-    .reduce((a, s) => a + s.value, 0);
-}
-/** The gateway's own series (process metrics come and go with the runtime: GC kinds, heap spaces). */
-function series(text: string): string[] {
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('gateway_'))
-    .map((l) => l.slice(0, l.lastIndexOf(' ')));
-}
 
 describe('metrics', () => {
   let gw: TestGateway;
