@@ -90,8 +90,8 @@ function attemptMetrics(registry: Registry) {
     keyExtraAttempts: new Counter({
       name: 'gateway_key_extra_attempts_total',
       help:
-        'Attempts beyond the first of a request (retries, fallbacks; made or refused by a guard), by key hash prefix: ' +
-        'a series only for keys whose requests fan out',
+        'Attempts beyond the first of a request (retries, fallbacks; made or refused by a guard), ' +
+        'by key hash prefix: a series only for keys whose requests fan out',
       labelNames: ['key'],
       registers,
     }),
