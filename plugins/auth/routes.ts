@@ -34,7 +34,10 @@ function parseDate(s: string | null | undefined): number | null {
   return t;
 }
 
-/** The admin API's check: the admin key's principal; an ordinary key gets 403 (offered to other plugins as admin.guard). */
+/**
+ * The admin API's check: the admin key's principal; an ordinary key gets 403 (offered to other plugins as
+ * admin.guard).
+ */
 export function adminGuard(auth: Authenticator): AdminGuard {
   return async (ctx: Koa.Context): Promise<Principal> => {
     const p = await auth.authenticate(ctx);
