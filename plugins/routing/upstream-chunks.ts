@@ -18,8 +18,7 @@ const DONE: IteratorResult<ChatCompletionChunk> = { done: true, value: undefined
 /**
  * An upstream stream's body as OpenAI chunks, pushed as its bytes arrive: each read is parsed and translated in the
  * body's own 'data' event and its chunks queued for the reader, who takes them with `next()` (at once when queued).
- * Pulling the body through async generators (for-await over the body, then the translation, then the caller's)
- * cost several promise turns a chunk and ~30 us before the first token at c=1.
+ * Pushed, not pulled through async generators (docs/decisions/0032-plugin-hot-path-shapes.md).
  *
  * Each socket read is its own 'data' event, so a fast upstream leaves other requests their turns. Once HIGH_WATER
  * chunks wait, the body is paused until the reader has taken them all. A failure (the body's error, a line too
