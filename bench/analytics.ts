@@ -10,9 +10,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { openStore, type Store } from '../src/store/index';
+import { storeExtensionsOf } from '../src/store/extensions';
+import consolePlugin from '../plugins/console';
 import { GENERATION_INSERT, generationParams, type Generation } from '../src/store/generations';
 import { UsageRepo, DAY_MS, dayOf, type Dimension } from '../plugins/console/usage';
 import { listRecords } from '../plugins/console/records';
+
+/** The console's tables and roll-up procedure, as a chain with the console plugin opens the store. */
+const consoleStore = storeExtensionsOf([{ plugin: consolePlugin, index: 0 }]);
 
 const { values } = parseArgs({
   options: { records: { type: 'string', default: '100000' }, postgres: { type: 'string' } },
@@ -115,7 +120,7 @@ async function run(name: string, store: Store): Promise<void> {
 async function main(): Promise<void> {
   process.stdout.write(`usage analytics benchmark (node ${process.version})\n\n`);
   const dir = mkdtempSync(join(tmpdir(), 'gw-analytics-'));
-  const sqlite = await openStore({ driver: 'sqlite', path: join(dir, 'bench.db') });
+  const sqlite = await openStore({ driver: 'sqlite', path: join(dir, 'bench.db') }, {}, consoleStore);
   try {
     await run('SQLite (file, WAL)', sqlite);
   } finally {
@@ -132,7 +137,7 @@ async function main(): Promise<void> {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const u = new URL(PG);
   u.searchParams.set('options', `-c search_path=${schema}`);
-  const pg = await openStore({ driver: 'postgres', url: u.toString(), pool_size: 4 });
+  const pg = await openStore({ driver: 'postgres', url: u.toString(), pool_size: 4 }, {}, consoleStore);
   try {
     await run('PostgreSQL', pg);
   } finally {

@@ -16,6 +16,7 @@ import { registerUsageRoutes } from './api-usage';
 import { serveActivity } from './activity';
 import { Sessions } from './session';
 import { UsageRepo } from './usage';
+import { consoleMigrations } from './store/migrations';
 
 export interface ConsoleConfig {
   /** auto: on when the gateway listens on a loopback address only; true/false: always on / off. */
@@ -59,6 +60,7 @@ function secure(ctx: Koa.Context): void {
 export default definePlugin<ConsoleConfig>({
   name: 'console',
   description: 'Operator console (/console) and usage analytics (/v1/activity).',
+  store: { migrations: consoleMigrations, procedures: require.resolve('./store/procedures') },
   configSchema: {
     type: 'object',
     additionalProperties: false,

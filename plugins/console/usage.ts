@@ -1,14 +1,5 @@
-import {
-  DAY_MS,
-  FROM_GENERATIONS,
-  fromNano,
-  num,
-  rollupStepProc,
-  SUMS,
-  WATERMARK,
-  type Db,
-  type Param,
-} from '../../src/plugin';
+import { fromNano, num, type Db, type Param } from '../../src/plugin';
+import { DAY_MS, FROM_GENERATIONS, rollupStepProc, SUMS, WATERMARK } from './store/procedures';
 
 export { DAY_MS };
 

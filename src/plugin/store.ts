@@ -16,5 +16,4 @@ export { deferWrite, openBatch, takeBatch, writeParams, type PendingWrite } from
 export type { Overrun } from '../store/credit';
 
 export { putStatement, type StoredResponse } from '../store/responses';
-export { DAY_MS, FROM_GENERATIONS, rollupStepProc, SUMS, WATERMARK } from '../store/usage-rollup';
 export { SweepGate } from '../store/sweep-gate';

@@ -1,7 +1,6 @@
 import type { Proc } from './db';
 import { committedProc, countHoldsProc, noteHoldProc, reserveProc, staleHoldsProc } from './credit';
 import { settleProc } from './credit-settle';
-import { rollupStepProc } from './usage-rollup';
 
 type AnyProc = Proc<unknown, unknown>;
 
@@ -13,7 +12,6 @@ const core = [
   settleProc,
   staleHoldsProc,
   countHoldsProc,
-  rollupStepProc,
 ] as unknown as AnyProc[];
 
 export const coreProcedures: ReadonlyMap<string, AnyProc> = new Map(core.map((p) => [p.name, p]));

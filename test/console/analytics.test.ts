@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { openStore, type Store } from '../../src/store/index';
+import { builtinExtensions } from '../helpers/store';
 import { GENERATION_INSERT, generationParams, type Generation } from '../../src/store/generations';
 import { UsageRepo, DAY_MS, dayOf, dayString, type Dimension } from '../../plugins/console/usage';
 import { POSTGRES_URL, freshPostgresUrl } from '../helpers/postgres';
@@ -176,11 +177,11 @@ function contract(name: string, open: () => Promise<Store>) {
   });
 }
 
-contract('SQLite', () => openStore({ driver: 'memory' }));
+contract('SQLite', () => openStore({ driver: 'memory' }, {}, builtinExtensions('console')));
 
 describe('usage roll-up of a store only this process records to', () => {
   it('asks the store nothing while no generation was recorded since it found everything rolled up', async () => {
-    const store = await openStore({ driver: 'memory' });
+    const store = await openStore({ driver: 'memory' }, {}, builtinExtensions('console'));
     try {
       let recorded = 0;
       let asked = 0;
@@ -209,7 +210,9 @@ describe('usage roll-up of a store only this process records to', () => {
   });
 });
 if (POSTGRES_URL)
-  contract('PostgreSQL', async () => openStore({ driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 }));
+  contract('PostgreSQL', async () =>
+    openStore({ driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 }, {}, builtinExtensions('console')),
+  );
 
 describe('GET /v1/activity', function () {
   this.timeout(60_000);

@@ -4,6 +4,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/index';
+import { storeExtensionsOf, type StoreExtensions } from '../../src/store/extensions';
+import type { Plugin } from '../../src/pipeline/plugin';
+
+/** The store extensions of built-in plugins by name, as a chain of them opens the store with. */
+export function builtinExtensions(...names: string[]): StoreExtensions {
+  const plugin = (n: string) => (require(`../../plugins/${n}`) as { default: Plugin }).default;
+  return storeExtensionsOf(names.map((n, index) => ({ plugin: plugin(n), index })));
+}
 
 /** The `n` a `SELECT COUNT(*) AS n ...` gives. */
 export async function countRows(store: Store, sql: string, params: string[] = []): Promise<number> {

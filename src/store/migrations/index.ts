@@ -6,7 +6,6 @@ import { responseMigrations } from './responses';
 import { creditOverrunMigrations } from './credit_overrun';
 import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
-import { consoleMigrations } from './console';
 import { reservationMigrations } from './reservations';
 import { auditMigrations } from './audit';
 
@@ -30,7 +29,6 @@ export const migrations: readonly Migration[] = [
   ...creditOverrunMigrations,
   ...kitMigrations,
   ...providersCacheMigrations,
-  ...consoleMigrations,
   ...reservationMigrations,
   ...auditMigrations,
 ];

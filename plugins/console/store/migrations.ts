@@ -1,4 +1,4 @@
-import type { Migration } from './index';
+import type { Migration } from '../../../src/plugin';
 
 /**
  * The console's usage analytics: `usage_daily` holds one row per UTC day, account, key,

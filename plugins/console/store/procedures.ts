@@ -1,12 +1,10 @@
-import { get, run, type Proc, type Step } from './db';
-import { META_UPSERT } from './meta';
-import { num } from './money';
+import { get, META_UPSERT, num, run, type Proc, type Step } from '../../../src/plugin/procedures';
 
 /**
- * The daily usage aggregates (usage_daily, usage_daily_accounts) are rolled up from generation records here, in the
- * store, so that a roll-up step is a procedure: on SQLite it runs whole in the writer's thread (one item of a group
+ * The daily usage aggregates (usage_daily, usage_daily_accounts) are rolled up from generation records by a
+ * procedure: on SQLite it runs whole in the writer's thread (one item of a group
  * commit) instead of a transaction driven across threads, which held the writer for as long as the main thread took
- * to send each next statement. The console plugin reads the aggregates (plugins/console/usage.ts).
+ * to send each next statement. The console reads the aggregates (../usage.ts).
  */
 export const DAY_MS = 86_400_000;
 export const WATERMARK = 'usage_rollup_watermark';
