@@ -13,7 +13,9 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { openStore } from '../src/store/index';
 import type { StoreConfig } from '../src/config/types';
 import { storeFileBytes } from '../src/store/stats';
-import { putStatement } from '../src/store/responses';
+import { putStatement } from '../plugins/storage/store/repo';
+import { storeExtensionsOf } from '../src/store/extensions';
+import storage from '../plugins/storage';
 import { readdirSync, readFileSync } from 'node:fs';
 import { generationRecord } from '../test/helpers/generation';
 
@@ -43,7 +45,11 @@ async function main(): Promise<void> {
         ? { driver }
         : { driver: 'sqlite', path };
   // As the gateway opens it (with SQLite's redo log); REDO=0 for the store as a CLI command opens it.
-  const store = await openStore(config, { redo: process.env.REDO !== '0' });
+  const store = await openStore(
+    config,
+    { redo: process.env.REDO !== '0' },
+    storeExtensionsOf([{ plugin: storage, index: 0 }]),
+  );
   const acct = await store.accounts.create({ name: 'bench', credits: 1e15 });
   const hash = 'b'.repeat(64);
   await store.keys.create({ hash, accountId: acct.id, name: 'bench', label: 'x' });

@@ -1,6 +1,15 @@
 import type Router from '@koa/router';
 import type { ServiceContext } from './context';
-import { deploymentKey, errors, fromNano, generationJson, HEALTH, num, numOrNull } from '../../src/plugin';
+import {
+  deploymentKey,
+  errors,
+  fromNano,
+  generationJson,
+  HEALTH,
+  num,
+  numOrNull,
+  STORED_RESPONSES,
+} from '../../src/plugin';
 import { serveActivity } from './activity';
 import { limitParam, qs, timeParam } from './params';
 import { listRecords, overview } from './records';
@@ -95,7 +104,7 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
     const g = await store.generations.get(ctx.params.id.slice(0, 200));
     if (!g || (!s.isAdmin && g.accountId !== s.accountId))
       throw errors.notFound('generation_not_found', 'No such generation record');
-    const stored = await store.responses.get(g.id);
+    const stored = await c.shared.get(STORED_RESPONSES)?.get(g.id);
     ctx.body = {
       data: { ...generationJson(g), account_id: g.accountId, api_key_hash: g.keyHash, response: stored?.body ?? null },
     };

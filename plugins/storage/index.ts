@@ -2,7 +2,7 @@ import {
   Counter,
   deferWrite,
   definePlugin,
-  putStatement,
+  STORED_RESPONSES,
   SweepGate,
   type GatewayContext,
   type Usage,
@@ -10,6 +10,8 @@ import {
 import { StreamAssembler, partsOfCompletion, toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS, registerResponseRoutes } from './routes';
 import { storeOperation } from './operations';
+import { putStatement, ResponseRepo } from './store/repo';
+import { responseMigrations } from './store/migrations';
 
 export interface StorageConfig {
   /** Time to live of a stored response; 0 keeps them until deleted. */
@@ -31,6 +33,7 @@ export interface StorageConfig {
 export default definePlugin<StorageConfig>({
   name: 'storage',
   description: 'Stored responses: GET and DELETE /responses/{id}.',
+  store: { migrations: responseMigrations },
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -51,7 +54,9 @@ export default definePlugin<StorageConfig>({
       help: 'Stored-response writes that failed',
       registers: [services.metrics],
     });
-    registerResponseRoutes(services.router, store, services.shared);
+    const responses = new ResponseRepo(store.db);
+    services.shared.set(STORED_RESPONSES, responses);
+    registerResponseRoutes(services.router, responses, services.shared);
 
     // Retention: small batches on a timer, so a large backlog never stalls requests.
     // Rounds before the first stored response expires do nothing (an idle store stays idle).
@@ -65,8 +70,8 @@ export default definePlugin<StorageConfig>({
         .round(
           now,
           config.sweep_batch,
-          () => store.responses.deleteExpired(config.sweep_batch, now),
-          () => store.responses.nextExpiry(),
+          () => responses.deleteExpired(config.sweep_batch, now),
+          () => responses.nextExpiry(),
         )
         .catch((e: unknown) => logger.error({ err: e }, 'response retention sweep failed'))
         .finally(() => (sweeping = false));
@@ -119,7 +124,7 @@ export default definePlugin<StorageConfig>({
         const r = recordOf(ctx, body, status);
         if (r.expiresAt !== null) gate.lower(r.expiresAt);
         // Into the request's one transaction when credit settles it; else committed here.
-        if (!deferWrite(ctx.state.gateway.extensions, putStatement(r))) await store.responses.put(r);
+        if (!deferWrite(ctx.state.gateway.extensions, putStatement(r))) await responses.put(r);
       } catch (e) {
         writeErrors.inc();
         logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'storing the response failed');

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { errors, getAuthenticate, type Principal, type SharedServices, type Store } from '../../src/plugin';
+import { errors, getAuthenticate, type Principal, type SharedServices } from '../../src/plugin';
+import type { ResponseRepo } from './store/repo';
 import { publicBody, registerInputItemsRoute } from './operations';
 
 const ID = /^(chatcmpl-|resp_)[A-Za-z0-9_-]{1,128}$/;
@@ -11,7 +12,7 @@ export const ANONYMOUS = 'anonymous';
  * 400 malformed id, 401 missing or invalid key, 404 unknown or another account's.
  * Without the auth plugin every caller is the one anonymous account.
  */
-export function registerResponseRoutes(router: Router, store: Store, shared: SharedServices): void {
+export function registerResponseRoutes(router: Router, responses: ResponseRepo, shared: SharedServices): void {
   const caller = async (ctx: Koa.Context): Promise<Principal> => {
     const auth = getAuthenticate(shared);
     return auth ? auth(ctx) : { keyHash: '', keyLabel: 'anonymous', accountId: ANONYMOUS, isAdmin: false };
@@ -25,7 +26,7 @@ export function registerResponseRoutes(router: Router, store: Store, shared: Sha
         'id',
         'invalid_response_id',
       );
-    const r = await store.responses.get(id);
+    const r = await responses.get(id);
     // Another account's response is as unknown as a missing one.
     if (!r || (!p.isAdmin && r.accountId !== p.accountId))
       throw errors.notFound('response_not_found', `No response '${id}'`, 'id');
@@ -37,7 +38,7 @@ export function registerResponseRoutes(router: Router, store: Store, shared: Sha
   registerInputItemsRoute(router, find);
   router.delete(['/responses/:id', '/v1/responses/:id'], async (ctx) => {
     const r = await find(ctx);
-    await store.responses.delete(r.id);
+    await responses.delete(r.id);
     ctx.body = { id: r.id, object: 'response.deleted', deleted: true };
   });
 }

@@ -11,6 +11,7 @@ import type { DeploymentHealth } from '../deployments/health';
 import type { GatewayError } from '../errors';
 import type { SmtpSettings } from '../mail/smtp';
 import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
+import type { StoredResponses } from '../api/responses/contract';
 
 /**
  * What plugins offer one another through `services.shared`, by name and type. A plugin that
@@ -31,6 +32,7 @@ export interface SharedSlots {
   'admin.guard': AdminGuard;
   'params.validate': ValidateChatRequest;
   'mail.smtp': SmtpSettings;
+  'storage.responses': StoredResponses;
 }
 
 /**

@@ -33,4 +33,11 @@ export {
 } from '../pipeline/hooks';
 export { DeploymentHealth, HEALTH, type HealthOptions } from '../deployments/health';
 export { deploymentKey, orderDeployments } from '../deployments/strategies';
-export { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from '../api/responses/contract';
+export {
+  INPUT_ITEMS,
+  RESPONSE_SAVER,
+  STORED_RESPONSES,
+  type ResponseSaver,
+  type StoredResponse,
+  type StoredResponses,
+} from '../api/responses/contract';

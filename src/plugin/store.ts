@@ -15,5 +15,4 @@ export { generationJson, type Generation } from '../store/generations';
 export { deferWrite, openBatch, takeBatch, writeParams, type PendingWrite } from '../store/request-batch';
 export type { Overrun } from '../store/credit';
 
-export { putStatement, type StoredResponse } from '../store/responses';
 export { SweepGate } from '../store/sweep-gate';

@@ -11,7 +11,6 @@ import { AccountRepo } from './accounts';
 import { KeyRepo } from './keys';
 import { CreditRepo } from './credit-repo';
 import { GenerationRepo } from './generations';
-import { ResponseRepo } from './responses';
 import { AuditRepo } from './audit';
 import { NO_EXTENSIONS, type StoreExtensions } from './extensions';
 
@@ -30,7 +29,6 @@ export class Store {
   readonly keys: KeyRepo;
   readonly credit: CreditRepo;
   readonly generations: GenerationRepo;
-  readonly responses: ResponseRepo;
   readonly audit: AuditRepo;
 
   /**
@@ -45,7 +43,6 @@ export class Store {
     this.keys = new KeyRepo(db);
     this.credit = new CreditRepo(db);
     this.generations = new GenerationRepo(db);
-    this.responses = new ResponseRepo(db);
     this.audit = new AuditRepo(db);
   }
 

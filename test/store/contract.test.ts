@@ -7,7 +7,8 @@ import type { StoreConfig } from '../../src/config/types';
 import { windowStart, limitRemaining } from '../../src/store/keys';
 import { toNano, fromNano } from '../../src/store/money';
 import { deferWrite, openBatch, takeBatch } from '../../src/store/request-batch';
-import { putStatement } from '../../src/store/responses';
+import { putStatement, ResponseRepo } from '../../plugins/storage/store/repo';
+import { builtinExtensions } from '../helpers/store';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
 import { generationRecord } from '../helpers/generation';
 
@@ -22,7 +23,7 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>, o
         console.warn(`    ! ${name}: GATEWAY_TEST_POSTGRES_URL is not set; the PostgreSQL contract did not run`);
         this.skip();
       }
-      store = await openStore(cfg as StoreConfig, opts);
+      store = await openStore(cfg as StoreConfig, opts, builtinExtensions('storage'));
     });
     after(async () => store?.close());
 
@@ -153,7 +154,7 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>, o
       expect(deferWrite(batch, putStatement(response))).to.equal(true);
       expect(await store.credit.settle(r.id, 60, gen, null, takeBatch(batch))).to.equal(true);
       expect(deferWrite(batch, putStatement(response)), 'a taken batch is closed').to.equal(false);
-      expect((await store.responses.get(gen.id))!.body).to.deep.equal(response.body);
+      expect((await new ResponseRepo(store.db).get(gen.id))!.body).to.deep.equal(response.body);
       expect((await store.generations.get(gen.id))!.cost).to.equal(60);
       expect(await store.credit.ledgerSum(a.id)).to.equal(60);
       expect(await store.credit.settle(r.id, 60, gen), 'settling twice charges once').to.equal(false);

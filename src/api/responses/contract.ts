@@ -9,3 +9,26 @@
 export const RESPONSE_SAVER = 'storage.saveResponse';
 export type ResponseSaver = (body: Record<string, unknown>, status: string) => Promise<void>;
 export const INPUT_ITEMS = 'input_items';
+
+/** A response the storage plugin keeps. */
+export interface StoredResponse {
+  id: string;
+  accountId: string;
+  model: string;
+  status: string;
+  /** The response object as served by GET /responses/{id}. */
+  body: Record<string, unknown>;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+/**
+ * The storage plugin's stored responses, as others read them (`services.shared` STORED_RESPONSES): the core's
+ * /v1/responses continues a previous_response_id, the console shows a record's response. Without the storage plugin
+ * nothing is stored, and none is found.
+ */
+export interface StoredResponses {
+  /** undefined when there is none (or it expired). */
+  get(id: string): Promise<StoredResponse | undefined>;
+}
+export const STORED_RESPONSES = 'storage.responses';

@@ -8,7 +8,7 @@ import type { InputItem, OutputItem } from '../../types/responses';
 import { splitChatRequest } from '../chat-request';
 import { timeoutLimits, type OperationDeps, type OperationSpec, type ParsedRequest } from '../run-operation';
 import type { GatewayState } from '../../pipeline/state';
-import { INPUT_ITEMS, RESPONSE_SAVER, type ResponseSaver } from './contract';
+import { INPUT_ITEMS, RESPONSE_SAVER, STORED_RESPONSES, type ResponseSaver } from './contract';
 import { ResponsesEvents } from './events';
 import { echoOf, fromCompletion, type ResponseMeta } from './output';
 import { inResponsesTerms, inputItems, outputAsInput, toChatBody } from './request';
@@ -36,7 +36,7 @@ async function previousItems(ctx: GatewayContext, deps: ResponsesDeps, id: unkno
     throw errors.invalidRequest('previous_response_id must be a response id', 'previous_response_id', 'invalid_type');
   const auth = getAuthenticate(deps.shared);
   const caller = auth ? (await auth(ctx)).accountId : ANONYMOUS;
-  const r = await deps.store.responses.get(id);
+  const r = await deps.shared.get(STORED_RESPONSES)?.get(id);
   if (!r || r.accountId !== caller)
     throw errors.notFound('response_not_found', `No response '${id.slice(0, 128)}'`, 'previous_response_id');
   const items = Array.isArray(r.body[INPUT_ITEMS]) ? (r.body[INPUT_ITEMS] as InputItem[]) : [];

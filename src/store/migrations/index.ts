@@ -2,7 +2,6 @@ import type { Sql } from '../db';
 import { coreMigrations } from './core';
 import { accountMigrations } from './accounts';
 import { creditMigrations } from './credit';
-import { responseMigrations } from './responses';
 import { creditOverrunMigrations } from './credit_overrun';
 import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
@@ -25,7 +24,6 @@ export const migrations: readonly Migration[] = [
   ...coreMigrations,
   ...accountMigrations,
   ...creditMigrations,
-  ...responseMigrations,
   ...creditOverrunMigrations,
   ...kitMigrations,
   ...providersCacheMigrations,

@@ -1,4 +1,4 @@
-import type { Migration } from './index';
+import type { Migration } from '../../../src/plugin';
 
 export const responseMigrations: Migration[] = [
   {

@@ -1,17 +1,12 @@
-import type { Db } from './db';
-import { num, numOrNull } from './money';
-import { writeParams, type PendingWrite } from './request-batch';
-
-export interface StoredResponse {
-  id: string;
-  accountId: string;
-  model: string;
-  status: string;
-  /** The response object as served by GET /responses/{id}. */
-  body: Record<string, unknown>;
-  createdAt: number;
-  expiresAt: number | null;
-}
+import {
+  num,
+  numOrNull,
+  writeParams,
+  type Db,
+  type PendingWrite,
+  type StoredResponse,
+  type StoredResponses,
+} from '../../../src/plugin';
 
 /** The upsert that stores `r`, for put() or for the request's one transaction (request-batch.ts). */
 export function putStatement(r: StoredResponse): PendingWrite {
@@ -25,8 +20,11 @@ export function putStatement(r: StoredResponse): PendingWrite {
   };
 }
 
-/** Stored responses, one row each, the served object kept as JSON. */
-export class ResponseRepo {
+/**
+ * Stored responses, one row each, the served object kept as JSON. Offered to the core's /v1/responses
+ * (previous_response_id) and the console as `services.shared` STORED_RESPONSES.
+ */
+export class ResponseRepo implements StoredResponses {
   constructor(private readonly db: Db) {}
 
   async put(r: StoredResponse): Promise<void> {
