@@ -56,8 +56,11 @@ export {
 export type {
   AdapterContext,
   HttpProviderAdapter,
+  InboundWire,
   LocalProvider,
   ProviderAdapter,
+  SameWire,
+  SameWireRequest,
   StreamFormat,
   StreamTranslator,
   UpstreamEvent,

@@ -21,7 +21,16 @@ import {
 } from '../../src/plugin';
 import { AttemptAbort } from './attempt-signal';
 import { countsAgainstDeployment } from './fault';
-import { callPlain, callStream, type CallOptions } from './upstream';
+import {
+  callCountSameWire,
+  callPlain,
+  callPlainSameWire,
+  callStream,
+  callStreamSameWire,
+  emptyAnswer,
+  sameWireOf,
+  type CallOptions,
+} from './upstream';
 import { openStream } from './stream-result';
 import { callEmbeddings } from './embeddings';
 
@@ -110,12 +119,44 @@ export function attemptRunner({ transport, idleTimeoutMs, limits, logError }: At
       status: 'ok',
       latencyMs: 0,
     };
+    // A request of another wire (/v1/messages) on an adapter that speaks it goes as the client sent it (same wire).
+    const inbound = s.inbound;
+    const wire = inbound && sameWireOf(a, inbound);
     try {
       if (s.embeddings) {
         try {
           s.result = { kind: 'embeddings', body: await callEmbeddings(a, transport, s.embeddings, opts) };
         } finally {
           sig.dispose();
+        }
+      } else if (inbound?.count) {
+        // A token count: the provider's own where it has one; else nothing is sent (the endpoint estimates).
+        try {
+          const counted = wire && callCountSameWire(a, wire, inbound, transport, ctx, opts);
+          s.result = counted
+            ? { kind: 'completion', wire: inbound.wire, ...(await counted) }
+            : { kind: 'completion', body: emptyAnswer(ctx) };
+        } finally {
+          sig.dispose();
+        }
+      } else if (wire) {
+        if (s.request.stream === true) {
+          const opened = callStreamSameWire(a, wire, inbound, transport, ctx, opts);
+          s.result = {
+            kind: 'stream',
+            stream: await openStream(opened, sig, () => promptTokens(s)),
+            wire: inbound.wire,
+          };
+        } else {
+          try {
+            s.result = {
+              kind: 'completion',
+              wire: inbound.wire,
+              ...(await callPlainSameWire(a, wire, inbound, transport, ctx, opts)),
+            };
+          } finally {
+            sig.dispose();
+          }
         }
       } else if (s.request.stream === true) {
         const stream = await openStream(callStream(a, transport, ctx, opts), sig, () => promptTokens(s));

@@ -1,11 +1,13 @@
 import type { Readable } from 'node:stream';
-import type {
-  ChatCompletionChunk,
-  EventParser,
-  GatewayError,
-  StreamTranslator,
-  UpstreamEvent,
-  Usage,
+import {
+  withFrame,
+  withNativeError,
+  type ChatCompletionChunk,
+  type EventParser,
+  type GatewayError,
+  type StreamTranslator,
+  type UpstreamEvent,
+  type Usage,
 } from '../../src/plugin';
 
 /** Chunks parsed ahead of the reader before the upstream body is paused (a slow client holds the upstream back). */
@@ -28,7 +30,7 @@ const DONE: IteratorResult<ChatCompletionChunk> = { done: true, value: undefined
 export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
   private queue: ChatCompletionChunk[] = [];
   private head = 0;
-  private readonly events: UpstreamEvent[] = [];
+  protected readonly events: UpstreamEvent[] = [];
   private waiter: Waiter | null = null;
   /** Set once nothing more will be queued: DONE, or the failure to throw after the queue. */
   private ended = false;
@@ -38,8 +40,8 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
   constructor(
     private readonly body: Readable,
     private readonly parser: EventParser,
-    private readonly translator: StreamTranslator,
-    private readonly fail: (e: unknown) => GatewayError,
+    protected readonly translator: StreamTranslator,
+    protected readonly fail: (e: unknown) => GatewayError,
     /** The error for a stream that ends before the upstream said it is complete. */
     private readonly unfinished: () => GatewayError,
   ) {
@@ -124,12 +126,12 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
   }
 
   /** The parsed events' chunks, into the queue. */
-  private translate(): void {
+  protected translate(): void {
     const events = this.events;
     for (let i = 0; i < events.length; i++) this.add(this.translator.push(events[i]));
   }
 
-  private add(chunks: ChatCompletionChunk[]): void {
+  protected add(chunks: ChatCompletionChunk[]): void {
     for (let i = 0; i < chunks.length; i++) this.queue.push(chunks[i]);
   }
 
@@ -155,6 +157,51 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
       this.failure = null;
       if (failure) w.reject(failure);
       else w.resolve(DONE);
+    }
+  }
+}
+
+/**
+ * An upstream stream that speaks the client's own wire (a same-wire attempt): translated as any other, for the
+ * observers, usage and billing; each chunk also carries the bytes of the events that produced it (withFrame), for the
+ * endpoint to write as they came. An event that produces no chunk (ping, content_block_stop) rides on the next one; the
+ * upstream's error event rides on the stream's error, with the provider's secrets removed.
+ */
+export class SameWireChunks extends UpstreamChunks {
+  private pending = '';
+
+  constructor(
+    body: Readable,
+    parser: EventParser,
+    translator: StreamTranslator,
+    fail: (e: unknown) => GatewayError,
+    unfinished: () => GatewayError,
+    private readonly frame: (ev: UpstreamEvent) => string,
+    private readonly redact: (text: string) => string,
+  ) {
+    super(body, parser, translator, fail, unfinished);
+  }
+
+  protected override translate(): void {
+    const events = this.events;
+    for (let i = 0; i < events.length; i++) {
+      this.pending += this.frame(events[i]);
+      let chunks: ChatCompletionChunk[];
+      try {
+        chunks = this.translator.push(events[i]);
+      } catch (e) {
+        // The upstream's error event (or an event that does not parse): its bytes go with the error.
+        const error = this.fail(e);
+        withNativeError(error, this.redact(this.pending));
+        this.pending = '';
+        throw error;
+      }
+      if (chunks.length > 0) {
+        withFrame(chunks[0], this.pending);
+        for (let j = 1; j < chunks.length; j++) withFrame(chunks[j], '');
+        this.pending = '';
+      }
+      this.add(chunks);
     }
   }
 }

@@ -18,13 +18,15 @@ import {
   type HttpProviderAdapter,
   type PromptOptions,
   type RequestAbort,
+  type SameWire,
+  type SameWireRequest,
   type Transport,
   type UpstreamRequest,
   type UpstreamResponse,
   type UpstreamTarget,
 } from '../../src/plugin';
 import { sanitizeError } from './upstream-error';
-import { UpstreamChunks } from './upstream-chunks';
+import { SameWireChunks, UpstreamChunks } from './upstream-chunks';
 
 export interface CallOptions {
   /** The attempt's abort: undici's signal as it is; `.signal` makes an AbortSignal for a local adapter. */
@@ -162,7 +164,7 @@ export function sendForJson(
   req: UpstreamRequest,
   transport: Transport,
   opts: CallOptions,
-): Promise<{ body: unknown; headers: UpstreamResponse['headers'] }> {
+): Promise<{ body: unknown; headers: UpstreamResponse['headers']; bytes: Buffer }> {
   const max = opts.limits.maxResponseBytes;
   return transport
     .sendWhole(req, a.provider, {
@@ -176,7 +178,7 @@ export function sendForJson(
         const body = jsonOrText(res.body);
         if (res.status >= 400) throw upstreamFailure(adapter, a, res.status, res.headers, body, opts);
         if (typeof body === 'string') throw errors.upstreamProtocol(a.provider.name, 'the answer was not JSON');
-        return { body, headers: res.headers };
+        return { body, headers: res.headers, bytes: res.body };
       },
       (e: unknown) => {
         // Refused or failed before the answer's head: already the transport's error; after: a failed read.
@@ -206,21 +208,119 @@ export async function callStream(
   });
   if (res.status >= 400) throw await streamFailure(adapter, a, res, opts);
   const p = a.provider;
-  const max = opts.limits.maxEventBytes;
-  const parser: EventParser =
-    adapter.streamFormat === 'ndjson'
-      ? new NdjsonParser(max)
-      : adapter.streamFormat === 'aws-eventstream'
-        ? new AwsEventStreamParser(max)
-        : new SseParser(max);
   return new UpstreamChunks(
     res.body,
-    parser,
+    parserFor(adapter, opts),
     adapter.createStreamTranslator(ctx),
     // A provider's mid-stream error event may quote the key too.
     (e) => sanitizeError(mapReadError(e, p.name, opts.abort), providerSecrets(p)),
     () => errors.streamInterrupted(p.name, 'the upstream closed the stream without finishing it'),
   );
+}
+
+function parserFor(adapter: HttpProviderAdapter, opts: CallOptions): EventParser {
+  const max = opts.limits.maxEventBytes;
+  return adapter.streamFormat === 'ndjson'
+    ? new NdjsonParser(max)
+    : adapter.streamFormat === 'aws-eventstream'
+      ? new AwsEventStreamParser(max)
+      : new SseParser(max);
+}
+
+/** The adapter's way of speaking the request's inbound wire, if it speaks it (a same-wire attempt). */
+export function sameWireOf(a: Attempt, inbound: SameWireRequest): SameWire | undefined {
+  const adapter = getAdapter(a.provider.type);
+  return adapter.kind === 'http' ? adapter.sameWire?.[inbound.wire] : undefined;
+}
+
+/**
+ * One plain same-wire call: the client's own request, the upstream's answer kept as its bytes (for the client) and
+ * parsed as any answer of this adapter (the chat view the chain reads: usage, records).
+ */
+export function callPlainSameWire(
+  a: Attempt,
+  wire: SameWire,
+  inbound: SameWireRequest,
+  transport: Transport,
+  ctx: AdapterContext,
+  opts: CallOptions,
+): Promise<{ body: ChatCompletion; native: Buffer }> {
+  const adapter = getAdapter(a.provider.type) as HttpProviderAdapter;
+  const req = wire.buildRequest(inbound, target(a, opts), false);
+  return sendForJson(adapter, a, req, transport, opts).then(({ body, bytes }) => ({
+    body: adapter.parseResponse(body, ctx),
+    native: bytes,
+  }));
+}
+
+/**
+ * One streamed same-wire call: the client's own request; the stream translated as any of this adapter's, each chunk
+ * carrying the bytes of its upstream events (SameWireChunks).
+ */
+export async function callStreamSameWire(
+  a: Attempt,
+  wire: SameWire,
+  inbound: SameWireRequest,
+  transport: Transport,
+  ctx: AdapterContext,
+  opts: CallOptions,
+): Promise<AsyncIterator<ChatCompletionChunk>> {
+  const adapter = getAdapter(a.provider.type) as HttpProviderAdapter;
+  const req = wire.buildRequest(inbound, target(a, opts), true);
+  const res = await transport.send(req, a.provider, {
+    signal: opts.abort,
+    headersTimeoutMs: opts.headersTimeoutMs,
+    bodyTimeoutMs: opts.idleTimeoutMs,
+  });
+  if (res.status >= 400) throw await streamFailure(adapter, a, res, opts);
+  const p = a.provider;
+  const secrets = providerSecrets(p);
+  return new SameWireChunks(
+    res.body,
+    parserFor(adapter, opts),
+    adapter.createStreamTranslator(ctx),
+    (e) => sanitizeError(mapReadError(e, p.name, opts.abort), secrets),
+    () => errors.streamInterrupted(p.name, 'the upstream closed the stream without finishing it'),
+    wire.frameEvent,
+    (text) => redactSecrets(text, secrets),
+  );
+}
+
+/**
+ * A token count by the provider's own endpoint (free there): the count's answer as its bytes, and an empty answer with
+ * no usage as the chat view (credit settles nothing; limits count the request, no tokens). Undefined when the adapter
+ * has no counting endpoint.
+ */
+export function callCountSameWire(
+  a: Attempt,
+  wire: SameWire,
+  inbound: SameWireRequest,
+  transport: Transport,
+  ctx: AdapterContext,
+  opts: CallOptions,
+): Promise<{ body: ChatCompletion; native: Buffer }> | undefined {
+  const count = wire.countTokens;
+  if (!count) return undefined;
+  const adapter = getAdapter(a.provider.type) as HttpProviderAdapter;
+  return sendForJson(adapter, a, count.buildRequest(inbound, target(a, opts)), transport, opts).then(
+    ({ body, bytes }) => {
+      if (count.parse(body) === undefined)
+        throw errors.upstreamProtocol(a.provider.name, 'the token count answer has no count');
+      return { body: emptyAnswer(ctx), native: bytes };
+    },
+  );
+}
+
+/** An answer with nothing in it and no usage: what a token count is to the chain. */
+export function emptyAnswer(ctx: AdapterContext): ChatCompletion {
+  return {
+    id: ctx.id,
+    object: 'chat.completion',
+    created: ctx.created,
+    model: ctx.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  };
 }
 
 export function mapReadError(e: unknown, provider: string, signal: AbortLike): GatewayError {

@@ -13,6 +13,8 @@ export interface StateInit {
   options: GatewayRequestOptions;
   model: ModelConfig;
   embeddings?: EmbeddingsRequest;
+  /** The client's own request on an endpoint of another wire (GatewayState.inbound). */
+  inbound?: GatewayState['inbound'];
   /** Default: a new `chatcmpl-` id. */
   completionId?: string;
 }
@@ -34,6 +36,7 @@ class RequestState implements Partial<GatewayState> {
   options: GatewayState['options'];
   model: GatewayState['model'];
   embeddings: GatewayState['embeddings'];
+  inbound: GatewayState['inbound'];
 
   constructor(
     public requestId: string,
@@ -47,6 +50,7 @@ class RequestState implements Partial<GatewayState> {
     this.options = init.options;
     this.model = init.model;
     this.embeddings = init.embeddings;
+    this.inbound = init.inbound;
   }
 
   get signal(): AbortSignal {

@@ -2,6 +2,7 @@ import type { RequestAbort } from './request-abort';
 import type { ChatCompletion, ChatRequest } from '../types/openai';
 import type { DeploymentConfig, ModelConfig, ProviderConfig } from '../config/types';
 import type { ChatStream } from '../stream/chat-stream';
+import type { InboundWire, SameWireRequest } from '../providers/types';
 import { countPromptTokens } from '../tokens/count';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../types/embeddings';
 
@@ -39,9 +40,14 @@ export interface AttemptPlan {
   maxAttempts?: number;
 }
 
+/**
+ * The answer routing leaves. `wire`: the attempt spoke the request's inbound wire (a same-wire attempt, see
+ * HttpProviderAdapter.sameWire): `native` holds the upstream's answer as its bytes, and each chunk of a stream the
+ * bytes of its events (frameOf); `body` and the chunks are still the chat view every plugin reads.
+ */
 export type ChatResult =
-  | { kind: 'completion'; body: ChatCompletion }
-  | { kind: 'stream'; stream: ChatStream }
+  | { kind: 'completion'; body: ChatCompletion; wire?: InboundWire; native?: Buffer }
+  | { kind: 'stream'; stream: ChatStream; wire?: InboundWire }
   | { kind: 'embeddings'; body: EmbeddingsResponse };
 
 /** Which endpoint the request came in on; the chain is the same for all three. */
@@ -108,6 +114,11 @@ export interface GatewayState {
   /** The embeddings request (operation 'embeddings'); `request` then carries only model and user. */
   embeddings?: EmbeddingsRequest;
   options: GatewayRequestOptions;
+  /**
+   * The request as its client sent it, on an endpoint of another wire (/v1/messages): an attempt whose adapter speaks
+   * that wire sends it as it is (HttpProviderAdapter.sameWire); undefined on chat.
+   */
+  inbound?: SameWireRequest;
   /** The model the client asked for, resolved from config. */
   model: ModelConfig;
   principal?: Principal;

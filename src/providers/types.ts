@@ -89,6 +89,40 @@ export interface HttpProviderAdapter {
     headers: Record<string, string | string[] | undefined>,
     provider: string,
   ): GatewayError;
+  /**
+   * Inbound wire formats this provider speaks natively (docs/architecture.md, "same wire"): a request that came in on
+   * one of them goes upstream in its own form and the upstream's answer goes back as it came; the chain still sees
+   * the translated chat request, and the answer is still parsed (parseResponse, createStreamTranslator) for usage,
+   * records and observers.
+   */
+  sameWire?: Partial<Record<InboundWire, SameWire>>;
+}
+
+/** A wire format the gateway serves besides chat (an endpoint's own request and answer): Anthropic's Messages. */
+export type InboundWire = 'anthropic-messages';
+
+/** A request as its client sent it, kept beside the translated chat request for a same-wire attempt. */
+export interface SameWireRequest {
+  wire: InboundWire;
+  /** The client's body as parsed; never changed (an attempt copies it with its deployment's model). */
+  body: Record<string, unknown>;
+  /** The client's headers of this wire that reach the upstream unchanged (anthropic-version, anthropic-beta). */
+  headers: Record<string, string>;
+  /** A token count (Anthropic's count_tokens) instead of an answer: the adapter's `countTokens`. */
+  count?: boolean;
+}
+
+/** How an adapter sends a request of an inbound wire it speaks natively. */
+export interface SameWire {
+  /** The client's body with only `model` replaced by the deployment's; the wire's headers as the client sent them. */
+  buildRequest(req: SameWireRequest, target: UpstreamTarget, stream: boolean): UpstreamRequest;
+  /** An upstream stream event as the client gets it: its name and data as the upstream sent them. */
+  frameEvent(ev: UpstreamEvent): string;
+  /** The provider's own token count for the request, and how to read it from the answer. */
+  countTokens?: {
+    buildRequest(req: SameWireRequest, target: UpstreamTarget): UpstreamRequest;
+    parse(body: unknown): number | undefined;
+  };
 }
 
 /** A provider that answers in process (the built-in mock): no transport. */

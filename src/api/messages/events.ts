@@ -124,6 +124,7 @@ export class MessagesEvents implements StreamFramer {
   }
 }
 
-function ev(type: string, data: object): string {
+/** One SSE event of Anthropic's stream. */
+export function ev(type: string, data: object): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }

@@ -8,10 +8,13 @@ import { timeoutLimits, type OperationDeps, type OperationSpec, type ParsedReque
 import { MessagesEvents } from './events';
 import { translateMessagesRequest } from './request';
 import { messageId, toMessage } from './response';
+import { anthropicInbound, SameWireEvents, writeNative } from './passthrough';
+import type { SameWireRequest } from '../../providers/types';
 
 interface ParsedMessages extends ParsedRequest {
   stops: string[];
   dropped: string[];
+  inbound: SameWireRequest;
 }
 
 /**
@@ -28,7 +31,9 @@ export function anthropicKeyAsBearer(ctx: Koa.Context): void {
  * POST /v1/messages: an Anthropic Messages request translated onto the chat chain, so that keys, credit, limits,
  * fallbacks (each attempt guarded), records, metrics and traces apply as to chat; the answer is an Anthropic Message
  * or its event stream, errors in Anthropic's shape (the route's error format). `anthropic-version` and
- * `anthropic-beta` are accepted as sent.
+ * `anthropic-beta` are accepted as sent. The request as sent rides along (`inbound`): an attempt on an Anthropic
+ * upstream sends it as it is and its answer comes back as Anthropic sent it (passthrough, the same-wire hook); any
+ * other attempt is translated.
  */
 export function messagesOperation(deps: OperationDeps): OperationSpec<ParsedMessages> {
   const limits = timeoutLimits(deps);
@@ -39,8 +44,14 @@ export function messagesOperation(deps: OperationDeps): OperationSpec<ParsedMess
       const version = ctx.get('anthropic-version') || undefined;
       const { chat, dropped } = translateMessagesRequest(body, version);
       const stops = Array.isArray(chat.stop) ? (chat.stop as unknown[]).filter((s) => typeof s === 'string') : [];
-      return { ...splitChatRequest(chat, limits), stops: stops as string[], dropped };
+      return {
+        ...splitChatRequest(chat, limits),
+        stops: stops as string[],
+        dropped,
+        inbound: anthropicInbound(ctx, body),
+      };
     },
+    state: (_model, p) => ({ inbound: p.inbound }),
     prepare(s, p) {
       if (p.dropped.length > 0) s.responseHeaders['X-Gateway-Dropped-Params'] = p.dropped.join(', ').slice(0, 1000);
     },
@@ -51,12 +62,22 @@ export function messagesOperation(deps: OperationDeps): OperationSpec<ParsedMess
 async function answerMessages(ctx: GatewayContext, s: GatewayState, p: ParsedMessages, deps: OperationDeps) {
   const result = s.result;
   if (!result || result.kind === 'embeddings') throw errors.internal();
+  // A passthrough sent everything as it came: nothing was dropped.
+  if (result.wire === 'anthropic-messages') delete s.responseHeaders['X-Gateway-Dropped-Params'];
   if (result.kind === 'completion') {
+    if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
+    if (result.wire === 'anthropic-messages' && result.native) {
+      ctx.respond = false;
+      return writeNative(ctx.res, s.requestId, s.responseHeaders, result.native);
+    }
     ctx.set(s.responseHeaders);
     ctx.body = toMessage(result.body, s.model.id, p.stops);
     return;
   }
-  const framer = new MessagesEvents({ id: messageId(s.completionId), model: s.model.id, inputTokens: promptTokens(s) });
+  const framer =
+    result.wire === 'anthropic-messages'
+      ? new SameWireEvents()
+      : new MessagesEvents({ id: messageId(s.completionId), model: s.model.id, inputTokens: promptTokens(s) });
   ctx.respond = false;
   await deps.lifecycle.track(
     writeStream(ctx.res, result.stream, {

@@ -4,6 +4,7 @@ import { buildAnthropicRequest } from './request';
 import { parseAnthropicResponse } from './response';
 import { createAnthropicTranslator } from './stream';
 import { mapAnthropicError } from './errors';
+import { anthropicSameWire } from './same-wire';
 
 /** Anthropic Messages API (/v1/messages, x-api-key + anthropic-version). */
 export const anthropicAdapter: HttpProviderAdapter = {
@@ -15,4 +16,6 @@ export const anthropicAdapter: HttpProviderAdapter = {
   parseResponse: parseAnthropicResponse,
   createStreamTranslator: createAnthropicTranslator,
   mapError: mapAnthropicError,
+  // /v1/messages requests reach Anthropic as the client sent them (passthrough), their answers come back as sent.
+  sameWire: { 'anthropic-messages': anthropicSameWire },
 };
