@@ -16,6 +16,11 @@
 // The Codex CLI test (test/responses/codex-cli.test.ts) runs OpenAI's `codex` against the gateway: its npm package
 // and the platform package with its native binary (~420 MB) go into the cache once, on demand (ensureCodex(), called
 // by the test itself; not by `npm test`'s prerequisites, since the download is large).
+//
+// The Claude Code test (test/messages/claude-code.test.ts) runs Anthropic's `claude -p` against the gateway the same
+// way: @anthropic-ai/claude-code and its platform package (~400 MB native binary; npm skips it silently as an optional
+// dependency, so it is named explicitly) go into the cache once, on demand (ensureClaudeCode(), called by the test).
+// Its `engines` asks for Node 22; the native binary does not use the Node that installs it, so 20 does.
 'use strict';
 const { existsSync, mkdirSync, readdirSync, renameSync, rmSync, chmodSync } = require('node:fs');
 const { execSync, execFileSync } = require('node:child_process');
@@ -28,6 +33,17 @@ const K8S_MODELS = ['kubernetes-models@5.1.0', '@kubernetes-models/prometheus-op
 const CODEX_VERSION = '0.171.0';
 /** Node's platform-arch -> the suffix of Codex's platform package (published as versions of @openai/codex). */
 const CODEX_PLATFORMS = {
+  'linux-x64': 'linux-x64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'darwin-x64',
+  'darwin-arm64': 'darwin-arm64',
+  'win32-x64': 'win32-x64',
+  'win32-arm64': 'win32-arm64',
+};
+
+const CLAUDE_CODE_VERSION = '2.1.332';
+/** Node's platform-arch -> the suffix of Claude Code's platform package (@anthropic-ai/claude-code-<suffix>). */
+const CLAUDE_CODE_PLATFORMS = {
   'linux-x64': 'linux-x64',
   'linux-arm64': 'linux-arm64',
   'darwin-x64': 'darwin-x64',
@@ -150,7 +166,51 @@ function ensureCodex() {
   return launcher;
 }
 
-module.exports = { CACHE, CODEX_VERSION, ensureHelm, ensureKubernetesModels, ensurePodman, ensureCodex };
+/**
+ * The path of Claude Code's native binary (`claude`, in its platform package), installed once into the cache with the
+ * wrapper package. A musl libc (Alpine) takes the -musl package. Throws, saying why, when this platform has none.
+ */
+function ensureClaudeCode() {
+  let platform = CLAUDE_CODE_PLATFORMS[`${process.platform}-${process.arch}`];
+  if (!platform) throw new Error(`Claude Code has no package for ${process.platform}-${process.arch}`);
+  if (process.platform === 'linux' && !process.report?.getReport().header.glibcVersionRuntime) platform += '-musl';
+  const dir = join(CACHE, `claude-code-${CLAUDE_CODE_VERSION}`);
+  const pkg = `@anthropic-ai/claude-code-${platform}`;
+  const binary = join(dir, 'node_modules', ...pkg.split('/'), process.platform === 'win32' ? 'claude.exe' : 'claude');
+  if (existsSync(binary)) return binary;
+  mkdirSync(dir, { recursive: true });
+  const pkgs = [`@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`, `${pkg}@${CLAUDE_CODE_VERSION}`];
+  process.stdout.write(`test prerequisites: installing ${pkgs.join(' ')} into ${dir} (~400 MB, once)...\n`);
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--silent',
+      '--engine-strict=false',
+      ...pkgs,
+    ],
+    { stdio: 'inherit' },
+  );
+  if (!existsSync(binary)) throw new Error(`npm install ${pkgs.join(' ')} left no claude in ${dir}`);
+  return binary;
+}
+
+module.exports = {
+  CACHE,
+  CODEX_VERSION,
+  CLAUDE_CODE_VERSION,
+  ensureHelm,
+  ensureKubernetesModels,
+  ensurePodman,
+  ensureCodex,
+  ensureClaudeCode,
+};
 
 if (require.main === module) {
   const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
