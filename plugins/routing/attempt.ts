@@ -91,34 +91,50 @@ export type AttemptOnce = (
   health: DeploymentHealth | undefined,
 ) => Promise<AttemptRecord>;
 
+/** An attempt's call options: its abort and time limits, the headers and prompt options it sends upstream. */
+function callOptions(
+  s: GatewayState,
+  sig: AttemptAbort,
+  clientHeaders: Record<string, string> | undefined,
+  { idleTimeoutMs, limits, logError }: AttemptDeps,
+): CallOptions {
+  const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
+  return {
+    abort: sig,
+    headersTimeoutMs: s.options.timeoutMs,
+    idleTimeoutMs,
+    extraHeaders,
+    promptOptions: promptOptionsOf(s.options),
+    limits,
+    logError,
+  };
+}
+
+/** An attempt's record in the request's attempt log, as it starts: ok until it fails. */
+function newRecord(a: Attempt): AttemptRecord {
+  return {
+    provider: a.provider.name,
+    deployment: `${a.provider.name}/${a.deployment.model}`,
+    model: a.model.id,
+    status: 'ok',
+    latencyMs: 0,
+  };
+}
+
 /**
  * Makes (once, at setup) the function that runs one attempt: it leaves the answer in `s.result` and returns the
  * attempt's record, or throws the attempt's error; either way the record is in `s.attempts`.
  */
-export function attemptRunner({ transport, idleTimeoutMs, limits, logError }: AttemptDeps): AttemptOnce {
+export function attemptRunner(deps: AttemptDeps): AttemptOnce {
+  const { transport } = deps;
   return async function attemptOnce(s, a, ctx, clientHeaders, health) {
     const started = nowMs();
     const key = deploymentKey(a.deployment);
     health?.begin(key);
     const sig = new AttemptAbort(s.abort, s.options.timeoutMs, a.provider.name);
     const ends = s.attemptHooks?.map((h) => h(a));
-    const extraHeaders = s.upstreamHeaders ? { ...clientHeaders, ...s.upstreamHeaders } : clientHeaders;
-    const opts = {
-      abort: sig,
-      headersTimeoutMs: s.options.timeoutMs,
-      idleTimeoutMs,
-      extraHeaders,
-      promptOptions: promptOptionsOf(s.options),
-      limits,
-      logError,
-    };
-    const record: AttemptRecord = {
-      provider: a.provider.name,
-      deployment: `${a.provider.name}/${a.deployment.model}`,
-      model: a.model.id,
-      status: 'ok',
-      latencyMs: 0,
-    };
+    const opts = callOptions(s, sig, clientHeaders, deps);
+    const record = newRecord(a);
     // A request of another wire (/v1/messages) on an adapter that speaks it goes as the client sent it (same wire).
     const inbound = s.inbound;
     const wire = inbound && sameWireOf(a, inbound);
