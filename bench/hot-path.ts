@@ -10,6 +10,9 @@ import { validateChatRequest } from '../plugins/params/validate';
 import { functionsToTools } from '../plugins/params/legacy-functions';
 import { countPromptTokens } from '../src/tokens/count';
 import { openStore } from '../src/store/index';
+import { storeExtensionsOf } from '../src/store/extensions';
+import creditPlugin from '../plugins/credit';
+import { CreditReservations } from '../plugins/credit/store/repo';
 import { percentile } from './load';
 
 function median(samples: number[]): number {
@@ -51,7 +54,9 @@ export async function hotPath(): Promise<string[]> {
 
   // Opened as the gateway opens it: with SQLite's redo log (a settlement is answered once logged).
   const path = join(mkdtempSync(join(tmpdir(), 'gw-hot-')), 'bench.db');
-  const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+  const extensions = storeExtensionsOf([{ plugin: creditPlugin, index: 0 }]);
+  const store = await openStore({ driver: 'sqlite', path }, { redo: true }, extensions);
+  const reservations = CreditReservations.of(store);
   const a = await store.accounts.create({ name: 'bench', credits: 1e15 });
   await store.keys.create({
     hash: 'b'.repeat(64),
@@ -62,18 +67,18 @@ export async function hotPath(): Promise<string[]> {
     limitReset: 'daily',
   });
   const cycle = async () => {
-    const r = await store.credit.reserve(a.id, 'b'.repeat(64), 300_000);
+    const r = await reservations.reserve(a.id, 'b'.repeat(64), 300_000);
     if (!r.ok) throw new Error('refused');
-    await store.credit.settle(r.id, 20_000, null);
+    await reservations.settle(r.id, 20_000, null);
   };
   await time(500, cycle);
   const credit = await time(5000, cycle);
   // What a request waits for: the settlement is done once the main thread's ahead log has it (the worker runs it later).
   let refused: unknown = null;
   const loggedCycle = async () => {
-    const r = await store.credit.reserve(a.id, 'b'.repeat(64), 300_000);
+    const r = await reservations.reserve(a.id, 'b'.repeat(64), 300_000);
     if (!r.ok) throw new Error('refused');
-    await store.credit.settleLogged(r.id, 20_000, null, null, [], (e) => (refused = e));
+    await reservations.settleLogged(r.id, 20_000, null, null, [], (e) => (refused = e));
   };
   await time(500, loggedCycle);
   const logged = await time(5000, loggedCycle);

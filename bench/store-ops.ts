@@ -16,6 +16,8 @@ import { storeFileBytes } from '../src/store/stats';
 import { putStatement } from '../plugins/storage/store/repo';
 import { storeExtensionsOf } from '../src/store/extensions';
 import storage from '../plugins/storage';
+import creditPlugin from '../plugins/credit';
+import { CreditReservations } from '../plugins/credit/store/repo';
 import { readdirSync, readFileSync } from 'node:fs';
 import { generationRecord } from '../test/helpers/generation';
 
@@ -48,7 +50,10 @@ async function main(): Promise<void> {
   const store = await openStore(
     config,
     { redo: process.env.REDO !== '0' },
-    storeExtensionsOf([{ plugin: storage, index: 0 }]),
+    storeExtensionsOf([
+      { plugin: creditPlugin, index: 0 },
+      { plugin: storage, index: 1 },
+    ]),
   );
   const acct = await store.accounts.create({ name: 'bench', credits: 1e15 });
   const hash = 'b'.repeat(64);
@@ -63,7 +68,7 @@ async function main(): Promise<void> {
     throw e;
   };
   const one = async (i: number) => {
-    const r = await store.credit.reserve(acct.id, hash, 1000);
+    const r = await CreditReservations.of(store).reserve(acct.id, hash, 1000);
     if (!r.ok) throw new Error('refused');
     const id = `chatcmpl-bench${i}`;
     const now = Date.now();
@@ -87,8 +92,8 @@ async function main(): Promise<void> {
       createdAt: now,
     });
     // As the credit plugin does: done once in the ahead log (AHEAD=0: once the worker ran it).
-    if (ahead) await store.credit.settleLogged(r.id, 500, gen, null, [put], refused);
-    else await store.credit.settle(r.id, 500, gen, null, [put]);
+    if (ahead) await CreditReservations.of(store).settleLogged(r.id, 500, gen, null, [put], refused);
+    else await CreditReservations.of(store).settle(r.id, 500, gen, null, [put]);
   };
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();

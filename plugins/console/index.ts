@@ -77,7 +77,7 @@ export default definePlugin<ConsoleConfig>({
       lagMs: config.rollup_lag_ms,
       maxSpanMs: 6 * 3_600_000,
       // PostgreSQL's replicas record generations too: there every roll-up asks the store.
-      ...(store.driver === 'postgres' ? {} : { recorded: () => store.credit.recorded }),
+      ...(store.driver === 'postgres' ? {} : { recorded: () => store.generations.recorded }),
     });
     // In the background, one at a time: a first roll-up over a large history must not hold up the start.
     let rolling: Promise<unknown> | undefined;

@@ -20,10 +20,10 @@ import {
   type GatewayState,
   type Generation,
   type ModelConfig,
-  type Overrun,
   type PendingWrite,
   type Usage,
 } from '../../src/plugin';
+import { type Overrun } from './store/reserve';
 import { billedPrice, effectivePrice, modelPrice, type Price } from './price';
 import { buildGeneration, type Outcome } from './record';
 import { embeddingsCharge, embeddingsReservation } from './embeddings';
@@ -31,6 +31,8 @@ import { registerGenerationRoutes } from './routes';
 import { metadataProblem } from './metadata';
 import { planReservation } from './reservation';
 import { chargeFor, type Charge } from './usage-check';
+import { CreditReservations } from './store/repo';
+import { creditMigrations } from './store/migrations';
 
 export interface CreditConfig {
   /**
@@ -79,6 +81,7 @@ export default definePlugin<CreditConfig>({
   provides: ['credit'],
   // The plan must be final when credit reserves for every attempt of it.
   after: ['fallback'],
+  store: { migrations: creditMigrations, procedures: require.resolve('./store/procedures') },
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -86,16 +89,15 @@ export default definePlugin<CreditConfig>({
   },
   async setup(config, services) {
     const { store, logger, models } = services;
+    const credit = CreditReservations.of(store);
     const prices = new Map<string, Price>(models.all().map((m) => [m.id, modelPrice(m)]));
     const staleMs = config.stale_reservation_ms || services.config.server.max_request_timeout_s * 1000 + 60_000;
     // One process on SQLite owns every reservation: all of them are left over from before.
-    const released = await store.credit.releaseStale(store.driver === 'sqlite' ? 0 : staleMs);
+    const released = await credit.releaseStale(store.driver === 'sqlite' ? 0 : staleMs);
     if (released > 0) logger.warn({ released }, 'released credit reservations left by an earlier process');
     const sweeper = setInterval(
       () =>
-        void store.credit
-          .releaseStale(staleMs)
-          .catch((e: unknown) => logger.error({ err: e }, 'reservation sweep failed')),
+        void credit.releaseStale(staleMs).catch((e: unknown) => logger.error({ err: e }, 'reservation sweep failed')),
       60_000,
     );
     sweeper.unref();
@@ -144,7 +146,7 @@ export default definePlugin<CreditConfig>({
     ): Promise<boolean> {
       logger.error({ err: e, requestId }, 'credit settlement failed; retrying without client fields');
       try {
-        await store.credit.settle(
+        await credit.settle(
           reservation,
           cost,
           { ...gen, metadata: null, user: null, appReferer: null, appTitle: null },
@@ -181,7 +183,7 @@ export default definePlugin<CreditConfig>({
       const refused = (e: unknown) => void settleAgain(e, requestId, reservation, cost, gen, overrun, writes);
       try {
         // Done once it is in the store's log; refused by the store after that, it is settled again as below.
-        await store.credit.settleLogged(reservation, cost, gen, overrun, writes, refused);
+        await credit.settleLogged(reservation, cost, gen, overrun, writes, refused);
       } catch (e) {
         if (!(await settleAgain(e, requestId, reservation, cost, gen, overrun, writes))) return;
       }
@@ -239,7 +241,7 @@ export default definePlugin<CreditConfig>({
         }
         covered.set(s, planned.caps);
         const most = fromNano(planned.amount);
-        const r = await store.credit.reserve(principal.accountId, principal.keyHash, planned.amount);
+        const r = await credit.reserve(principal.accountId, principal.keyHash, planned.amount);
         if (!r.ok) {
           throw r.limit === 'account'
             ? errors.insufficientCredits(

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { errors, fromNano, generationJson, getAuthenticate, type SharedServices, type Store } from '../../src/plugin';
+import { CreditReservations } from './store/repo';
 
 const PERIODS: Record<string, number> = { day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 };
 
@@ -16,7 +17,7 @@ export function registerGenerationRoutes(router: Router, store: Store, shared: S
     if (!g || (!p.isAdmin && g.accountId !== p.accountId))
       throw errors.notFound('generation_not_found', `No generation '${id}'`, 'id');
     // Usage the upstream reported beyond the reservation (or malformed): what the operator carried, and why.
-    const overrun = await store.credit.overrun(g.id);
+    const overrun = await CreditReservations.of(store).overrun(g.id);
     ctx.body = {
       data: {
         ...generationJson(g),

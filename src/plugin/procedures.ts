@@ -6,6 +6,11 @@
  */
 export { all, get, insertRows, pick, run, Rollback, spelled } from '../store/db';
 export type { Dialect, Param, Proc, ProcBody, ProcMany, ProcWire, RunResult, Sql, Step } from '../store/db';
-export type { HoldBook } from '../store/engine/holds';
+export { HoldBook, madeHold, type Hold, type MadeHold } from '../store/engine/holds';
+export { scalarExact } from '../store/engine/redo-codec';
 export { num, numOrNull } from '../store/money';
 export { META_UPSERT } from '../store/meta';
+export { windowStart, type LimitReset } from '../store/keys';
+export { GENERATION_COLUMNS, generationParams, type Generation } from '../store/generations';
+export { writeParams, type PendingWrite } from '../store/request-batch';
+export { orderedId, randomId } from '../ids';

@@ -44,6 +44,19 @@ export interface Db {
    * driven statement by statement inside tx().
    */
   call<A, R>(proc: Proc<A, R>, args: A): Promise<R>;
+  /**
+   * SQLite in the gateway's own process: run a procedure (one with a wire form that writes) acknowledged twice,
+   * `logged` once the main thread's ahead log has it (a crash from then on cannot lose it), `answered` with its result
+   * once the engine ran it. Null (or absent: other stores) when there is no ahead log: use call().
+   */
+  callLogged?<A, R>(proc: Proc<A, R>, args: A): { logged: Promise<void>; answered: Promise<R | null> } | null;
+  /** SQLite: run a read-only procedure whose answer nobody needs with the next request that crosses to the engine. */
+  tell?<A>(proc: Proc<A, unknown>, args: A): void;
+  /**
+   * SQLite: how many writes other than procedures that report credit (Proc.reportsCredit) have finished: what the
+   * main thread knows of credit from before the latest of them is to be read again.
+   */
+  readonly foreignWrites?: number;
   close(): Promise<void>;
 }
 
@@ -55,7 +68,7 @@ export interface Step {
 }
 
 /**
- * A procedure's statements. `holds` is the SQLite engine's book of credit reservations (src/store/engine/holds.ts), given
+ * A procedure's statements. `holds` is the SQLite engine's book of credit reservations (./engine/holds.ts), given
  * only where the procedure runs inside that engine; procedures that need it run on SQLite only.
  */
 export type ProcBody<A, R> = (args: A, holds?: HoldBook) => Generator<Step, R, unknown>;
@@ -79,7 +92,7 @@ export interface Proc<A, R> {
   readOnly?: boolean;
   /**
    * What it changes of accounts' and keys' credit it reports in its result, so it leaves what the main thread knows
-   * of their credit (src/store/local-credit.ts) as it was; any other write makes the main thread read credit again.
+   * of their credit (the credit plugin's holds) as it was; any other write makes the main thread read credit again.
    */
   reportsCredit?: boolean;
   /**

@@ -162,6 +162,21 @@ export function generationJson(g: Generation) {
 export class GenerationRepo {
   constructor(private readonly db: Db) {}
 
+  private committed = 0;
+
+  /**
+   * Generation records this process has committed so far, as their writer (the credit plugin's settlements) counts
+   * them: on SQLite the only ones the store gets, so a reader (the console's roll-up) knows when nothing is new.
+   */
+  get recorded(): number {
+    return this.committed;
+  }
+
+  /** The writer committed a record (see `recorded`). */
+  noteRecorded(): void {
+    this.committed++;
+  }
+
   async get(id: string): Promise<Generation | undefined> {
     const r = await this.db.get<Row>('SELECT * FROM generations WHERE id = ?', [id]);
     return r ? toGeneration(r) : undefined;

@@ -9,7 +9,7 @@ import { procedureRegistry } from './procedures';
 import { migrations } from './migrations/index';
 import { AccountRepo } from './accounts';
 import { KeyRepo } from './keys';
-import { CreditRepo } from './credit-repo';
+import { LedgerRepo } from './ledger';
 import { GenerationRepo } from './generations';
 import { AuditRepo } from './audit';
 import { NO_EXTENSIONS, type StoreExtensions } from './extensions';
@@ -20,14 +20,15 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 548;
 
 /**
  * The Store: one object over the configured database that the rest of the gateway
- * talks to. Repositories (accounts, keys, ledger, responses, generations) hang off it
+ * talks to. Repositories the core and several plugins share (accounts, keys, the ledger, generations, the audit
+ * log) hang off it
  * and are written once against the Db seam, for SQLite and PostgreSQL alike.
  * `memory` is SQLite in memory: the same code, nothing on disk.
  */
 export class Store {
   readonly accounts: AccountRepo;
   readonly keys: KeyRepo;
-  readonly credit: CreditRepo;
+  readonly ledger: LedgerRepo;
   readonly generations: GenerationRepo;
   readonly audit: AuditRepo;
 
@@ -41,7 +42,7 @@ export class Store {
   ) {
     this.accounts = new AccountRepo(db);
     this.keys = new KeyRepo(db);
-    this.credit = new CreditRepo(db);
+    this.ledger = new LedgerRepo(db);
     this.generations = new GenerationRepo(db);
     this.audit = new AuditRepo(db);
   }

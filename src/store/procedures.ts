@@ -1,18 +1,12 @@
 import type { Proc } from './db';
-import { committedProc, countHoldsProc, noteHoldProc, reserveProc, staleHoldsProc } from './credit';
-import { settleProc } from './credit-settle';
 
 type AnyProc = Proc<unknown, unknown>;
 
-/** The core's own procedures. Plugins bring theirs as a module (`store.procedures` in their definitions). */
-const core = [
-  reserveProc,
-  committedProc,
-  noteHoldProc,
-  settleProc,
-  staleHoldsProc,
-  countHoldsProc,
-] as unknown as AnyProc[];
+/**
+ * The core's own procedures: none today (credit's, the console's and oauth's are their plugins'). Plugins bring
+ * theirs as a module (`store.procedures` in their definitions).
+ */
+const core: AnyProc[] = [];
 
 export const coreProcedures: ReadonlyMap<string, AnyProc> = new Map(core.map((p) => [p.name, p]));
 

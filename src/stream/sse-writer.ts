@@ -80,7 +80,7 @@ class StreamWriter {
   async run(): Promise<StreamEnd> {
     const { res, opts, stream } = this;
     // The head in one call; the caller's headers win over the stream's defaults, its request id over both. Layers,
-    // not a spread followed by a new property (an object of a map of its own, every request: see store/engine/holds.ts).
+    // not a spread followed by a new property (an object of a map of its own, every request: see madeHold).
     res.writeHead(200, headList(STREAM_HEADERS, opts.headers, { 'X-Request-Id': opts.requestId }));
     this.cork();
     res.flushHeaders();

@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { postJson, type TestGateway } from '../helpers/gateway';
 import { toNano } from '../../src/store/money';
+import { creditOf } from '../helpers/store';
 
 export type Key = { key: string; accountId: string; hash: string };
 
 /** Wait until no reservation of the account is open (streams settle after their last byte). */
 export async function settled(gw: TestGateway, accountId: string): Promise<void> {
   for (let i = 0; i < 250; i++) {
-    if ((await gw.services.store.credit.openReservations(accountId)) === 0) return;
+    if ((await creditOf(gw.services.store).openReservations(accountId)) === 0) return;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('reservations still open');
@@ -28,7 +29,7 @@ export async function books(gw: TestGateway, k: Key, returned: number[]): Promis
   expect(key.reserved).to.equal(0);
   const list = await store.generations.list({ accountId: k.accountId, limit: 1000 });
   const records = list.reduce((s, g) => s + g.cost, 0);
-  const ledger = await store.credit.ledgerSum(k.accountId);
+  const ledger = await store.ledger.sum(k.accountId);
   expect(ledger, 'ledger == records').to.equal(records);
   expect(ledger, 'ledger == sum of usage.cost returned').to.equal(returned.reduce((s, c) => s + c, 0));
   expect(key.usage, 'key usage == its records').to.equal(
@@ -40,7 +41,8 @@ export async function books(gw: TestGateway, k: Key, returned: number[]): Promis
 /** No generation of the account has an overrun: an honest upstream stayed within every reservation. */
 export async function noOverruns(gw: TestGateway, accountId: string): Promise<number> {
   const records = await gw.services.store.generations.list({ accountId, limit: 1000 });
-  for (const g of records) expect((await gw.services.store.credit.overrun(g.id))?.reason ?? null, g.id).to.equal(null);
+  for (const g of records)
+    expect((await creditOf(gw.services.store).overrun(g.id))?.reason ?? null, g.id).to.equal(null);
   return records.length;
 }
 

@@ -6,6 +6,7 @@ import { creditConfig } from '../helpers/credit';
 import { toNano } from '../../src/store/money';
 import { honestModel, honestUpstream } from './honest-upstream';
 import { books, burst, settled, type Key } from './books';
+import { creditOf } from '../helpers/store';
 
 /**
  * Issue 13: a hostile but ordinary client (and a misbehaving upstream) against the full
@@ -77,7 +78,7 @@ describe('credit limits hold against any request (issue 13)', function () {
       await books(gw, k, costs);
     }
     const records = await gw.services.store.generations.list({ limit: 1000 });
-    for (const g of records) expect((await gw.services.store.credit.overrun(g.id))?.reason ?? null).to.equal(null);
+    for (const g of records) expect((await creditOf(gw.services.store).overrun(g.id))?.reason ?? null).to.equal(null);
   });
 
   it('a fallback entry that overrides messages with a long prompt is reserved for its own prompt', async () => {

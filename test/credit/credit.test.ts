@@ -6,10 +6,11 @@ import { MockUpstream, openaiFixtures } from '../helpers/mock-upstream';
 import { fromNano } from '../../src/store/money';
 import { MODEL, creditConfig, exactRequest } from '../helpers/credit';
 import { keyedClient, sdkClient } from '../helpers/sdk';
+import { creditOf } from '../helpers/store';
 
 async function settled(gw: TestGateway, accountId: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    if ((await gw.services.store.credit.openReservations(accountId)) === 0) return;
+    if ((await creditOf(gw.services.store).openReservations(accountId)) === 0) return;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('reservations still open');
@@ -109,7 +110,7 @@ describe('credit', () => {
         .catch((e: unknown) => e);
       expect((e3 as InstanceType<typeof OpenAI.APIError>).status).to.equal(402);
       expect(up.requests).to.have.length(0);
-      expect(await g2.services.store.credit.openReservations()).to.equal(0);
+      expect(await creditOf(g2.services.store).openReservations()).to.equal(0);
     } finally {
       await g2.stop();
       await up.stop();
@@ -140,7 +141,7 @@ describe('credit', () => {
     expect(k!.reserved).to.equal(0);
     const records = await gw.services.store.generations.list({ accountId, limit: 1000 });
     const recorded = records.reduce((s, g) => s + g.cost, 0);
-    expect(await gw.services.store.credit.ledgerSum(accountId)).to.equal(recorded);
+    expect(await gw.services.store.ledger.sum(accountId)).to.equal(recorded);
     expect(recorded).to.equal(ok.length * cost);
     expect((await gw.services.store.accounts.get(accountId))!.usage).to.equal(ok.length * cost);
   });
@@ -162,7 +163,7 @@ describe('credit', () => {
     expect(g.completionTokens).to.be.within(1, 10); // of 19 in the whole answer
     expect(g.cost).to.equal(g.promptTokens * 1000 + g.completionTokens * 2000);
     expect((await gw.services.store.accounts.get(accountId))!.usage).to.equal(g.cost);
-    expect(await gw.services.store.credit.ledgerSum(accountId)).to.equal(g.cost);
+    expect(await gw.services.store.ledger.sum(accountId)).to.equal(g.cost);
   });
 
   it('a stream the upstream breaks mid-way bills the produced part and ends with an error event', async () => {
@@ -239,12 +240,12 @@ describe('credit', () => {
   it('a reservation left by a crash is released at start-up', async () => {
     const store = gw.services.store;
     const { accountId, hash } = await makeAccountKey(gw, { credits: 1 });
-    const r = await store.credit.reserve(accountId, hash, 5000);
+    const r = await creditOf(store).reserve(accountId, hash, 5000);
     expect(r.ok).to.equal(true);
     expect((await store.accounts.get(accountId))!.reserved).to.equal(5000);
     const g2 = await startTestGateway(creditConfig(), { store }); // a new process on the same database
     await g2.stop();
-    expect(await store.credit.openReservations(accountId)).to.equal(0);
+    expect(await creditOf(store).openReservations(accountId)).to.equal(0);
     expect((await store.accounts.get(accountId))!.reserved).to.equal(0);
     expect((await store.keys.get(hash))!.reserved).to.equal(0);
   });
@@ -254,11 +255,11 @@ describe('credit', () => {
     const { accountId, hash } = await makeAccountKey(gw, { credits: 10 });
     await adminCall(gw, 'PATCH', `/v1/keys/${hash}`, { limit: 0.00001, limit_reset: 'daily' });
     const yesterday = Date.now() - 86_400_000;
-    const r1 = await store.credit.reserve(accountId, hash, 10_000, yesterday);
+    const r1 = await creditOf(store).reserve(accountId, hash, 10_000, yesterday);
     expect(r1.ok).to.equal(true);
-    if (r1.ok) await store.credit.settle(r1.id, 10_000, null);
-    expect((await store.credit.reserve(accountId, hash, 1, yesterday)).ok).to.equal(false); // still the same day
-    const today = await store.credit.reserve(accountId, hash, 10_000);
+    if (r1.ok) await creditOf(store).settle(r1.id, 10_000, null);
+    expect((await creditOf(store).reserve(accountId, hash, 1, yesterday)).ok).to.equal(false); // still the same day
+    const today = await creditOf(store).reserve(accountId, hash, 10_000);
     expect(today.ok).to.equal(true);
   });
 });

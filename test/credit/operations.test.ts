@@ -11,6 +11,7 @@ import type { ModelConfig } from '../../src/config/types';
 import { books, burst, noOverruns, served, settled, type Key } from './books';
 import { honestModel, honestUpstream } from './honest-upstream';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
+import { creditOf } from '../helpers/store';
 
 /**
  * Issues 13 + 18: /v1/responses (plain, streamed, cut by the client, continuing a stored
@@ -231,7 +232,7 @@ for (const driver of ['memory', 'postgres'] as const)
         expect(u.prompt_tokens, 'the client sees checked counts').to.be.a('number').and.at.least(0);
         const records = await gw.services.store.generations.list({ accountId: k.accountId, limit: 10 });
         for (const r of records)
-          expect((await gw.services.store.credit.overrun(r.id))?.reason, lie).to.equal(
+          expect((await creditOf(gw.services.store).overrun(r.id))?.reason, lie).to.equal(
             lie === 'huge' ? 'usage_above_bound' : 'malformed_usage',
           );
       }

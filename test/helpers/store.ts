@@ -3,14 +3,26 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/store/index';
+import { openStore, type OpenOptions, type Store } from '../../src/store/index';
 import { storeExtensionsOf, type StoreExtensions } from '../../src/store/extensions';
+import type { StoreConfig } from '../../src/config/types';
 import type { Plugin } from '../../src/pipeline/plugin';
+import { CreditReservations } from '../../plugins/credit/store/repo';
 
 /** The store extensions of built-in plugins by name, as a chain of them opens the store with. */
 export function builtinExtensions(...names: string[]): StoreExtensions {
   const plugin = (n: string) => (require(`../../plugins/${n}`) as { default: Plugin }).default;
   return storeExtensionsOf(names.map((n, index) => ({ plugin: plugin(n), index })));
+}
+
+/** A store opened as a gateway with the credit and storage plugins in its chain opens it. */
+export function openChainStore(config: StoreConfig, opts: OpenOptions = {}): Promise<Store> {
+  return openStore(config, opts, builtinExtensions('credit', 'storage'));
+}
+
+/** The credit plugin's reservations on `store` (the one the plugin uses there). */
+export function creditOf(store: Store): CreditReservations {
+  return CreditReservations.of(store);
 }
 
 /** The `n` a `SELECT COUNT(*) AS n ...` gives. */
@@ -31,7 +43,7 @@ export async function expectAllCharged(
   const a = await store.accounts.get(accountId);
   expect(a?.usage, `${label}usage`).to.equal(expected.charged);
   expect(a?.reserved, `${label}reserved`).to.equal(0);
-  expect(await store.credit.ledgerSum(accountId), `${label}ledger`).to.equal(expected.charged);
+  expect(await store.ledger.sum(accountId), `${label}ledger`).to.equal(expected.charged);
   expect(await countRows(store, 'SELECT COUNT(*) AS n FROM generations'), `${label}records`).to.equal(expected.count);
   expect(
     await countRows(store, 'SELECT COUNT(*) AS n FROM gateway_meta WHERE key LIKE ?', [`${expected.prefix}%`]),
@@ -43,7 +55,7 @@ export async function expectAllCharged(
 export async function storeWithAccount(prefix: string): Promise<{ dir: string; path: string; accountId: string }> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const path = join(dir, 'store.db');
-  const store = await openStore({ driver: 'sqlite', path });
+  const store = await openChainStore({ driver: 'sqlite', path });
   const accountId = (await store.accounts.create({ name: 'a', credits: 1_000_000 })).id;
   await store.close();
   return { dir, path, accountId };

@@ -1,12 +1,19 @@
 import { expect } from 'chai';
 import fs, { rmSync, statSync } from 'node:fs';
-import { openStore } from '../../src/store/index';
+import {} from '../../src/store/index';
 import type { SqliteDb } from '../../src/store/engine/sqlite-db';
 import { AheadLog, EMPTY_ABOVE, MAX_UNANSWERED } from '../../src/store/engine/ahead-log';
 import { within } from '../helpers/poll';
 import { readRecords } from '../../src/store/engine/redo-log';
 import { generationRecord } from '../helpers/generation';
-import { countRows as count, expectAllCharged, runKilledFixture, storeWithAccount } from '../helpers/store';
+import {
+  countRows as count,
+  expectAllCharged,
+  runKilledFixture,
+  storeWithAccount,
+  creditOf,
+  openChainStore,
+} from '../helpers/store';
 
 describe("SQLite ahead log: a request's settlement done once the main thread logged it", function () {
   this.timeout(60000);
@@ -22,14 +29,14 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
     const acked = runKilledFixture<{ charged: number; bytes: number }>('ahead-crash', [path, accountId, '30']);
     expect(acked.bytes, 'what was acknowledged was in the ahead log').to.be.greaterThan(0);
     for (let round = 0; round < 2; round++) {
-      const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+      const store = await openChainStore({ driver: 'sqlite', path }, { redo: true });
       try {
         expect(statSync(`${path}-ahead-0`).size + statSync(`${path}-ahead-1`).size, 'emptied once run').to.equal(0);
         await expectAllCharged(store, accountId, { ...acked, count: 30, prefix: 'k' }, `round ${round}: `);
         // The next settlements number on from the last one run, and are not taken for it.
-        const r = await store.credit.reserve(accountId, null, 1_000);
+        const r = await creditOf(store).reserve(accountId, null, 1_000);
         expect(r.ok).to.equal(true);
-        if (r.ok) await store.credit.settleLogged(r.id, 7, null, null, [], () => undefined);
+        if (r.ok) await creditOf(store).settleLogged(r.id, 7, null, null, [], () => undefined);
         await store.db.get('SELECT 1'); // a read sees what was acknowledged
         expect((await store.accounts.get(accountId))?.usage).to.equal(acked.charged + 7);
         acked.charged += 7;
@@ -49,7 +56,7 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
     // All answered, past the size at which an answered file was emptied: kept, for nothing else holds them.
     expect(acked.bytes, 'the ahead log kept them').to.be.greaterThan(512 * 1024);
     expect(acked.redo, 'the redo log holds none of them').to.equal(0);
-    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    const store = await openChainStore({ driver: 'sqlite', path }, { redo: true });
     try {
       await expectAllCharged(store, accountId, { ...acked, count: 30, prefix: 'k' });
     } finally {
@@ -59,7 +66,7 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
 
   it('a write after settlements run from the ahead log alone replays after them, as it ran', async () => {
     const acked = runKilledFixture<{ charged: number }>('ahead-crash', [path, accountId, '3', 'mixed']);
-    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    const store = await openChainStore({ driver: 'sqlite', path }, { redo: true });
     try {
       expect((await store.accounts.get(accountId))?.usage).to.equal(acked.charged);
       // Replayed before the settlement that made it, the delete would find nothing, and the record would stay.
@@ -71,16 +78,16 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
   });
 
   it('a read right after a settlement was acknowledged sees it; a worker that dies gets what it had not run again', async () => {
-    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    const store = await openChainStore({ driver: 'sqlite', path }, { redo: true });
     try {
       const db = store.db as SqliteDb;
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) {
-        const r = await store.credit.reserve(accountId, null, 1_000);
+        const r = await creditOf(store).reserve(accountId, null, 1_000);
         if (r.ok) ids.push(r.id);
       }
       // Acknowledged, then read at once: the read crosses after it and must see it.
-      await store.credit.settleLogged(ids[0], 10, generationRecord({ id: 'gen-a', accountId }), null, [], () => {});
+      await creditOf(store).settleLogged(ids[0], 10, generationRecord({ id: 'gen-a', accountId }), null, [], () => {});
       expect(await count(store, 'SELECT COUNT(*) AS n FROM generations WHERE id = ?', ['gen-a'])).to.equal(1);
       // Ten more acknowledged; the worker thread is terminated before it answers them.
       const worker = (db as unknown as { link: { worker: { terminate(): Promise<number> } | null } }).link.worker!;
@@ -88,7 +95,7 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
       const acks = ids
         .slice(1, 11)
         .map((id, i) =>
-          store.credit.settleLogged(
+          creditOf(store).settleLogged(
             id,
             20,
             generationRecord({ id: `gen-b${i}`, accountId }),
@@ -101,7 +108,7 @@ describe("SQLite ahead log: a request's settlement done once the main thread log
       await worker.terminate();
       await new Promise((r) => setTimeout(r, 200));
       expect(await count(store, "SELECT COUNT(*) AS n FROM generations WHERE id LIKE 'gen-b%'")).to.equal(10);
-      expect(await store.credit.ledgerSum(accountId)).to.equal(10 + 10 * 20);
+      expect(await store.ledger.sum(accountId)).to.equal(10 + 10 * 20);
       expect(refused).to.equal(0);
     } finally {
       await store.close();

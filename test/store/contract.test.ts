@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type OpenOptions, type Store } from '../../src/store/index';
+import { type OpenOptions, type Store } from '../../src/store/index';
 import type { StoreConfig } from '../../src/config/types';
 import { windowStart, limitRemaining } from '../../src/store/keys';
 import { toNano, fromNano } from '../../src/store/money';
 import { deferWrite, openBatch, takeBatch } from '../../src/store/request-batch';
 import { putStatement, ResponseRepo } from '../../plugins/storage/store/repo';
-import { builtinExtensions } from '../helpers/store';
+import { creditOf, openChainStore } from '../helpers/store';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
 import { generationRecord } from '../helpers/generation';
 
@@ -23,7 +23,7 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>, o
         console.warn(`    ! ${name}: GATEWAY_TEST_POSTGRES_URL is not set; the PostgreSQL contract did not run`);
         this.skip();
       }
-      store = await openStore(cfg as StoreConfig, opts, builtinExtensions('storage'));
+      store = await openChainStore(cfg as StoreConfig, opts);
     });
     after(async () => store?.close());
 
@@ -109,9 +109,9 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>, o
       const hash = 'c'.repeat(64);
       await store.keys.create({ hash, accountId: a.id, name: 'k', label: 'x', limit: 100 });
       // The account covers 500, the key's limit does not: the account's reservation made first is undone.
-      expect(await store.credit.reserve(a.id, hash, 500)).to.deep.equal({ ok: false, limit: 'key', available: 100 });
+      expect(await creditOf(store).reserve(a.id, hash, 500)).to.deep.equal({ ok: false, limit: 'key', available: 100 });
       expect((await store.accounts.get(a.id))!.reserved).to.equal(0);
-      const r = await store.credit.reserve(a.id, hash, 80);
+      const r = await creditOf(store).reserve(a.id, hash, 80);
       if (!r.ok) throw new Error('refused');
       const now = Date.now();
       const gen = {
@@ -152,12 +152,12 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>, o
       const batch: Record<string, unknown> = {};
       openBatch(batch);
       expect(deferWrite(batch, putStatement(response))).to.equal(true);
-      expect(await store.credit.settle(r.id, 60, gen, null, takeBatch(batch))).to.equal(true);
+      expect(await creditOf(store).settle(r.id, 60, gen, null, takeBatch(batch))).to.equal(true);
       expect(deferWrite(batch, putStatement(response)), 'a taken batch is closed').to.equal(false);
       expect((await new ResponseRepo(store.db).get(gen.id))!.body).to.deep.equal(response.body);
       expect((await store.generations.get(gen.id))!.cost).to.equal(60);
-      expect(await store.credit.ledgerSum(a.id)).to.equal(60);
-      expect(await store.credit.settle(r.id, 60, gen), 'settling twice charges once').to.equal(false);
+      expect(await store.ledger.sum(a.id)).to.equal(60);
+      expect(await creditOf(store).settle(r.id, 60, gen), 'settling twice charges once').to.equal(false);
       expect((await store.accounts.get(a.id))!).to.include({ usage: 60, reserved: 0 });
     });
 
@@ -166,11 +166,11 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>, o
       const day = 86_400_000;
       const ids: string[] = [];
       for (const [i, age] of [40, 35, 31, 2, 0].entries()) {
-        const r = await store.credit.reserve(a.id, null, 10);
+        const r = await creditOf(store).reserve(a.id, null, 10);
         if (!r.ok) throw new Error('refused');
         const id = `ret-${a.id}-${i}`;
         ids.push(id);
-        await store.credit.settle(
+        await creditOf(store).settle(
           r.id,
           10,
           generationRecord({
@@ -194,7 +194,7 @@ function contract(name: string, makeConfig: () => Promise<StoreConfig | null>, o
         await new Promise((r) => setTimeout(r, 20));
       expect(await kept()).to.deep.equal([false, false, false, true, true]);
       expect(errors).to.deep.equal([]);
-      expect(await store.credit.ledgerSum(a.id)).to.equal(50);
+      expect(await store.ledger.sum(a.id)).to.equal(50);
     });
 
     it('rolls a transaction back whole', async () => {
@@ -242,8 +242,8 @@ describe('store', () => {
     }
     const url = await freshPostgresUrl();
     const [a, b] = await Promise.all([
-      openStore({ driver: 'postgres', url, pool_size: 2 }),
-      openStore({ driver: 'postgres', url, pool_size: 2 }),
+      openChainStore({ driver: 'postgres', url, pool_size: 2 }),
+      openChainStore({ driver: 'postgres', url, pool_size: 2 }),
     ]);
     const rows = await a.db.all<{ n: unknown }>('SELECT COUNT(*) AS n FROM schema_migrations');
     expect(Number(rows[0].n)).to.be.greaterThan(0);

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
-import type { SettleArgs } from '../../src/store/credit-settle';
+import type { SettleArgs } from '../../plugins/credit/store/settle';
 import type { Generation } from '../../src/store/generations';
 import { decodePayload, encodePayload, jsonText } from '../../src/store/engine/redo-codec';
 import { writeParams } from '../../src/store/request-batch';
-import { holdWire, settleWire } from '../../src/store/credit-wire';
+import { holdWire, settleWire } from '../../plugins/credit/store/wire';
 import { generationRecord } from '../helpers/generation';
 
 const text = fc.string({ maxLength: 12 });

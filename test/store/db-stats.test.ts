@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../src/store/index';
+import {} from '../../src/store/index';
 import { ResponseRepo } from '../../plugins/storage/store/repo';
-import { builtinExtensions } from '../helpers/store';
+import { creditOf, openChainStore } from '../helpers/store';
 import type { StoreStats } from '../../src/store/stats';
 import { generationRecord } from '../helpers/generation';
 
@@ -33,13 +33,13 @@ describe('gateway db stats', function () {
         ),
       ) as StoreStats;
     const requests = async (n: number) => {
-      const store = await openStore({ driver: 'sqlite', path }, {}, builtinExtensions('storage'));
+      const store = await openChainStore({ driver: 'sqlite', path }, {});
       const a = await store.accounts.create({ name: 's', credits: 1e12 });
       for (let i = 0; i < n; i++) {
-        const r = await store.credit.reserve(a.id, null, 10);
+        const r = await creditOf(store).reserve(a.id, null, 10);
         if (!r.ok) throw new Error('refused');
         const id = `g${Date.now()}-${i}`;
-        await store.credit.settle(r.id, 10, generationRecord({ id, accountId: a.id }));
+        await creditOf(store).settle(r.id, 10, generationRecord({ id, accountId: a.id }));
         await new ResponseRepo(store.db).put({
           id,
           accountId: a.id,

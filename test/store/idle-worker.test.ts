@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { within } from '../helpers/poll';
-import { openStore } from '../../src/store/index';
+import {} from '../../src/store/index';
 import { SqliteDb } from '../../src/store/engine/sqlite-db';
 import { fileSize } from '../../src/store/stats';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { MOCK_MODEL, postJson } from '../helpers/gateway';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/process';
+import { creditOf, openChainStore } from '../helpers/store';
 
 const threads = (pid: number) => readdirSync(`/proc/${pid}/task`).length;
 
@@ -99,26 +100,26 @@ describe("SQLite store's worker thread stops when idle", function () {
   });
 
   it('keeps the worker while a credit hold is in its book; after it stops, the next reservation reads a new book', async () => {
-    const store = await openStore({ driver: 'sqlite', path: join(dir, 'store.db'), idle_worker_ms: 200 });
+    const store = await openChainStore({ driver: 'sqlite', path: join(dir, 'store.db'), idle_worker_ms: 200 });
     const db = store.db as SqliteDb;
     try {
       const accountId = (await store.accounts.create({ name: 'a', credits: 10_000 })).id;
-      const r = await store.credit.reserve(accountId, null, 4_000);
+      const r = await creditOf(store).reserve(accountId, null, 4_000);
       expect(r.ok).to.equal(true);
       await sleep(700);
       expect(db.workerRunning, 'a hold keeps it').to.equal(true);
       expect((await store.accounts.get(accountId))!.reserved).to.equal(4_000);
-      expect(r.ok && (await store.credit.settle(r.id, 1_500, null))).to.equal(true);
+      expect(r.ok && (await creditOf(store).settle(r.id, 1_500, null))).to.equal(true);
       expect(await within(3000, () => !db.workerRunning), 'settled: it stops').to.equal(true);
 
-      expect(await store.credit.reserve(accountId, null, 8_501), 'the balance the charge left').to.deep.equal({
+      expect(await creditOf(store).reserve(accountId, null, 8_501), 'the balance the charge left').to.deep.equal({
         ok: false,
         limit: 'account',
         available: 8_500,
       });
-      const again = await store.credit.reserve(accountId, null, 8_500);
+      const again = await creditOf(store).reserve(accountId, null, 8_500);
       expect(again.ok && again.book, 'a new worker, a new book').to.not.equal(r.ok && r.book);
-      expect(again.ok && (await store.credit.settle(again.id, 8_500, null))).to.equal(true);
+      expect(again.ok && (await creditOf(store).settle(again.id, 8_500, null))).to.equal(true);
       expect((await store.accounts.get(accountId))!.usage).to.equal(10_000);
     } finally {
       await store.close();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePayload, encodePayload } from '../../src/store/engine/redo-codec';
 import { frameRecord, readRecords, writeAllv } from '../../src/store/engine/redo-log';
-import { settleWire } from '../../src/store/credit-wire';
+import { settleWire } from '../../plugins/credit/store/wire';
 import { generationRecord } from '../helpers/generation';
 
 /** A full garbage collection (the flag exposes gc to contexts made after it is set). */

@@ -3,13 +3,13 @@ import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
-import { openStore } from '../../src/store/index';
+import {} from '../../src/store/index';
 import { SqliteDb } from '../../src/store/engine/sqlite-db';
 import { encodePayload } from '../../src/store/engine/redo-codec';
-import type { SettleArgs } from '../../src/store/credit-settle';
-import { settleWire } from '../../src/store/credit-wire';
+import type { SettleArgs } from '../../plugins/credit/store/settle';
+import { settleWire } from '../../plugins/credit/store/wire';
 import { generationRecord } from '../helpers/generation';
-import { expectAllCharged, runKilledFixture, storeWithAccount } from '../helpers/store';
+import { expectAllCharged, runKilledFixture, storeWithAccount, openChainStore } from '../helpers/store';
 
 /** A whole record as src/store/engine/redo-log.ts frames it; `encode`: its payload (an older version's node:v8 by default). */
 function record(seq: number, entries: unknown[], encode: (v: unknown) => Buffer = serialize): Buffer {
@@ -38,7 +38,7 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
     appendFileSync(`${path}-redo`, whole.subarray(0, whole.length >> 1));
 
     for (let round = 0; round < 2; round++) {
-      const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+      const store = await openChainStore({ driver: 'sqlite', path }, { redo: true });
       try {
         expect((await (store.db as SqliteDb).status()).redo).to.equal(true);
         expect(statSync(`${path}-redo`).size, 'the log is empty once replayed').to.equal(0);
@@ -50,8 +50,8 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
   });
 
   it('one process keeps the log: a second opener runs without it and replays nothing; reads see what was answered', async () => {
-    const a = await openStore({ driver: 'sqlite', path }, { redo: true, commitMs: 60_000 });
-    const b = await openStore({ driver: 'sqlite', path }, { redo: true });
+    const a = await openChainStore({ driver: 'sqlite', path }, { redo: true, commitMs: 60_000 });
+    const b = await openChainStore({ driver: 'sqlite', path }, { redo: true });
     try {
       expect((await (a.db as SqliteDb).status()).redo).to.equal(true);
       expect((await (b.db as SqliteDb).status()).redo, 'the lock is taken').to.equal(false);
@@ -66,7 +66,7 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
       await a.close();
       await b.close();
     }
-    const c = await openStore({ driver: 'sqlite', path }, { redo: true });
+    const c = await openChainStore({ driver: 'sqlite', path }, { redo: true });
     try {
       expect(await c.getMeta('at-close'), 'close commits what the log held').to.equal('yes');
     } finally {
@@ -96,7 +96,7 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
     expect(old[8], 'node:v8 payload').to.equal(0xff);
     expect(String.fromCharCode(json[8]), 'JSON payload').to.equal('{');
     writeFileSync(`${path}-redo`, Buffer.concat([old, json]));
-    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    const store = await openChainStore({ driver: 'sqlite', path }, { redo: true });
     try {
       expect(await store.getMeta('from-v8')).to.equal('yes');
       expect(await store.getMeta('from-json')).to.equal('yes');
@@ -126,10 +126,10 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
     const old = record(1, [{ proc: 'credit.settle', args: settle(1) }], encodePayload);
     const packed = record(2, [{ proc: 'credit.settle', packed: settleWire.pack(settle(2)) }], encodePayload);
     writeFileSync(`${path}-redo`, Buffer.concat([old, packed]));
-    const store = await openStore({ driver: 'sqlite', path }, { redo: true });
+    const store = await openChainStore({ driver: 'sqlite', path }, { redo: true });
     try {
       expect((await store.accounts.get(accountId))?.usage).to.equal(300);
-      expect(await store.credit.ledgerSum(accountId)).to.equal(300);
+      expect(await store.ledger.sum(accountId)).to.equal(300);
       for (const n of [1, 2]) {
         const g = await store.generations.get(`gen-${n}`);
         expect(g, `gen-${n}`).to.include({ accountId, streamed: n === 2, createdAt: 5_000 + n, cost: 100 * n });
@@ -145,7 +145,7 @@ describe('SQLite redo log: writes answered once logged, committed in groups', fu
     writeFileSync(`${path}-redo`, bad);
     let error: unknown = null;
     try {
-      const s = await openStore({ driver: 'sqlite', path }, { redo: true });
+      const s = await openChainStore({ driver: 'sqlite', path }, { redo: true });
       await s.close();
     } catch (e) {
       error = e;

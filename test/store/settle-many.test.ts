@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { openStore, type Store } from '../../src/store/index';
-import { reserveProc, type Overrun } from '../../src/store/credit';
-import { settleProc } from '../../src/store/credit-settle';
+import { type Store } from '../../src/store/index';
+import { reserveProc, type Overrun } from '../../plugins/credit/store/reserve';
+import { settleProc } from '../../plugins/credit/store/settle';
 import { generationRecord } from '../helpers/generation';
+import { creditOf, openChainStore } from '../helpers/store';
 
 const KEYS = ['a'.repeat(64), 'b'.repeat(64), 'c'.repeat(64)];
 /** Two moments in different days, weeks and months (UTC): holds made at each fall in different limit windows. */
@@ -37,7 +38,7 @@ const item: fc.Arbitrary<Item> = fc.record({
 
 /** A store with two accounts and three keys (a daily limit, none, a monthly limit), keys' windows from long ago. */
 async function world(): Promise<{ store: Store; accounts: string[] }> {
-  const store = await openStore({ driver: 'memory' });
+  const store = await openChainStore({ driver: 'memory' });
   const accounts = [];
   for (const name of ['x', 'y']) accounts.push((await store.accounts.create({ name, credits: 1e12 })).id);
   for (const [i, hash] of KEYS.entries()) {
@@ -63,7 +64,7 @@ async function play(items: Item[], together: boolean): Promise<{ settled: boolea
         expect(r.ok).to.equal(true);
         ids.push(id);
       } else {
-        const r = await store.credit.reserve(accountId, keyHash, it.amount, now);
+        const r = await creditOf(store).reserve(accountId, keyHash, it.amount, now);
         if (!r.ok) throw new Error('reservation refused');
         ids.push(r.id);
       }
@@ -73,7 +74,7 @@ async function play(items: Item[], together: boolean): Promise<{ settled: boolea
       const accountId = accounts[it.key === null ? it.account : it.key % 2];
       const keyHash = it.key === null ? null : KEYS[it.key];
       const gen = it.generation ? generationRecord({ id: `gen_${n}`, accountId, keyHash, createdAt: 1 }) : null;
-      return store.credit.settle(id, it.charge, gen, it.overrun);
+      return creditOf(store).settle(id, it.charge, gen, it.overrun);
     };
     const settled: boolean[] = [];
     if (together) settled.push(...(await Promise.all(items.map(settle))));
@@ -89,7 +90,7 @@ async function play(items: Item[], together: boolean): Promise<{ settled: boolea
       ),
       generations: await store.db.all('SELECT id, cost, overrun, overrun_reason FROM generations ORDER BY id'),
       rows: await store.db.all('SELECT id FROM credit_reservations ORDER BY id'),
-      holds: await store.credit.openReservations(accounts[0]),
+      holds: await creditOf(store).openReservations(accounts[0]),
     };
     return { settled, state };
   } finally {
@@ -123,15 +124,15 @@ describe('settlements of one group commit, in one pass (Proc.many)', function ()
   it('one that fails is refused alone, the others settle in one pass', async () => {
     const { store, accounts } = await world();
     try {
-      const held = await Promise.all([1, 2, 3].map(() => store.credit.reserve(accounts[0], null, 1_000)));
+      const held = await Promise.all([1, 2, 3].map(() => creditOf(store).reserve(accounts[0], null, 1_000)));
       const ids = held.map((r) => (r.ok ? r.id : ''));
       // The same generation id twice: the second record breaks the primary key.
       const gen = (i: number) => generationRecord({ id: i === 2 ? 'gen_0' : `gen_${i}`, accountId: accounts[0] });
-      const out = await Promise.allSettled(ids.map((id, i) => store.credit.settle(id, 400, gen(i))));
+      const out = await Promise.allSettled(ids.map((id, i) => creditOf(store).settle(id, 400, gen(i))));
       expect(out.map((o) => o.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected']);
       const a = await store.accounts.get(accounts[0]);
       expect([a!.usage, a!.reserved]).to.deep.equal([800, 1_000]);
-      expect(await store.credit.ledgerSum(accounts[0])).to.equal(800);
+      expect(await store.ledger.sum(accounts[0])).to.equal(800);
     } finally {
       await store.close();
     }

@@ -3,11 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openStore, type Store } from '../../src/store/index';
+import { type Store } from '../../src/store/index';
 import { GENERATION_INSERT, generationParams } from '../../src/store/generations';
 import type { SqliteDb } from '../../src/store/engine/sqlite-db';
 import { generationRecord } from '../helpers/generation';
 import { MOCK_MODEL, startTestGateway, testConfig } from '../helpers/gateway';
+import { creditOf, openChainStore } from '../helpers/store';
 
 const DAY = 86_400_000;
 
@@ -21,7 +22,7 @@ describe('sweeps leave an idle store alone until something falls due', function 
   const messages = (store: Store) => (store.db as SqliteDb).messages;
 
   it('generation retention: deletes what is due, then waits for the oldest record to fall due', async () => {
-    const store = await openStore({ driver: 'sqlite', path: join(dir, 's.db') });
+    const store = await openChainStore({ driver: 'sqlite', path: join(dir, 's.db') });
     try {
       const a = await store.accounts.create({ name: 'a', credits: 0 });
       const now = Date.now();
@@ -73,7 +74,7 @@ describe('sweeps leave an idle store alone until something falls due', function 
       await sleep(400); // ~20 rounds of the response sweep
       expect(messages(gw.services.store) - before).to.equal(0);
       // And what a reservation sweep finds on SQLite with no hold outstanding: nothing, without asking the store.
-      expect(await gw.services.store.credit.releaseStale(60_000)).to.equal(0);
+      expect(await creditOf(gw.services.store).releaseStale(60_000)).to.equal(0);
       expect(messages(gw.services.store) - before).to.equal(0);
     } finally {
       await gw.stop();

@@ -20,7 +20,8 @@ export function buildOpenAIBody(req: ChatRequest, target: UpstreamTarget, stream
   }
   // Object.assign, not `{ ...req, model }` and then new fields: in optimized code this V8 gives an object made by a
   // spread followed by a new property a map of its own (a new map a request, and every load on it a miss: see
-  // src/store/engine/holds.ts, madeHold). A spread that only replaces a field (the plain case) keeps the map, and is faster.
+  // madeHold in src/store/engine/holds.ts). A spread that only replaces a field (the plain case) keeps the map, and
+  // is faster.
   const body: Record<string, unknown> = Object.assign({}, req);
   body.model = target.deployment.model;
   body.stream = true;

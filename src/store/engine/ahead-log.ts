@@ -45,7 +45,7 @@ interface AheadFile {
  * holds it until the engine says it committed (`committed`), after which this copy is no longer needed.
  *
  * Two files take turns, each emptied once everything in it was answered and committed (and it holds EMPTY_ABOVE), so
- * the log stays small under any load. The engine reads both whenever it starts (src/store/engine/sqlite-engine.ts) and runs,
+ * the log stays small under any load. The engine reads both whenever it starts (./sqlite-engine.ts) and runs,
  * after its own redo log, every entry numbered above the last it committed or logged; an entry sent to a worker that
  * died is sent again, and the next runs it from the files before anything else, and skips it when it comes. Only
  * the engine that holds the redo log's lock starts one (SqliteDb.startAhead).

@@ -10,7 +10,7 @@ export type EngineRequest =
       op: 'proc';
       name: string;
       /** packed when the procedure has a wire form (Proc.wire) */ args: unknown;
-      /** its number in the main thread's ahead log (src/store/engine/ahead-log.ts): it was acknowledged from there */
+      /** its number in the main thread's ahead log (./ahead-log.ts): it was acknowledged from there */
       ahead?: number;
       /**
        * The packed arguments as the JSON text the ahead log wrote (then `args` is null): a string crosses to the
@@ -28,11 +28,11 @@ export type EngineRequest =
 export interface EngineStatus {
   /** Whether the checkpointer thread runs now (a loaded file store), or checkpoints run on the writer. */
   checkpointer: boolean;
-  /** Credit reservations held in memory (src/store/engine/holds.ts). */
+  /** Credit reservations held in memory (./holds.ts). */
   holds: number;
-  /** Writes are answered once in the redo log and committed in groups (src/store/engine/redo-log.ts). */
+  /** Writes are answered once in the redo log and committed in groups (./redo-log.ts). */
   redo: boolean;
-  /** The last entry of the main thread's ahead log this engine has run (src/store/engine/ahead-log.ts). */
+  /** The last entry of the main thread's ahead log this engine has run (./ahead-log.ts). */
   ahead: number;
 }
 

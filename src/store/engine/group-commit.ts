@@ -16,7 +16,7 @@ interface Queued {
   redo: RedoEntry;
 }
 
-/** What the group commit shares with the engine around it (src/store/engine/sqlite-engine.ts). */
+/** What the group commit shares with the engine around it (./sqlite-engine.ts). */
 export interface GroupCommitDeps {
   entries: EntryRunner;
   holds: HoldBook;

@@ -17,7 +17,7 @@ export type RedoEntry =
   | {
       proc: string;
       /** the arguments as the procedure packs them (Proc.wire) */ packed: unknown[];
-      /** its number in the main thread's ahead log, when it was acknowledged from there (src/store/engine/ahead-log.ts) */
+      /** its number in the main thread's ahead log, when it was acknowledged from there (./ahead-log.ts) */
       ahead?: number;
     };
 

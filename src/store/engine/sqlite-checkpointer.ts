@@ -8,7 +8,7 @@ export type CheckpointReply = { ok: true; log: number; checkpointed: number } | 
 /**
  * The store's checkpointer thread: its own connection copies the WAL into the database file (PASSIVE: never waits
  * for, nor blocks, the writer), so that the copying and its two fsyncs stay off the thread whose commits requests
- * wait for. Asked by the engine (src/store/engine/sqlite-engine.ts) with 'checkpoint'; 'close' ends it.
+ * wait for. Asked by the engine (./sqlite-engine.ts) with 'checkpoint'; 'close' ends it.
  */
 const port = parentPort;
 if (!port) throw new Error('sqlite-checkpointer runs as a worker thread');

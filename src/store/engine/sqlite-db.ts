@@ -40,7 +40,7 @@ function procRequest<A>(proc: Proc<A, unknown>, args: A): EngineRequest {
 }
 
 /**
- * SQLite behind the async Db seam. The connection lives in an engine (src/store/engine/sqlite-engine.ts)
+ * SQLite behind the async Db seam. The connection lives in an engine (./sqlite-engine.ts)
  * that runs in a worker thread for a file: no disk work, commit or checkpoint ever runs on the event
  * loop. Transactions written as procedures cross the thread once; tx(fn) is driven from here
  * statement by statement, one at a time.
@@ -57,7 +57,7 @@ export class SqliteDb implements Db {
 
   /**
    * How many writes other than credit settlements have finished (committed or not): what the main thread knows of
-   * credit (src/store/local-credit.ts) from before the latest of them is read again.
+   * credit (the credit plugin's local holds) from before the latest of them is read again.
    */
   get foreignWrites(): number {
     return this.writes;
@@ -70,7 +70,7 @@ export class SqliteDb implements Db {
   }
 
   /**
-   * `redo`: the worker keeps a redo log and commits writes in groups a few milliseconds long (src/store/engine/redo-log.ts);
+   * `redo`: the worker keeps a redo log and commits writes in groups a few milliseconds long (./redo-log.ts);
    * the gateway's own process only (one process may keep it: another runs without). `idleWorkerMs`: how long a file
    * store's worker thread may idle before it stops (0: it never does).
    */

@@ -17,7 +17,7 @@ type Statement = Database.Statement<unknown[]>;
 /**
  * The SQLite connection and everything that touches the disk: group commit, procedures,
  * transactions driven from the main thread, WAL checkpoints. It runs in the store's worker
- * thread (src/store/engine/sqlite-worker.ts) for a file database, and in-thread for `memory`.
+ * thread (./sqlite-worker.ts) for a file database, and in-thread for `memory`.
  *
  * Writes and procedures that arrive in the same turn share one BEGIN ... COMMIT, each failing
  * alone (savepoints), and every one is answered once committed or logged (./group-commit.ts): nothing is

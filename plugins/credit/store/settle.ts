@@ -1,10 +1,6 @@
-import { orderedId } from '../ids';
-import { get, insertRows, run, type Param, type Proc, type Step } from './db';
-import type { HoldBook, MadeHold } from './engine/holds';
-import { GENERATION_COLUMNS, generationParams, type Generation } from './generations';
-import { num } from './money';
-import { writeParams, type PendingWrite } from './request-batch';
-import { settleWire } from './credit-wire';
+import * as door from '../../../src/plugin/procedures';
+import type { Generation, HoldBook, MadeHold, Param, PendingWrite, Proc, Step } from '../../../src/plugin/procedures';
+import { settleWire } from './wire';
 import {
   ACCOUNT_FREE,
   committed,
@@ -17,10 +13,13 @@ import {
   type CommittedCredit,
   type KeyRow,
   type Overrun,
-} from './credit';
+} from './reserve';
+
+// Read once, at load: a name the door re-exports is a getter, and these are called for every request.
+const { GENERATION_COLUMNS, generationParams, get, insertRows, num, orderedId, run, writeParams } = door;
 
 /**
- * Settling a credit reservation (see ./credit.ts for reserving): release it, charge the real cost (a ledger row) and
+ * Settling a credit reservation (see ./reserve.ts for reserving): release it, charge the real cost (a ledger row) and
  * write the generation record, in one transaction; several settlements of a group commit in one pass.
  */
 export interface SettleArgs {

@@ -1,4 +1,23 @@
-import type { Migration } from './index';
+import type { Migration } from '../../../src/plugin';
+
+/**
+ * The credit plugin's migrations (module names and versions as the gateway recorded them when these lived in the
+ * core). The tables of the ledger and generation records, and the accounts' and keys' reserved columns, are the
+ * core's (its `credit` and `accounts` modules): credit_reservations among them, since one migration made them all.
+ */
+
+/** What an upstream reported beyond the reservation (nano-credits the operator carries) and why. */
+export const creditOverrunMigrations: Migration[] = [
+  {
+    module: 'credit_overrun',
+    version: 1,
+    description: 'overrun beyond the reservation on generation records',
+    up: `
+      ALTER TABLE generations ADD COLUMN overrun BIGINT NOT NULL DEFAULT 0;
+      ALTER TABLE generations ADD COLUMN overrun_reason TEXT;
+    `,
+  },
+];
 
 /**
  * Every request writes a reservation row and deletes it when it settles, so each b-tree the row lives in is a page
@@ -29,3 +48,5 @@ export const reservationMigrations: Migration[] = [
     },
   },
 ];
+
+export const creditMigrations: Migration[] = [...creditOverrunMigrations, ...reservationMigrations];

@@ -1,23 +1,37 @@
-import { randomId } from '../ids';
-import type { Db } from './db';
-import { countHoldsProc, reserveProc, staleHoldsProc, type Overrun, type ReserveResult } from './credit';
-import { settleProc, type SettleArgs, type SettleResult } from './credit-settle';
-import type { Generation } from './generations';
-import { num } from './money';
-import type { PendingWrite } from './request-batch';
+import * as door from '../../../src/plugin';
+import type { Db, Generation, PendingWrite, Store } from '../../../src/plugin';
+import { countHoldsProc, reserveProc, staleHoldsProc, type Overrun, type ReserveResult } from './reserve';
+import { settleProc, type SettleArgs, type SettleResult } from './settle';
 import { LocalCredit, type CountsWrites } from './local-credit';
-import { SqliteDb } from './engine/sqlite-db';
+
+// Read once, at load: a name the door re-exports is a getter, and these are called for every request.
+const { num, randomId } = door;
+
+/** One per database: the holds this thread decides on are the process's (two books on one store would overspend). */
+const perDb = new WeakMap<Db, CreditReservations>();
 
 /**
- * Credit as the rest of the gateway uses it: reserve before the upstream call, settle to the real cost after (the
- * procedures in ./credit.ts), release what a crash left.
+ * Credit as the credit plugin uses it: reserve before the upstream call, settle to the real cost after (the
+ * procedures in ./reserve.ts and ./settle.ts), release what a crash left. The balances and the ledger it charges are
+ * the core's (accounts, keys, credit_ledger, generations).
  */
-export class CreditRepo {
-  /** SQLite: holds decided on this thread (src/store/local-credit.ts); PostgreSQL's replicas share rows. */
+export class CreditReservations {
+  /** SQLite: holds decided on this thread (./local-credit.ts); PostgreSQL's replicas share rows. */
   private readonly local: LocalCredit | null;
 
-  constructor(private readonly db: Db) {
-    this.local = db.dialect === 'sqlite' && 'foreignWrites' in db ? new LocalCredit(db as Db & CountsWrites) : null;
+  /** The one of `store`'s database (every gateway set up on a shared store uses the same). */
+  static of(store: Pick<Store, 'db' | 'generations'>): CreditReservations {
+    let r = perDb.get(store.db);
+    if (!r) perDb.set(store.db, (r = new CreditReservations(store.db, store.generations)));
+    return r;
+  }
+
+  private constructor(
+    private readonly db: Db,
+    private readonly records: { noteRecorded(): void },
+  ) {
+    this.local =
+      db.dialect === 'sqlite' && db.foreignWrites !== undefined ? new LocalCredit(db as Db & CountsWrites) : null;
   }
 
   reserve(accountId: string, keyHash: string | null, amount: number, now = Date.now()): Promise<ReserveResult> {
@@ -65,12 +79,12 @@ export class CreditRepo {
    */
   private answered(reservationId: string, recorded: boolean, r: SettleResult | null, epoch: number): void {
     this.local?.settled(reservationId, r?.committed ?? null, epoch);
-    if (recorded && r?.settled) this.generations++;
+    if (recorded && r?.settled) this.records.noteRecorded();
   }
 
   /**
    * settle(), done once the settlement is in the SQLite store's ahead log rather than once the store's worker ran it
-   * (src/store/engine/ahead-log.ts): a request then never waits for that thread. If the worker then refuses it, `refused`
+   * (the engine's ahead log): a request then never waits for that thread. If the worker then refuses it, `refused`
    * is told why (the caller may settle again another way); its hold is counted until the worker answers. Elsewhere
    * (PostgreSQL, a CLI's store) it is settle().
    */
@@ -84,7 +98,7 @@ export class CreditRepo {
   ): Promise<void> {
     const settlement = this.settlement(reservationId, charge, generation, overrun, writes);
     const { args, epoch } = settlement;
-    const call = this.db instanceof SqliteDb ? this.db.callLogged(settleProc, args) : null;
+    const call = this.db.callLogged?.(settleProc, args) ?? null;
     if (!call) {
       await this.settleNow(settlement);
       return;
@@ -98,13 +112,6 @@ export class CreditRepo {
     );
     await call.logged;
     logged = true;
-  }
-
-  private generations = 0;
-
-  /** Generation records this process's settlements have committed so far (the only ones a SQLite store gets). */
-  get recorded(): number {
-    return this.generations;
   }
 
   /** The overrun recorded on a generation (nano-credits beyond its reservation, and why), if any. */
@@ -131,14 +138,6 @@ export class CreditRepo {
     let n = 0;
     for (const id of new Set([...rows.map((r) => r.id), ...held, ...made])) if (await this.settle(id, 0, null)) n++;
     return n;
-  }
-
-  async ledgerSum(accountId: string): Promise<number> {
-    const r = await this.db.get<{ s: unknown }>(
-      'SELECT COALESCE(SUM(amount), 0) AS s FROM credit_ledger WHERE account_id = ?',
-      [accountId],
-    );
-    return num(r?.s);
   }
 
   async openReservations(accountId?: string): Promise<number> {

@@ -1,8 +1,9 @@
-import { randomId } from '../ids';
-import type { Db, Proc } from './db';
-import { committedProc, noteHoldProc, type CommittedCredit, type KeyCredit, type ReserveResult } from './credit';
-import { HoldBook, madeHold, type Hold, type MadeHold } from './engine/holds';
-import { windowStart } from './keys';
+import * as door from '../../../src/plugin';
+import type { Db, Hold, MadeHold, Proc } from '../../../src/plugin';
+import { committedProc, noteHoldProc, type CommittedCredit, type KeyCredit, type ReserveResult } from './reserve';
+
+// Read once, at load: a name the door re-exports is a getter, and these are called for every request.
+const { HoldBook, madeHold, randomId, windowStart } = door;
 
 /** What this thread knows of an account's or a key's committed credit, and from when. */
 interface Known<T> {

@@ -1,8 +1,9 @@
-import { get, Rollback, run, type Proc, type Step } from './db';
-import type { Hold, HoldBook } from './engine/holds';
-import { windowStart, type LimitReset } from './keys';
-import { num, numOrNull } from './money';
-import { holdWire } from './credit-wire';
+import * as door from '../../../src/plugin/procedures';
+import type { Hold, HoldBook, LimitReset, Proc, Step } from '../../../src/plugin/procedures';
+import { holdWire } from './wire';
+
+// Read once, at load: a name the door re-exports is a getter, and these are called for every request.
+const { get, num, numOrNull, Rollback, run, windowStart } = door;
 
 /** Usage beyond what the request reserved: `amount` nano-credits the operator carries, and why. */
 export interface Overrun {
@@ -98,7 +99,7 @@ export interface KeyCredit {
 
 /**
  * An account's and a key's credit as the SQLite engine had committed it, for the holds the main thread makes
- * (src/store/local-credit.ts).
+ * (./local-credit.ts).
  */
 export interface CommittedCredit {
   /** The engine's order of its readings: a larger number was read later. */

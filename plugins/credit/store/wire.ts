@@ -2,11 +2,12 @@
  * The credit procedures' arguments as arrays (Proc.wire): what the main thread sends the SQLite worker for every
  * request (a hold, then its settlement), and what the redo log keeps of them.
  */
-import type { Param, ProcWire, Sql } from './db';
-import type { SettleArgs } from './credit-settle';
-import { madeHold, type Hold } from './engine/holds';
-import type { Generation } from './generations';
-import { scalarExact } from './engine/redo-codec';
+import * as door from '../../../src/plugin/procedures';
+import type { Generation, Hold, Param, ProcWire, Sql } from '../../../src/plugin/procedures';
+import type { SettleArgs } from './settle';
+
+// Read once, at load: a name the door re-exports is a getter, and these are called for every request.
+const { madeHold, scalarExact } = door;
 
 /** A Generation as an array, in the order of its fields (for the SQLite worker's messages and redo log). */
 type PackedGeneration = [
