@@ -231,6 +231,14 @@ describe('/v1/messages passthrough to an Anthropic upstream (the official Anthro
     expect(res.headers.get('x-gateway-dropped-params')).to.equal(null);
     expect(res.headers.get('x-request-id')).to.be.a('string');
     expect(last().headers['anthropic-version']).to.equal('2023-06-01');
+    // The gateway's own fields are the gateway's: they steer it and never reach Anthropic (metadata is Anthropic's).
+    const steered = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key.key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ ...rich, timeout: 30, num_retries: 0, fallbacks: ['team/compat'] }),
+    });
+    expect(steered.status).to.equal(200);
+    expect(last().json).to.deep.equal({ ...rich, model: 'claude-sonnet-4-5-20250929' });
 
     const g = await record();
     expect(g).to.include({ promptTokens: 1925, cachedTokens: 1500, cacheWriteTokens: 400, completionTokens: 60 });

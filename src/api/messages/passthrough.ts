@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { MESSAGES_GATEWAY_FIELDS } from './request';
 import type Koa from 'koa';
 import { toAnthropicError, type GatewayError } from '../../errors';
 import { headList } from '../../http/response-head';
@@ -12,7 +13,10 @@ import { ev } from './events';
 const WIRE_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
 
 /** The client's Messages request as it sent it, kept for an attempt on an adapter that speaks it (same wire). */
-export function anthropicInbound(ctx: Koa.Context, body: Record<string, unknown>, count = false): SameWireRequest {
+export function anthropicInbound(ctx: Koa.Context, sent: Record<string, unknown>, count = false): SameWireRequest {
+  // The gateway's own fields (fallbacks, timeout, ...) are the gateway's: they never reach the provider.
+  const body: Record<string, unknown> = {};
+  for (const k of Object.keys(sent)) if (!MESSAGES_GATEWAY_FIELDS.has(k)) body[k] = sent[k];
   const headers: Record<string, string> = {};
   for (const h of WIRE_HEADERS) {
     const v = ctx.get(h);

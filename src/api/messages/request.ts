@@ -1,5 +1,5 @@
 import { errors, type GatewayError } from '../../errors';
-import { combine } from '../chat-request';
+import { combine, GATEWAY_FIELDS } from '../chat-request';
 import type {
   ChatMessage,
   ChatRequest,
@@ -36,6 +36,9 @@ const READ = new Set([
   'thinking',
   'metadata',
 ]);
+
+/** The gateway's request fields as /v1/messages takes them: all of chat's but `metadata`, which is Anthropic's. */
+export const MESSAGES_GATEWAY_FIELDS: ReadonlySet<string> = new Set(GATEWAY_FIELDS.filter((f) => f !== 'metadata'));
 
 /** A Messages request translated: the chat body the chain takes, and what the translation could not carry. */
 export interface TranslatedMessages {
@@ -222,7 +225,7 @@ export function translateMessagesRequest(body: Json, version = LEGACY_VERSION): 
             'unsupported_parameter',
           ),
         );
-  const dropped = Object.keys(body).filter((k) => !READ.has(k));
+  const dropped = Object.keys(body).filter((k) => !READ.has(k) && !MESSAGES_GATEWAY_FIELDS.has(k));
   const chat: Json = {};
   const attempt = (f: () => void) => {
     try {
@@ -253,6 +256,8 @@ export function translateMessagesRequest(body: Json, version = LEGACY_VERSION): 
   });
   const reasoning = reasoningOf(body.thinking);
   if (reasoning) chat.reasoning = reasoning;
+  // The gateway's own fields (fallbacks, models, timeout, ...) work here as on chat; `metadata` is Anthropic's.
+  for (const k of MESSAGES_GATEWAY_FIELDS) if (body[k] !== undefined) chat[k] = body[k];
   const user = isObj(body.metadata) ? body.metadata.user_id : undefined;
   if (typeof user === 'string') chat.user = user;
   if (problems.length > 0) throw combine(problems);
