@@ -1,8 +1,18 @@
+/**
+ * @module
+ * The storage plugin's endpoints: GET and DELETE /responses/{id} (and under /v1), and GET .../input_items.
+ */
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { errors, getAuthenticate, type Principal, type SharedServices } from '../../src/plugin';
+import {
+  errors,
+  getAuthenticate,
+  INPUT_ITEMS,
+  type Principal,
+  type SharedServices,
+  type StoredResponse,
+} from '../../src/plugin';
 import type { ResponseRepo } from './store/repo';
-import { publicBody, registerInputItemsRoute } from './operations';
 
 const ID = /^(chatcmpl-|resp_)[A-Za-z0-9_-]{1,128}$/;
 export const ANONYMOUS = 'anonymous';
@@ -40,5 +50,26 @@ export function registerResponseRoutes(router: Router, responses: ResponseRepo, 
     const r = await find(ctx);
     await responses.delete(r.id);
     ctx.body = { id: r.id, object: 'response.deleted', deleted: true };
+  });
+}
+
+/** The stored object as GET serves it: without the conversation kept for previous_response_id. */
+export function publicBody(body: Record<string, unknown>): Record<string, unknown> {
+  if (!(INPUT_ITEMS in body)) return body;
+  const { [INPUT_ITEMS]: _items, ...rest } = body;
+  return rest;
+}
+
+/** GET /v1/responses/{id}/input_items (and without /v1): the conversation the response answered, as a list. */
+export function registerInputItemsRoute(router: Router, find: (ctx: Koa.Context) => Promise<StoredResponse>): void {
+  router.get(['/responses/:id/input_items', '/v1/responses/:id/input_items'], async (ctx) => {
+    const items = ((await find(ctx)).body[INPUT_ITEMS] ?? []) as Array<{ id?: string }>;
+    ctx.body = {
+      object: 'list',
+      data: items,
+      first_id: items[0]?.id ?? null,
+      last_id: items[items.length - 1]?.id ?? null,
+      has_more: false,
+    };
   });
 }

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
-import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
-import { keyedClient } from '../helpers/sdk';
+import { startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
+import { freshPostgresUrl, POSTGRES_URL } from '../../helpers/postgres';
+import { keyedClient } from '../../helpers/sdk';
 
 const MODEL = 'mock/gpt-4o-mini';
 const weather = {

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGatewayProcess } from '../helpers/process';
+import { startGatewayProcess } from '../../helpers/process';
 
 describe('stored responses survive a SIGKILL', function () {
   this.timeout(60000);

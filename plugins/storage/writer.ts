@@ -1,0 +1,95 @@
+/**
+ * @module
+ * How a completion becomes a stored response: its object (from the parts assemble.ts reads, without content for a
+ * no_content model), its row (the caller's account, the expiry) and the write, into the request's one transaction
+ * when credit settles it. A failed write never breaks the answer: it is counted and logged.
+ */
+import type { Logger } from 'pino';
+import { deferWrite, type Counter, type GatewayContext, type SweepGate, type Usage } from '../../src/plugin';
+import { toResponse, type ChoiceParts } from './assemble';
+import { ANONYMOUS } from './routes';
+import { putStatement, type ResponseRepo } from './store/repo';
+
+export interface WriterDeps {
+  responses: ResponseRepo;
+  /** The retention sweep's gate: lowered to each new expiry. */
+  gate: SweepGate;
+  writeErrors: Counter;
+  logger: Logger;
+  /** 0 keeps responses until deleted. */
+  ttlSeconds: number;
+  /** Models whose responses are stored without content. */
+  noContent: ReadonlySet<string>;
+}
+
+/** Made once at setup; the middleware calls it for each stored completion. */
+export class ResponseWriter {
+  private readonly responses: ResponseRepo;
+  private readonly gate: SweepGate;
+  private readonly writeErrors: Counter;
+  private readonly logger: Logger;
+  private readonly ttlSeconds: number;
+  private readonly noContent: ReadonlySet<string>;
+
+  constructor(deps: WriterDeps) {
+    this.responses = deps.responses;
+    this.gate = deps.gate;
+    this.writeErrors = deps.writeErrors;
+    this.logger = deps.logger;
+    this.ttlSeconds = deps.ttlSeconds;
+    this.noContent = deps.noContent;
+  }
+
+  async save(
+    ctx: GatewayContext,
+    parts: ChoiceParts[],
+    status: 'completed' | 'incomplete',
+    usage: Usage | null,
+  ): Promise<void> {
+    await this.put(ctx, this.responseOf(ctx, parts, status, usage), status);
+  }
+
+  responseOf(
+    ctx: GatewayContext,
+    parts: ChoiceParts[],
+    status: 'completed' | 'incomplete',
+    usage: Usage | null,
+  ): Record<string, unknown> {
+    const s = ctx.state.gateway;
+    const id = s.completionId;
+    return toResponse(parts, {
+      id,
+      model: s.model.id,
+      createdAt: Date.now(),
+      status,
+      usage,
+      withContent: !this.noContent.has(s.model.id),
+    });
+  }
+
+  recordOf(ctx: GatewayContext, body: Record<string, unknown>, status: string) {
+    const s = ctx.state.gateway;
+    const now = Date.now();
+    return {
+      id: s.completionId,
+      accountId: s.principal?.accountId ?? ANONYMOUS,
+      model: s.model.id,
+      status,
+      body,
+      createdAt: now,
+      expiresAt: this.ttlSeconds === 0 ? null : now + this.ttlSeconds * 1000,
+    };
+  }
+
+  async put(ctx: GatewayContext, body: Record<string, unknown>, status: string): Promise<void> {
+    try {
+      const r = this.recordOf(ctx, body, status);
+      if (r.expiresAt !== null) this.gate.lower(r.expiresAt);
+      // Into the request's one transaction when credit settles it; else committed here.
+      if (!deferWrite(ctx.state.gateway.extensions, putStatement(r))) await this.responses.put(r);
+    } catch (e) {
+      this.writeErrors.inc();
+      this.logger.error({ err: e, requestId: ctx.state.gateway.requestId }, 'storing the response failed');
+    }
+  }
+}
