@@ -1,7 +1,15 @@
 import { createHmac, createVerify } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Transporter } from 'nodemailer';
-import { checkKey, constantTimeEqual, hashKey, smtpTransport, type SmtpSettings, type Store } from '../../src/plugin';
+import {
+  checkKey,
+  constantTimeEqual,
+  errors,
+  hashKey,
+  smtpTransport,
+  type SmtpSettings,
+  type Store,
+} from '../../src/plugin';
 
 export interface LeakConfig {
   /** ECDSA (P-256, SHA-256) public keys of secret-scanning partners, by key identifier. */
@@ -18,6 +26,23 @@ export interface LeakReport {
   type?: string;
   url?: string;
   source?: string;
+}
+
+/** The partner's JSON: an array of {token, type, url, source}. */
+export function parseReports(raw: Buffer): LeakReport[] {
+  let reports: unknown;
+  try {
+    reports = JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw errors.invalidJson((e as Error).message);
+  }
+  if (
+    !Array.isArray(reports) ||
+    !reports.every((r) => r && typeof r === 'object' && typeof (r as LeakReport).token === 'string')
+  ) {
+    throw errors.invalidRequest('The body must be an array of {token, type, url, source}', null, 'invalid_body');
+  }
+  return reports as LeakReport[];
 }
 
 /**

@@ -3,10 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../helpers/loopback';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
-import { s256 } from '../../plugins/oauth/pkce';
+import { launchChromium } from '../../helpers/loopback';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
+import { s256 } from '../../../plugins/oauth/pkce';
 
 /** A loopback "third-party app" that receives the OAuth callback. */
 async function callbackApp(): Promise<{ url: string; hits: URL[]; server: Server }> {

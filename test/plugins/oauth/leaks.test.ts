@@ -5,11 +5,11 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startSmtp } from '../helpers/loopback';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall } from '../helpers/accounts';
-import { ecdsaPartner, reportLeak } from '../helpers/leak-reports';
-import { generateKey } from '../../src/auth/key-format';
+import { startSmtp } from '../../helpers/loopback';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall } from '../../helpers/accounts';
+import { ecdsaPartner, reportLeak } from '../../helpers/leak-reports';
+import { generateKey } from '../../../src/auth/key-format';
 
 const run = promisify(execFile);
 
