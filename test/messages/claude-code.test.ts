@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +8,7 @@ import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { MockUpstream, openaiFixtures, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
 import { settled } from '../credit/books';
 import { fromNano } from '../../src/store/money';
+import { refusingProxy, run } from '../helpers/cli-agents';
 
 const prereqs = require('../../scripts/test-prereqs.js') as { ensureClaudeCode(): string; CLAUDE_CODE_VERSION: string };
 
@@ -21,20 +20,6 @@ const MARKER = 'gateway-roundtrip-42';
 const COMMAND = `echo ${MARKER}`;
 const FINAL = `The command printed ${MARKER}.`;
 const PROMPT = `Run \`${COMMAND}\` with the Bash tool and tell me what it printed.`;
-
-/** A loopback HTTP proxy that refuses everything: any host but the gateway stays unreached, and is named. */
-async function refusingProxy(): Promise<{ server: Server; url: string; refused: string[] }> {
-  const refused: string[] = [];
-  const server = createServer((s) => {
-    s.once('data', (d: Buffer) => {
-      refused.push(d.toString('latin1').split('\r\n')[0]);
-      s.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-    });
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, refused };
-}
 
 /** The tool_result blocks of the conversation's last user turn. */
 function toolResults(body: AnthropicBody): Block[] {
@@ -131,22 +116,6 @@ function scriptedCompat(req: RecordedRequest, res: ServerResponse): Promise<void
           openaiFixtures.usageChunk(900, 20),
         ],
   );
-}
-
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const p = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 /**

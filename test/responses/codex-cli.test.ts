@@ -1,16 +1,14 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { MockUpstream, openaiFixtures, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
 import { adminCall } from '../helpers/accounts';
 import { keyedClient } from '../helpers/sdk';
 import { operationsConfig } from './helpers';
 import { fromNano } from '../../src/store/money';
+import { refusingProxy, run } from '../helpers/cli-agents';
 
 const prereqs = require('../../scripts/test-prereqs.js') as { ensureCodex(): string; CODEX_VERSION: string };
 
@@ -58,20 +56,6 @@ const catalog = {
   ],
 };
 
-/** A loopback HTTP proxy that refuses everything: Codex's marketplace, update and account hosts stay unreached. */
-async function refusingProxy(): Promise<{ server: Server; url: string; refused: string[] }> {
-  const refused: string[] = [];
-  const server = createServer((s) => {
-    s.once('data', (d: Buffer) => {
-      refused.push(d.toString('latin1').split('\r\n')[0]);
-      s.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-    });
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, refused };
-}
-
 /** The scripted model: a patch through apply_patch first; once the tool's result is back, a final text. */
 function scriptedModel(req: RecordedRequest, res: Parameters<typeof writeSse>[0]): Promise<void> {
   const messages = (req.json as { messages: Array<{ role: string }> }).messages;
@@ -95,22 +79,6 @@ function scriptedModel(req: RecordedRequest, res: Parameters<typeof writeSse>[0]
     openaiFixtures.chunk({}, 'tool_calls'),
     openaiFixtures.usageChunk(1000, 40),
   ]);
-}
-
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const p = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.on('error', reject);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 describe(`Codex CLI through the gateway (issue 45)`, function () {
