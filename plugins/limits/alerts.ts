@@ -2,7 +2,7 @@ import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import { currentWindowUsage, fromNano, smtpTransport, toNano, windowStart, type Store } from '../../src/plugin';
 import { type LimitSettingsRepo } from './store/repo';
-import type { LimitsConfig, SmtpSettings } from './config';
+import type { LimitsConfig, SmtpSettings } from './schema';
 import { deliverWebhook } from './webhook';
 
 const RECHECK_MS = 250;

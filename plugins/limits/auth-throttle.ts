@@ -1,4 +1,6 @@
-import { errors, type AuthThrottle } from '../../src/plugin';
+import { errors, randomId, type AuthThrottle } from '../../src/plugin';
+import type { RedisCounterStore } from './redis-store';
+import type { LimitsConfig } from './schema';
 
 /**
  * Failed authentications per client address in a trailing window: past `max`, every
@@ -77,4 +79,27 @@ export class FailedAuthThrottle implements AuthThrottle {
   close(): void {
     clearInterval(this.sweeper);
   }
+}
+
+/**
+ * The throttle the config asks for (none when `max` is 0); with Redis, each failure also counts for every replica.
+ */
+export function failedAuthThrottle(
+  { max, window_ms: windowMs }: LimitsConfig['auth_failures'],
+  redis: RedisCounterStore | undefined,
+): FailedAuthThrottle | undefined {
+  if (max <= 0) return undefined;
+  const throttle = new FailedAuthThrottle(max, windowMs);
+  if (redis) {
+    throttle.shared = async (address) => {
+      const a = await redis.admit({
+        id: randomId('fail_'),
+        tokens: 0,
+        windowMs,
+        scopes: [{ id: `f:${address}`, rpm: max, tpm: 0, concurrency: 0 }],
+      });
+      return a.ok ? undefined : a.retryAfterMs;
+    };
+  }
+  return throttle;
 }

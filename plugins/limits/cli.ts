@@ -1,6 +1,6 @@
 import { fail, print, withStore, type CliCommand } from '../../src/plugin';
 import { LimitSettingsRepo, type LimitSubject, type RateLimitSettings } from './store/repo';
-import { limitSettingsJson } from './admin-api';
+import { limitSettingsJson } from './routes';
 
 const COUNTS = ['rpm', 'tpm', 'concurrency'] as const;
 

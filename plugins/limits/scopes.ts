@@ -1,6 +1,6 @@
 import { LimitSettingsRepo, type LimitSettings, type RateLimitSettings, type RateLimitValues } from './store/repo';
 import type { ScopeLimits } from './counter-store';
-import type { LimitsConfig } from './config';
+import type { LimitsConfig } from './schema';
 import { bothAllow, compileAllowlist, matchFirst, type ModelPredicate } from './model-match';
 
 type Table = ReadonlyArray<{ match: ModelPredicate; value: RateLimitValues }>;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect, type AddressInfo } from 'node:net';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
 
 async function freePort(): Promise<number> {
   const s = createServer();

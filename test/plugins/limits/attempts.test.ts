@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
-import { MockUpstream, sendJson, openaiFixtures } from '../helpers/mock-upstream';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
+import { MockUpstream, sendJson, openaiFixtures } from '../../helpers/mock-upstream';
 import { upstreamModel, upstreamProvider } from './helpers';
 
 /**

@@ -1,3 +1,7 @@
+/**
+ * @module
+ * The limits plugin's YAML section: its type, and the JSON Schema the loader checks it with.
+ */
 import { smtpSchema, type SmtpSettings } from '../../src/plugin';
 import { type RateLimitValues } from './store/repo';
 

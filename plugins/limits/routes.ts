@@ -1,8 +1,21 @@
+/**
+ * @module
+ * What the limits plugin adds to the endpoints: the admin API's limit settings (GET/PUT /v1/keys/{hash}/limits and
+ * /v1/accounts/{id}/limits), and the filter GET /v1/models applies (a key sees the models it may use).
+ */
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { bodyReader, errors, type Store } from '../../src/plugin';
+import {
+  bodyReader,
+  errors,
+  getAuthenticate,
+  type ModelsFilter,
+  type SharedServices,
+  type Store,
+} from '../../src/plugin';
 import { LimitSettingsRepo, type LimitSettings, type LimitSubject, type RateLimitSettings } from './store/repo';
 import { bodies } from './generated/bodies';
+import type { Governance } from './scopes';
 
 export interface LimitSettingsBody {
   allowed_models?: string[] | null;
@@ -49,4 +62,14 @@ export function registerLimitRoutes(router: Router, store: Store, admin: (ctx: K
       ctx.body = { data: limitSettingsJson((await repo.get(subject, id)) as LimitSettings) };
     });
   }
+}
+
+/** GET /v1/models for a key: the models its and its account's allowlists let it use (everything for the admin). */
+export function modelsFilter(shared: SharedServices, governance: Governance): ModelsFilter {
+  return async (ctx) => {
+    const authenticate = getAuthenticate(shared);
+    if (!authenticate || !ctx.get('authorization')) return () => true;
+    const p = await authenticate(ctx).catch(() => undefined);
+    return !p || p.isAdmin ? () => true : governance.allowlist(p.keyHash, p.accountId);
+  };
 }

@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MOCK_MODEL, startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
-import { MockUpstream } from '../helpers/mock-upstream';
+import { MOCK_MODEL, startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
+import { MockUpstream } from '../../helpers/mock-upstream';
 import { gate, heldStream, upstreamModel, upstreamProvider } from './helpers';
 
 async function freePort(): Promise<number> {

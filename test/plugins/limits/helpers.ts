@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { writeSse, openaiFixtures, type MockUpstream } from '../helpers/mock-upstream';
+import { writeSse, openaiFixtures, type MockUpstream } from '../../helpers/mock-upstream';
 
 /** A model on an OpenAI-compatible loopback upstream (zero price, so credit never gets in the way). */
 export function upstreamModel(id: string, provider: string): Record<string, unknown> {

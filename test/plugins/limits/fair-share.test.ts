@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { resolve } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
-import { loadConfigFile } from '../../src/config/load';
-import { MockUpstream, sendJson, openaiFixtures } from '../helpers/mock-upstream';
+import { startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
+import { loadConfigFile } from '../../../src/config/load';
+import { MockUpstream, sendJson, openaiFixtures } from '../../helpers/mock-upstream';
 import { gate, heldStream, OpenCounter, upstreamModel, upstreamProvider } from './helpers';
 
 /**
@@ -27,7 +27,7 @@ describe('fair share of the upstream pool (per-key concurrency from gateway.yaml
       if (JSON.stringify(r.json).includes('hold')) return heldStream(res, hold.promise);
       sendJson(res, 200, openaiFixtures.completion('quick'));
     };
-    const shipped = loadConfigFile(resolve(__dirname, '../../gateway.yaml'), { LOG_LEVEL: 'warn' });
+    const shipped = loadConfigFile(resolve(__dirname, '../../../gateway.yaml'), { LOG_LEVEL: 'warn' });
     const limits = shipped.plugins.find((p) => p.name === 'limits');
     if (!limits) throw new Error('gateway.yaml has no limits plugin');
     perKey = (limits.config.key as { concurrency: number }).concurrency;

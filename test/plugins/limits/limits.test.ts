@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { MOCK_MODEL, startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
-import { MockUpstream, sendJson, openaiFixtures } from '../helpers/mock-upstream';
-import { generateKey } from '../../src/auth/key-format';
+import { MOCK_MODEL, startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
+import { MockUpstream, sendJson, openaiFixtures } from '../../helpers/mock-upstream';
+import { generateKey } from '../../../src/auth/key-format';
 import { RATE_HEADERS, TOKEN_HEADERS, upstreamModel, upstreamProvider } from './helpers';
 
 const chat = (gw: TestGateway, key: string, body: Record<string, unknown> = {}) =>

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { postJson } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
-import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
-import { startGatewayProcess, type GatewayProcess } from '../helpers/process';
-import { MockUpstream } from '../helpers/mock-upstream';
-import { generateKey } from '../../src/auth/key-format';
+import { postJson } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
+import { freshPostgresUrl, POSTGRES_URL } from '../../helpers/postgres';
+import { startGatewayProcess, type GatewayProcess } from '../../helpers/process';
+import { MockUpstream } from '../../helpers/mock-upstream';
+import { generateKey } from '../../../src/auth/key-format';
 import { gate, heldStream, OpenCounter, RATE_HEADERS, TOKEN_HEADERS, upstreamModel, upstreamProvider } from './helpers';
 
 const REDIS_URL = process.env.GATEWAY_TEST_REDIS_URL || undefined;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { MemoryCounterStore } from '../../plugins/limits/memory-store';
-import { compileAllowlist } from '../../plugins/limits/model-match';
-import { resetText } from '../../plugins/limits/headers';
+import { MemoryCounterStore } from '../../../plugins/limits/memory-store';
+import { compileAllowlist } from '../../../plugins/limits/model-match';
+import { resetText } from '../../../plugins/limits/headers';
 
 describe('limits: counters and matchers', () => {
   it('memory counters never admit more than rpm requests or tpm tokens in any trailing window, and refuse only when full', async () => {

@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { fromObject } from '../../src/config/load';
-import { startTestGateway, postJson } from '../helpers/gateway';
+import { fromObject } from '../../../src/config/load';
+import { startTestGateway, postJson } from '../../helpers/gateway';
 
 const run = promisify(execFile);
 

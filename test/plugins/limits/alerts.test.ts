@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
-import { startSmtp } from '../helpers/loopback';
-import { startTestGateway, testConfig, postJson, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall } from '../helpers/accounts';
-import { MockUpstream, sendJson } from '../helpers/mock-upstream';
-import { exactRequest } from '../helpers/credit';
-import { fromNano } from '../../src/store/money';
+import { startSmtp } from '../../helpers/loopback';
+import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall } from '../../helpers/accounts';
+import { MockUpstream, sendJson } from '../../helpers/mock-upstream';
+import { exactRequest } from '../../helpers/credit';
+import { fromNano } from '../../../src/store/money';
 
 const SECRET = 'webhook-secret-0123456789';
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { postJson } from '../helpers/gateway';
-import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
-import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
-import { startGatewayProcess, type GatewayProcess } from '../helpers/process';
-import { MockUpstream, openaiFixtures, sendJson, type RecordedRequest } from '../helpers/mock-upstream';
+import { postJson } from '../../helpers/gateway';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
+import { freshPostgresUrl, POSTGRES_URL } from '../../helpers/postgres';
+import { startGatewayProcess, type GatewayProcess } from '../../helpers/process';
+import { MockUpstream, openaiFixtures, sendJson, type RecordedRequest } from '../../helpers/mock-upstream';
 import { OpenCounter, upstreamModel, upstreamProvider } from './helpers';
 
 const REDIS_URL = process.env.GATEWAY_TEST_REDIS_URL || undefined;
