@@ -17,7 +17,8 @@ import { limitParam, qs } from './params';
 import { whereSql } from './sql';
 import type { ConsoleSession } from './session';
 
-type Require = (ctx: Parameters<Router.Middleware>[0]) => Promise<ConsoleSession>;
+type Ctx = Parameters<Router.Middleware>[0];
+type Require = (ctx: Ctx) => Promise<ConsoleSession>;
 
 function cursorOut(t: unknown, id: unknown): string {
   return Buffer.from(JSON.stringify([num(t), String(id)])).toString('base64url');
@@ -44,6 +45,26 @@ function adminOnly(s: ConsoleSession): void {
  * `forget` drops a key from the auth cache at once (disable takes effect on the next request).
  */
 export function registerKeyRoutes(router: Router, store: Store, need: Require, forget: (hash: string) => void): void {
+  registerAccountRoutes(router, store, need);
+  router.get('/console/api/keys', async (ctx) => {
+    const s = await need(ctx);
+    ctx.body = await keysPage(store, s, ctx);
+  });
+  router.post('/console/api/keys', async (ctx) => {
+    adminOnly(await need(ctx));
+    const created = await createKey(store, ctx);
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = created;
+  });
+  router.patch('/console/api/keys/:hash', async (ctx) => {
+    adminOnly(await need(ctx));
+    ctx.body = await patchKey(store, ctx, forget);
+  });
+}
+
+/** GET the accounts a session sees (one page), POST a new account, POST credits to one (admin only). */
+function registerAccountRoutes(router: Router, store: Store, need: Require): void {
   router.get('/console/api/accounts', async (ctx) => {
     const s = await need(ctx);
     const limit = limitParam(ctx, 50, 200);
@@ -90,69 +111,67 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
     ctx.body = { data: accountJson(a) };
   });
+}
 
-  router.get('/console/api/keys', async (ctx) => {
-    const s = await need(ctx);
-    const limit = limitParam(ctx, 50, 200);
-    const after = cursorIn(qs(ctx, 'cursor', 500));
-    const account = s.isAdmin ? qs(ctx, 'account_id', 64) : s.accountId;
-    const where: string[] = [];
-    const params: Array<string | number> = [];
-    if (account) {
-      where.push('account_id = ?');
-      params.push(account);
-    }
-    if (after) {
-      where.push('(created_at > ? OR (created_at = ? AND hash > ?))');
-      params.push(after[0], after[0], after[1]);
-    }
-    const rows = await store.db.all<{ hash: string; created_at: unknown }>(
-      `SELECT hash, created_at FROM api_keys ${whereSql(where)} ORDER BY created_at, hash LIMIT ?`,
-      [...params, limit + 1],
-    );
-    const page = rows.slice(0, limit);
-    const keys = await Promise.all(page.map((r) => store.keys.get(r.hash)));
-    const last = page[page.length - 1];
-    ctx.body = {
-      data: keys.filter((k) => k !== undefined).map((k) => ({ ...keyJson(k), allowlists: null, rate_limits: null })),
-      next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.hash) : null,
-    };
-  });
+/** One page of the keys a session sees: its account's, or (admin) one account's or all. */
+async function keysPage(store: Store, s: ConsoleSession, ctx: Ctx) {
+  const limit = limitParam(ctx, 50, 200);
+  const after = cursorIn(qs(ctx, 'cursor', 500));
+  const account = s.isAdmin ? qs(ctx, 'account_id', 64) : s.accountId;
+  const where: string[] = [];
+  const params: Array<string | number> = [];
+  if (account) {
+    where.push('account_id = ?');
+    params.push(account);
+  }
+  if (after) {
+    where.push('(created_at > ? OR (created_at = ? AND hash > ?))');
+    params.push(after[0], after[0], after[1]);
+  }
+  const rows = await store.db.all<{ hash: string; created_at: unknown }>(
+    `SELECT hash, created_at FROM api_keys ${whereSql(where)} ORDER BY created_at, hash LIMIT ?`,
+    [...params, limit + 1],
+  );
+  const page = rows.slice(0, limit);
+  const keys = await Promise.all(page.map((r) => store.keys.get(r.hash)));
+  const last = page[page.length - 1];
+  return {
+    data: keys.filter((k) => k !== undefined).map((k) => ({ ...keyJson(k), allowlists: null, rate_limits: null })),
+    next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.hash) : null,
+  };
+}
 
-  router.post('/console/api/keys', async (ctx) => {
-    adminOnly(await need(ctx));
-    const b = await readNewKey(ctx);
-    if (!(await store.accounts.get(b.account_id)))
-      throw errors.notFound('account_not_found', `No account '${b.account_id}'`);
-    const expiresAt = b.expires_at ? Date.parse(b.expires_at) : null;
-    if (Number.isNaN(expiresAt))
-      throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
-    const { raw, key } = await issueKey(store.keys, {
-      accountId: b.account_id,
-      name: b.name,
-      limit: b.limit == null ? null : money(b.limit, 'limit'),
-      limitReset: b.limit_reset ?? null,
-      expiresAt,
-    });
-    ctx.status = 201;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { key: raw, data: keyJson(key) };
+/** A new key of an existing account; its raw value is in this answer only. */
+async function createKey(store: Store, ctx: Ctx) {
+  const b = await readNewKey(ctx);
+  if (!(await store.accounts.get(b.account_id)))
+    throw errors.notFound('account_not_found', `No account '${b.account_id}'`);
+  const expiresAt = b.expires_at ? Date.parse(b.expires_at) : null;
+  if (Number.isNaN(expiresAt))
+    throw errors.invalidRequest('expires_at must be an ISO 8601 date-time', 'expires_at', 'invalid_field');
+  const { raw, key } = await issueKey(store.keys, {
+    accountId: b.account_id,
+    name: b.name,
+    limit: b.limit == null ? null : money(b.limit, 'limit'),
+    limitReset: b.limit_reset ?? null,
+    expiresAt,
   });
+  return { key: raw, data: keyJson(key) };
+}
 
-  router.patch('/console/api/keys/:hash', async (ctx) => {
-    adminOnly(await need(ctx));
-    const hash = ctx.params.hash;
-    if (!/^[0-9a-f]{64}$/.test(hash) || !(await store.keys.get(hash)))
-      throw errors.notFound('key_not_found', 'No key with that hash');
-    const b = await readKeyPatch(ctx);
-    const k = await store.keys.update(hash, {
-      name: b.name,
-      disabled: b.disabled,
-      limit: b.limit === undefined ? undefined : b.limit === null ? null : money(b.limit, 'limit'),
-      limitReset: b.limit_reset,
-    });
-    forget(hash);
-    if (!k) throw errors.notFound('key_not_found', 'No key with that hash');
-    ctx.body = { data: keyJson(k) };
+/** A key's name, disabled flag or credit limit changed; the auth cache forgets it at once. */
+async function patchKey(store: Store, ctx: Ctx, forget: (hash: string) => void) {
+  const hash = ctx.params.hash;
+  if (!/^[0-9a-f]{64}$/.test(hash) || !(await store.keys.get(hash)))
+    throw errors.notFound('key_not_found', 'No key with that hash');
+  const b = await readKeyPatch(ctx);
+  const k = await store.keys.update(hash, {
+    name: b.name,
+    disabled: b.disabled,
+    limit: b.limit === undefined ? undefined : b.limit === null ? null : money(b.limit, 'limit'),
+    limitReset: b.limit_reset,
   });
+  forget(hash);
+  if (!k) throw errors.notFound('key_not_found', 'No key with that hash');
+  return { data: keyJson(k) };
 }

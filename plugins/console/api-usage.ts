@@ -11,94 +11,26 @@ import {
   STORED_RESPONSES,
 } from '../../src/plugin';
 import { serveActivity } from './activity';
-import { limitParam, qs, timeParam } from './params';
+import { limitParam, qs, timeParam, type Scope } from './params';
 import { listRecords, overview } from './records';
 import { dayOf, dayString } from './usage';
 
 const WINDOWS: Record<string, number> = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000 };
 const STATUSES = ['completed', 'incomplete', 'error'] as const;
 
+type Ctx = Parameters<Router.Middleware>[0];
+
+const scoped = (s: Scope, requested: string | undefined) => (s.isAdmin ? requested : s.accountId);
+
 /** Overview, activity records, analytics, models and rankings for the console; every query is scoped to the session. */
 export function registerUsageRoutes(router: Router, c: ServiceContext): void {
   const { store, usage, need } = c;
-  const scoped = (s: { isAdmin: boolean; accountId: string }, requested: string | undefined) =>
-    s.isAdmin ? requested : s.accountId;
-
   router.get('/console/api/overview', async (ctx) => {
-    const s = await need(ctx);
-    const win = qs(ctx, 'window', 4) ?? '1h';
-    const span = Object.hasOwn(WINDOWS, win) ? WINDOWS[win] : undefined;
-    if (!span)
-      throw errors.invalidRequest(
-        `window must be one of ${Object.keys(WINDOWS).join(', ')}`,
-        'window',
-        'invalid_parameter',
-      );
-    const accountId = scoped(s, qs(ctx, 'account_id', 64));
-    const live = await overview(store.db, { accountId, keyHash: qs(ctx, 'key_hash', 64) }, span, 60);
-    const today = dayOf(Date.now());
-    const daily = await usage.query({ fromDay: today - 29, toDay: today, accountId, groupBy: ['date'], limit: 31 });
-    ctx.body = {
-      window: win,
-      bucket_seconds: span / 60 / 1000,
-      truncated: live.truncated,
-      series: live.buckets.map((b) => ({ ...b, t: new Date(b.t).toISOString(), cost: fromNano(b.cost) })),
-      // Every one of the 30 days, oldest first, zero where nothing happened.
-      daily: Array.from({ length: 30 }, (_, i) => {
-        const day = today - 29 + i;
-        const d = daily.find((r) => r.day === day);
-        return {
-          date: dayString(day),
-          requests: d?.requests ?? 0,
-          errors: d?.errors ?? 0,
-          tokens: d ? d.promptTokens + d.completionTokens : 0,
-          usage: fromNano(d?.cost ?? 0),
-        };
-      }),
-    };
+    ctx.body = await overviewPage(c, await need(ctx), ctx);
   });
-
   router.get('/console/api/records', async (ctx) => {
-    const s = await need(ctx);
-    const status = qs(ctx, 'status', 20);
-    if (status !== undefined && !(STATUSES as readonly string[]).includes(status))
-      throw errors.invalidRequest(`status must be one of ${STATUSES.join(', ')}`, 'status', 'invalid_parameter');
-    const page = await listRecords(
-      store.db,
-      {
-        accountId: scoped(s, qs(ctx, 'account_id', 64)),
-        keyHash: qs(ctx, 'key_hash', 64),
-        model: qs(ctx, 'model'),
-        status: status as (typeof STATUSES)[number] | undefined,
-        from: timeParam(ctx, 'from'),
-        to: timeParam(ctx, 'to'),
-      },
-      limitParam(ctx, 50, 200),
-      qs(ctx, 'cursor', 500),
-    );
-    ctx.body = {
-      data: page.rows.map((r) => ({
-        id: r.id,
-        created_at: new Date(num(r.created_at)).toISOString(),
-        account_id: r.account_id,
-        api_key_hash: r.key_hash,
-        model: r.model,
-        provider: r.provider,
-        deployment: r.deployment,
-        tokens_prompt: num(r.prompt_tokens),
-        tokens_completion: num(r.completion_tokens),
-        total_cost: fromNano(num(r.cost)),
-        latency_ms: numOrNull(r.latency_ms),
-        time_to_first_token_ms: numOrNull(r.ttft_ms),
-        status: r.status,
-        error_code: r.error_code,
-        streamed: num(r.streamed) === 1,
-        app: r.app_title ?? r.app_referer ?? null,
-      })),
-      next_cursor: page.next,
-    };
+    ctx.body = await recordsPage(c, await need(ctx), ctx);
   });
-
   router.get('/console/api/records/:id', async (ctx) => {
     const s = await need(ctx);
     const g = await store.generations.get(ctx.params.id.slice(0, 200));
@@ -109,79 +41,159 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
       data: { ...generationJson(g), account_id: g.accountId, api_key_hash: g.keyHash, response: stored?.body ?? null },
     };
   });
-
   router.get('/console/api/activity', async (ctx) => serveActivity(ctx, usage, await need(ctx)));
-
   router.get('/console/api/models', async (ctx) => {
-    const s = await need(ctx);
-    const health = c.shared.get(HEALTH);
-    const today = dayOf(Date.now());
-    const rows = await usage.query({
-      fromDay: today,
-      toDay: today,
-      accountId: s.isAdmin ? undefined : s.accountId,
-      groupBy: ['model', 'deployment'],
-      limit: 5000,
-    });
-    const byDeployment = new Map(rows.map((r) => [`${r.model}\u0000${r.deployment}`, r]));
-    ctx.body = {
-      data: c.models.all().map((m) => ({
-        id: m.id,
-        context_length: m.context_length,
-        pricing: m.pricing,
-        deployments: m.deployments.map((d) => {
-          const key = deploymentKey(d);
-          const u = byDeployment.get(`${m.id}\u0000${key}`);
-          return {
-            deployment: key,
-            provider: d.provider,
-            weight: d.weight,
-            state: health ? health.state(key) : 'unknown',
-            in_flight: health ? health.inFlight(key) : null,
-            latency_ms: health && health.latency(key) > 0 ? Math.round(health.latency(key) * 10) / 10 : null,
-            today: {
-              requests: u?.requests ?? 0,
-              errors: u?.errors ?? 0,
-              mean_latency_ms: u && u.requests ? Math.round(u.latencyMsSum / u.requests) : null,
-            },
-          };
-        }),
-      })),
-    };
+    ctx.body = await modelsPage(c, await need(ctx));
   });
-
   router.get('/console/api/rankings', async (ctx) => {
-    const s = await need(ctx);
-    const days = Number(qs(ctx, 'days', 3) ?? 7);
-    if (!Number.isInteger(days) || days < 1 || days > 366)
-      throw errors.invalidRequest('days must be an integer from 1 to 366', 'days', 'invalid_parameter');
-    const today = dayOf(Date.now());
-    const rows = await usage.query({
-      fromDay: today - days + 1,
-      toDay: today,
-      accountId: s.isAdmin ? undefined : s.accountId,
-      groupBy: ['app', 'model'],
-      limit: limitParam(ctx, 1000, 5000),
-    });
-    const apps = new Map<
-      string,
-      {
-        app: string | null;
-        requests: number;
-        tokens: number;
-        usage: number;
-        models: Array<{ model: string | null; requests: number; tokens: number }>;
-      }
-    >();
-    for (const r of rows) {
-      const a = apps.get(r.app ?? '') ?? { app: r.app || null, requests: 0, tokens: 0, usage: 0, models: [] };
-      const tokens = r.promptTokens + r.completionTokens;
-      a.requests += r.requests;
-      a.tokens += tokens;
-      a.usage += fromNano(r.cost);
-      a.models.push({ model: r.model, requests: r.requests, tokens });
-      apps.set(r.app ?? '', a);
-    }
-    ctx.body = { days, data: [...apps.values()].sort((x, y) => y.tokens - x.tokens || y.requests - x.requests) };
+    ctx.body = await rankingsPage(c, await need(ctx), ctx);
   });
+}
+
+/** The overview: the window's live series from the records, and 30 daily totals from the aggregates. */
+async function overviewPage({ store, usage }: ServiceContext, s: Scope, ctx: Ctx) {
+  const win = qs(ctx, 'window', 4) ?? '1h';
+  const span = Object.hasOwn(WINDOWS, win) ? WINDOWS[win] : undefined;
+  if (!span)
+    throw errors.invalidRequest(
+      `window must be one of ${Object.keys(WINDOWS).join(', ')}`,
+      'window',
+      'invalid_parameter',
+    );
+  const accountId = scoped(s, qs(ctx, 'account_id', 64));
+  const live = await overview(store.db, { accountId, keyHash: qs(ctx, 'key_hash', 64) }, span, 60);
+  const today = dayOf(Date.now());
+  const daily = await usage.query({ fromDay: today - 29, toDay: today, accountId, groupBy: ['date'], limit: 31 });
+  return {
+    window: win,
+    bucket_seconds: span / 60 / 1000,
+    truncated: live.truncated,
+    series: live.buckets.map((b) => ({ ...b, t: new Date(b.t).toISOString(), cost: fromNano(b.cost) })),
+    // Every one of the 30 days, oldest first, zero where nothing happened.
+    daily: Array.from({ length: 30 }, (_, i) => {
+      const day = today - 29 + i;
+      const d = daily.find((r) => r.day === day);
+      return {
+        date: dayString(day),
+        requests: d?.requests ?? 0,
+        errors: d?.errors ?? 0,
+        tokens: d ? d.promptTokens + d.completionTokens : 0,
+        usage: fromNano(d?.cost ?? 0),
+      };
+    }),
+  };
+}
+
+/** One page of generation records, filtered, newest first. */
+async function recordsPage({ store }: ServiceContext, s: Scope, ctx: Ctx) {
+  const status = qs(ctx, 'status', 20);
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status))
+    throw errors.invalidRequest(`status must be one of ${STATUSES.join(', ')}`, 'status', 'invalid_parameter');
+  const page = await listRecords(
+    store.db,
+    {
+      accountId: scoped(s, qs(ctx, 'account_id', 64)),
+      keyHash: qs(ctx, 'key_hash', 64),
+      model: qs(ctx, 'model'),
+      status: status as (typeof STATUSES)[number] | undefined,
+      from: timeParam(ctx, 'from'),
+      to: timeParam(ctx, 'to'),
+    },
+    limitParam(ctx, 50, 200),
+    qs(ctx, 'cursor', 500),
+  );
+  return { data: page.rows.map(recordJson), next_cursor: page.next };
+}
+
+function recordJson(r: Record<string, unknown>) {
+  return {
+    id: r.id,
+    created_at: new Date(num(r.created_at)).toISOString(),
+    account_id: r.account_id,
+    api_key_hash: r.key_hash,
+    model: r.model,
+    provider: r.provider,
+    deployment: r.deployment,
+    tokens_prompt: num(r.prompt_tokens),
+    tokens_completion: num(r.completion_tokens),
+    total_cost: fromNano(num(r.cost)),
+    latency_ms: numOrNull(r.latency_ms),
+    time_to_first_token_ms: numOrNull(r.ttft_ms),
+    status: r.status,
+    error_code: r.error_code,
+    streamed: num(r.streamed) === 1,
+    app: r.app_title ?? r.app_referer ?? null,
+  };
+}
+
+/** Every model's deployments: their health (fallback's, when it is in the chain) and today's counts. */
+async function modelsPage({ usage, models, shared }: ServiceContext, s: Scope) {
+  const health = shared.get(HEALTH);
+  const today = dayOf(Date.now());
+  const rows = await usage.query({
+    fromDay: today,
+    toDay: today,
+    accountId: s.isAdmin ? undefined : s.accountId,
+    groupBy: ['model', 'deployment'],
+    limit: 5000,
+  });
+  const byDeployment = new Map(rows.map((r) => [`${r.model}\u0000${r.deployment}`, r]));
+  return {
+    data: models.all().map((m) => ({
+      id: m.id,
+      context_length: m.context_length,
+      pricing: m.pricing,
+      deployments: m.deployments.map((d) => {
+        const key = deploymentKey(d);
+        const u = byDeployment.get(`${m.id}\u0000${key}`);
+        return {
+          deployment: key,
+          provider: d.provider,
+          weight: d.weight,
+          state: health ? health.state(key) : 'unknown',
+          in_flight: health ? health.inFlight(key) : null,
+          latency_ms: health && health.latency(key) > 0 ? Math.round(health.latency(key) * 10) / 10 : null,
+          today: {
+            requests: u?.requests ?? 0,
+            errors: u?.errors ?? 0,
+            mean_latency_ms: u && u.requests ? Math.round(u.latencyMsSum / u.requests) : null,
+          },
+        };
+      }),
+    })),
+  };
+}
+
+interface AppRanking {
+  app: string | null;
+  requests: number;
+  tokens: number;
+  usage: number;
+  models: Array<{ model: string | null; requests: number; tokens: number }>;
+}
+
+/** Apps by tokens over the last `days` days, each with its models. */
+async function rankingsPage({ usage }: ServiceContext, s: Scope, ctx: Ctx) {
+  const days = Number(qs(ctx, 'days', 3) ?? 7);
+  if (!Number.isInteger(days) || days < 1 || days > 366)
+    throw errors.invalidRequest('days must be an integer from 1 to 366', 'days', 'invalid_parameter');
+  const today = dayOf(Date.now());
+  const rows = await usage.query({
+    fromDay: today - days + 1,
+    toDay: today,
+    accountId: s.isAdmin ? undefined : s.accountId,
+    groupBy: ['app', 'model'],
+    limit: limitParam(ctx, 1000, 5000),
+  });
+  const apps = new Map<string, AppRanking>();
+  for (const r of rows) {
+    const a = apps.get(r.app ?? '') ?? { app: r.app || null, requests: 0, tokens: 0, usage: 0, models: [] };
+    const tokens = r.promptTokens + r.completionTokens;
+    a.requests += r.requests;
+    a.tokens += tokens;
+    a.usage += fromNano(r.cost);
+    a.models.push({ model: r.model, requests: r.requests, tokens });
+    apps.set(r.app ?? '', a);
+  }
+  return { days, data: [...apps.values()].sort((x, y) => y.tokens - x.tokens || y.requests - x.requests) };
 }

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { openStore, type Store } from '../../src/store/index';
-import { builtinExtensions } from '../helpers/store';
-import { GENERATION_INSERT, generationParams, type Generation } from '../../src/store/generations';
-import { UsageRepo, DAY_MS, dayOf, dayString, type Dimension } from '../../plugins/console/usage';
-import { POSTGRES_URL, freshPostgresUrl } from '../helpers/postgres';
-import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
+import { openStore, type Store } from '../../../src/store/index';
+import { builtinExtensions } from '../../helpers/store';
+import { GENERATION_INSERT, generationParams, type Generation } from '../../../src/store/generations';
+import { UsageRepo, DAY_MS, dayOf, dayString, type Dimension } from '../../../plugins/console/usage';
+import { POSTGRES_URL, freshPostgresUrl } from '../../helpers/postgres';
+import { startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
+import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
 
 /** Deterministic pseudo-random records spread over `days` days before `now`. */
 export function makeRecords(n: number, now: number, days: number, seed = 7): Generation[] {

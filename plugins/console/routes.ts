@@ -1,0 +1,72 @@
+/**
+ * @module
+ * The console plugin's endpoints: the analytics API for customers' code (GET /v1/activity), and the console itself
+ * (its front end at /console, and its data API under /console/api: api-session.ts, api-keys.ts, api-usage.ts).
+ */
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import {
+  errors,
+  FORGET_KEY,
+  getAuthenticate,
+  type ForgetKey,
+  type ModelRegistry,
+  type SharedServices,
+  type Store,
+} from '../../src/plugin';
+import { serveActivity } from './activity';
+import { registerKeyRoutes } from './api-keys';
+import { registerSessionRoutes } from './api-session';
+import { registerUsageRoutes } from './api-usage';
+import { loadAssets, type Asset } from './assets';
+import { secure } from './secure';
+import type { Sessions } from './session';
+import type { UsageRepo } from './usage';
+
+/** GET /v1/activity: the analytics API for customers' code, with a Bearer key like every /v1 endpoint. */
+export function registerActivityApi(router: Router, usage: UsageRepo, shared: SharedServices): void {
+  router.get('/v1/activity', async (ctx) => {
+    const auth = getAuthenticate(shared);
+    if (!auth) throw errors.forbidden('auth_not_configured', 'Activity needs the auth plugin');
+    await serveActivity(ctx, usage, await auth(ctx));
+  });
+}
+
+export interface ConsoleRouteDeps {
+  store: Store;
+  usage: UsageRepo;
+  models: ModelRegistry;
+  shared: SharedServices;
+  sessions: Sessions;
+}
+
+/** The console: sign-in, its data API (every call behind the session) and its three front-end files. */
+export function registerConsoleRoutes(router: Router, { store, usage, models, shared, sessions }: ConsoleRouteDeps) {
+  const need = (ctx: Koa.Context) => {
+    secure(ctx);
+    return sessions.require(ctx);
+  };
+  registerSessionRoutes(router, { store, shared, sessions, need });
+  const forget: ForgetKey = (hash) => shared.get(FORGET_KEY)?.(hash);
+  registerKeyRoutes(router, store, need, forget);
+  registerUsageRoutes(router, { store, usage, models, shared, need });
+  registerAssets(router);
+}
+
+/** GET /console (and /console/), /console/app.js, /console/app.css: loaded (or bundled) at the first request. */
+function registerAssets(router: Router): void {
+  let assets: Promise<Map<string, Asset>> | undefined;
+  const serve = async (ctx: Koa.Context, file: string) => {
+    secure(ctx);
+    assets ??= loadAssets();
+    const a = (await assets).get(file);
+    if (!a) throw errors.routeNotFound(ctx.method, ctx.path);
+    ctx.type = a.type;
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = a.body;
+  };
+  router.get('/console', (ctx) => serve(ctx, 'index.html'));
+  router.get('/console/', (ctx) => serve(ctx, 'index.html'));
+  router.get('/console/app.js', (ctx) => serve(ctx, 'app.js'));
+  router.get('/console/app.css', (ctx) => serve(ctx, 'app.css'));
+}
