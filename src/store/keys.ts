@@ -21,7 +21,12 @@ export interface ApiKey {
   leakedAt: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Its role on the admin API (`operator`, `viewer`); null: an ordinary account key. */
+  role: KeyRole | null;
 }
+
+/** The roles a key may be given (the admin key alone is `admin`). */
+export type KeyRole = 'operator' | 'viewer';
 
 interface KeyRow {
   hash: string;
@@ -39,6 +44,7 @@ interface KeyRow {
   leaked_at: unknown;
   created_at: unknown;
   updated_at: unknown;
+  role: KeyRole | null;
 }
 
 /** The columns of a key; on SQLite `reserved` adds the credit its engine holds (src/store/engine/holds.ts). */
@@ -46,7 +52,7 @@ const COLUMNS = columnsWithHeld(
   'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage',
   'key',
   'hash',
-  'disabled, expires_at, leaked_at, created_at, updated_at',
+  'disabled, expires_at, leaked_at, created_at, updated_at, role',
 );
 const BY_HASH = spelled((d) => `SELECT ${COLUMNS[d]} FROM api_keys WHERE hash = ?`);
 
@@ -67,6 +73,7 @@ function toKey(r: KeyRow): ApiKey {
     leakedAt: numOrNull(r.leaked_at),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
+    role: r.role ?? null,
   };
 }
 
@@ -94,6 +101,7 @@ export interface KeyPatch {
   disabled?: boolean;
   limit?: number | null;
   limitReset?: LimitReset | null;
+  role?: KeyRole | null;
 }
 
 /** API keys, by the SHA-256 of the key (the key itself is never stored). */
@@ -108,12 +116,13 @@ export class KeyRepo {
     limit?: number | null;
     limitReset?: LimitReset | null;
     expiresAt?: number | null;
+    role?: KeyRole | null;
   }): Promise<ApiKey> {
     const now = Date.now();
     await this.db.run(
       'INSERT INTO api_keys (hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, ' +
-        'usage, reserved, disabled, expires_at, created_at, updated_at) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?, ?, ?)',
+        'usage, reserved, disabled, expires_at, created_at, updated_at, role) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?, ?, ?, ?)',
       [
         input.hash,
         input.accountId,
@@ -125,6 +134,7 @@ export class KeyRepo {
         input.expiresAt ?? null,
         now,
         now,
+        input.role ?? null,
       ],
     );
     return (await this.get(input.hash)) as ApiKey;
@@ -164,6 +174,10 @@ export class KeyRepo {
     if (patch.limitReset !== undefined) {
       sets.push('limit_reset = ?');
       params.push(patch.limitReset);
+    }
+    if (patch.role !== undefined) {
+      sets.push('role = ?');
+      params.push(patch.role);
     }
     sets.push('updated_at = ?');
     params.push(Date.now(), hash);

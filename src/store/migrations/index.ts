@@ -5,6 +5,7 @@ import { creditMigrations } from './credit';
 import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
 import { auditMigrations } from './audit';
+import { keyRoleMigrations } from './key_roles';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   ...kitMigrations,
   ...providersCacheMigrations,
   ...auditMigrations,
+  ...keyRoleMigrations,
 ];
