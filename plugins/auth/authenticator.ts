@@ -98,6 +98,8 @@ export class Authenticator {
           disabled: row.disabled,
           expiresAt: row.expiresAt,
           keyName: row.name,
+          // A key made with a role reaches the admin API with that role's rights (undefined: `account`).
+          ...(row.role ? { role: row.role } : {}),
         },
       };
     }

@@ -1,8 +1,9 @@
 /**
  * @module
  * The auth plugin's HTTP API: the admin API (OpenRouter's key-provisioning shape) and the two endpoints an ordinary
- * key may call about itself. The admin key may call the former and not the chat chain; an ordinary key gets 403 on
- * the former.
+ * key may call about itself. The admin API answers by role (src/auth/roles.ts): the admin key (`admin`) and keys
+ * made with a role (`operator`, `viewer`); an ordinary key (`account`) gets 403 `role_required`. Every change is
+ * appended to the audit log (recordAudit).
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
@@ -13,15 +14,19 @@ import {
   fromNano,
   issueKey,
   keyJson,
+  keyRoleOf,
   money,
   paging,
   readAccount,
   readAmount,
   readKeyPatch,
   readNewKey,
+  recordAudit,
+  requireRole,
   type AdminGuard,
   type ApiKey,
   type Principal,
+  type Role,
   type Store,
 } from '../../src/plugin';
 import type { Authenticator } from './authenticator';
@@ -35,18 +40,19 @@ function parseDate(s: string | null | undefined): number | null {
 }
 
 /**
- * The admin API's check: the admin key's principal; an ordinary key gets 403 (offered to other plugins as
- * admin.guard).
+ * The admin API's check: the caller's principal when its role is at least `least` (`admin` when not given: the admin
+ * key alone), else a 403 `role_required` naming the role; a missing or wrong key is a 401 counted by the failed-auth
+ * throttle (auth.authenticate goes through it). Offered to other plugins as admin.guard.
  */
 export function adminGuard(auth: Authenticator): AdminGuard {
-  return async (ctx: Koa.Context): Promise<Principal> => {
+  return async (ctx: Koa.Context, least: Role = 'admin'): Promise<Principal> => {
     const p = await auth.authenticate(ctx);
-    if (!p.isAdmin) throw errors.forbidden('admin_key_required', 'This endpoint needs the admin key');
+    requireRole(p, least);
     return p;
   };
 }
 
-/** Every route of the auth plugin: accounts and keys (admin), then a key's own view. */
+/** Every route of the auth plugin: accounts and keys (admin API, by role), then a key's own view. */
 export function registerAdminRoutes(router: Router, store: Store, auth: Authenticator, admin: AdminGuard): void {
   registerAccountRoutes(router, store, admin);
   registerKeyRoutes(router, store, auth, admin);
@@ -65,10 +71,13 @@ async function keyOr404(store: Store, hash: string) {
   return k;
 }
 
-/** POST/GET /v1/accounts, GET /v1/accounts/:id, POST /v1/accounts/:id/credits (admin). */
+/**
+ * POST/GET /v1/accounts, GET /v1/accounts/:id, POST /v1/accounts/:id/credits: reads need `viewer`, changes
+ * `operator`; every change is audited.
+ */
 function registerAccountRoutes(router: Router, store: Store, admin: AdminGuard): void {
   router.post('/v1/accounts', async (ctx) => {
-    await admin(ctx);
+    const p = await admin(ctx, 'operator');
     const b = await readAccount(ctx);
     const a = await store.accounts.create({
       name: b.name,
@@ -76,32 +85,47 @@ function registerAccountRoutes(router: Router, store: Store, admin: AdminGuard):
       credits: money(b.credits ?? 0, 'credits'),
       customPricing: b.custom_pricing ?? false,
     });
+    const after = accountJson(a);
+    await recordAudit(store, ctx, p, { action: 'account.create', target: a.id, after });
     ctx.status = 201;
-    ctx.body = { data: accountJson(a) };
+    ctx.body = { data: after };
   });
   router.get('/v1/accounts', async (ctx) => {
-    await admin(ctx);
+    await admin(ctx, 'viewer');
     const { limit, offset } = paging(ctx);
     ctx.body = { data: (await store.accounts.list(limit, offset)).map(accountJson) };
   });
   router.get('/v1/accounts/:id', async (ctx) => {
-    await admin(ctx);
+    await admin(ctx, 'viewer');
     ctx.body = { data: accountJson(await accountOr404(store, ctx.params.id)) };
   });
   router.post('/v1/accounts/:id/credits', async (ctx) => {
-    await admin(ctx);
+    const p = await admin(ctx, 'operator');
     const { amount } = await readAmount(ctx);
+    const before = await accountOr404(store, ctx.params.id);
     const a = await addCreditsChecked(store, ctx.params.id, amount);
     if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
-    ctx.body = { data: accountJson(a) };
+    const after = accountJson(a);
+    await recordAudit(store, ctx, p, {
+      action: 'credits.add',
+      target: a.id,
+      before: { credits: fromNano(before.credits) },
+      after: { amount, credits: after.credits },
+    });
+    ctx.body = { data: after };
   });
 }
 
-/** POST/GET /v1/keys, GET/PATCH/DELETE /v1/keys/:hash (admin); a changed key is forgotten by this replica's cache. */
+/**
+ * POST/GET /v1/keys, GET/PATCH/DELETE /v1/keys/:hash: reads need `viewer`, changes `operator`, a key's role `admin` to
+ * change and at least that role to give at creation (an operator may mint an operator or viewer key, never more);
+ * every change is audited (never the raw key); a changed key is forgotten by this replica's cache.
+ */
 function registerKeyRoutes(router: Router, store: Store, auth: Authenticator, admin: AdminGuard): void {
   router.post('/v1/keys', async (ctx) => {
-    await admin(ctx);
+    const p = await admin(ctx, 'operator');
     const b = await readNewKey(ctx);
+    const role = keyRoleOf(p, b.role) ?? null;
     await accountOr404(store, b.account_id);
     const { raw, key } = await issueKey(store.keys, {
       accountId: b.account_id,
@@ -109,38 +133,48 @@ function registerKeyRoutes(router: Router, store: Store, auth: Authenticator, ad
       limit: b.limit === undefined || b.limit === null ? null : money(b.limit, 'limit'),
       limitReset: b.limit_reset ?? null,
       expiresAt: parseDate(b.expires_at),
+      role,
     });
+    const after = keyJson(key);
+    await recordAudit(store, ctx, p, { action: 'key.create', target: key.hash, after });
     ctx.status = 201;
-    ctx.body = { key: raw, data: keyJson(key) };
+    ctx.body = { key: raw, data: after };
   });
   router.get('/v1/keys', async (ctx) => {
-    await admin(ctx);
+    await admin(ctx, 'viewer');
     const { limit, offset } = paging(ctx);
     const accountId = typeof ctx.query.account_id === 'string' ? ctx.query.account_id : undefined;
     ctx.body = { data: (await store.keys.list({ accountId, limit, offset })).map(keyJson) };
   });
   router.get('/v1/keys/:hash', async (ctx) => {
-    await admin(ctx);
+    await admin(ctx, 'viewer');
     ctx.body = { data: keyJson(await keyOr404(store, ctx.params.hash)) };
   });
   router.patch('/v1/keys/:hash', async (ctx) => {
-    await admin(ctx);
-    await keyOr404(store, ctx.params.hash);
+    const p = await admin(ctx, 'operator');
+    const before = await keyOr404(store, ctx.params.hash);
     const b = await readKeyPatch(ctx);
-    const k = await store.keys.update(ctx.params.hash, {
+    const role = keyRoleOf(p, b.role);
+    if (role !== undefined && role !== before.role) requireRole(p, 'admin');
+    const k = (await store.keys.update(ctx.params.hash, {
       name: b.name,
       disabled: b.disabled,
       limit: b.limit === undefined ? undefined : b.limit === null ? null : money(b.limit, 'limit'),
       limitReset: b.limit_reset,
-    });
+      role,
+    })) as ApiKey;
     auth.forget(ctx.params.hash);
-    ctx.body = { data: keyJson(k as ApiKey) };
+    const after = keyJson(k);
+    const action = b.disabled === true && !before.disabled ? 'key.disable' : 'key.update';
+    await recordAudit(store, ctx, p, { action, target: k.hash, before: keyJson(before), after });
+    ctx.body = { data: after };
   });
   router.delete('/v1/keys/:hash', async (ctx) => {
-    await admin(ctx);
-    await keyOr404(store, ctx.params.hash);
+    const p = await admin(ctx, 'operator');
+    const before = await keyOr404(store, ctx.params.hash);
     await store.keys.delete(ctx.params.hash);
     auth.forget(ctx.params.hash);
+    await recordAudit(store, ctx, p, { action: 'key.delete', target: before.hash, before: keyJson(before) });
     ctx.body = { data: { hash: ctx.params.hash, deleted: true } };
   });
 }
@@ -151,7 +185,15 @@ function registerOwnRoutes(router: Router, store: Store, auth: Authenticator): v
     const p = await auth.authenticate(ctx);
     if (p.isAdmin) {
       ctx.body = {
-        data: { label: 'admin', name: 'admin', usage: 0, limit: null, limit_remaining: null, is_admin: true },
+        data: {
+          label: 'admin',
+          name: 'admin',
+          usage: 0,
+          limit: null,
+          limit_remaining: null,
+          is_admin: true,
+          role: 'admin',
+        },
       };
       return;
     }
@@ -165,6 +207,7 @@ function registerOwnRoutes(router: Router, store: Store, auth: Authenticator): v
         limit_remaining: j.limit_remaining,
         limit_reset: j.limit_reset,
         is_admin: false,
+        role: j.role,
       },
     };
   });

@@ -25,6 +25,11 @@ export const amountBody = {
 };
 
 const reset = { enum: ['daily', 'weekly', 'monthly', null] };
+/**
+ * A key's role on the admin API (src/auth/roles.ts); `account` or null: an ordinary key. `admin` is read to be refused
+ * with the right error (a 403 naming the role for an operator; no key is `admin`: the admin key alone is).
+ */
+const keyRole = { enum: ['admin', 'operator', 'viewer', 'account', null] };
 
 export const newKeyBody = {
   type: 'object',
@@ -36,6 +41,7 @@ export const newKeyBody = {
     limit: { anyOf: [creditsSchema, { type: 'null' }] },
     limit_reset: reset,
     expires_at: { type: ['string', 'null'] },
+    role: keyRole,
   },
 };
 
@@ -48,5 +54,6 @@ export const keyPatchBody = {
     disabled: { type: 'boolean' },
     limit: { anyOf: [creditsSchema, { type: 'null' }] },
     limit_reset: reset,
+    role: keyRole,
   },
 };

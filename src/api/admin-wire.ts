@@ -5,9 +5,11 @@
  * `gateway accounts`).
  */
 import { errors } from '../errors';
+import { requireRole } from '../auth/roles';
+import type { Principal } from '../pipeline/state';
 import type { Store } from '../store/index';
 import type { Account } from '../store/accounts';
-import { limitRemaining, type ApiKey, type LimitReset } from '../store/keys';
+import { limitRemaining, type ApiKey, type KeyRole, type LimitReset } from '../store/keys';
 import { CreditsOutOfRange, MAX_CREDITS_TEXT, fromNano, nanoOrNull } from '../store/money';
 import { bodies } from '../validation/generated/bodies';
 import { bodyReader } from './body';
@@ -39,6 +41,7 @@ export function keyJson(k: ApiKey) {
     expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
     created_at: new Date(k.createdAt).toISOString(),
     updated_at: new Date(k.updatedAt).toISOString(),
+    role: k.role ?? 'account',
   };
 }
 
@@ -52,13 +55,36 @@ export const readNewKey = bodyReader<{
   limit?: number | null;
   limit_reset?: LimitReset | null;
   expires_at?: string | null;
+  role?: KeyRole | 'admin' | 'account' | null;
 }>(bodies.newKey);
 export const readKeyPatch = bodyReader<{
   name?: string;
   disabled?: boolean;
   limit?: number | null;
   limit_reset?: LimitReset | null;
+  role?: KeyRole | 'admin' | 'account' | null;
 }>(bodies.keyPatch);
+
+/**
+ * A body's `role` as a key stores it: undefined (not given), null (`account` or null: an ordinary key), or the role.
+ * `admin` is no key's role: a 403 naming it for a caller below admin, a 400 for the admin (the admin key alone is).
+ */
+export function keyRoleOf(
+  caller: Pick<Principal, 'isAdmin' | 'role'>,
+  role: KeyRole | 'admin' | 'account' | null | undefined,
+): KeyRole | null | undefined {
+  if (role === 'admin') {
+    requireRole(caller, 'admin');
+    throw errors.invalidRequest(
+      "No key can have the 'admin' role: the admin key alone is admin",
+      'role',
+      'invalid_value',
+    );
+  }
+  // Giving a key a role needs at least that role: an operator mints operator or viewer keys, never more.
+  if (role === 'operator' || role === 'viewer') requireRole(caller, role);
+  return role === undefined ? undefined : role === 'account' ? null : role;
+}
 
 /**
  * Credits given as `field`, in nano-credits, held to what the ledger represents exactly (0, or -MAX_NANO when

@@ -5,7 +5,7 @@ import type { AdminGuard } from '../auth/contract';
 import type { AuditQuery, AuditRecord, AuditSource } from '../store/audit';
 import type { Store } from '../store/index';
 
-const SOURCES: ReadonlySet<string> = new Set(['admin_api', 'console', 'cli', 'oauth', 'sso']);
+const SOURCES: ReadonlySet<string> = new Set(['admin_api', 'console', 'cli', 'oauth', 'sso', 'startup']);
 const COLUMNS = ['id', 'created_at', 'actor', 'role', 'source', 'address', 'action', 'target', 'before', 'after'];
 
 /** One query value: a string or nothing (repeated values and other shapes are the client's 400). */
@@ -75,7 +75,7 @@ function csvField(v: unknown): string {
  */
 export function registerAuditRoutes(router: Router, store: Store, guard: AdminGuard): void {
   router.get('/v1/audit', async (ctx) => {
-    await guard(ctx);
+    await guard(ctx, 'viewer');
     const format = one(ctx, 'format') ?? 'json';
     if (format !== 'json' && format !== 'csv' && format !== 'ndjson')
       throw errors.invalidRequest('format must be json, csv or ndjson', 'format', 'invalid_value');

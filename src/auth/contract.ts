@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { Principal } from '../pipeline/state';
+import type { Principal, Role } from '../pipeline/state';
 import type { SharedServices } from '../pipeline/shared-services';
 
 /**
@@ -21,10 +21,13 @@ export function getAuthenticate(shared: SharedServices): Authenticate | undefine
 }
 
 /**
- * The admin API's check (set by the auth plugin): the admin key's principal, else a 401 or 403 GatewayError. A plugin
- * that adds admin routes (the limits plugin's /v1/keys/{hash}/limits) calls it first; without it, it adds none.
+ * The admin API's check (set by the auth plugin): the caller's principal when it has at least the role `least`
+ * (src/auth/roles.ts; `admin` when not given), else a 401 (no or a wrong key, through the failed-auth throttle) or a
+ * 403 `role_required` naming the role. Every admin route names its least role: reads `viewer`, changes `operator`,
+ * the admin key, SSO settings and roles `admin`. A plugin that adds admin routes (limits' /v1/keys/{hash}/limits)
+ * calls it first; without it, it adds none.
  */
-export type AdminGuard = (ctx: Koa.Context) => Promise<Principal>;
+export type AdminGuard = (ctx: Koa.Context, least?: Role) => Promise<Principal>;
 export const ADMIN_GUARD = 'admin.guard';
 
 /** A guard for GET /v1/models (set by the auth plugin when `protect_models` is on). */

@@ -1,8 +1,8 @@
 import { accountJson } from '../api/admin-wire';
-import { CreditsOutOfRange, MAX_CREDITS_TEXT, nanoOrNull } from '../store/money';
+import { CreditsOutOfRange, fromNano, MAX_CREDITS_TEXT, nanoOrNull } from '../store/money';
 import type { CliCommand } from './command';
 import { findAccount } from './account-ref';
-import { fail, print, withStore } from './store-cli';
+import { auditCli, fail, print, withStore } from './store-cli';
 
 export const accountsCommand: CliCommand = {
   name: 'accounts',
@@ -27,18 +27,11 @@ export const accountsCommand: CliCommand = {
           if (typeof v.name !== 'string' || !v.name) return fail('accounts create needs --name');
           const credits = nanoOrNull(Number(v.credits ?? 0));
           if (credits === null) return fail(`--credits must be a number from 0 to ${MAX_CREDITS_TEXT}`);
-          print(
-            [
-              accountJson(
-                await store.accounts.create({
-                  name: v.name,
-                  email: (v.email as string | undefined) ?? null,
-                  credits,
-                }),
-              ),
-            ],
-            json,
+          const created = accountJson(
+            await store.accounts.create({ name: v.name, email: (v.email as string | undefined) ?? null, credits }),
           );
+          await auditCli(store, { action: 'account.create', target: created.id, after: created });
+          print([created], json);
           return 0;
         }
         if (sub === 'list') {
@@ -54,7 +47,14 @@ export const accountsCommand: CliCommand = {
           const account = await findAccount(store, ref);
           if (typeof account === 'string') return fail(account);
           try {
-            print([accountJson((await store.accounts.addCredits(account.id, n)) ?? account)], json);
+            const after = accountJson((await store.accounts.addCredits(account.id, n)) ?? account);
+            await auditCli(store, {
+              action: 'credits.add',
+              target: account.id,
+              before: { credits: accountJson(account).credits },
+              after: { amount: fromNano(n), credits: after.credits },
+            });
+            print([after], json);
           } catch (e) {
             if (e instanceof CreditsOutOfRange) return fail(`AMOUNT: ${e.message}`);
             throw e;

@@ -4,7 +4,7 @@ import type { LimitReset } from '../store/keys';
 import { MAX_CREDITS_TEXT, nanoOrNull } from '../store/money';
 import type { CliCommand } from './command';
 import { findAccount } from './account-ref';
-import { fail, print, withStore } from './store-cli';
+import { auditCli, fail, print, withStore } from './store-cli';
 import { runScan } from './scan';
 
 const RESETS = ['daily', 'weekly', 'monthly'];
@@ -50,6 +50,7 @@ export const keysCommand: CliCommand = {
                 limit,
                 limitReset: (v.reset as LimitReset | undefined) ?? null,
               });
+              await auditCli(store, { action: 'key.create', target: k.hash, after: keyJson(k) });
               // The only time the key is shown: the warning goes to stderr so that --json output stays parseable.
               process.stderr.write(`The key below is shown once: store it now (the gateway keeps only its hash).\n`);
               if (json) print([{ key: raw, ...keyJson(k) }], true);
@@ -72,11 +73,17 @@ export const keysCommand: CliCommand = {
             if (sub === 'disable' || sub === 'delete') {
               if (!hash || !/^[0-9a-f]{64}$/.test(hash))
                 return fail(`keys ${sub} needs the key's hash (64 hex characters)`);
-              const ok =
-                sub === 'disable'
-                  ? Boolean(await store.keys.update(hash, { disabled: true }))
-                  : await store.keys.delete(hash);
+              const before = await store.keys.get(hash);
+              if (!before) return fail('no key with that hash');
+              const after = sub === 'disable' ? await store.keys.update(hash, { disabled: true }) : undefined;
+              const ok = sub === 'disable' ? Boolean(after) : await store.keys.delete(hash);
               if (!ok) return fail('no key with that hash');
+              await auditCli(store, {
+                action: `key.${sub}`,
+                target: hash,
+                before: keyJson(before),
+                ...(after ? { after: keyJson(after) } : {}),
+              });
               print([{ hash, [sub === 'disable' ? 'disabled' : 'deleted']: true }], json);
               return 0;
             }

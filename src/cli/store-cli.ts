@@ -52,3 +52,14 @@ export function fail(message: string): number {
   process.stderr.write(`gateway: ${message}\n`);
   return 2;
 }
+
+/**
+ * Append a change made by `gateway accounts ...` / `gateway keys ...` to the audit log: actor `cli`, role admin (whoever
+ * can open the store can do anything), source `cli`, no address. Never a raw key (redactAudit cuts one anyway).
+ */
+export function auditCli(
+  store: Store,
+  change: { action: string; target: string; before?: unknown; after?: unknown },
+): Promise<string> {
+  return store.audit.append({ actor: 'cli', role: 'admin', source: 'cli', ...change });
+}

@@ -7,6 +7,7 @@ export {
   accountJson,
   addCreditsChecked,
   keyJson,
+  keyRoleOf,
   money,
   readAccount,
   readAmount,
@@ -16,7 +17,14 @@ export {
 export { creditsSchema } from '../api/admin-bodies';
 export { checkKey, constantTimeEqual, generateKey, hashKey, keyLabel } from '../auth/key-format';
 export { issueKey } from '../auth/issue-key';
-export { currentWindowUsage, limitRemaining, windowStart, type ApiKey, type LimitReset } from '../store/keys';
+export {
+  currentWindowUsage,
+  limitRemaining,
+  windowStart,
+  type ApiKey,
+  type KeyRole,
+  type LimitReset,
+} from '../store/keys';
 export type { Account } from '../store/accounts';
 export {
   CreditsOutOfRange,

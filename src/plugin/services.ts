@@ -22,6 +22,7 @@ export {
 } from '../auth/contract';
 export { PARAMS_VALIDATE, type ValidateChatRequest } from '../pipeline/shared-services';
 export { hasRole, parseRole, requireRole, roleOf, roleRequired, ROLES } from '../auth/roles';
+export { auditActor, recordAudit, type AuditChange } from '../auth/audit';
 export { MAIL_SMTP } from '../mail/smtp';
 export {
   addPluginTimer,

@@ -1,8 +1,8 @@
 import type { Db, Param } from './db';
 import { randomBytes } from 'node:crypto';
 
-/** Where a change was made. */
-export type AuditSource = 'admin_api' | 'console' | 'cli' | 'oauth' | 'sso';
+/** Where a change was made (`startup`: the gateway's first start: the generated admin key, the bootstrap account). */
+export type AuditSource = 'admin_api' | 'console' | 'cli' | 'oauth' | 'sso' | 'startup';
 
 /** One change: who (and in what role, from where), what, before and after. Never a secret (see redactAudit). */
 export interface AuditEntry {

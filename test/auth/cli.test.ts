@@ -5,12 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fromObject } from '../../src/config/load';
+import { openStore } from '../../src/store/index';
 import { startTestGateway } from '../helpers/gateway';
 import { postJson } from '../helpers/gateway';
+import { ADMIN_KEY } from '../helpers/accounts';
 
 const run = promisify(execFile);
 
-describe('gateway accounts / keys CLI on the configured store', function () {
+describe('gateway accounts / keys CLI on the configured store, audited', function () {
   this.timeout(60000);
   const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
   const cfgPath = join(dir, 'g.yaml');
@@ -22,11 +24,11 @@ describe('gateway accounts / keys CLI on the configured store', function () {
   const cli = async (...args: string[]) =>
     (
       await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', ...args, '--config', cfgPath], {
-        env: { ...process.env, GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' },
+        env: { ...process.env, GATEWAY_ADMIN_KEY: ADMIN_KEY },
       })
     ).stdout;
 
-  it('creates an account and a key that the gateway then accepts; disables and deletes it', async () => {
+  it('creates an account and a key that the gateway then accepts; disables and deletes it; each change audited', async () => {
     const account = JSON.parse(await cli('accounts', 'create', '--name', 'ops', '--credits', '3', '--json')) as {
       id: string;
       credits: number;
@@ -65,7 +67,7 @@ describe('gateway accounts / keys CLI on the configured store', function () {
           models: [{ id: 'm', deployments: [{ provider: 'mock', model: 'x' }] }],
           plugins: ['auth', 'routing'],
         },
-        { env: { GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' } },
+        { env: { GATEWAY_ADMIN_KEY: ADMIN_KEY } },
       ),
     );
     try {
@@ -91,5 +93,30 @@ describe('gateway accounts / keys CLI on the configured store', function () {
     });
     const err = await cli('keys', 'delete', key.hash).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).to.equal(2);
+    const topped = JSON.parse(await cli('accounts', 'credits', 'add', 'ops', '-1.5', '--json')) as { credits: number };
+    expect(topped.credits).to.equal(1.5);
+
+    // Every change above is in the audit log: actor cli, role admin, source cli, no address, never the raw key.
+    const store = await openStore(
+      fromObject({ store: { driver: 'sqlite', path: db }, providers: [], models: [] }, { env: {} }).store,
+    );
+    try {
+      const log = await store.audit.list({ limit: 100 });
+      expect(log.map((r) => [r.action, r.target])).to.deep.equal([
+        ['credits.add', account.id],
+        ['key.delete', key.hash],
+        ['key.disable', key.hash],
+        ['key.create', key.hash],
+        ['account.create', account.id],
+      ]);
+      for (const r of log) expect(r).to.include({ actor: 'cli', role: 'admin', source: 'cli', address: null });
+      expect(log[0].before).to.deep.equal({ credits: 3 });
+      expect(log[0].after).to.deep.equal({ amount: -1.5, credits: 1.5 });
+      expect(log[2].before).to.deep.include({ disabled: false });
+      expect(log[2].after).to.deep.include({ disabled: true });
+      expect(JSON.stringify(log)).to.not.contain(key.key);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +33,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { buildImage, ensureHelm, IMAGE, imageSize, podman, podmanUnavailable, removeContainers, ROOT } from './podman';
 
 const REDIS_URL = process.env.GATEWAY_TEST_REDIS_URL || undefined;
-const ADMIN = `sk-admin-container-test-${process.pid}`;
+const ADMIN = `sk-admin-container-test-${randomBytes(12).toString('hex')}`;
 
 async function freePort(): Promise<number> {
   return new Promise((done) => {

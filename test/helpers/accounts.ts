@@ -1,6 +1,7 @@
 import type { TestGateway } from './gateway';
 
-export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+/** A strong admin key (the auth plugin refuses one shorter than 32 characters or with too little variety). */
+export const ADMIN_KEY = 'test-admin-key-9a822c8a8c6e928b1ccd4197';
 
 export async function adminCall(
   gw: { url: string },

@@ -244,7 +244,7 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema13 = {"type":"object","additionalProperties":false,"required":["name","account_id"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"account_id":{"type":"string","minLength":1},"limit":{"anyOf":[{"type":"number","minimum":0,"maximum":9000000},{"type":"null"}]},"limit_reset":{"enum":["daily","weekly","monthly",null]},"expires_at":{"type":["string","null"]}}};
+const schema13 = {"type":"object","additionalProperties":false,"required":["name","account_id"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"account_id":{"type":"string","minLength":1},"limit":{"anyOf":[{"type":"number","minimum":0,"maximum":9000000},{"type":"null"}]},"limit_reset":{"enum":["daily","weekly","monthly",null]},"expires_at":{"type":["string","null"]},"role":{"enum":["admin","operator","viewer","account",null]}}};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -271,7 +271,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(((((key0 === "name") || (key0 === "account_id")) || (key0 === "limit")) || (key0 === "limit_reset")) || (key0 === "expires_at"))){
+if(!((((((key0 === "name") || (key0 === "account_id")) || (key0 === "limit")) || (key0 === "limit_reset")) || (key0 === "expires_at")) || (key0 === "role"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -444,9 +444,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.role !== undefined){
+let data5 = data.role;
+if(!(((((data5 === "admin") || (data5 === "operator")) || (data5 === "viewer")) || (data5 === "account")) || (data5 === null))){
+const err15 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema13.properties.role.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -455,11 +456,23 @@ vErrors.push(err15);
 }
 errors++;
 }
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
 validate12.errors = vErrors;
 return errors === 0;
 }
 
-const schema14 = {"type":"object","additionalProperties":false,"minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"disabled":{"type":"boolean"},"limit":{"anyOf":[{"type":"number","minimum":0,"maximum":9000000},{"type":"null"}]},"limit_reset":{"enum":["daily","weekly","monthly",null]}}};
+const schema14 = {"type":"object","additionalProperties":false,"minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"disabled":{"type":"boolean"},"limit":{"anyOf":[{"type":"number","minimum":0,"maximum":9000000},{"type":"null"}]},"limit_reset":{"enum":["daily","weekly","monthly",null]},"role":{"enum":["admin","operator","viewer","account",null]}}};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -476,7 +489,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((((key0 === "name") || (key0 === "disabled")) || (key0 === "limit")) || (key0 === "limit_reset"))){
+if(!(((((key0 === "name") || (key0 === "disabled")) || (key0 === "limit")) || (key0 === "limit_reset")) || (key0 === "role"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -623,14 +636,27 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.role !== undefined){
+let data4 = data.role;
+if(!(((((data4 === "admin") || (data4 === "operator")) || (data4 === "viewer")) || (data4 === "account")) || (data4 === null))){
+const err12 = {instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema14.properties.role.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }

@@ -71,6 +71,7 @@ describe('auth plugin and admin API', () => {
       'limit_remaining',
       'limit_reset',
       'name',
+      'role',
       'updated_at',
       'usage',
     ]);
@@ -99,6 +100,7 @@ describe('auth plugin and admin API', () => {
         limit_remaining: 2,
         limit_reset: 'monthly',
         is_admin: false,
+        role: 'account',
       },
     });
     const credits = await adminCall(gw, 'GET', '/v1/credits', undefined, key);
@@ -153,7 +155,7 @@ describe('auth plugin and admin API', () => {
     expect(((await r2.json()) as { error: { code: string } }).error.code).to.equal('api_key_expired');
   });
 
-  it('the admin key cannot call chat completions, an ordinary key gets 403 on the admin API', async () => {
+  it('the admin key cannot call chat completions, an ordinary key gets 403 role_required on the admin API', async () => {
     const r = await postJson(`${gw.url}/v1/chat/completions`, chat, { authorization: `Bearer ${ADMIN_KEY}` });
     expect(r.status).to.equal(403);
     expect(((await r.json()) as { error: { code: string } }).error.code).to.equal('admin_key_not_allowed');
@@ -165,7 +167,8 @@ describe('auth plugin and admin API', () => {
     ] as const) {
       const res = await adminCall(gw, m, p, m === 'POST' ? { name: 'x', account_id: 'y' } : undefined, key);
       expect(res.status, `${m} ${p}`).to.equal(403);
-      expect((res.body.error as { code: string }).code).to.equal('admin_key_required');
+      expect((res.body.error as { code: string }).code).to.equal('role_required');
+      expect((res.body.error as { message: string }).message).to.contain(m === 'POST' ? "'operator'" : "'viewer'");
     }
   });
 

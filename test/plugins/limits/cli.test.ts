@@ -30,7 +30,7 @@ describe('gateway keys limits / accounts limits CLI', function () {
   const cli = async (...args: string[]) =>
     (
       await run(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', ...args, '--config', cfgPath], {
-        env: { ...process.env, GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' },
+        env: { ...process.env, GATEWAY_ADMIN_KEY: 'cli-admin-key-5d0c94a7e1b36f28ac9e0b71' },
       })
     ).stdout;
 
@@ -65,7 +65,7 @@ describe('gateway keys limits / accounts limits CLI', function () {
           models,
           plugins: ['auth', 'limits', 'routing'],
         },
-        { env: { GATEWAY_ADMIN_KEY: 'cli-admin-key-0123456789' } },
+        { env: { GATEWAY_ADMIN_KEY: 'cli-admin-key-5d0c94a7e1b36f28ac9e0b71' } },
       ),
     );
     try {
