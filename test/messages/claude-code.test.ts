@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { MockUpstream, openaiFixtures, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
-import { settled } from '../credit/books';
+import { settled } from '../plugins/credit/books';
 import { fromNano } from '../../src/store/money';
 import { refusingProxy, run } from '../helpers/cli-agents';
 

@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startTestGateway, testConfig, type TestGateway } from '../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { MockUpstream, openaiFixtures, sendJson, type RecordedRequest } from '../helpers/mock-upstream';
-import { settled } from '../credit/books';
+import { settled } from '../plugins/credit/books';
 import { countTextTokens } from '../../src/tokens/count';
 
 type Json = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
+import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../../helpers/mock-upstream';
 
 type Content = { parts?: Array<{ text?: unknown }> };
 const bytes = (s: unknown) => (typeof s === 'string' ? Buffer.byteLength(s, 'utf8') : 0);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { postJson, type TestGateway } from '../helpers/gateway';
-import { toNano } from '../../src/store/money';
-import { creditOf } from '../helpers/store';
+import { postJson, type TestGateway } from '../../helpers/gateway';
+import { toNano } from '../../../src/store/money';
+import { creditOf } from '../../helpers/store';
 
 export type Key = { key: string; accountId: string; hash: string };
 

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { startTestGateway, postJson, type TestGateway } from '../helpers/gateway';
-import { adminCall, makeAccountKey } from '../helpers/accounts';
-import type { MockUpstream } from '../helpers/mock-upstream';
-import { creditConfig } from '../helpers/credit';
-import { toNano } from '../../src/store/money';
+import { startTestGateway, postJson, type TestGateway } from '../../helpers/gateway';
+import { adminCall, makeAccountKey } from '../../helpers/accounts';
+import type { MockUpstream } from '../../helpers/mock-upstream';
+import { creditConfig } from '../../helpers/credit';
+import { toNano } from '../../../src/store/money';
 import { honestModel, honestUpstream } from './honest-upstream';
 import { books, burst, settled, type Key } from './books';
-import { creditOf } from '../helpers/store';
+import { creditOf } from '../../helpers/store';
 
 /**
  * Issue 13: a hostile but ordinary client (and a misbehaving upstream) against the full

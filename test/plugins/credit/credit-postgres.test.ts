@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { postJson } from '../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
-import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
-import { startGatewayProcess, type GatewayProcess } from '../helpers/process';
-import { exactRequest } from '../helpers/credit';
-import { fromNano, toNano } from '../../src/store/money';
-import type { MockUpstream } from '../helpers/mock-upstream';
+import { postJson } from '../../helpers/gateway';
+import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
+import { freshPostgresUrl, POSTGRES_URL } from '../../helpers/postgres';
+import { startGatewayProcess, type GatewayProcess } from '../../helpers/process';
+import { exactRequest } from '../../helpers/credit';
+import { fromNano, toNano } from '../../../src/store/money';
+import type { MockUpstream } from '../../helpers/mock-upstream';
 import { honestUpstream } from './honest-upstream';
 
 /** The account's ledger sum and the sum of its generation records' costs, read from the database. */

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
-import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway';
-import { makeAccountKey } from '../helpers/accounts';
-import { creditConfig } from '../helpers/credit';
-import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
-import { anthropicMessage, messageEnd, messageStart, textBlock } from '../helpers/anthropic-sse';
-import { parseConfig } from '../../src/config/load';
-import { configWarnings } from '../../src/config/warnings';
+import { postJson, startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { makeAccountKey } from '../../helpers/accounts';
+import { creditConfig } from '../../helpers/credit';
+import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../../helpers/mock-upstream';
+import { anthropicMessage, messageEnd, messageStart, textBlock } from '../../helpers/anthropic-sse';
+import { parseConfig } from '../../../src/config/load';
+import { configWarnings } from '../../../src/config/warnings';
 import { noOverruns, settled } from './books';
 
 /**

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
-import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway';
-import { makeAccountKey } from '../helpers/accounts';
-import { creditConfig } from '../helpers/credit';
-import { MockUpstream } from '../helpers/mock-upstream';
-import { anthropicEvent as ev, messageStart } from '../helpers/anthropic-sse';
-import { countTextTokens } from '../../src/tokens/count';
+import { postJson, startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { makeAccountKey } from '../../helpers/accounts';
+import { creditConfig } from '../../helpers/credit';
+import { MockUpstream } from '../../helpers/mock-upstream';
+import { anthropicEvent as ev, messageStart } from '../../helpers/anthropic-sse';
+import { countTextTokens } from '../../../src/tokens/count';
 import { settled } from './books';
 
 /**

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { maxRequestTokens, requestTokenBound } from '../../src/tokens/bound';
-import type { ModelConfig } from '../../src/config/types';
-import type { ChatRequest } from '../../src/types/openai';
-import type { UpstreamTarget } from '../../src/providers/types';
-import { anthropicBody } from '../../src/providers/anthropic/request';
-import { converseBody } from '../../src/providers/bedrock/index';
+import { maxRequestTokens, requestTokenBound } from '../../../src/tokens/bound';
+import type { ModelConfig } from '../../../src/config/types';
+import type { ChatRequest } from '../../../src/types/openai';
+import type { UpstreamTarget } from '../../../src/providers/types';
+import { anthropicBody } from '../../../src/providers/anthropic/request';
+import { converseBody } from '../../../src/providers/bedrock/index';
 
 const model = (context_length: number): ModelConfig => ({
   id: 'm',

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { MockUpstream, openaiFixtures, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
+import { MockUpstream, openaiFixtures, sendJson, writeSse, type RecordedRequest } from '../../helpers/mock-upstream';
 
 type Body = Record<string, unknown> & {
   messages?: Array<{ role?: string; content?: unknown }>;

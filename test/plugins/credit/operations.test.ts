@@ -1,17 +1,17 @@
 import { expect } from 'chai';
-import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway';
-import { adminCall, makeAccountKey } from '../helpers/accounts';
-import { creditConfig } from '../helpers/credit';
-import type { MockUpstream } from '../helpers/mock-upstream';
-import { costBound } from '../../plugins/credit/bound';
-import { requestTokenBound } from '../../src/tokens/bound';
-import { modelPrice } from '../../plugins/credit/price';
-import { toNano } from '../../src/store/money';
-import type { ModelConfig } from '../../src/config/types';
+import { postJson, startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { adminCall, makeAccountKey } from '../../helpers/accounts';
+import { creditConfig } from '../../helpers/credit';
+import type { MockUpstream } from '../../helpers/mock-upstream';
+import { costBound } from '../../../plugins/credit/bound';
+import { requestTokenBound } from '../../../src/tokens/bound';
+import { modelPrice } from '../../../plugins/credit/price';
+import { toNano } from '../../../src/store/money';
+import type { ModelConfig } from '../../../src/config/types';
 import { books, burst, noOverruns, served, settled, type Key } from './books';
 import { honestModel, honestUpstream } from './honest-upstream';
-import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
-import { creditOf } from '../helpers/store';
+import { freshPostgresUrl, POSTGRES_URL } from '../../helpers/postgres';
+import { creditOf } from '../../helpers/store';
 
 /**
  * Issues 13 + 18: /v1/responses (plain, streamed, cut by the client, continuing a stored

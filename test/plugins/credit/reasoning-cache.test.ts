@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { startTestGateway, type TestGateway } from '../helpers/gateway';
-import { makeAccountKey } from '../helpers/accounts';
-import { creditConfig } from '../helpers/credit';
-import type { MockUpstream } from '../helpers/mock-upstream';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { makeAccountKey } from '../../helpers/accounts';
+import { creditConfig } from '../../helpers/credit';
+import type { MockUpstream } from '../../helpers/mock-upstream';
 import { books, burst, noOverruns, served } from './books';
 import { honestClaude } from './honest-claude';
 import { honestGemini } from './honest-gemini';

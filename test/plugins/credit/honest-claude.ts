@@ -1,7 +1,13 @@
 import type { ServerResponse } from 'node:http';
-import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../helpers/mock-upstream';
-import { converseAnswer } from '../helpers/bedrock-fixtures';
-import { anthropicEvent as ev, anthropicMessage, messageEnd, messageStart, textBlock } from '../helpers/anthropic-sse';
+import { MockUpstream, sendJson, writeSse, type RecordedRequest } from '../../helpers/mock-upstream';
+import { converseAnswer } from '../../helpers/bedrock-fixtures';
+import {
+  anthropicEvent as ev,
+  anthropicMessage,
+  messageEnd,
+  messageStart,
+  textBlock,
+} from '../../helpers/anthropic-sse';
 
 type Block = Record<string, unknown>;
 

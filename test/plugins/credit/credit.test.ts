@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { startTestGateway, postJson, sseData, type TestGateway } from '../helpers/gateway';
-import { adminCall, makeAccountKey } from '../helpers/accounts';
-import { MockUpstream, openaiFixtures } from '../helpers/mock-upstream';
-import { fromNano } from '../../src/store/money';
-import { MODEL, creditConfig, exactRequest } from '../helpers/credit';
-import { keyedClient, sdkClient } from '../helpers/sdk';
-import { creditOf } from '../helpers/store';
+import { startTestGateway, postJson, sseData, type TestGateway } from '../../helpers/gateway';
+import { adminCall, makeAccountKey } from '../../helpers/accounts';
+import { MockUpstream, openaiFixtures } from '../../helpers/mock-upstream';
+import { fromNano } from '../../../src/store/money';
+import { MODEL, creditConfig, exactRequest } from '../../helpers/credit';
+import { keyedClient, sdkClient } from '../../helpers/sdk';
+import { creditOf } from '../../helpers/store';
 
 async function settled(gw: TestGateway, accountId: string): Promise<void> {
   for (let i = 0; i < 100; i++) {

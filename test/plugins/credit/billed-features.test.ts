@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { postJson, startTestGateway, type TestGateway } from '../helpers/gateway';
-import { makeAccountKey } from '../helpers/accounts';
-import { creditConfig } from '../helpers/credit';
-import { MockUpstream, openaiFixtures, sendJson } from '../helpers/mock-upstream';
-import { billedFeatureProblem } from '../../src/models/billed-features';
-import type { ModelConfig } from '../../src/config/types';
-import type { ChatRequest } from '../../src/types/openai';
+import { postJson, startTestGateway, type TestGateway } from '../../helpers/gateway';
+import { makeAccountKey } from '../../helpers/accounts';
+import { creditConfig } from '../../helpers/credit';
+import { MockUpstream, openaiFixtures, sendJson } from '../../helpers/mock-upstream';
+import { billedFeatureProblem } from '../../../src/models/billed-features';
+import type { ModelConfig } from '../../../src/config/types';
+import type { ChatRequest } from '../../../src/types/openai';
 import { noOverruns, settled } from './books';
 
 /**
