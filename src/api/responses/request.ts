@@ -112,91 +112,123 @@ export interface ItemContext {
 }
 
 /**
- * The conversation's items as chat messages. One assistant turn is a run of assistant-side items (reasoning,
- * assistant messages, function and custom tool calls): it becomes one assistant message, its calls as tool_calls and
- * its reasoning items' encrypted_content as reasoning_details (thinking signatures go back to the provider).
+ * The chat messages of a conversation as its items come. One assistant turn is a run of assistant-side items
+ * (reasoning, assistant messages, function and custom tool calls): it becomes one assistant message, its calls as
+ * tool_calls and its reasoning items' encrypted_content as reasoning_details (thinking signatures go back to the
+ * provider).
  */
-export function itemsToMessages(items: InputItem[], cx: ItemContext = { tools: NO_TOOLS, dropped: [] }): ChatMessage[] {
-  const out: ChatMessage[] = [];
+class Turns {
+  readonly out: ChatMessage[] = [];
   /** The assistant message of the current run of assistant-side items, and reasoning waiting for one. */
-  let turn: ChatMessage | null = null;
-  let pending: ReasoningDetail[] = [];
-  const assistant = (): ChatMessage => {
-    if (!turn) {
-      turn = { role: 'assistant', content: null };
-      out.push(turn);
+  private turn: ChatMessage | null = null;
+  private pending: ReasoningDetail[] = [];
+
+  /** The current run's assistant message (made when there is none), with the reasoning that waited for it. */
+  assistant(): ChatMessage {
+    if (!this.turn) {
+      this.turn = { role: 'assistant', content: null };
+      this.out.push(this.turn);
     }
-    if (pending.length > 0) {
-      turn.reasoning_details = [...(turn.reasoning_details ?? []), ...pending];
-      pending = [];
+    if (this.pending.length > 0) {
+      this.turn.reasoning_details = [...(this.turn.reasoning_details ?? []), ...this.pending];
+      this.pending = [];
     }
-    return turn;
-  };
-  const call = (id: string, name: string, args: string) => {
-    const m = assistant();
+    return this.turn;
+  }
+
+  assistantText(text: string): void {
+    const t = this.assistant();
+    // Text after the turn's calls starts a new assistant message (chat puts calls last).
+    if (t.tool_calls) {
+      this.turn = null;
+      this.assistant().content = text;
+    } else t.content = typeof t.content === 'string' ? t.content + text : text;
+  }
+
+  call(id: string, name: string, args: string): void {
+    const m = this.assistant();
     (m.tool_calls ??= []).push({ id, type: 'function', function: { name, arguments: args } });
-  };
-  const userSide = (m: ChatMessage) => {
-    turn = null;
-    out.push(m);
-  };
+  }
+
+  /** A user-side message (user, system, developer, a tool's output) ends the assistant's run. */
+  userSide(m: ChatMessage): void {
+    this.turn = null;
+    this.out.push(m);
+  }
+
+  reasoning(details: ReasoningDetail[]): void {
+    if (details.length === 0) return;
+    if (this.turn) this.turn.reasoning_details = [...(this.turn.reasoning_details ?? []), ...details];
+    else this.pending.push(...details);
+  }
+}
+
+function messageItem(turns: Turns, m: Extract<InputItem, { role: string }>, at: string): void {
+  if (!['user', 'system', 'developer', 'assistant'].includes(m.role))
+    throw errors.invalidRequest(
+      `${at}.role must be user, system, developer or assistant`,
+      `${at}.role`,
+      'invalid_value',
+    );
+  if (typeof m.content !== 'string' && !Array.isArray(m.content))
+    throw errors.invalidRequest(`${at}.content must be a string or a list of parts`, `${at}.content`, 'invalid_type');
+  if (m.role === 'assistant') {
+    turns.assistantText(textOf(m.content, `${at}.content`));
+    return;
+  }
+  const content =
+    m.role === 'user' && Array.isArray(m.content)
+      ? m.content.map((p, k) => part(p, `${at}.content[${k}]`))
+      : textOf(m.content, `${at}.content`);
+  turns.userSide({ role: m.role, content });
+}
+
+function functionCallItem(turns: Turns, f: Extract<InputItem, { type: 'function_call' }>, at: string, tools: ToolMap) {
+  if (typeof f.call_id !== 'string' || typeof f.name !== 'string' || typeof f.arguments !== 'string') {
+    throw errors.invalidRequest(`${at} needs call_id, name and arguments (strings)`, at, 'invalid_type');
+  }
+  turns.call(f.call_id, modelName(tools, f.name, f.namespace), f.arguments);
+}
+
+function customCallItem(turns: Turns, f: Extract<InputItem, { type: 'custom_tool_call' }>, at: string, tools: ToolMap) {
+  if (typeof f.call_id !== 'string' || typeof f.name !== 'string' || typeof f.input !== 'string')
+    throw errors.invalidRequest(`${at} needs call_id, name and input (strings)`, at, 'invalid_type');
+  turns.call(f.call_id, modelName(tools, f.name, f.namespace), JSON.stringify({ [CUSTOM_INPUT]: f.input }));
+}
+
+function callOutputItem(
+  turns: Turns,
+  o: Extract<InputItem, { type: 'function_call_output' | 'custom_tool_call_output' }>,
+  at: string,
+): void {
+  if (typeof o.call_id !== 'string')
+    throw errors.invalidRequest(`${at}.call_id is required`, `${at}.call_id`, 'missing_field');
+  if (typeof o.output !== 'string' && !Array.isArray(o.output))
+    throw errors.invalidRequest(`${at}.output must be a string or a list of parts`, `${at}.output`, 'invalid_type');
+  turns.userSide({ role: 'tool', tool_call_id: o.call_id, content: textOf(o.output, `${at}.output`) });
+}
+
+/** The conversation's items as chat messages (see Turns for how an assistant turn is gathered). */
+export function itemsToMessages(items: InputItem[], cx: ItemContext = { tools: NO_TOOLS, dropped: [] }): ChatMessage[] {
+  const turns = new Turns();
   items.forEach((item, i) => {
     const at = `input[${i}]`;
     if (!isRecord(item)) throw errors.invalidRequest(`${at} must be an object`, at, 'invalid_type');
     const type = item.type ?? 'message';
-    if (type === 'message') {
-      const m = item as Extract<InputItem, { role: string }>;
-      if (!['user', 'system', 'developer', 'assistant'].includes(m.role))
-        throw errors.invalidRequest(
-          `${at}.role must be user, system, developer or assistant`,
-          `${at}.role`,
-          'invalid_value',
-        );
-      if (typeof m.content !== 'string' && !Array.isArray(m.content))
-        throw errors.invalidRequest(
-          `${at}.content must be a string or a list of parts`,
-          `${at}.content`,
-          'invalid_type',
-        );
-      if (m.role === 'assistant') {
-        const text = textOf(m.content, `${at}.content`);
-        const t = assistant();
-        // Text after the turn's calls starts a new assistant message (chat puts calls last).
-        if (t.tool_calls) {
-          turn = null;
-          assistant().content = text;
-        } else t.content = typeof t.content === 'string' ? t.content + text : text;
-        return;
-      }
-      const content =
-        m.role === 'user' && Array.isArray(m.content)
-          ? m.content.map((p, k) => part(p, `${at}.content[${k}]`))
-          : textOf(m.content, `${at}.content`);
-      userSide({ role: m.role, content });
-    } else if (type === 'function_call') {
-      const f = item as Extract<InputItem, { type: 'function_call' }>;
-      if (typeof f.call_id !== 'string' || typeof f.name !== 'string' || typeof f.arguments !== 'string') {
-        throw errors.invalidRequest(`${at} needs call_id, name and arguments (strings)`, at, 'invalid_type');
-      }
-      call(f.call_id, modelName(cx.tools, f.name, f.namespace), f.arguments);
-    } else if (type === 'custom_tool_call') {
-      const f = item as Extract<InputItem, { type: 'custom_tool_call' }>;
-      if (typeof f.call_id !== 'string' || typeof f.name !== 'string' || typeof f.input !== 'string')
-        throw errors.invalidRequest(`${at} needs call_id, name and input (strings)`, at, 'invalid_type');
-      call(f.call_id, modelName(cx.tools, f.name, f.namespace), JSON.stringify({ [CUSTOM_INPUT]: f.input }));
-    } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
-      const o = item as Extract<InputItem, { type: 'function_call_output' | 'custom_tool_call_output' }>;
-      if (typeof o.call_id !== 'string')
-        throw errors.invalidRequest(`${at}.call_id is required`, `${at}.call_id`, 'missing_field');
-      if (typeof o.output !== 'string' && !Array.isArray(o.output))
-        throw errors.invalidRequest(`${at}.output must be a string or a list of parts`, `${at}.output`, 'invalid_type');
-      userSide({ role: 'tool', tool_call_id: o.call_id, content: textOf(o.output, `${at}.output`) });
-    } else if (type === 'reasoning') {
-      const details = decodeDetails((item as { encrypted_content?: unknown }).encrypted_content);
-      if (details.length === 0) return;
-      if (turn) turn.reasoning_details = [...(turn.reasoning_details ?? []), ...details];
-      else pending.push(...details);
-    } else if (HOSTED_ITEMS.has(String(type))) {
+    if (type === 'message') messageItem(turns, item as Extract<InputItem, { role: string }>, at);
+    else if (type === 'function_call')
+      functionCallItem(turns, item as Extract<InputItem, { type: 'function_call' }>, at, cx.tools);
+    else if (type === 'custom_tool_call')
+      customCallItem(turns, item as Extract<InputItem, { type: 'custom_tool_call' }>, at, cx.tools);
+    else if (type === 'function_call_output' || type === 'custom_tool_call_output')
+      callOutputItem(
+        turns,
+        item as Extract<InputItem, { type: 'function_call_output' | 'custom_tool_call_output' }>,
+        at,
+      );
+    else if (type === 'reasoning')
+      turns.reasoning(decodeDetails((item as { encrypted_content?: unknown }).encrypted_content));
+    else if (HOSTED_ITEMS.has(String(type))) {
       if (!cx.dropped.includes(`input[${String(type)}]`)) cx.dropped.push(`input[${String(type)}]`);
     } else {
       throw errors.invalidRequest(
@@ -207,7 +239,7 @@ export function itemsToMessages(items: InputItem[], cx: ItemContext = { tools: N
       );
     }
   });
-  return out;
+  return turns.out;
 }
 
 /** A response's output items as input items of the next turn. */
