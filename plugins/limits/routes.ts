@@ -4,11 +4,13 @@
  * /v1/accounts/{id}/limits), and the filter GET /v1/models applies (a key sees the models it may use).
  */
 import type Router from '@koa/router';
-import type Koa from 'koa';
 import {
   bodyReader,
   errors,
   getAuthenticate,
+  hasRole,
+  recordAudit,
+  type AdminGuard,
   type ModelsFilter,
   type SharedServices,
   type Store,
@@ -29,11 +31,11 @@ export function limitSettingsJson(s: LimitSettings) {
 }
 
 /**
- * GET/PUT /v1/keys/{hash}/limits and /v1/accounts/{id}/limits (admin key): a key's or an
- * account's model allowlist and rate limits, enforced by the limits plugin. Replicas see a
- * change within the plugin's settings_cache_ms.
+ * GET/PUT /v1/keys/{hash}/limits and /v1/accounts/{id}/limits: a key's or an account's model allowlist and rate
+ * limits, enforced by the limits plugin (reading them needs the viewer role, setting them the operator role; every
+ * change is in the audit log with before and after). Replicas see a change within the plugin's settings_cache_ms.
  */
-export function registerLimitRoutes(router: Router, store: Store, admin: (ctx: Koa.Context) => Promise<unknown>): void {
+export function registerLimitRoutes(router: Router, store: Store, admin: AdminGuard): void {
   const repo = new LimitSettingsRepo(store.db);
   const notFound = (subject: LimitSubject) =>
     subject === 'key'
@@ -46,20 +48,28 @@ export function registerLimitRoutes(router: Router, store: Store, admin: (ctx: K
     ['account', '/v1/accounts/:id/limits'],
   ] as const) {
     router.get(path, async (ctx) => {
-      await admin(ctx);
+      await admin(ctx, 'viewer');
       const id = idOf(subject, ctx.params.id);
       const s = id === undefined ? undefined : await repo.get(subject, id);
       if (!s) throw notFound(subject);
       ctx.body = { data: limitSettingsJson(s) };
     });
     router.put(path, async (ctx) => {
-      await admin(ctx);
+      const principal = await admin(ctx, 'operator');
       const id = idOf(subject, ctx.params.id);
       if (id === undefined) throw notFound(subject);
       const b = await readSettings(ctx);
-      if (!(await repo.set(subject, id, { allowedModels: b.allowed_models, rateLimits: b.rate_limits })))
+      const before = await repo.get(subject, id);
+      if (!before || !(await repo.set(subject, id, { allowedModels: b.allowed_models, rateLimits: b.rate_limits })))
         throw notFound(subject);
-      ctx.body = { data: limitSettingsJson((await repo.get(subject, id)) as LimitSettings) };
+      const after = limitSettingsJson((await repo.get(subject, id)) as LimitSettings);
+      await recordAudit(store, ctx, principal, {
+        action: 'limits.set',
+        target: `${subject}:${id}`,
+        before: limitSettingsJson(before),
+        after,
+      });
+      ctx.body = { data: after };
     });
   }
 }
@@ -70,6 +80,7 @@ export function modelsFilter(shared: SharedServices, governance: Governance): Mo
     const authenticate = getAuthenticate(shared);
     if (!authenticate || !ctx.get('authorization')) return () => true;
     const p = await authenticate(ctx).catch(() => undefined);
-    return !p || p.isAdmin ? () => true : governance.allowlist(p.keyHash, p.accountId);
+    // The admin key and keys with a staff role see every model; an account's key what its allowlists permit.
+    return !p || hasRole(p, 'viewer') ? () => true : governance.allowlist(p.keyHash, p.accountId);
   };
 }
