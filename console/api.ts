@@ -1,6 +1,11 @@
 /** Calls to the gateway's console API: same origin, session cookie, CSRF header on writes. */
+export type Role = 'account' | 'viewer' | 'operator' | 'admin';
+
 export interface Me {
   is_admin: boolean;
+  role: Role;
+  session_id: string;
+  opened_with: 'admin_key' | 'key' | 'sso';
   key_label: string;
   csrf_token: string;
   account: { id: string; name: string; credits: number; usage: number } | null;
@@ -46,4 +51,11 @@ export function query(params: Record<string, string | undefined>): string {
   for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
   const s = q.toString();
   return s ? `?${s}` : '';
+}
+
+const RANK: Record<Role, number> = { account: 0, viewer: 1, operator: 2, admin: 3 };
+
+/** Whether the signed-in role is at least `least` (the server checks every call anyway: this only hides controls). */
+export function atLeast(me: Me, least: Role): boolean {
+  return RANK[me.role] >= RANK[least];
 }

@@ -1,22 +1,28 @@
-import { api, ApiError, setCsrf, type Me } from './api';
+import { api, ApiError, atLeast, setCsrf, type Me, type Role } from './api';
 import { clear, h, notice } from './dom';
 import { overviewPage } from './pages/overview';
 import { keysPage } from './pages/keys';
 import { activityPage } from './pages/activity';
 import { modelsPage } from './pages/models';
 import { rankingsPage } from './pages/rankings';
+import { sessionsPage, ssoPage } from './pages/sessions';
 
 export type Page = (main: HTMLElement, me: Me) => Promise<void>;
 
-const PAGES: Array<{ id: string; title: string; page: Page }> = [
+/** The pages; `role`: the least role that sees the page in the menu (the server checks every call anyway). */
+const ALL_PAGES: Array<{ id: string; title: string; page: Page; role?: Role }> = [
   { id: 'overview', title: 'Overview', page: overviewPage },
   { id: 'keys', title: 'Accounts & keys', page: keysPage },
   { id: 'activity', title: 'Activity', page: activityPage },
   { id: 'models', title: 'Models', page: modelsPage },
   { id: 'rankings', title: 'Rankings', page: rankingsPage },
+  { id: 'sessions', title: 'Sessions', page: sessionsPage, role: 'admin' },
+  { id: 'sso', title: 'Single sign-on', page: ssoPage, role: 'admin' },
 ];
 
 const root = document.getElementById('app') as HTMLElement;
+/** Whether the gateway offers single sign-on (told with the 401 of /console/api/me). */
+let ssoOn = false;
 
 function signIn(message?: string): void {
   const input = h('input', {
@@ -54,6 +60,13 @@ function signIn(message?: string): void {
     h('label', { for: 'signin-key' }, 'API key'),
     input,
     h('button', { id: 'signin-submit', type: 'submit', class: 'primary' }, 'Sign in'),
+    ssoOn
+      ? h(
+          'p',
+          { class: 'sso' },
+          h('a', { id: 'signin-sso', class: 'button', href: '/console/sso/login' }, 'Sign in with SSO'),
+        )
+      : null,
     message ? notice(message, 'warn') : null,
     out,
   );
@@ -62,6 +75,7 @@ function signIn(message?: string): void {
 }
 
 async function render(me: Me): Promise<void> {
+  const PAGES = ALL_PAGES.filter((p) => !p.role || atLeast(me, p.role));
   const id = location.hash.replace(/^#\//, '').split('?')[0] || 'overview';
   const current = PAGES.find((p) => p.id === id) ?? PAGES[0];
   const main = h('main', { id: `page-${current.id}` });
@@ -76,8 +90,12 @@ async function render(me: Me): Promise<void> {
     h(
       'span',
       { class: 'who', id: 'who' },
-      me.is_admin ? 'signed in as admin' : `account ${me.account?.name ?? ''}`,
-      me.is_admin ? null : h('small', {}, ` ${me.key_label}`),
+      me.opened_with === 'admin_key'
+        ? 'signed in as admin'
+        : me.opened_with === 'sso'
+          ? `${me.key_label} · ${me.role}`
+          : `account ${me.account?.name ?? ''}`,
+      me.opened_with === 'key' ? h('small', {}, ` ${me.key_label}`) : null,
     ),
     h(
       'button',
@@ -104,7 +122,11 @@ async function render(me: Me): Promise<void> {
 async function start(): Promise<void> {
   let me: Me;
   try {
-    me = (await api<{ data: Me }>('GET', 'me')).data;
+    const r = await fetch('/console/api/me', { credentials: 'same-origin' });
+    if (r.headers.get('x-console-sso')) ssoOn = r.headers.get('x-console-sso') === 'on';
+    const json = (await r.json()) as { data: Me; error?: { code: string; message: string } };
+    if (!r.ok) throw new ApiError(r.status, json.error?.code ?? 'error', json.error?.message ?? `HTTP ${r.status}`);
+    me = json.data;
   } catch (e) {
     return signIn(e instanceof ApiError && e.code !== 'console_session_required' ? e.message : undefined);
   }

@@ -1,4 +1,4 @@
-import { api, ApiError, query, type Me } from '../api';
+import { api, ApiError, atLeast, query, type Me } from '../api';
 import { clear, credits, h, notice, table, when } from '../dom';
 
 interface Account {
@@ -40,7 +40,7 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
   const keysBox = h('section', { class: 'card' });
   let filter = '';
   main.append(
-    h('header', { class: 'page-head' }, h('h1', {}, me.is_admin ? 'Accounts & keys' : 'Your account & keys')),
+    h('header', { class: 'page-head' }, h('h1', {}, atLeast(me, 'viewer') ? 'Accounts & keys' : 'Your account & keys')),
     status,
     accountsBox,
     keysBox,
@@ -100,7 +100,7 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
       accountsBox,
       h('h2', {}, 'Accounts'),
       table(
-        ['Name', 'Id', 'Credits', 'Used', 'Balance', 'Created', ...(me.is_admin ? ['Top up'] : [])],
+        ['Name', 'Id', 'Credits', 'Used', 'Balance', 'Created', ...(atLeast(me, 'operator') ? ['Top up'] : [])],
         accounts.map((a) =>
           [
             h(
@@ -113,12 +113,12 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
             credits(a.usage),
             credits(a.credits - a.usage),
             when(a.created_at).slice(0, 16),
-            ...(me.is_admin ? [topUp(a)] : []),
+            ...(atLeast(me, 'operator') ? [topUp(a)] : []),
           ].map((c) => (typeof c === 'string' ? document.createTextNode(c) : c)),
         ),
         { id: 'accounts-table' },
       ),
-      me.is_admin ? newAccountForm() : null,
+      atLeast(me, 'operator') ? newAccountForm() : null,
     );
 
     const keys = await api<Page<Key>>('GET', `keys${query({ account_id: filter || undefined, limit: '200' })}`);
@@ -156,7 +156,7 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
           'Used',
           'Status',
           'Allowlists · rate limits',
-          ...(me.is_admin ? ['Actions'] : []),
+          ...(atLeast(me, 'operator') ? ['Actions'] : []),
         ],
         keys.data.map((k) => [
           document.createTextNode(k.name),
@@ -180,11 +180,11 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
               ? JSON.stringify({ allowlists: k.allowlists, rate_limits: k.rate_limits })
               : '—',
           ),
-          ...(me.is_admin ? [keyActions(k)] : []),
+          ...(atLeast(me, 'operator') ? [keyActions(k)] : []),
         ]),
         { id: 'keys-table' },
       ),
-      me.is_admin ? newKeyForm(accountSelect) : null,
+      atLeast(me, 'operator') ? newKeyForm(accountSelect) : null,
     );
   }
 

@@ -11,11 +11,14 @@ import {
   readAmount,
   readKeyPatch,
   readNewKey,
+  recordAudit,
+  requireRole,
+  type AuditChange,
   type Store,
 } from '../../src/plugin';
 import { limitParam, qs } from './params';
 import { whereSql } from './sql';
-import type { ConsoleSession } from './session';
+import { principalOf, type ConsoleSession } from './session';
 
 type Ctx = Parameters<Router.Middleware>[0];
 type Require = (ctx: Ctx) => Promise<ConsoleSession>;
@@ -35,8 +38,19 @@ function cursorIn(s: string | undefined): [number, string] | undefined {
   throw errors.invalidRequest('cursor is not one this endpoint gave out', 'cursor', 'invalid_cursor');
 }
 
-function adminOnly(s: ConsoleSession): void {
-  if (!s.isAdmin) throw errors.forbidden('admin_key_required', 'Only the admin may change accounts and keys');
+/** Changes to accounts and keys need the operator role (403 `role_required` naming it otherwise). */
+function operator(s: ConsoleSession): ConsoleSession {
+  requireRole(principalOf(s), 'operator');
+  return s;
+}
+
+/** One change made in the console, in the audit log (source `console`, or `sso` for a single sign-on session). */
+function audit(store: Store, ctx: Ctx, s: ConsoleSession, change: AuditChange): Promise<string> {
+  return recordAudit(store, ctx, principalOf(s), {
+    source: s.openedWith === 'sso' ? 'sso' : 'console',
+    actor: s.openedWith === 'sso' ? `sso:${s.subject}` : s.openedWith === 'admin_key' ? 'admin' : undefined,
+    ...change,
+  });
 }
 
 /**
@@ -51,15 +65,24 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     ctx.body = await keysPage(store, s, ctx);
   });
   router.post('/console/api/keys', async (ctx) => {
-    adminOnly(await need(ctx));
+    const s = operator(await need(ctx));
     const created = await createKey(store, ctx);
+    await audit(store, ctx, s, { action: 'key.create', target: created.data.hash, after: created.data });
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = created;
   });
   router.patch('/console/api/keys/:hash', async (ctx) => {
-    adminOnly(await need(ctx));
-    ctx.body = await patchKey(store, ctx, forget);
+    const s = operator(await need(ctx));
+    const before = await store.keys.get(ctx.params.hash);
+    const patched = await patchKey(store, ctx, forget);
+    await audit(store, ctx, s, {
+      action: 'key.update',
+      target: ctx.params.hash,
+      before: before ? keyJson(before) : undefined,
+      after: patched.data,
+    });
+    ctx.body = patched;
   });
 }
 
@@ -89,27 +112,34 @@ function registerAccountRoutes(router: Router, store: Store, need: Require): voi
   });
 
   router.post('/console/api/accounts', async (ctx) => {
-    adminOnly(await need(ctx));
+    const s = operator(await need(ctx));
     const b = await readAccount(ctx);
+    const created = accountJson(
+      await store.accounts.create({
+        name: b.name,
+        email: b.email ?? null,
+        credits: money(b.credits ?? 0, 'credits'),
+        customPricing: b.custom_pricing ?? false,
+      }),
+    );
+    await audit(store, ctx, s, { action: 'account.create', target: created.id, after: created });
     ctx.status = 201;
-    ctx.body = {
-      data: accountJson(
-        await store.accounts.create({
-          name: b.name,
-          email: b.email ?? null,
-          credits: money(b.credits ?? 0, 'credits'),
-          customPricing: b.custom_pricing ?? false,
-        }),
-      ),
-    };
+    ctx.body = { data: created };
   });
 
   router.post('/console/api/accounts/:id/credits', async (ctx) => {
-    adminOnly(await need(ctx));
+    const s = operator(await need(ctx));
     const { amount } = await readAmount(ctx);
+    const before = await store.accounts.get(ctx.params.id);
     const a = await addCreditsChecked(store, ctx.params.id, amount);
     if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
     ctx.body = { data: accountJson(a) };
+    await audit(store, ctx, s, {
+      action: 'credits.add',
+      target: a.id,
+      before: before ? accountJson(before) : undefined,
+      after: accountJson(a),
+    });
   });
 }
 

@@ -5,10 +5,12 @@ import {
   errors,
   fromNano,
   generationJson,
+  hasRole,
   HEALTH,
   num,
   numOrNull,
   STORED_RESPONSES,
+  type Role,
 } from '../../src/plugin';
 import { serveActivity } from './activity';
 import { limitParam, qs, timeParam, type Scope } from './params';
@@ -126,9 +128,20 @@ function recordJson(r: Record<string, unknown>) {
   };
 }
 
-/** Every model's deployments: their health (fallback's, when it is in the chain) and today's counts. */
-async function modelsPage({ usage, models, shared }: ServiceContext, s: Scope) {
+/** The key a session was opened with, if any (before server-side sessions `keyHash`; after, the `subject` of one). */
+const sessionKey = (s: { keyHash?: string; subject?: string; openedWith?: string }): string =>
+  s.keyHash ?? (s.openedWith === 'key' ? s.subject : undefined) ?? '';
+
+/**
+ * The models the session may use (an account's: those its key's and its account's allowlists permit, the limits
+ * plugin's `limits.allowlist`), each with today's counts. Only the operator and admin roles see the deployments behind
+ * a model: their upstream names, health and in-flight counts (fallback's health, when it is in the chain).
+ */
+async function modelsPage({ usage, models, shared }: ServiceContext, s: Scope & Parameters<typeof sessionKey>[0]) {
   const health = shared.get(HEALTH);
+  const operator = hasRole(s as { isAdmin: boolean; role?: Role }, 'operator');
+  const allowlist = shared.get('limits.allowlist');
+  const allowed = s.isAdmin || !allowlist ? () => true : await allowlist(sessionKey(s), s.accountId);
   const today = dayOf(Date.now());
   const rows = await usage.query({
     fromDay: today,
@@ -138,29 +151,42 @@ async function modelsPage({ usage, models, shared }: ServiceContext, s: Scope) {
     limit: 5000,
   });
   const byDeployment = new Map(rows.map((r) => [`${r.model}\u0000${r.deployment}`, r]));
+  const counts = (list: Array<(typeof rows)[number] | undefined>) => {
+    const requests = list.reduce((n, u) => n + (u?.requests ?? 0), 0);
+    const latency = list.reduce((n, u) => n + (u?.latencyMsSum ?? 0), 0);
+    return {
+      requests,
+      errors: list.reduce((n, u) => n + (u?.errors ?? 0), 0),
+      mean_latency_ms: requests ? Math.round(latency / requests) : null,
+    };
+  };
   return {
-    data: models.all().map((m) => ({
-      id: m.id,
-      context_length: m.context_length,
-      pricing: m.pricing,
-      deployments: m.deployments.map((d) => {
-        const key = deploymentKey(d);
-        const u = byDeployment.get(`${m.id}\u0000${key}`);
+    data: models
+      .all()
+      .filter((m) => allowed(m.id))
+      .map((m) => {
+        const used = m.deployments.map((d) => byDeployment.get(`${m.id}\u0000${deploymentKey(d)}`));
         return {
-          deployment: key,
-          provider: d.provider,
-          weight: d.weight,
-          state: health ? health.state(key) : 'unknown',
-          in_flight: health ? health.inFlight(key) : null,
-          latency_ms: health && health.latency(key) > 0 ? Math.round(health.latency(key) * 10) / 10 : null,
-          today: {
-            requests: u?.requests ?? 0,
-            errors: u?.errors ?? 0,
-            mean_latency_ms: u && u.requests ? Math.round(u.latencyMsSum / u.requests) : null,
-          },
+          id: m.id,
+          context_length: m.context_length,
+          pricing: m.pricing,
+          today: counts(used),
+          deployments: !operator
+            ? []
+            : m.deployments.map((d, i) => {
+                const key = deploymentKey(d);
+                return {
+                  deployment: key,
+                  provider: d.provider,
+                  weight: d.weight,
+                  state: health ? health.state(key) : 'unknown',
+                  in_flight: health ? health.inFlight(key) : null,
+                  latency_ms: health && health.latency(key) > 0 ? Math.round(health.latency(key) * 10) / 10 : null,
+                  today: counts([used[i]]),
+                };
+              }),
         };
       }),
-    })),
   };
 }
 

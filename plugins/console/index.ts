@@ -3,7 +3,9 @@
  * The console plugin: the operator console at /console (pages: overview, keys, activity, models, rankings; front end
  * in console/) and the usage analytics API (GET /v1/activity, OpenRouter's shape, with CSV export: activity.ts),
  * over daily aggregates rolled up from the generation records (usage.ts, rollup.ts, store/). Sign-in is with the
- * admin key or an account's key; an account sees only its own data (session.ts, routes.ts). It has no step on the
+ * admin key, an account's key or single sign-on (OpenID Connect: sso.ts); sessions are server-side records any replica
+ * can end (session.ts), each with a role every route checks (admin > operator > viewer > account); an account sees
+ * only its own data (routes.ts). It has no step on the
  * chat chain, so no middleware: a request does not pass through it. See README.md.
  *
  * @example
@@ -15,6 +17,12 @@
  *       session_ttl_hours: 12     # console sign-in lifetime
  *       rollup_interval_ms: 5000  # how often generation records are rolled up into daily aggregates
  *       rollup_lag_ms: 10000      # records younger than this wait for the next roll-up
+ *       sso:                      # optional: single sign-on with OpenID Connect (sso.ts)
+ *         issuer: https://login.example.com
+ *         client_id: gateway-console
+ *         client_secret: ${SSO_CLIENT_SECRET}
+ *         role_claim: groups
+ *         roles: { gw-admins: admin, gw-operators: operator, gw-viewers: viewer }
  *   - routing
  * ```
  */
@@ -53,8 +61,16 @@ export default definePlugin<ConsoleConfig>({
       );
       return { close };
     }
-    const sessions = await Sessions.open(store, config.session_ttl_hours * 3_600_000);
-    registerConsoleRoutes(router, { store, usage, models: services.models, shared, sessions });
+    const sessions = new Sessions(store, config.session_ttl_hours * 3_600_000, services.config.server.admin_key);
+    registerConsoleRoutes(router, {
+      store,
+      usage,
+      models: services.models,
+      shared,
+      sessions,
+      logger,
+      sso: config.sso,
+    });
     return { close };
   },
 });

@@ -9,7 +9,9 @@ import {
   errors,
   FORGET_KEY,
   getAuthenticate,
+  hasRole,
   type ForgetKey,
+  type PluginServices,
   type ModelRegistry,
   type SharedServices,
   type Store,
@@ -20,7 +22,9 @@ import { registerSessionRoutes } from './api-session';
 import { registerUsageRoutes } from './api-usage';
 import { loadAssets, type Asset } from './assets';
 import { secure } from './secure';
+import type { SsoConfig } from './schema';
 import type { Sessions } from './session';
+import { registerSso, ssoOff } from './sso';
 import type { UsageRepo } from './usage';
 
 /** GET /v1/activity: the analytics API for customers' code, with a Bearer key like every /v1 endpoint. */
@@ -28,7 +32,9 @@ export function registerActivityApi(router: Router, usage: UsageRepo, shared: Sh
   router.get('/v1/activity', async (ctx) => {
     const auth = getAuthenticate(shared);
     if (!auth) throw errors.forbidden('auth_not_configured', 'Activity needs the auth plugin');
-    await serveActivity(ctx, usage, await auth(ctx));
+    const p = await auth(ctx);
+    // A key with the viewer role (or higher) reads every account, like the console's viewer; any other its own.
+    await serveActivity(ctx, usage, { isAdmin: hasRole(p, 'viewer'), accountId: p.accountId });
   });
 }
 
@@ -38,15 +44,23 @@ export interface ConsoleRouteDeps {
   models: ModelRegistry;
   shared: SharedServices;
   sessions: Sessions;
+  logger: PluginServices['logger'];
+  sso: SsoConfig | undefined;
 }
 
-/** The console: sign-in, its data API (every call behind the session) and its three front-end files. */
-export function registerConsoleRoutes(router: Router, { store, usage, models, shared, sessions }: ConsoleRouteDeps) {
+/**
+ * The console: sign-in (a key, or single sign-on when `sso` is set), the sessions, its data API (every call behind
+ * the session and its role) and its three front-end files.
+ */
+export function registerConsoleRoutes(router: Router, deps: ConsoleRouteDeps) {
+  const { store, usage, models, shared, sessions, logger, sso } = deps;
   const need = (ctx: Koa.Context) => {
     secure(ctx);
     return sessions.require(ctx);
   };
-  registerSessionRoutes(router, { store, shared, sessions, need });
+  registerSessionRoutes(router, { store, shared, sessions, need, sso: { enabled: sso !== undefined } });
+  if (sso) registerSso(router, sso, { store, sessions, logger, need });
+  else ssoOff(router);
   const forget: ForgetKey = (hash) => shared.get(FORGET_KEY)?.(hash);
   registerKeyRoutes(router, store, need, forget);
   registerUsageRoutes(router, { store, usage, models, shared, need });

@@ -11,7 +11,31 @@ export interface ConsoleConfig {
   rollup_interval_ms: number;
   /** Records younger than this are left to the next roll-up (a record may commit a little after its created_at). */
   rollup_lag_ms: number;
+  /** Single sign-on with OpenID Connect (sso.ts); absent: sign-in with a key only. */
+  sso?: SsoConfig;
 }
+
+/** The console's OpenID Connect relying party: the issuer, the client, and which claim values give which role. */
+export interface SsoConfig {
+  /** The issuer's URL (its /.well-known/openid-configuration is read at start). */
+  issuer: string;
+  client_id: string;
+  /** From the environment: `client_secret: ${SSO_CLIENT_SECRET}`. Absent: a public client (PKCE only). */
+  client_secret?: string;
+  /** Default: the gateway's own /console/sso/callback, as the browser reached it. */
+  redirect_uri?: string;
+  scopes: string[];
+  /** The ID token (or userinfo) claim that holds the user's groups or roles: a string or a list of strings. */
+  role_claim: string;
+  /** Claim value -> console role; a user with several gets the highest. */
+  roles: Record<string, 'admin' | 'operator' | 'viewer'>;
+  /** The role of a user whose claim maps to none; absent: such a user is refused. */
+  default_role?: 'admin' | 'operator' | 'viewer';
+  /** The button's text on the sign-in page. */
+  label: string;
+}
+
+const SSO_ROLE = { enum: ['admin', 'operator', 'viewer'] };
 
 export const configSchema = {
   type: 'object',
@@ -21,5 +45,21 @@ export const configSchema = {
     session_ttl_hours: { type: 'number', exclusiveMinimum: 0, maximum: 720, default: 12 },
     rollup_interval_ms: { type: 'integer', minimum: 100, default: 5000 },
     rollup_lag_ms: { type: 'integer', minimum: 0, default: 10000 },
+    sso: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['issuer', 'client_id', 'role_claim'],
+      properties: {
+        issuer: { type: 'string', pattern: '^https?://' },
+        client_id: { type: 'string', minLength: 1 },
+        client_secret: { type: 'string', minLength: 1 },
+        redirect_uri: { type: 'string', pattern: '^https?://' },
+        scopes: { type: 'array', items: { type: 'string', minLength: 1 }, default: ['openid', 'profile', 'email'] },
+        role_claim: { type: 'string', minLength: 1 },
+        roles: { type: 'object', additionalProperties: SSO_ROLE, default: {} },
+        default_role: SSO_ROLE,
+        label: { type: 'string', minLength: 1, maxLength: 60, default: 'Sign in with SSO' },
+      },
+    },
   },
 };

@@ -8,6 +8,10 @@ import type { Migration } from '../../../src/plugin';
  * per-day, per-account totals that overview charts ask for, one row per account and day. Empty strings stand for "none"
  * (primary key columns cannot be NULL in PostgreSQL). Extra generation indexes serve the
  * console's activity filters with keyset pagination.
+ *
+ * Version 2: `console_sessions`, one row per console sign-in (the cookie holds a random token; only its SHA-256 is
+ * kept), ended by sign-out, revocation, a rotated admin key or a disabled key (`ended_at`, `ended_reason`); and
+ * `console_sso_logins`, the single sign-ons under way (state, PKCE verifier, nonce), each used once.
  */
 export const consoleMigrations: Migration[] = [
   {
@@ -49,6 +53,37 @@ export const consoleMigrations: Migration[] = [
       );
       CREATE INDEX generations_key ON generations(key_hash, created_at);
       CREATE INDEX generations_model ON generations(model, created_at);
+    `,
+  },
+  {
+    module: 'console',
+    version: 2,
+    description: 'console_sessions (server-side console sign-ins) and console_sso_logins (pending single sign-ons)',
+    up: `
+      CREATE TABLE console_sessions (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        opened_with TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        label TEXT NOT NULL,
+        csrf TEXT NOT NULL,
+        address TEXT,
+        created_at BIGINT NOT NULL,
+        last_seen_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        ended_at BIGINT,
+        ended_reason TEXT
+      );
+      CREATE INDEX console_sessions_open ON console_sessions(ended_at, expires_at);
+      CREATE TABLE console_sso_logins (
+        state_hash TEXT PRIMARY KEY,
+        browser_hash TEXT NOT NULL,
+        verifier TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
     `,
   },
 ];

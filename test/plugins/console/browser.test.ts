@@ -173,7 +173,7 @@ describe('operator console (browser)', function () {
       await req.get(`${gw.url}/console/api/activity?account_id=${b.accountId}&group_by=account`)
     ).json()) as { data: Array<{ account_id: string }> };
     expect(activity.data.map((r) => r.account_id)).to.deep.equal([a.accountId]);
-    // Writes: no CSRF header -> 403; an account may not create keys even with it.
+    // Writes: no CSRF header -> 403; an account may not create keys even with it (403 naming the operator role).
     const noCsrf = await req.post(`${gw.url}/console/api/keys`, { data: { account_id: a.accountId, name: 'x' } });
     expect(noCsrf.status()).to.equal(403);
     expect(((await noCsrf.json()) as { error: { code: string } }).error.code).to.equal('csrf_token_invalid');
@@ -183,7 +183,9 @@ describe('operator console (browser)', function () {
       headers: { 'x-csrf-token': me.data.csrf_token },
     });
     expect(withCsrf.status()).to.equal(403);
-    expect(((await withCsrf.json()) as { error: { code: string } }).error.code).to.equal('admin_key_required');
+    const refused = (await withCsrf.json()) as { error: { code: string; message: string } };
+    expect(refused.error.code).to.equal('role_required');
+    expect(refused.error.message).to.include("'operator'").and.include("'account'");
 
     // Disabling the key ends its console session.
     await adminCall(gw, 'PATCH', `/v1/keys/${a.hash}`, { disabled: true });
