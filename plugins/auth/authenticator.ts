@@ -22,7 +22,7 @@ export interface AuthenticatorOptions {
 }
 
 /** A lookup as cached, with the key's hash (what forget() names it by). */
-type Cached = { until: number; hash: string; principal?: Principal; error?: GatewayError };
+type Cached = { until: number; hash: string; principal?: Principal; error?: GatewayError; parents?: string[] };
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -79,6 +79,15 @@ export class Authenticator {
     if (shape === 'bad_checksum')
       throw errors.unauthorized('invalid_api_key_checksum', 'The API key is mistyped: its checksum does not match');
     const row = await this.store.keys.get(hash);
+    // A key made from another (OAuth) is refused with it: its parents up the chain, any disabled, deleted or expired.
+    const parents: string[] = [];
+    let orphaned = false;
+    for (let up = row?.parentHash; up && !orphaned && parents.length < 8;) {
+      parents.push(up);
+      const p = await this.store.keys.get(up);
+      orphaned = !p || p.disabled || (p.expiresAt !== null && p.expiresAt <= now);
+      up = p?.parentHash;
+    }
     let entry: Cached;
     if (!row)
       entry = {
@@ -90,12 +99,13 @@ export class Authenticator {
       entry = {
         until: now + this.opts.cacheTtlMs,
         hash,
+        parents,
         principal: {
           keyHash: hash,
           keyLabel: keyLabel(key),
           accountId: row.accountId,
           isAdmin: false,
-          disabled: row.disabled,
+          disabled: row.disabled || orphaned,
           expiresAt: row.expiresAt,
           keyName: row.name,
           // A key made with a role reaches the admin API with that role's rights (undefined: `account`).
@@ -116,9 +126,10 @@ export class Authenticator {
     return p;
   }
 
-  /** Forget a key at once on this replica (after PATCH/DELETE); other replicas follow within the TTL. */
+  /** Forget a key (and the keys made from it) at once on this replica (after PATCH/DELETE); others within the TTL. */
   forget(hash: string): void {
-    for (const [key, entry] of this.cache) if (entry.hash === hash) this.cache.delete(key);
+    for (const [key, entry] of this.cache)
+      if (entry.hash === hash || entry.parents?.includes(hash)) this.cache.delete(key);
   }
 
   authenticate = (ctx: Koa.Context): Promise<Principal> => this.fromHeader(ctx.get('authorization') || undefined);

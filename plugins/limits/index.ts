@@ -3,8 +3,9 @@
  * The limits plugin: key governance. Model allowlists per key and account; rate limits (requests/min, tokens/min,
  * concurrent requests) per key, account, model and key x model, counted in this process or in Redis for every
  * replica (counters.ts), once a request (middleware.ts) and once an upstream attempt (guard.ts); budget notices
- * (alerts.ts); failed-authentication throttling (auth-throttle.ts); the admin API's limit settings and the models
- * filter (routes.ts); `keys limits` and `accounts limits` (cli.ts). See README.md.
+ * (alerts.ts); failed-authentication throttling (auth-throttle.ts); a key made from another no looser than it
+ * (inherit.ts); the admin API's limit settings and the models filter (routes.ts); `keys limits` and `accounts
+ * limits` (cli.ts). See README.md.
  *
  * @example
  * ```yaml
@@ -43,6 +44,7 @@ import { failedAuthThrottle } from './auth-throttle';
 import { limitsCommands } from './cli';
 import { Admitter, openCounters } from './counters';
 import { limitsGuard } from './guard';
+import { offerInheritance } from './inherit';
 import { limitsMetrics } from './metrics';
 import { limitsMiddleware } from './middleware';
 import { modelsFilter, registerLimitRoutes } from './routes';
@@ -76,6 +78,8 @@ export default definePlugin<LimitsConfig>({
     const throttle = failedAuthThrottle(config.auth_failures, redis);
     if (throttle) shared.set(AUTH_THROTTLE, throttle);
     shared.set(MODELS_FILTER, modelsFilter(shared, governance));
+    // A key made from another never outgrows it (an OAuth consent's key); what a key may use (the console's models).
+    offerInheritance(shared, repo, governance, config);
 
     // Budget e-mail goes through limits' own SMTP settings, else those another plugin offers (oauth's leak notices),
     // asked when the first notice is sent: that plugin may come later in the chain.

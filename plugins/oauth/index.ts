@@ -23,7 +23,7 @@
  *   - routing
  * ```
  */
-import { definePlugin, MAIL_SMTP } from '../../src/plugin';
+import { definePlugin, FORGET_KEY, MAIL_SMTP } from '../../src/plugin';
 import { LeakHandler } from './leaks';
 import { oauthMiddleware } from './middleware';
 import { ReportReplayGuard } from './replay';
@@ -40,7 +40,9 @@ export default definePlugin<OAuthConfig>({
   configSchema,
   setup(config, services) {
     const { store } = services;
-    const leaks = new LeakHandler(store, config.leaks, services.logger);
+    const leaks = new LeakHandler(store, config.leaks, services.logger, (hash) =>
+      services.shared.get(FORGET_KEY)?.(hash),
+    );
     // The leak notices' SMTP settings, for a plugin that sends mail without its own (limits' budget notices).
     if (config.leaks.smtp) services.shared.set(MAIL_SMTP, config.leaks.smtp);
     const replay = new ReportReplayGuard(new LeakReportsSeen(store.db), config.leaks.replay_window_s);

@@ -90,6 +90,8 @@ export class LeakHandler {
     private readonly store: Store,
     private readonly cfg: LeakConfig,
     private readonly logger: Logger,
+    /** Drops a key (and the keys made from it) from the auth cache at once (the auth plugin's FORGET_KEY). */
+    private readonly forget: (hash: string) => void = () => undefined,
   ) {
     this.mailer = smtpTransport(cfg.smtp);
   }
@@ -106,6 +108,7 @@ export class LeakHandler {
         continue;
       }
       await this.store.keys.markLeaked(live.hash, r.url ?? r.source ?? 'unknown');
+      this.forget(live.hash);
       const account = await this.store.accounts.get(live.accountId);
       if (account?.email && this.mailer && this.cfg.smtp) {
         await this.mailer

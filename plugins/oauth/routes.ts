@@ -7,10 +7,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import {
+  AUTH_THROTTLE,
   AUTHENTICATE_KEY,
   bodyReader,
   errors,
-  issueKey,
   keyJson,
   readForm,
   readRaw,
@@ -21,6 +21,7 @@ import {
 import { bodies } from './generated/bodies';
 import { allowedCallback, checkChallenge, checkMethod, consentLimit } from './authorization';
 import { consentPage } from './consent-page';
+import { mintChildKey } from './parent';
 import { checkCsrf, checkSameOrigin, issueCsrf } from './csrf';
 import { parseReports, signatureValid, type LeakHandler } from './leaks';
 import { verifyPkce } from './pkce';
@@ -67,6 +68,9 @@ function registerConsentRoutes(router: Router, { config, shared, codes }: OAuthR
   });
 
   router.post('/auth/consent', async (ctx) => {
+    // Failed keys count against this address (the failed-auth throttle, limits'): past its limit, 429.
+    const throttle = shared.get(AUTH_THROTTLE);
+    throttle?.check(ctx.ip);
     checkSameOrigin(ctx);
     const form = await readForm(ctx.req, 16 * 1024, '16kb');
     checkCsrf(ctx, form.get('csrf'));
@@ -80,12 +84,15 @@ function registerConsentRoutes(router: Router, { config, shared, codes }: OAuthR
     }
     const authenticateKey = shared.get(AUTHENTICATE_KEY);
     let accountId: string;
+    let parentHash: string;
     try {
       if (!authenticateKey) throw errors.internal(); // oauth requires auth: the loader checks the order
       const p = await authenticateKey(form.get('key') ?? '');
       if (p.isAdmin) throw errors.forbidden('account_key_required', 'Use a key of your account, not the admin key');
       accountId = p.accountId;
+      parentHash = p.keyHash;
     } catch (e) {
+      if ((e as { status?: number }).status === 401) throttle?.failed(ctx.ip);
       ctx.status = 401;
       showConsent(ctx, url, challenge, method, `That key was not accepted: ${(e as Error).message}`);
       return;
@@ -94,7 +101,7 @@ function registerConsentRoutes(router: Router, { config, shared, codes }: OAuthR
     const code = randomBytes(32).toString('base64url');
     await codes.create(
       hashCode(code),
-      { accountId, challenge, method, site: url.origin, limit: limit === null ? null : toNano(limit) },
+      { accountId, challenge, method, site: url.origin, limit: limit === null ? null : toNano(limit), parentHash },
       config.code_ttl_seconds * 1000,
     );
     url.searchParams.set('code', code);
@@ -102,12 +109,25 @@ function registerConsentRoutes(router: Router, { config, shared, codes }: OAuthR
   });
 }
 
-/** POST /v1/auth/keys: a code and its PKCE verifier for a new key of the approving account. */
-function registerKeyExchange(router: Router, { store, codes }: OAuthRouteDeps): void {
+/**
+ * POST /v1/auth/keys: a code and its PKCE verifier for a new key of the approving account, never more than the key
+ * that approved it (parent.ts). A wrong code or verifier counts against the address (the failed-auth throttle).
+ */
+function registerKeyExchange(router: Router, { store, shared, codes }: OAuthRouteDeps): void {
   const readExchange = bodyReader<{ code: string; code_verifier: string; code_challenge_method?: string }>(
     bodies.keyExchange,
   );
   router.post('/v1/auth/keys', async (ctx) => {
+    const throttle = shared.get(AUTH_THROTTLE);
+    throttle?.check(ctx.ip);
+    try {
+      await exchange(ctx);
+    } catch (e) {
+      if ((e as { status?: number }).status === 403) throttle?.failed(ctx.ip);
+      throw e;
+    }
+  });
+  const exchange = async (ctx: Koa.Context) => {
     const b = await readExchange(ctx);
     const c = await codes.consume(hashCode(b.code));
     // Unknown, used and expired codes look the same.
@@ -120,9 +140,9 @@ function registerKeyExchange(router: Router, { store, codes }: OAuthRouteDeps): 
       );
     if (!verifyPkce(c.method, c.challenge, b.code_verifier))
       throw errors.forbidden('invalid_code_verifier', 'code_verifier does not match the code_challenge');
-    const { raw, key } = await issueKey(store.keys, { accountId: c.accountId, name: c.site, limit: c.limit });
+    const { raw, key } = await mintChildKey(store, shared, c);
     ctx.body = { key: raw, user_id: c.accountId, data: keyJson(key) };
-  });
+  };
 }
 
 /** POST /v1/keys/leaked: a signed, fresh, first-seen report disables the live keys it names. */

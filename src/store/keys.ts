@@ -23,6 +23,8 @@ export interface ApiKey {
   updatedAt: number;
   /** Its role on the admin API (`operator`, `viewer`); null: an ordinary account key. */
   role: KeyRole | null;
+  /** The key it was made from (an OAuth consent's approving key): refused with it. Null for any other key. */
+  parentHash: string | null;
 }
 
 /** The roles a key may be given (the admin key alone is `admin`). */
@@ -45,6 +47,7 @@ interface KeyRow {
   created_at: unknown;
   updated_at: unknown;
   role: KeyRole | null;
+  parent_hash: string | null;
 }
 
 /** The columns of a key; on SQLite `reserved` adds the credit its engine holds (src/store/engine/holds.ts). */
@@ -52,7 +55,7 @@ const COLUMNS = columnsWithHeld(
   'hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, usage',
   'key',
   'hash',
-  'disabled, expires_at, leaked_at, created_at, updated_at, role',
+  'disabled, expires_at, leaked_at, created_at, updated_at, role, parent_hash',
 );
 const BY_HASH = spelled((d) => `SELECT ${COLUMNS[d]} FROM api_keys WHERE hash = ?`);
 
@@ -74,6 +77,7 @@ function toKey(r: KeyRow): ApiKey {
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
     role: r.role ?? null,
+    parentHash: r.parent_hash ?? null,
   };
 }
 
@@ -117,12 +121,13 @@ export class KeyRepo {
     limitReset?: LimitReset | null;
     expiresAt?: number | null;
     role?: KeyRole | null;
+    parentHash?: string | null;
   }): Promise<ApiKey> {
     const now = Date.now();
     await this.db.run(
       'INSERT INTO api_keys (hash, account_id, name, label, credit_limit, limit_reset, window_start, window_usage, ' +
-        'usage, reserved, disabled, expires_at, created_at, updated_at, role) ' +
-        'VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?, ?, ?, ?)',
+        'usage, reserved, disabled, expires_at, created_at, updated_at, role, parent_hash) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, ?, ?, ?, ?, ?)',
       [
         input.hash,
         input.accountId,
@@ -135,6 +140,7 @@ export class KeyRepo {
         now,
         now,
         input.role ?? null,
+        input.parentHash ?? null,
       ],
     );
     return (await this.get(input.hash)) as ApiKey;

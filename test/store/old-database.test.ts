@@ -22,10 +22,17 @@ const dump = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'store-sc
 /** Every built-in plugin that keeps data: a chain of all of them opens the store with every extension. */
 const ALL = builtinExtensions('console', 'oauth', 'limits', 'credit', 'storage');
 const APPLIED_AT = 1_700_000_000_000;
-/** Migrations added since the fixture, and what each adds to the old schema (key_roles: api_keys.role, issue 43). */
-const ADDED = ['key_roles@1'];
+/**
+ * Migrations added since the fixture, and what each adds to the old schema (issue 43: key_roles api_keys.role,
+ * key_parents api_keys.parent_hash, oauth@2 oauth_codes.parent_hash).
+ */
+const ADDED = ['key_roles@1', 'key_parents@1', 'oauth@2'];
 const withoutAdded = (o: { type: string; name: string; sql: string }) =>
-  o.name === 'api_keys' ? { ...o, sql: o.sql.replace(/, role TEXT\)$/, ')') } : o;
+  o.name === 'api_keys'
+    ? { ...o, sql: o.sql.replace(/, role TEXT, parent_hash TEXT\)$/, ')') }
+    : o.name === 'oauth_codes'
+      ? { ...o, sql: o.sql.replace(/, parent_hash TEXT\)$/, ')') }
+      : o;
 
 function schemaOf(path: string): Array<{ type: string; name: string; sql: string }> {
   const db = new Database(path, { readonly: true });

@@ -24,6 +24,12 @@ export const oauthCodeMigrations: Migration[] = [
       );
     `,
   },
+  {
+    module: 'oauth',
+    version: 2,
+    description: 'oauth_codes.parent_hash: the key that approved (the minted key never outgrows it)',
+    up: `ALTER TABLE oauth_codes ADD COLUMN parent_hash TEXT;`,
+  },
 ];
 
 export const leakReportsSeenMigrations: Migration[] = [

@@ -7,6 +7,8 @@ export interface OAuthCode {
   site: string;
   /** nano-credits, or null */
   limit: number | null;
+  /** The key that approved (null: a code made before oauth@2, refused at the exchange). */
+  parentHash: string | null;
 }
 
 /** Use a code once: the conditional update lets exactly one caller have it, and only before it expires. */
@@ -14,7 +16,7 @@ export const consumeProc: Proc<{ codeHash: string; now: number }, OAuthCode | nu
   name: 'oauth.consume',
   *body({ codeHash, now }) {
     const r = yield* get<Record<string, unknown>>(
-      'SELECT account_id, challenge, method, site, credit_limit FROM oauth_codes WHERE code_hash = ? AND used = 0 ' +
+      'SELECT account_id, challenge, method, site, credit_limit, parent_hash FROM oauth_codes WHERE code_hash = ? AND used = 0 ' +
         'AND expires_at > ?',
       [codeHash, now],
     );
@@ -27,6 +29,7 @@ export const consumeProc: Proc<{ codeHash: string; now: number }, OAuthCode | nu
       method: r.method as 'S256' | 'plain',
       site: r.site as string,
       limit: numOrNull(r.credit_limit),
+      parentHash: (r.parent_hash as string | null) ?? null,
     };
   },
 };

@@ -11,8 +11,8 @@ export class OAuthCodeRepo {
     const now = Date.now();
     await this.db.run(
       'INSERT INTO oauth_codes (code_hash, account_id, challenge, method, site, credit_limit, expires_at, used, ' +
-        'created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)',
-      [codeHash, c.accountId, c.challenge, c.method, c.site, c.limit, now + ttlMs, now],
+        'created_at, parent_hash) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)',
+      [codeHash, c.accountId, c.challenge, c.method, c.site, c.limit, now + ttlMs, now, c.parentHash],
     );
   }
 

@@ -6,6 +6,7 @@ import { kitMigrations } from './kit';
 import { providersCacheMigrations } from './providers_cache';
 import { auditMigrations } from './audit';
 import { keyRoleMigrations } from './key_roles';
+import { keyParentMigrations } from './key_parents';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   ...providersCacheMigrations,
   ...auditMigrations,
   ...keyRoleMigrations,
+  ...keyParentMigrations,
 ];
