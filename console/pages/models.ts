@@ -14,29 +14,48 @@ interface Model {
   id: string;
   context_length: number;
   pricing: { prompt: number; completion: number };
+  today: Deployment['today'];
+  /** Only for the operator and admin roles (an account sees its models, not the upstreams behind them). */
   deployments: Deployment[];
 }
 
 export async function modelsPage(main: HTMLElement, _me: Me): Promise<void> {
   const models = (await api<{ data: Model[] }>('GET', 'models')).data;
+  const dash = () => document.createTextNode('—');
   const rows = models.flatMap((m) =>
-    m.deployments.map((d, i) => [
-      i === 0 ? h('strong', {}, m.id) : document.createTextNode(''),
-      document.createTextNode(
-        i === 0 ? `${int(m.context_length)} ctx · ${m.pricing.prompt}/${m.pricing.completion} per token` : '',
-      ),
-      h('code', {}, d.deployment),
-      h(
-        'span',
-        { class: `badge ${d.state === 'healthy' ? 'on' : d.state === 'unknown' ? '' : 'off'}` },
-        d.state === 'cooling' ? 'cooling down' : d.state,
-      ),
-      document.createTextNode(d.in_flight === null ? '—' : String(d.in_flight)),
-      document.createTextNode(ms(d.latency_ms)),
-      document.createTextNode(int(d.today.requests)),
-      document.createTextNode(int(d.today.errors)),
-      document.createTextNode(ms(d.today.mean_latency_ms)),
-    ]),
+    (m.deployments.length ? m.deployments : [null]).map((d, i) =>
+      d === null
+        ? [
+            h('strong', {}, m.id),
+            document.createTextNode(
+              `${int(m.context_length)} ctx · ${m.pricing.prompt}/${m.pricing.completion} per token`,
+            ),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+            document.createTextNode(int(m.today.requests)),
+            document.createTextNode(int(m.today.errors)),
+            document.createTextNode(ms(m.today.mean_latency_ms)),
+          ]
+        : [
+            i === 0 ? h('strong', {}, m.id) : document.createTextNode(''),
+            document.createTextNode(
+              i === 0 ? `${int(m.context_length)} ctx · ${m.pricing.prompt}/${m.pricing.completion} per token` : '',
+            ),
+            h('code', {}, d.deployment),
+            h(
+              'span',
+              { class: `badge ${d.state === 'healthy' ? 'on' : d.state === 'unknown' ? '' : 'off'}` },
+              d.state === 'cooling' ? 'cooling down' : d.state,
+            ),
+            document.createTextNode(d.in_flight === null ? '—' : String(d.in_flight)),
+            document.createTextNode(ms(d.latency_ms)),
+            document.createTextNode(int(d.today.requests)),
+            document.createTextNode(int(d.today.errors)),
+            document.createTextNode(ms(d.today.mean_latency_ms)),
+          ],
+    ),
   );
   main.append(
     h('header', { class: 'page-head' }, h('h1', {}, 'Models & deployments')),

@@ -10,11 +10,11 @@ import {
   num,
   numOrNull,
   STORED_RESPONSES,
-  type Role,
 } from '../../src/plugin';
 import { serveActivity } from './activity';
 import { limitParam, qs, timeParam, type Scope } from './params';
 import { listRecords, overview } from './records';
+import type { ConsoleSession } from './session';
 import { dayOf, dayString } from './usage';
 
 const WINDOWS: Record<string, number> = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000 };
@@ -128,20 +128,18 @@ function recordJson(r: Record<string, unknown>) {
   };
 }
 
-/** The key a session was opened with, if any (before server-side sessions `keyHash`; after, the `subject` of one). */
-const sessionKey = (s: { keyHash?: string; subject?: string; openedWith?: string }): string =>
-  s.keyHash ?? (s.openedWith === 'key' ? s.subject : undefined) ?? '';
-
 /**
  * The models the session may use (an account's: those its key's and its account's allowlists permit, the limits
  * plugin's `limits.allowlist`), each with today's counts. Only the operator and admin roles see the deployments behind
  * a model: their upstream names, health and in-flight counts (fallback's health, when it is in the chain).
  */
-async function modelsPage({ usage, models, shared }: ServiceContext, s: Scope & Parameters<typeof sessionKey>[0]) {
+async function modelsPage({ usage, models, shared }: ServiceContext, s: ConsoleSession) {
   const health = shared.get(HEALTH);
-  const operator = hasRole(s as { isAdmin: boolean; role?: Role }, 'operator');
+  const operator = hasRole(s, 'operator');
+  // An account session opened with a key: that key's allowlist too; by single sign-on: its account's alone.
   const allowlist = shared.get('limits.allowlist');
-  const allowed = s.isAdmin || !allowlist ? () => true : await allowlist(sessionKey(s), s.accountId);
+  const allowed =
+    s.isAdmin || !allowlist ? () => true : await allowlist(s.openedWith === 'key' ? s.subject : '', s.accountId);
   const today = dayOf(Date.now());
   const rows = await usage.query({
     fromDay: today,
