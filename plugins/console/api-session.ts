@@ -84,14 +84,9 @@ export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): v
     ctx.body = { data: { signed_out: true } };
   });
   router.get('/console/api/me', async (ctx) => {
-    let s: ConsoleSession;
-    try {
-      s = await need(ctx);
-    } catch (e) {
-      // The sign-in page asks too: it learns whether to offer single sign-on with the 401.
-      if ((e as { status?: number }).status === 401) ctx.set('X-Console-SSO', deps.sso.enabled ? 'on' : 'off');
-      throw e;
-    }
+    // The sign-in page asks too: it learns whether to offer single sign-on (with the 401, or for after sign-out).
+    ctx.set('X-Console-SSO', deps.sso.enabled ? 'on' : 'off');
+    const s = await need(ctx);
     const account = s.accountId === '*' ? undefined : await store.accounts.get(s.accountId);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {

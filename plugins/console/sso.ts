@@ -90,7 +90,7 @@ export function registerSso(router: Router, cfg: SsoConfig, { store, sessions, l
       discovered = undefined;
       throw e;
     }));
-  const redirectUri = (ctx: Koa.Context) => cfg.redirect_uri ?? `${ctx.origin}/console/sso/callback`;
+  const redirectUri = (ctx: Koa.Context) => cfg.redirect_uri ?? `${ctx.protocol}://${ctx.host}/console/sso/callback`;
 
   router.get('/console/sso/login', async (ctx) => {
     let c;
@@ -171,7 +171,10 @@ export function registerSso(router: Router, cfg: SsoConfig, { store, sessions, l
       if (claims[cfg.role_claim] === undefined && tokens.access_token)
         claims = { ...(await lib.fetchUserInfo(config, tokens.access_token, claims.sub as string)), ...claims };
     } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
+      // openid-client's message, and the provider's own error code and description when it answered with one.
+      const body = e as { error?: unknown; error_description?: unknown };
+      const said = [body.error, body.error_description].filter((v) => typeof v === 'string').join(': ');
+      const why = `${e instanceof Error ? e.message : String(e)}${said ? ` (${said.slice(0, 200)})` : ''}`;
       logger.warn({ err: why, issuer: cfg.issuer }, 'sso sign-in refused');
       return refusePage(ctx, 401, 'Sign-in refused', `The identity provider's answer was not accepted: ${why}`);
     }

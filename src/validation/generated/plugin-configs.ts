@@ -211,7 +211,9 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"enabled":{"enum":["auto",true,false],"default":"auto"},"session_ttl_hours":{"type":"number","exclusiveMinimum":0,"maximum":720,"default":12},"rollup_interval_ms":{"type":"integer","minimum":100,"default":5000},"rollup_lag_ms":{"type":"integer","minimum":0,"default":10000}}};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"enabled":{"enum":["auto",true,false],"default":"auto"},"session_ttl_hours":{"type":"number","exclusiveMinimum":0,"maximum":720,"default":12},"rollup_interval_ms":{"type":"integer","minimum":100,"default":5000},"rollup_lag_ms":{"type":"integer","minimum":0,"default":10000},"sso":{"type":"object","additionalProperties":false,"required":["issuer","client_id","role_claim"],"properties":{"issuer":{"type":"string","pattern":"^https?://"},"client_id":{"type":"string","minLength":1},"client_secret":{"type":"string","minLength":1},"redirect_uri":{"type":"string","pattern":"^https?://"},"scopes":{"type":"array","items":{"type":"string","minLength":1},"default":["openid","profile","email"]},"role_claim":{"type":"string","minLength":1},"roles":{"type":"object","additionalProperties":{"enum":["admin","operator","viewer"]},"default":{}},"default_role":{"enum":["admin","operator","viewer"]},"label":{"type":"string","minLength":1,"maxLength":60,"default":"Sign in with SSO"}}}}};
+const func3 = Object.prototype.hasOwnProperty;
+const pattern0 = new RegExp("^https?://", "u");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -230,7 +232,7 @@ if(data.rollup_lag_ms === undefined){
 data.rollup_lag_ms = 10000;
 }
 for(const key0 in data){
-if(!((((key0 === "enabled") || (key0 === "session_ttl_hours")) || (key0 === "rollup_interval_ms")) || (key0 === "rollup_lag_ms"))){
+if(!(((((key0 === "enabled") || (key0 === "session_ttl_hours")) || (key0 === "rollup_interval_ms")) || (key0 === "rollup_lag_ms")) || (key0 === "sso"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -331,14 +333,316 @@ vErrors.push(err8);
 errors++;
 }
 }
+if(data.sso !== undefined){
+let data4 = data.sso;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.scopes === undefined){
+data4.scopes = ["openid","profile","email"];
 }
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.type,parentSchema:schema12,data};
+if(data4.roles === undefined){
+data4.roles = {};
+}
+if(data4.label === undefined){
+data4.label = "Sign in with SSO";
+}
+if(data4.issuer === undefined){
+const err9 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema12.properties.sso.required,parentSchema:schema12.properties.sso,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+if(data4.client_id === undefined){
+const err10 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'",schema:schema12.properties.sso.required,parentSchema:schema12.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data4.role_claim === undefined){
+const err11 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "role_claim"},message:"must have required property '"+"role_claim"+"'",schema:schema12.properties.sso.required,parentSchema:schema12.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+for(const key1 in data4){
+if(!(func3.call(schema12.properties.sso.properties, key1))){
+const err12 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema12.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data4.issuer !== undefined){
+let data5 = data4.issuer;
+if(typeof data5 === "string"){
+if(!pattern0.test(data5)){
+const err13 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema12.properties.sso.properties.issuer,data:data5};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.issuer.type,parentSchema:schema12.properties.sso.properties.issuer,data:data5};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data4.client_id !== undefined){
+let data6 = data4.client_id;
+if(typeof data6 === "string"){
+if(func2(data6) < 1){
+const err15 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.client_id,data:data6};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.client_id.type,parentSchema:schema12.properties.sso.properties.client_id,data:data6};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data4.client_secret !== undefined){
+let data7 = data4.client_secret;
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+const err17 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.client_secret,data:data7};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.client_secret.type,parentSchema:schema12.properties.sso.properties.client_secret,data:data7};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data4.redirect_uri !== undefined){
+let data8 = data4.redirect_uri;
+if(typeof data8 === "string"){
+if(!pattern0.test(data8)){
+const err19 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema12.properties.sso.properties.redirect_uri,data:data8};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.redirect_uri.type,parentSchema:schema12.properties.sso.properties.redirect_uri,data:data8};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+let data9 = data4.scopes;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(typeof data10 === "string"){
+if(func2(data10) < 1){
+const err21 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.scopes.items,data:data10};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.scopes.items.type,parentSchema:schema12.properties.sso.properties.scopes.items,data:data10};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/sso/scopes",schemaPath:"#/properties/sso/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.sso.properties.scopes.type,parentSchema:schema12.properties.sso.properties.scopes,data:data9};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data4.role_claim !== undefined){
+let data11 = data4.role_claim;
+if(typeof data11 === "string"){
+if(func2(data11) < 1){
+const err24 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.role_claim,data:data11};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.role_claim.type,parentSchema:schema12.properties.sso.properties.role_claim,data:data11};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+let data12 = data4.roles;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key2 in data12){
+let data13 = data12[key2];
+if(!(((data13 === "admin") || (data13 === "operator")) || (data13 === "viewer"))){
+const err26 = {instancePath:instancePath+"/sso/roles/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/sso/properties/roles/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema12.properties.sso.properties.roles.additionalProperties.enum},message:"must be equal to one of the allowed values",schema:schema12.properties.sso.properties.roles.additionalProperties.enum,parentSchema:schema12.properties.sso.properties.roles.additionalProperties,data:data13};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/sso/roles",schemaPath:"#/properties/sso/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.sso.properties.roles.type,parentSchema:schema12.properties.sso.properties.roles,data:data12};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(data4.default_role !== undefined){
+let data14 = data4.default_role;
+if(!(((data14 === "admin") || (data14 === "operator")) || (data14 === "viewer"))){
+const err28 = {instancePath:instancePath+"/sso/default_role",schemaPath:"#/properties/sso/properties/default_role/enum",keyword:"enum",params:{allowedValues: schema12.properties.sso.properties.default_role.enum},message:"must be equal to one of the allowed values",schema:schema12.properties.sso.properties.default_role.enum,parentSchema:schema12.properties.sso.properties.default_role,data:data14};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+let data15 = data4.label;
+if(typeof data15 === "string"){
+if(func2(data15) > 60){
+const err29 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters",schema:60,parentSchema:schema12.properties.sso.properties.label,data:data15};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(func2(data15) < 1){
+const err30 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.label,data:data15};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.label.type,parentSchema:schema12.properties.sso.properties.label,data:data15};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.sso.type,parentSchema:schema12.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.type,parentSchema:schema12,data};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }
@@ -406,8 +710,7 @@ return errors === 0;
 }
 
 const schema14 = {"type":"object","additionalProperties":false,"properties":{"num_retries":{"type":"integer","minimum":0,"maximum":10,"default":2},"max_retries":{"type":"integer","minimum":0,"maximum":10,"default":5},"max_fallbacks":{"type":"integer","minimum":0,"maximum":50,"default":5},"max_attempts":{"type":"integer","minimum":1,"maximum":100,"default":10},"backoff_base_ms":{"type":"integer","minimum":0,"default":200},"backoff_max_ms":{"type":"integer","minimum":0,"default":5000},"retry_after_max_ms":{"type":"integer","minimum":0,"default":30000},"cooldown":{"type":"object","additionalProperties":false,"default":{},"properties":{"failures":{"type":"integer","minimum":1,"default":3},"window_ms":{"type":"integer","minimum":1,"default":60000},"cooldown_ms":{"type":"integer","minimum":1,"default":30000}}},"overrides":{"type":"object","additionalProperties":false,"default":{},"properties":{"allow":{"type":"boolean","default":false},"api_base_allowlist":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"allow_private":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},"default":[]}}}}};
-const func3 = Object.prototype.hasOwnProperty;
-const pattern0 = new RegExp("^[0-9a-fA-F:.]+(/[0-9]{1,3})?$", "u");
+const pattern2 = new RegExp("^[0-9a-fA-F:.]+(/[0-9]{1,3})?$", "u");
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -835,7 +1138,7 @@ const len1 = data15.length;
 for(let i1=0; i1<len1; i1++){
 let data16 = data15[i1];
 if(typeof data16 === "string"){
-if(!pattern0.test(data16)){
+if(!pattern2.test(data16)){
 const err32 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"+"\"",schema:"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$",parentSchema:schema14.properties.overrides.properties.allow_private.items,data:data16};
 if(vErrors === null){
 vErrors = [err32];
@@ -895,7 +1198,6 @@ return errors === 0;
 }
 
 const schema15 = {"type":"object","additionalProperties":false,"properties":{"store":{"enum":["memory","redis"],"default":"memory"},"redis":{"type":"object","additionalProperties":false,"default":{},"properties":{"url":{"type":"string","default":"redis://127.0.0.1:6379"},"prefix":{"type":"string","default":"gw:limits:"},"timeout_ms":{"type":"integer","minimum":10,"default":5000}}},"fail_mode":{"enum":["open","closed"],"default":"open"},"window_ms":{"type":"integer","minimum":1000,"default":60000},"settings_cache_ms":{"type":"integer","minimum":0,"maximum":60000,"default":2000},"key":{"type":"object","additionalProperties":false,"default":{},"properties":{"rpm":{"type":"integer","minimum":0,"default":0},"tpm":{"type":"integer","minimum":0,"default":0},"concurrency":{"type":"integer","minimum":0,"default":0}}},"account":{"type":"object","additionalProperties":false,"default":{},"properties":{"rpm":{"type":"integer","minimum":0,"default":0},"tpm":{"type":"integer","minimum":0,"default":0},"concurrency":{"type":"integer","minimum":0,"default":0}}},"models":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}},"key_models":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}},"plans":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"key":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}},"account":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}}}},"auth_failures":{"type":"object","additionalProperties":false,"default":{},"properties":{"max":{"type":"integer","minimum":0,"default":20},"window_ms":{"type":"integer","minimum":1000,"default":60000}}},"alerts":{"type":"object","additionalProperties":false,"default":{},"properties":{"key_limit_percent":{"type":"array","items":{"type":"number","exclusiveMinimum":0,"maximum":1000},"default":[]},"account_balance_below":{"type":"array","items":{"type":"number","minimum":0},"default":[]},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","secret"],"properties":{"url":{"type":"string","pattern":"^https?://"},"secret":{"type":"string","minLength":16},"max_attempts":{"type":"integer","minimum":1,"maximum":20,"default":5},"backoff_ms":{"type":"integer","minimum":1,"default":500},"timeout_ms":{"type":"integer","minimum":100,"default":5000}}}}}}};
-const pattern1 = new RegExp("^https?://", "u");
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2154,7 +2456,7 @@ errors++;
 if(data51.url !== undefined){
 let data52 = data51.url;
 if(typeof data52 === "string"){
-if(!pattern1.test(data52)){
+if(!pattern0.test(data52)){
 const err95 = {instancePath:instancePath+"/alerts/webhook/url",schemaPath:"#/properties/alerts/properties/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema15.properties.alerts.properties.webhook.properties.url,data:data52};
 if(vErrors === null){
 vErrors = [err95];
@@ -2462,7 +2764,7 @@ return errors === 0;
 }
 
 const schema17 = {"type":"object","additionalProperties":false,"properties":{"callback_allowlist":{"type":"array","items":{"type":"string","pattern":"^https?://[^/]+$"},"default":[]},"allow_localhost":{"type":"boolean","default":false},"allow_plain":{"type":"boolean","default":false},"code_ttl_seconds":{"type":"integer","minimum":10,"maximum":3600,"default":300},"leaks":{"type":"object","additionalProperties":false,"default":{},"properties":{"public_keys":{"type":"array","default":[],"items":{"type":"object","additionalProperties":false,"required":["key_identifier","pem"],"properties":{"key_identifier":{"type":"string"},"pem":{"type":"string"}}}},"hmac_secret":{"type":"string","minLength":16},"replay_window_s":{"type":"integer","minimum":1,"maximum":86400,"default":300},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}}}}}};
-const pattern2 = new RegExp("^https?://[^/]+$", "u");
+const pattern4 = new RegExp("^https?://[^/]+$", "u");
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2501,7 +2803,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(!pattern2.test(data1)){
+if(!pattern4.test(data1)){
 const err1 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/pattern",keyword:"pattern",params:{pattern: "^https?://[^/]+$"},message:"must match pattern \""+"^https?://[^/]+$"+"\"",schema:"^https?://[^/]+$",parentSchema:schema17.properties.callback_allowlist.items,data:data1};
 if(vErrors === null){
 vErrors = [err1];
@@ -3347,7 +3649,7 @@ errors++;
 if(data.endpoint !== undefined){
 let data0 = data.endpoint;
 if(typeof data0 === "string"){
-if(!pattern1.test(data0)){
+if(!pattern0.test(data0)){
 const err1 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema21.properties.endpoint,data:data0};
 if(vErrors === null){
 vErrors = [err1];
