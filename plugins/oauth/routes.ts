@@ -145,15 +145,22 @@ function registerKeyExchange(router: Router, { store, shared, codes }: OAuthRout
   };
 }
 
-/** POST /v1/keys/leaked: a signed, fresh, first-seen report disables the live keys it names. */
-function registerLeakReports(router: Router, { config, leaks, replay }: OAuthRouteDeps): void {
+/**
+ * POST /v1/keys/leaked: a signed, fresh, first-seen report disables the live keys it names. A report whose signature
+ * fails counts against its address like any wrong secret (the failed-auth throttle): past the limit, 429.
+ */
+function registerLeakReports(router: Router, { config, leaks, replay, shared }: OAuthRouteDeps): void {
   router.post('/v1/keys/leaked', async (ctx) => {
+    const throttle = shared.get(AUTH_THROTTLE);
+    throttle?.check(ctx.ip);
     const raw = await readRaw(ctx.req, 1024 * 1024, '1mb');
-    if (!signatureValid(raw, ctx.req.headers, config.leaks))
+    if (!signatureValid(raw, ctx.req.headers, config.leaks)) {
+      throttle?.failed(ctx.ip);
       throw errors.unauthorized(
         'invalid_signature',
         'The report is not signed by a configured secret-scanning partner',
       );
+    }
     replay.checkTimestamp(ctx.get('x-signature-timestamp') || undefined);
     const reports = parseReports(raw);
     await replay.once(ctx.get('github-public-key-signature') || ctx.get('x-signature-256'));

@@ -113,3 +113,34 @@ describe('leaked keys: secret-scanning partner endpoint', () => {
     expect((r as { stdout: string }).stdout).to.equal(`src/config.js:2: sk-gw-...${key.slice(-4)}\n`);
   });
 });
+
+describe('leaked-key reports and the failed-auth throttle (issue 43)', () => {
+  it('forged reports count against their address: past the limit, 429 with Retry-After', async () => {
+    const { pem } = ecdsaPartner('partner-key-2');
+    const gw = await startTestGateway(
+      testConfig(
+        {
+          plugins: [
+            'auth',
+            { limits: { auth_failures: { max: 3, window_ms: 60000 } } },
+            { oauth: { leaks: { public_keys: [{ key_identifier: 'partner-key-2', pem }] } } },
+            'routing',
+          ],
+        },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
+    );
+    try {
+      const body = JSON.stringify([{ token: 'sk-whatever', type: 'gateway_api_key', url: 'u', source: 'content' }]);
+      const statuses = [];
+      for (let i = 0; i < 4; i++)
+        statuses.push((await reportLeak(gw, body, { 'X-Signature-256': 'sha256=00' })).status);
+      expect(statuses).to.deep.equal([401, 401, 401, 429]);
+      const last = await reportLeak(gw, body, { 'X-Signature-256': 'sha256=00' });
+      expect(last.status).to.equal(429);
+      expect(Number(last.headers.get('retry-after'))).to.be.greaterThan(0);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
