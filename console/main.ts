@@ -6,6 +6,7 @@ import { activityPage } from './pages/activity';
 import { modelsPage } from './pages/models';
 import { rankingsPage } from './pages/rankings';
 import { sessionsPage, ssoPage } from './pages/sessions';
+import { auditPage } from './pages/audit';
 
 export type Page = (main: HTMLElement, me: Me) => Promise<void>;
 
@@ -16,6 +17,7 @@ const ALL_PAGES: Array<{ id: string; title: string; page: Page; role?: Role }> =
   { id: 'activity', title: 'Activity', page: activityPage },
   { id: 'models', title: 'Models', page: modelsPage },
   { id: 'rankings', title: 'Rankings', page: rankingsPage },
+  { id: 'audit', title: 'Audit log', page: auditPage, role: 'viewer' },
   { id: 'sessions', title: 'Sessions', page: sessionsPage, role: 'admin' },
   { id: 'sso', title: 'Single sign-on', page: ssoPage, role: 'admin' },
 ];

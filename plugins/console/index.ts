@@ -1,6 +1,6 @@
 /**
  * @module
- * The console plugin: the operator console at /console (pages: overview, keys, activity, models, rankings; front end
+ * The console plugin: the operator console at /console (pages: overview, keys, activity, models, rankings, audit log; front end
  * in console/) and the usage analytics API (GET /v1/activity, OpenRouter's shape, with CSV export: activity.ts),
  * over daily aggregates rolled up from the generation records (usage.ts, rollup.ts, store/). Sign-in is with the
  * admin key, an account's key or single sign-on (OpenID Connect: sso.ts); sessions are server-side records any replica

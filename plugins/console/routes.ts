@@ -1,7 +1,8 @@
 /**
  * @module
  * The console plugin's endpoints: the analytics API for customers' code (GET /v1/activity), and the console itself
- * (its front end at /console, and its data API under /console/api: api-session.ts, api-keys.ts, api-usage.ts).
+ * (its front end at /console, and its data API under /console/api: api-session.ts, api-keys.ts, api-usage.ts,
+ * api-audit.ts).
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
@@ -17,6 +18,7 @@ import {
   type Store,
 } from '../../src/plugin';
 import { serveActivity } from './activity';
+import { registerConsoleAudit } from './api-audit';
 import { registerKeyRoutes } from './api-keys';
 import { registerSessionRoutes } from './api-session';
 import { registerUsageRoutes } from './api-usage';
@@ -64,6 +66,7 @@ export function registerConsoleRoutes(router: Router, deps: ConsoleRouteDeps) {
   const forget: ForgetKey = (hash) => shared.get(FORGET_KEY)?.(hash);
   registerKeyRoutes(router, store, need, forget);
   registerUsageRoutes(router, { store, usage, models, shared, need });
+  registerConsoleAudit(router, store, need);
   registerAssets(router);
 }
 

@@ -76,22 +76,30 @@ function csvField(v: unknown): string {
 export function registerAuditRoutes(router: Router, store: Store, guard: AdminGuard): void {
   router.get('/v1/audit', async (ctx) => {
     await guard(ctx, 'viewer');
-    const format = one(ctx, 'format') ?? 'json';
-    if (format !== 'json' && format !== 'csv' && format !== 'ndjson')
-      throw errors.invalidRequest('format must be json, csv or ndjson', 'format', 'invalid_value');
-    const records = (await store.audit.list(auditQuery(ctx, format === 'json' ? 1000 : 10_000))).map(recordJson);
-    if (format === 'json') {
-      ctx.body = { data: records, next: records.length > 0 ? records[records.length - 1].id : null };
-      return;
-    }
-    ctx.set('Content-Disposition', `attachment; filename="audit.${format}"`);
-    if (format === 'ndjson') {
-      ctx.type = 'application/x-ndjson';
-      ctx.body = records.map((r) => `${JSON.stringify(r)}\n`).join('');
-      return;
-    }
-    ctx.type = 'text/csv';
-    const rows = records.map((r) => COLUMNS.map((c) => csvField(r[c as keyof typeof r])).join(','));
-    ctx.body = [COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
+    await serveAudit(ctx, store);
   });
+}
+
+/**
+ * The answer of GET /v1/audit (and the console's GET /console/api/audit), its caller already checked: the filters of
+ * `auditQuery`, as JSON (`{data, next}`), or exported as CSV or NDJSON (`format`, up to 10,000 records).
+ */
+export async function serveAudit(ctx: Koa.Context, store: Store): Promise<void> {
+  const format = one(ctx, 'format') ?? 'json';
+  if (format !== 'json' && format !== 'csv' && format !== 'ndjson')
+    throw errors.invalidRequest('format must be json, csv or ndjson', 'format', 'invalid_value');
+  const records = (await store.audit.list(auditQuery(ctx, format === 'json' ? 1000 : 10_000))).map(recordJson);
+  if (format === 'json') {
+    ctx.body = { data: records, next: records.length > 0 ? records[records.length - 1].id : null };
+    return;
+  }
+  ctx.set('Content-Disposition', `attachment; filename="audit.${format}"`);
+  if (format === 'ndjson') {
+    ctx.type = 'application/x-ndjson';
+    ctx.body = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+    return;
+  }
+  ctx.type = 'text/csv';
+  const rows = records.map((r) => COLUMNS.map((c) => csvField(r[c as keyof typeof r])).join(','));
+  ctx.body = [COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
 }

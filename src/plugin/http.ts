@@ -4,5 +4,6 @@
  */
 export { bodyReader, paging } from '../api/body';
 export { readForm, readRaw } from '../api/read-json';
+export { auditQuery, serveAudit } from '../api/audit';
 /** A validator generated at build time (ajv's standalone code), as a built-in plugin's generated/*.ts exports. */
 export type { Validator } from '../validation/validator';

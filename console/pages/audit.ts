@@ -1,0 +1,120 @@
+import { api, query, type Me } from '../api';
+import { clear, h, notice, table, when } from '../dom';
+
+interface AuditRecord {
+  id: string;
+  created_at: string;
+  actor: string;
+  role: string;
+  source: string;
+  address: string | null;
+  action: string;
+  target: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+const PAGE = 50;
+const SOURCES = ['admin_api', 'console', 'cli', 'oauth', 'sso', 'startup'];
+
+/** A value of a change, short (the whole one is in the cell's title and the exports). */
+function short(v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 60 ? `${s.slice(0, 59)}…` : s;
+}
+
+/** The audit log (viewer role and above): who changed what, from where, newest first; filtered, paged, exported. */
+export async function auditPage(main: HTMLElement, _me: Me): Promise<void> {
+  const input = (id: string, label: string) =>
+    h('input', { id: `audit-${id}`, placeholder: label, 'aria-label': label, class: 'small' });
+  const fAction = input('action', 'action');
+  const fActor = input('actor', 'actor');
+  const fTarget = input('target', 'target');
+  const fSource = h(
+    'select',
+    { id: 'audit-source', 'aria-label': 'source' },
+    h('option', { value: '' }, 'any source'),
+    ...SOURCES.map((s) => h('option', { value: s }, s)),
+  );
+  const box = h('section', { class: 'card' });
+  const filters = () => ({
+    action: fAction.value.trim() || undefined,
+    actor: fActor.value.trim() || undefined,
+    target: fTarget.value.trim() || undefined,
+    source: fSource.value || undefined,
+  });
+
+  const load = async (before?: string) => {
+    const f = filters();
+    const { data, next } = await api<{ data: AuditRecord[]; next: string | null }>(
+      'GET',
+      `audit${query({ ...f, before, limit: String(PAGE) })}`,
+    );
+    const exportLink = (format: 'csv' | 'ndjson') =>
+      h(
+        'a',
+        {
+          id: `audit-export-${format}`,
+          class: 'button',
+          href: `/console/api/audit${query({ ...f, format })}`,
+          download: `audit.${format}`,
+        },
+        `Export ${format.toUpperCase()}`,
+      );
+    const rows = data.map((r) => [
+      document.createTextNode(when(r.created_at).slice(0, 19)),
+      document.createTextNode(r.actor),
+      h('span', { class: 'pill' }, r.role),
+      document.createTextNode(r.source),
+      document.createTextNode(r.address ?? '—'),
+      h('code', {}, r.action),
+      document.createTextNode(r.target ?? '—'),
+      h(
+        'span',
+        { title: `${JSON.stringify(r.before ?? null)} → ${JSON.stringify(r.after ?? null)}` },
+        `${short(r.before)} → ${short(r.after)}`,
+      ),
+    ]);
+    clear(
+      box,
+      h('header', { class: 'page-head' }, h('span', { class: 'spacer' }), exportLink('csv'), exportLink('ndjson')),
+      data.length === 0
+        ? h(
+            'p',
+            { id: 'audit-empty', class: 'muted' },
+            before
+              ? 'No older records.'
+              : 'No audit records match. Every change to accounts, keys, credits, settings and console sessions appears here (from the admin API, the console, the CLI, OAuth, single sign-on and startup), with who made it, from which address, and the value before and after.',
+          )
+        : table(['Time', 'Actor', 'Role', 'Source', 'Address', 'Action', 'Target', 'Before → after'], rows, {
+            id: 'audit-table',
+          }),
+      h(
+        'p',
+        { class: 'inline' },
+        before ? h('button', { id: 'audit-newest', onclick: () => void run() }, 'Newest') : null,
+        data.length === PAGE && next
+          ? h('button', { id: 'audit-older', onclick: () => void run(next) }, 'Older')
+          : null,
+      ),
+    );
+  };
+  const run = (before?: string) =>
+    load(before).catch((e: unknown) => clear(box, notice(e instanceof Error ? e.message : String(e))));
+
+  main.append(
+    h('header', { class: 'page-head' }, h('h1', {}, 'Audit log')),
+    h(
+      'form',
+      { class: 'card inline filters', onsubmit: (e: Event) => (e.preventDefault(), void run()) },
+      fAction,
+      fActor,
+      fTarget,
+      fSource,
+      h('button', { id: 'audit-apply', type: 'submit', class: 'primary' }, 'Filter'),
+    ),
+    box,
+  );
+  await load();
+}
