@@ -404,7 +404,10 @@ function anthropicType(e: GatewayError): string {
   return 'api_error';
 }
 
-/** An error in Anthropic's shape (POST /v1/messages and its stream's `error` event): `{"type":"error","error":{"type":...,"message":...}}` (plus the gateway's code). */
+/**
+ * An error in Anthropic's shape (POST /v1/messages and its stream's `error` event):
+ * `{"type":"error","error":{"type":...,"message":...}}`, plus the gateway's code.
+ */
 export function toAnthropicError(e: GatewayError): AnthropicErrorBody {
   return { type: 'error', error: { type: anthropicType(e), message: truncate(e.message, 2000), code: e.code } };
 }

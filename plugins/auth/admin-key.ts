@@ -18,7 +18,8 @@ export const ADMIN_KEY_MIN_DISTINCT = 10;
 /**
  * Why a configured admin key is too weak to guard the admin API, or undefined when it is strong enough: shorter than
  * 32 characters, fewer than 10 distinct characters, one short pattern repeated (`abcabc...`), or mostly a run
- * (`abcdef...`, `aaaa...`, `123456...`). A random key (`openssl rand -hex 32`) passes; the generated one is never checked.
+ * (`abcdef...`, `aaaa...`, `123456...`). A random key (`openssl rand -hex 32`) passes; the generated one is never
+ * checked.
  */
 export function adminKeyWeakness(key: string): string | undefined {
   if (key.length < ADMIN_KEY_MIN_LENGTH)

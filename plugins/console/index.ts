@@ -1,7 +1,8 @@
 /**
  * @module
- * The console plugin: the operator console at /console (pages: overview, keys, activity, models, rankings, audit log; front end
- * in console/) and the usage analytics API (GET /v1/activity, OpenRouter's shape, with CSV export: activity.ts),
+ * The console plugin: the operator console at /console (pages: overview, keys, activity, models, rankings, audit
+ * log; front end in console/) and the usage analytics API (GET /v1/activity, OpenRouter's shape, with CSV export:
+ * activity.ts),
  * over daily aggregates rolled up from the generation records (usage.ts, rollup.ts, store/). Sign-in is with the
  * admin key, an account's key or single sign-on (OpenID Connect: sso.ts); sessions are server-side records any replica
  * can end (session.ts), each with a role every route checks (admin > operator > viewer > account); an account sees

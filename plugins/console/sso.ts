@@ -55,8 +55,10 @@ function refusePage(ctx: Koa.Context, status: number, title: string, detail: str
   ctx.set('Cache-Control', 'no-store');
   ctx.body =
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} · Gateway console</title>` +
-    `<link rel="stylesheet" href="/console/app.css"></head><body><div class="center"><div class="card signin" id="sso-refused">` +
-    `<h1>${esc(title)}</h1><p>${esc(detail)}</p><p><a href="/console">Back to the sign-in page</a></p></div></div></body></html>`;
+    '<link rel="stylesheet" href="/console/app.css"></head><body>' +
+    '<div class="center"><div class="card signin" id="sso-refused">' +
+    `<h1>${esc(title)}</h1><p>${esc(detail)}</p>` +
+    '<p><a href="/console">Back to the sign-in page</a></p></div></div></body></html>';
 }
 
 export interface SsoDeps {
@@ -68,7 +70,8 @@ export interface SsoDeps {
 
 type Client = { lib: typeof OpenId; config: OpenId.Configuration };
 
-/** The provider's configuration, discovered at the first sign-on (an issuer down at start does not stop the gateway). */
+/** The provider's configuration, discovered at the first sign-on (an issuer down at start does not stop the gateway).
+ */
 function ssoClient(cfg: SsoConfig): () => Promise<Client> {
   let discovered: Promise<Client> | undefined;
   return () =>

@@ -13,7 +13,7 @@ export interface Price {
   cacheWrite1h?: number;
   /** Per reasoning token; undefined: the completion price. */
   reasoning?: number;
-  /** Per audio token of the prompt / of the answer (billed_features.audio); undefined: the prompt / completion price. */
+  /** Per audio token of the prompt / the answer (billed_features.audio); undefined: the prompt / completion price. */
   audioPrompt?: number;
   audioCompletion?: number;
   /** Per rejected prediction token (billed_features.predicted_outputs); undefined: the completion price. */

@@ -48,7 +48,7 @@ export function childAllowlist(parent: string[] | null, requested: string[] | nu
   return requested.filter((m) => (m.includes('*') ? parent.includes(m) || parent.includes('*') : allow(m)));
 }
 
-/** Each dimension at most the parent's effective value; per-model limits the tighter of the two where either sets one. */
+/** Each dimension at most the parent's effective value; per-model limits the tighter where either sets one. */
 export function childRates(
   parentEffective: Required<RateLimitValues>,
   parentModels: Record<string, RateLimitValues> | undefined,

@@ -183,7 +183,7 @@ export class RedisCounterStore implements CounterStore {
     this.probe = undefined;
   }
 
-  /** While away: a lost connection comes back through ioredis's reconnection ('ready'), a stalled one answers a PING. */
+  /** While away: a lost connection comes back through ioredis's reconnection ('ready'), a stalled one a PING. */
   private async tick(): Promise<void> {
     if (this.probing || this.up || this.closing || this.client.status !== 'ready') return;
     this.probing = true;

@@ -54,8 +54,9 @@ export function fail(message: string): number {
 }
 
 /**
- * Append a change made by `gateway accounts ...` / `gateway keys ...` to the audit log: actor `cli`, role admin (whoever
- * can open the store can do anything), source `cli`, no address. Never a raw key (redactAudit cuts one anyway).
+ * Append a change made by `gateway accounts ...` / `gateway keys ...` to the audit log: actor `cli`, role admin
+ * (whoever can open the store can do anything), source `cli`, no address. Never a raw key (redactAudit cuts one
+ * anyway).
  */
 export function auditCli(
   store: Store,

@@ -36,7 +36,7 @@ export interface AttemptPlan {
   /** Used at once, instead of what is left, when an upstream says the prompt is too long. */
   contextFallback?: Attempt[];
   backoff?: { baseMs: number; maxMs: number; retryAfterMaxMs: number };
-  /** The most upstream calls the request may make, whatever the lists hold (attempts refused by a guard do not count). */
+  /** The most upstream calls the request may make, whatever the lists hold (refused attempts do not count). */
   maxAttempts?: number;
 }
 

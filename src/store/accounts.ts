@@ -92,7 +92,8 @@ export class AccountRepo {
   async addCredits(id: string, nano: number): Promise<Account | undefined> {
     if (!nanoInRange(Math.abs(nano))) throw new CreditsOutOfRange(0, nano);
     const r = await this.db.run(
-      `UPDATE accounts SET credits = credits + ?, updated_at = ? WHERE id = ? AND credits + ? BETWEEN 0 AND ${MAX_NANO}`,
+      'UPDATE accounts SET credits = credits + ?, updated_at = ? ' +
+        `WHERE id = ? AND credits + ? BETWEEN 0 AND ${MAX_NANO}`,
       [nano, Date.now(), id, nano],
     );
     if (r.changes > 0) return this.get(id);

@@ -92,7 +92,8 @@ export class AuditRepo {
     // Sorted by time whoever wrote it: the time (base 36, fixed width) first, then randomness against ties.
     const id = `aud_${now.toString(36).padStart(9, '0')}${randomBytes(6).toString('hex')}`;
     await this.db.write(
-      'INSERT INTO audit_log (id, created_at, actor, role, source, address, action, target, before_value, after_value) ' +
+      'INSERT INTO audit_log ' +
+        '(id, created_at, actor, role, source, address, action, target, before_value, after_value) ' +
         'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [
         id,

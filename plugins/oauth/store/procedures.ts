@@ -16,7 +16,8 @@ export const consumeProc: Proc<{ codeHash: string; now: number }, OAuthCode | nu
   name: 'oauth.consume',
   *body({ codeHash, now }) {
     const r = yield* get<Record<string, unknown>>(
-      'SELECT account_id, challenge, method, site, credit_limit, parent_hash FROM oauth_codes WHERE code_hash = ? AND used = 0 ' +
+      'SELECT account_id, challenge, method, site, credit_limit, parent_hash FROM oauth_codes ' +
+        'WHERE code_hash = ? AND used = 0 ' +
         'AND expires_at > ?',
       [codeHash, now],
     );
