@@ -1,9 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { errors } from '../errors';
-import { writeStream } from '../stream/sse-writer';
 import { splitChatRequest } from './chat-request';
 import { headList } from '../http/response-head';
-import { timeoutLimits, type OperationDeps, type OperationSpec, type ParsedRequest } from './run-operation';
+import {
+  answerStream,
+  timeoutLimits,
+  type OperationDeps,
+  type OperationSpec,
+  type ParsedRequest,
+} from './run-operation';
 
 /** POST /v1/chat/completions: the request as it is; the answer a completion or a chat chunk stream. */
 export function chatOperation(deps: OperationDeps): OperationSpec<ParsedRequest> {
@@ -20,16 +25,7 @@ export function chatOperation(deps: OperationDeps): OperationSpec<ParsedRequest>
         ctx.respond = false;
         return writeCompletion(ctx.res, s.requestId, s.responseHeaders, JSON.stringify(result.body));
       }
-      ctx.respond = false;
-      await deps.lifecycle.track(
-        writeStream(ctx.res, result.stream, {
-          includeUsage: request.stream_options?.include_usage === true,
-          headers: s.responseHeaders,
-          requestId: s.requestId,
-          logger: deps.logger,
-          stop: deps.lifecycle.stopSignal,
-        }),
-      );
+      await answerStream(ctx, s, result.stream, deps, request.stream_options?.include_usage === true);
     },
   };
 }

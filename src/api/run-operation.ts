@@ -10,6 +10,8 @@ import type { ChatRequest } from '../types/openai';
 import { parseSize } from './read-json';
 import { createState, type StateInit } from '../pipeline/request-state';
 import { readChainBody, readInputBody } from './read-body';
+import { writeStream, type StreamFramer } from '../stream/sse-writer';
+import type { ChatStream } from '../stream/chat-stream';
 
 /** What every chain endpoint needs from the app. */
 export interface OperationDeps {
@@ -106,4 +108,29 @@ export function runOperation<P extends ParsedRequest>(
     } else await deps.chain(ctx);
     await spec.answer(ctx, s, parsed);
   };
+}
+
+/**
+ * A streamed answer, as every chain endpoint writes it: Koa steps aside, the one stream writer drives the stream (in
+ * `framer`'s wire format when given, else chat chunks) and the lifecycle waits for it on shutdown.
+ */
+export function answerStream(
+  ctx: GatewayContext,
+  s: GatewayState,
+  stream: ChatStream,
+  deps: OperationDeps,
+  includeUsage: boolean,
+  framer?: StreamFramer,
+): Promise<unknown> {
+  ctx.respond = false;
+  return deps.lifecycle.track(
+    writeStream(ctx.res, stream, {
+      includeUsage,
+      headers: s.responseHeaders,
+      requestId: s.requestId,
+      logger: deps.logger,
+      stop: deps.lifecycle.stopSignal,
+      framer,
+    }),
+  );
 }

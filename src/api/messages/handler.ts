@@ -2,9 +2,14 @@ import type Koa from 'koa';
 import { errors } from '../../errors';
 import type { GatewayContext } from '../../pipeline/plugin';
 import { promptTokens, type GatewayState } from '../../pipeline/state';
-import { writeStream } from '../../stream/sse-writer';
 import { splitChatRequest } from '../chat-request';
-import { timeoutLimits, type OperationDeps, type OperationSpec, type ParsedRequest } from '../run-operation';
+import {
+  answerStream,
+  timeoutLimits,
+  type OperationDeps,
+  type OperationSpec,
+  type ParsedRequest,
+} from '../run-operation';
 import { MessagesEvents } from './events';
 import { translateMessagesRequest } from './request';
 import { messageId, toMessage } from './response';
@@ -78,15 +83,5 @@ async function answerMessages(ctx: GatewayContext, s: GatewayState, p: ParsedMes
     result.wire === 'anthropic-messages'
       ? new SameWireEvents()
       : new MessagesEvents({ id: messageId(s.completionId), model: s.model.id, inputTokens: promptTokens(s) });
-  ctx.respond = false;
-  await deps.lifecycle.track(
-    writeStream(ctx.res, result.stream, {
-      includeUsage: true,
-      headers: s.responseHeaders,
-      requestId: s.requestId,
-      logger: deps.logger,
-      stop: deps.lifecycle.stopSignal,
-      framer,
-    }),
-  );
+  await answerStream(ctx, s, result.stream, deps, true, framer);
 }

@@ -3,10 +3,15 @@ import { errors } from '../../errors';
 import { randomId } from '../../ids';
 import type { GatewayContext } from '../../pipeline/plugin';
 import type { Store } from '../../store/index';
-import { writeStream } from '../../stream/sse-writer';
 import type { InputItem, OutputItem } from '../../types/responses';
 import { splitChatRequest } from '../chat-request';
-import { timeoutLimits, type OperationDeps, type OperationSpec, type ParsedRequest } from '../run-operation';
+import {
+  answerStream,
+  timeoutLimits,
+  type OperationDeps,
+  type OperationSpec,
+  type ParsedRequest,
+} from '../run-operation';
 import type { GatewayState } from '../../pipeline/state';
 import { INPUT_ITEMS, RESPONSE_SAVER, STORED_RESPONSES, type ResponseSaver } from './contract';
 import { ResponsesEvents } from './events';
@@ -109,15 +114,5 @@ async function answerResponse(
   }
   const framer = new ResponsesEvents(meta, items, saver);
   result.stream.observe({ name: 'responses', onEnd: (end) => (end.cancelled ? framer.cancelled(end) : undefined) });
-  ctx.respond = false;
-  await deps.lifecycle.track(
-    writeStream(ctx.res, result.stream, {
-      includeUsage: true,
-      headers: s.responseHeaders,
-      requestId: s.requestId,
-      logger: deps.logger,
-      stop: deps.lifecycle.stopSignal,
-      framer,
-    }),
-  );
+  await answerStream(ctx, s, result.stream, deps, true, framer);
 }
