@@ -16,6 +16,7 @@ import {
   type AttemptUse,
   type DeploymentHealth,
   type GatewayState,
+  PROMPT_FIELDS,
   type PromptOptions,
   type Transport,
 } from '../../src/plugin';
@@ -35,15 +36,6 @@ import { openStream } from './stream-result';
 import { callEmbeddings } from './embeddings';
 
 export const FAILED: AttemptUse = { ok: false, tokens: 0 };
-
-const PROMPT_FIELDS = [
-  'initial_prompt_value',
-  'roles',
-  'final_prompt_value',
-  'bos_token',
-  'eos_token',
-  'hf_model_name',
-] as const;
 
 /** The request's prompt-template fields, if it sent any. */
 function promptOptionsOf(o: Record<string, unknown>): PromptOptions | undefined {

@@ -1,6 +1,7 @@
 import { errors, GatewayError } from '../errors';
 import type { GatewayRequestOptions } from '../pipeline/state';
 import type { ChatRequest } from '../types/openai';
+import { PROMPT_FIELDS } from '../prompt/index';
 
 /** The shortest `timeout` a request may give, in seconds (the gateway's timers count whole milliseconds). */
 const MIN_TIMEOUT_S = 0.001;
@@ -24,12 +25,7 @@ export const GATEWAY_FIELDS = [
   'fallbacks',
   'input_cost_per_token',
   'output_cost_per_token',
-  'initial_prompt_value',
-  'roles',
-  'final_prompt_value',
-  'bos_token',
-  'eos_token',
-  'hf_model_name',
+  ...PROMPT_FIELDS,
   'models',
   'provider',
   'store',

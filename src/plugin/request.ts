@@ -13,6 +13,6 @@ export { billedFeatureProblem, featureCharges, type FeatureCharges } from '../mo
 export { reasoningAsk, type ReasoningAsk } from '../providers/reasoning';
 export { inputTokenBound, toEmbeddingsResponse } from '../api/embeddings/encode';
 export { hasContent } from '../stream/sse-writer';
-export type { PromptOptions } from '../prompt/index';
+export { PROMPT_FIELDS, type PromptOptions } from '../prompt/index';
 export type { EmbeddingsRequest, EmbeddingsResponse } from '../types/embeddings';
 export type { FunctionTool, ToolChoice } from '../types/openai';

@@ -2,6 +2,16 @@ import type { ChatMessage } from '../types/openai';
 import { messageText } from '../tokens/count';
 
 /** Prompt-template fields of a request (spec 4.1, advanced configuration). */
+/** The request fields that carry a prompt template (LiteLLM's names): the gateway's own, never sent upstream. */
+export const PROMPT_FIELDS = [
+  'initial_prompt_value',
+  'roles',
+  'final_prompt_value',
+  'bos_token',
+  'eos_token',
+  'hf_model_name',
+] as const;
+
 export interface PromptOptions {
   initial_prompt_value?: string;
   roles?: Record<string, { pre_message?: string; post_message?: string }>;
