@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
-import { createState, fixPlan } from '../../src/api/gateway-state';
+import { createState, fixPlan } from '../../src/pipeline/request-state';
 import type { GatewayContext } from '../../src/pipeline/plugin';
 import type { AttemptPlan, GatewayRequestOptions, GatewayState } from '../../src/pipeline/state';
 import type { ModelConfig } from '../../src/config/types';
