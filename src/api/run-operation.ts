@@ -8,6 +8,7 @@ import type { Lifecycle } from '../http/lifecycle';
 import type { Authenticate } from '../auth/contract';
 import type { ChatRequest } from '../types/openai';
 import { parseSize } from './read-json';
+import { servesEndpoint } from '../models/endpoints';
 import { createState, type StateInit } from '../pipeline/request-state';
 import { readChainBody, readInputBody } from './read-body';
 import { writeStream, type StreamFramer } from '../stream/sse-writer';
@@ -89,7 +90,7 @@ export function runOperation<P extends ParsedRequest>(
     const parsed = maybe instanceof Promise ? await maybe : maybe;
     const model = deps.models.get(parsed.request.model);
     if (!model) throw errors.modelNotFound(parsed.request.model);
-    if (!(model.endpoints ?? ['chat']).includes(spec.endpoint)) throw errors.wrongEndpoint(model.id, spec.name);
+    if (!servesEndpoint(model, spec.endpoint)) throw errors.wrongEndpoint(model.id, spec.name);
     const init: StateInit = {
       startedAt,
       operation: spec.name,

@@ -1,5 +1,6 @@
 import { errors, type GatewayError } from '../errors';
 import { billedFeatureProblem } from '../models/billed-features';
+import { servesEndpoint } from '../models/endpoints';
 import type { Attempt, GatewayState } from './state';
 
 /**
@@ -40,7 +41,7 @@ const ADMITTED: AttemptTicket = { ok: true };
  */
 function coreRefusal(s: GatewayState, a: Attempt): GatewayError | undefined {
   const endpoint = s.operation === 'embeddings' ? 'embeddings' : 'chat';
-  if (!(a.model.endpoints ?? ['chat']).includes(endpoint)) return errors.wrongEndpoint(a.model.id, endpoint);
+  if (!servesEndpoint(a.model, endpoint)) return errors.wrongEndpoint(a.model.id, endpoint);
   return endpoint === 'chat' ? billedFeatureProblem(a.request, a.model) : undefined;
 }
 

@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { servesEndpoint } from '../../models/endpoints';
 import type { ModelConfig } from '../../config/types';
 import { errors } from '../../errors';
 import type { GatewayContext } from '../../pipeline/plugin';
@@ -47,7 +48,7 @@ export function countTokensHandler(deps: OperationDeps): (ctx: Koa.Context) => P
     });
     const model = deps.models.get(String(chat.model));
     if (!model) throw errors.modelNotFound(String(chat.model));
-    if (!(model.endpoints ?? ['chat']).includes('chat')) throw errors.wrongEndpoint(model.id, 'messages');
+    if (!servesEndpoint(model, 'chat')) throw errors.wrongEndpoint(model.id, 'messages');
     const estimate = (request: unknown) => {
       koa.set('X-Gateway-Token-Count', 'estimate');
       koa.body = { input_tokens: countPromptTokens(request as ChatRequest) };
