@@ -6,6 +6,7 @@
  */
 import {
   errors,
+  logSkipped,
   randomId,
   type Attempt,
   type AttemptGuard,
@@ -71,16 +72,7 @@ export function prune(s: GatewayState, plan: AttemptPlan, allow: (model: string)
   const keep = (list: Attempt[]) =>
     list.filter((a) => {
       if (allow(a.model.id)) return true;
-      const e = errors.modelNotAllowed(a.model.id);
-      s.attempts.push({
-        provider: a.provider.name,
-        deployment: `${a.provider.name}/${a.deployment.model}`,
-        model: a.model.id,
-        status: 'skipped',
-        guard: 'limits',
-        error: { code: e.code, status: e.status },
-        latencyMs: 0,
-      });
+      logSkipped(s, a, 'limits', errors.modelNotAllowed(a.model.id));
       return false;
     });
   plan.attempts = keep(plan.attempts);

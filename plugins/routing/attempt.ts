@@ -5,6 +5,7 @@
  */
 import {
   deploymentKey,
+  logSkipped,
   isGatewayError,
   nowMs,
   promptTokens,
@@ -46,15 +47,7 @@ function promptOptionsOf(o: Record<string, unknown>): PromptOptions | undefined 
 
 /** A refused attempt, in the request's attempt log: nothing reached the upstream. */
 export function skipped(s: GatewayState, a: Attempt, t: Extract<AttemptTicket, { ok: false }>): void {
-  s.attempts.push({
-    provider: a.provider.name,
-    deployment: `${a.provider.name}/${a.deployment.model}`,
-    model: a.model.id,
-    status: 'skipped',
-    guard: t.guard,
-    error: { code: t.error.code, status: t.error.status },
-    latencyMs: 0,
-  });
+  logSkipped(s, a, t.guard, t.error);
 }
 
 /** Tell the guards what the attempt that answered used: now for a whole answer, at its end for a stream. */

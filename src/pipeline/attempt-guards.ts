@@ -131,3 +131,16 @@ function once(ends: Array<(use: AttemptUse) => void>): (use: AttemptUse) => void
     for (const end of ends) end(use);
   };
 }
+
+/** An attempt a guard refused, in the request's attempt log (`skipped`: nothing reached the upstream). */
+export function logSkipped(s: GatewayState, a: Attempt, guard: string, error: GatewayError): void {
+  s.attempts.push({
+    provider: a.provider.name,
+    deployment: `${a.provider.name}/${a.deployment.model}`,
+    model: a.model.id,
+    status: 'skipped',
+    guard,
+    error: { code: error.code, status: error.status },
+    latencyMs: 0,
+  });
+}
