@@ -54,6 +54,7 @@ const groups = [
   pluginBodies('limits', 'limitSettings', 'limitSettingsSchema'),
   pluginBodies('console', 'signIn', 'signInBody'),
   pluginBodies('oauth', 'keyExchange', 'keyExchangeBody'),
+  pluginBodies('mcp', 'access', 'accessBody'),
   {
     file: 'plugins/params/generated/requests',
     what: 'request bodies the params plugin checks (plugins/params/request-schema.ts)',

@@ -19,7 +19,8 @@
  *   - routing
  * ```
  */
-import { definePlugin, type GatewayState } from '../../src/plugin';
+import { CREDIT_CHARGE, definePlugin, type GatewayState } from '../../src/plugin';
+import { creditCharge } from './charge';
 import { creditMetrics } from './metrics';
 import { creditMiddleware, reservationGuard } from './middleware';
 import { modelPrice, type Price } from './price';
@@ -55,6 +56,7 @@ export default definePlugin<CreditConfig>({
     );
     sweeper.unref();
     registerGenerationRoutes(services.router, store, shared);
+    shared.set(CREDIT_CHARGE, creditCharge(reservations));
     const covered = new WeakMap<GatewayState, Map<string, number>>();
     services.attemptGuards.register(reservationGuard(covered));
     const settle = settlement({ reservations, store, logger, metrics: creditMetrics(services.metrics) });

@@ -6,6 +6,7 @@ interface PromParts {
   Registry: typeof Prom.Registry;
   Counter: typeof Prom.Counter;
   Gauge: typeof Prom.Gauge;
+  Histogram: typeof Prom.Histogram;
   collectDefaultMetrics(registry: Prom.Registry): void;
 }
 
@@ -43,6 +44,7 @@ function load(): PromParts {
       Registry: lib('registry') as typeof Prom.Registry,
       Counter,
       Gauge: lib('gauge') as typeof Prom.Gauge,
+      Histogram: lib('histogram') as typeof Prom.Histogram,
       collectDefaultMetrics(registry) {
         processCpu(Counter, registry);
         for (const m of metrics) m(registry, { register: registry, eventLoopMonitoringPrecision: 10 });
@@ -54,6 +56,7 @@ function load(): PromParts {
       Registry: prom.Registry,
       Counter: prom.Counter,
       Gauge: prom.Gauge,
+      Histogram: prom.Histogram,
       collectDefaultMetrics: (registry) => prom.collectDefaultMetrics({ register: registry }),
     };
   }
@@ -90,7 +93,8 @@ function processCpu(Counter: typeof Prom.Counter, registry: Prom.Registry): void
   });
 }
 
-export const { Registry, Counter, Gauge, collectDefaultMetrics } = load();
+export const { Registry, Counter, Gauge, Histogram, collectDefaultMetrics } = load();
 export type Registry = Prom.Registry;
 export type Counter<T extends string = string> = Prom.Counter<T>;
 export type Gauge<T extends string = string> = Prom.Gauge<T>;
+export type Histogram<T extends string = string> = Prom.Histogram<T>;

@@ -33,7 +33,20 @@ export interface SharedSlots {
   'params.validate': ValidateChatRequest;
   'mail.smtp': SmtpSettings;
   'storage.responses': StoredResponses;
+  'credit.charge': CreditCharge;
 }
+
+/**
+ * A fixed charge outside the chat chain (a priced MCP tool call), made through the credit plugin's reservations so
+ * that it can never overspend beside the requests in flight: `hold` reserves `amount` nano-credits on the account and
+ * the key (throwing the 402 GatewayError a request would get when they cannot cover it) and answers `settle`, which
+ * charges at most the hold (one ledger row) and releases the rest; settling twice charges once. Set by the credit
+ * plugin; absent without it.
+ */
+export interface CreditCharge {
+  hold(accountId: string, keyHash: string | null, amount: number): Promise<(charge: number) => Promise<void>>;
+}
+export const CREDIT_CHARGE = 'credit.charge';
 
 /**
  * Every problem of a chat request (`request` the body's request fields, `options` its gateway fields), as the params

@@ -6,7 +6,7 @@ export { randomId } from '../ids';
 export { nowMs } from '../clock';
 export { callAsync } from '../call-async';
 /** prom-client's classes (the ones the gateway's registry uses, without prom-client's index). */
-export { Counter, Gauge, collectDefaultMetrics, type Registry } from '../metrics/prom-client';
+export { Counter, Gauge, Histogram, collectDefaultMetrics, type Registry } from '../metrics/prom-client';
 export { smtpSchema, smtpTransport, type SmtpSettings } from '../mail/smtp';
 /** For a plugin's CLI commands (`cli.commands` in its definition): flags with --config/--json, the store, output. */
 export { fail, print, withStore } from '../cli/store-cli';

@@ -20,7 +20,12 @@ export {
   type ModelsFilter,
   type RouteGuard,
 } from '../auth/contract';
-export { PARAMS_VALIDATE, type ValidateChatRequest } from '../pipeline/shared-services';
+export {
+  CREDIT_CHARGE,
+  PARAMS_VALIDATE,
+  type CreditCharge,
+  type ValidateChatRequest,
+} from '../pipeline/shared-services';
 export { hasRole, parseRole, requireRole, roleOf, roleRequired, ROLES } from '../auth/roles';
 export { auditActor, recordAudit, type AuditChange } from '../auth/audit';
 export { MAIL_SMTP } from '../mail/smtp';

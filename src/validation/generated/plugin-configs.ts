@@ -2620,9 +2620,1364 @@ validate14.errors = vErrors;
 return errors === 0;
 }
 
-const schema16 = {"type":"object","additionalProperties":false,"properties":{"token":{"type":"string","minLength":8},"port":{"type":"integer","minimum":1,"maximum":65535},"key_label":{"type":"boolean","default":false},"loop_delay_resolution_ms":{"type":"integer","minimum":1,"maximum":1000,"default":10}}};
+const schema16 = {"type":"object","additionalProperties":false,"properties":{"servers":{"type":"array","default":[],"maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$","maxLength":40},"price_per_call":{"type":"number","minimum":0,"maximum":1000000,"default":0},"tool_prices":{"type":"object","propertyNames":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"additionalProperties":{"type":"number","minimum":0,"maximum":1000000},"default":{}},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000},"url":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"object","additionalProperties":{"type":"string"}},"cwd":{"type":"string"}},"oneOf":[{"required":["url"],"not":{"anyOf":[{"required":["command"]},{"required":["args"]},{"required":["env"]},{"required":["cwd"]}]}},{"required":["command"],"not":{"anyOf":[{"required":["url"]},{"required":["headers"]}]}}]}},"path":{"type":"string","pattern":"^/[A-Za-z0-9/_-]*$","default":"/mcp"},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":60000},"connect_timeout_ms":{"type":"integer","minimum":100,"maximum":600000,"default":10000},"health_interval_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":15000},"backoff":{"type":"object","additionalProperties":false,"default":{},"properties":{"initial_ms":{"type":"integer","minimum":10,"maximum":600000,"default":500},"max_ms":{"type":"integer","minimum":10,"maximum":3600000,"default":30000}}},"session_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000,"default":1800000},"max_sessions":{"type":"integer","minimum":1,"maximum":1000000,"default":10000},"access":{"type":"object","additionalProperties":false,"default":{},"properties":{"default":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000,"default":["*"]},"accounts":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}},"keys":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}}}},"calls_per_minute":{"type":"integer","minimum":0,"maximum":1000000000,"default":0},"record_payloads":{"type":"boolean","default":false}}};
+const pattern4 = new RegExp("^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$", "u");
+const pattern5 = new RegExp("^[^\\s]+$", "u");
+const pattern7 = new RegExp("^/[A-Za-z0-9/_-]*$", "u");
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.servers === undefined){
+data.servers = [];
+}
+if(data.path === undefined){
+data.path = "/mcp";
+}
+if(data.timeout_ms === undefined){
+data.timeout_ms = 60000;
+}
+if(data.connect_timeout_ms === undefined){
+data.connect_timeout_ms = 10000;
+}
+if(data.health_interval_ms === undefined){
+data.health_interval_ms = 15000;
+}
+if(data.backoff === undefined){
+data.backoff = {};
+}
+if(data.session_idle_ms === undefined){
+data.session_idle_ms = 1800000;
+}
+if(data.max_sessions === undefined){
+data.max_sessions = 10000;
+}
+if(data.access === undefined){
+data.access = {};
+}
+if(data.calls_per_minute === undefined){
+data.calls_per_minute = 0;
+}
+if(data.record_payloads === undefined){
+data.record_payloads = false;
+}
+for(const key0 in data){
+if(!(func3.call(schema16.properties, key0))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+let data0 = data.servers;
+if(Array.isArray(data0)){
+if(data0.length > 100){
+const err1 = {instancePath:instancePath+"/servers",schemaPath:"#/properties/servers/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema16.properties.servers,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs6 = errors;
+let valid3 = false;
+let passing0 = null;
+const _errs7 = errors;
+const _errs8 = errors;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid5 = false;
+const _errs11 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing0;
+if((data1.command === undefined) && (missing0 = "command")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid1 = _errs11 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const _errs12 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.args === undefined) && (missing1 = "args")){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid1 = _errs12 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const _errs13 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing2;
+if((data1.env === undefined) && (missing2 = "env")){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid1 = _errs13 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const _errs14 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing3;
+if((data1.cwd === undefined) && (missing3 = "cwd")){
+const err5 = {};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs14 === errors;
+valid5 = valid5 || _valid1;
+}
+}
+}
+if(!valid5){
+const err6 = {};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid4 = _errs9 === errors;
+if(valid4){
+const err7 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/0/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema16.properties.servers.items.oneOf[0].not,parentSchema:schema16.properties.servers.items.oneOf[0],data:data1};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.url === undefined){
+const err8 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/0/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema16.properties.servers.items.oneOf[0].required,parentSchema:schema16.properties.servers.items.oneOf[0],data:data1};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+if(_valid0){
+valid3 = true;
+passing0 = 0;
+}
+const _errs15 = errors;
+const _errs16 = errors;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid7 = false;
+const _errs19 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing4;
+if((data1.url === undefined) && (missing4 = "url")){
+const err9 = {};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var _valid2 = _errs19 === errors;
+valid7 = valid7 || _valid2;
+if(!valid7){
+const _errs20 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing5;
+if((data1.headers === undefined) && (missing5 = "headers")){
+const err10 = {};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+var _valid2 = _errs20 === errors;
+valid7 = valid7 || _valid2;
+}
+if(!valid7){
+const err11 = {};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid6 = _errs17 === errors;
+if(valid6){
+const err12 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/1/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema16.properties.servers.items.oneOf[1].not,parentSchema:schema16.properties.servers.items.oneOf[1],data:data1};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.command === undefined){
+const err13 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/1/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'",schema:schema16.properties.servers.items.oneOf[1].required,parentSchema:schema16.properties.servers.items.oneOf[1],data:data1};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var _valid0 = _errs15 === errors;
+if(_valid0 && valid3){
+valid3 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid3 = true;
+passing0 = 1;
+}
+}
+if(!valid3){
+const err14 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema16.properties.servers.items.oneOf,parentSchema:schema16.properties.servers.items,data:data1};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.price_per_call === undefined){
+data1.price_per_call = 0;
+}
+if(data1.tool_prices === undefined){
+data1.tool_prices = {};
+}
+if(data1.name === undefined){
+const err15 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema16.properties.servers.items.required,parentSchema:schema16.properties.servers.items,data:data1};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+for(const key1 in data1){
+if(!(func3.call(schema16.properties.servers.items.properties, key1))){
+const err16 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.servers.items,data:data1};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data1.name !== undefined){
+let data2 = data1.name;
+if(typeof data2 === "string"){
+if(func2(data2) > 40){
+const err17 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema16.properties.servers.items.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!pattern4.test(data2)){
+const err18 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$"},message:"must match pattern \""+"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$"+"\"",schema:"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$",parentSchema:schema16.properties.servers.items.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.name.type,parentSchema:schema16.properties.servers.items.properties.name,data:data2};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+let data3 = data1.price_per_call;
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 1000000 || isNaN(data3)){
+const err20 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.servers.items.properties.price_per_call,data:data3};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data3 < 0 || isNaN(data3)){
+const err21 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.servers.items.properties.price_per_call,data:data3};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.servers.items.properties.price_per_call.type,parentSchema:schema16.properties.servers.items.properties.price_per_call,data:data3};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+let data4 = data1.tool_prices;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key2 in data4){
+const _errs28 = errors;
+if(typeof key2 === "string"){
+if(func2(key2) > 200){
+const err23 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema16.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(func2(key2) < 1){
+const err24 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(!pattern5.test(key2)){
+const err25 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema16.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.tool_prices.propertyNames.type,parentSchema:schema16.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var valid9 = _errs28 === errors;
+if(!valid9){
+const err27 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema16.properties.servers.items.properties.tool_prices.propertyNames,parentSchema:schema16.properties.servers.items.properties.tool_prices,data:data4};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+for(const key3 in data4){
+let data5 = data4[key3];
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 1000000 || isNaN(data5)){
+const err28 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(data5 < 0 || isNaN(data5)){
+const err29 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.servers.items.properties.tool_prices.additionalProperties.type,parentSchema:schema16.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.servers.items.properties.tool_prices.type,parentSchema:schema16.properties.servers.items.properties.tool_prices,data:data4};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data1.timeout_ms !== undefined){
+let data6 = data1.timeout_ms;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err32 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.servers.items.properties.timeout_ms.type,parentSchema:schema16.properties.servers.items.properties.timeout_ms,data:data6};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 3600000 || isNaN(data6)){
+const err33 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema16.properties.servers.items.properties.timeout_ms,data:data6};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(data6 < 100 || isNaN(data6)){
+const err34 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.servers.items.properties.timeout_ms,data:data6};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+if(data1.url !== undefined){
+let data7 = data1.url;
+if(typeof data7 === "string"){
+if(!pattern0.test(data7)){
+const err35 = {instancePath:instancePath+"/servers/" + i0+"/url",schemaPath:"#/properties/servers/items/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema16.properties.servers.items.properties.url,data:data7};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/servers/" + i0+"/url",schemaPath:"#/properties/servers/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.url.type,parentSchema:schema16.properties.servers.items.properties.url,data:data7};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data1.headers !== undefined){
+let data8 = data1.headers;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key4 in data8){
+let data9 = data8[key4];
+if(typeof data9 !== "string"){
+const err37 = {instancePath:instancePath+"/servers/" + i0+"/headers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.headers.additionalProperties.type,parentSchema:schema16.properties.servers.items.properties.headers.additionalProperties,data:data9};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/servers/" + i0+"/headers",schemaPath:"#/properties/servers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.servers.items.properties.headers.type,parentSchema:schema16.properties.servers.items.properties.headers,data:data8};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data1.command !== undefined){
+let data10 = data1.command;
+if(typeof data10 === "string"){
+if(func2(data10) < 1){
+const err39 = {instancePath:instancePath+"/servers/" + i0+"/command",schemaPath:"#/properties/servers/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.servers.items.properties.command,data:data10};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/servers/" + i0+"/command",schemaPath:"#/properties/servers/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.command.type,parentSchema:schema16.properties.servers.items.properties.command,data:data10};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data1.args !== undefined){
+let data11 = data1.args;
+if(Array.isArray(data11)){
+const len1 = data11.length;
+for(let i1=0; i1<len1; i1++){
+let data12 = data11[i1];
+if(typeof data12 !== "string"){
+const err41 = {instancePath:instancePath+"/servers/" + i0+"/args/" + i1,schemaPath:"#/properties/servers/items/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.args.items.type,parentSchema:schema16.properties.servers.items.properties.args.items,data:data12};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/servers/" + i0+"/args",schemaPath:"#/properties/servers/items/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.servers.items.properties.args.type,parentSchema:schema16.properties.servers.items.properties.args,data:data11};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data1.env !== undefined){
+let data13 = data1.env;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key5 in data13){
+let data14 = data13[key5];
+if(typeof data14 !== "string"){
+const err43 = {instancePath:instancePath+"/servers/" + i0+"/env/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.env.additionalProperties.type,parentSchema:schema16.properties.servers.items.properties.env.additionalProperties,data:data14};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/servers/" + i0+"/env",schemaPath:"#/properties/servers/items/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.servers.items.properties.env.type,parentSchema:schema16.properties.servers.items.properties.env,data:data13};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data1.cwd !== undefined){
+let data15 = data1.cwd;
+if(typeof data15 !== "string"){
+const err45 = {instancePath:instancePath+"/servers/" + i0+"/cwd",schemaPath:"#/properties/servers/items/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.cwd.type,parentSchema:schema16.properties.servers.items.properties.cwd,data:data15};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.servers.items.type,parentSchema:schema16.properties.servers.items,data:data1};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/servers",schemaPath:"#/properties/servers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.servers.type,parentSchema:schema16.properties.servers,data:data0};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+let data16 = data.path;
+if(typeof data16 === "string"){
+if(!pattern7.test(data16)){
+const err48 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9/_-]*$"},message:"must match pattern \""+"^/[A-Za-z0-9/_-]*$"+"\"",schema:"^/[A-Za-z0-9/_-]*$",parentSchema:schema16.properties.path,data:data16};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.path.type,parentSchema:schema16.properties.path,data:data16};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+let data17 = data.timeout_ms;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err50 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.timeout_ms.type,parentSchema:schema16.properties.timeout_ms,data:data17};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 3600000 || isNaN(data17)){
+const err51 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema16.properties.timeout_ms,data:data17};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(data17 < 100 || isNaN(data17)){
+const err52 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.timeout_ms,data:data17};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+let data18 = data.connect_timeout_ms;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err53 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.connect_timeout_ms.type,parentSchema:schema16.properties.connect_timeout_ms,data:data18};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 600000 || isNaN(data18)){
+const err54 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema16.properties.connect_timeout_ms,data:data18};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(data18 < 100 || isNaN(data18)){
+const err55 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.connect_timeout_ms,data:data18};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+let data19 = data.health_interval_ms;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err56 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.health_interval_ms.type,parentSchema:schema16.properties.health_interval_ms,data:data19};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 3600000 || isNaN(data19)){
+const err57 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema16.properties.health_interval_ms,data:data19};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+if(data19 < 100 || isNaN(data19)){
+const err58 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.health_interval_ms,data:data19};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+let data20 = data.backoff;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.initial_ms === undefined){
+data20.initial_ms = 500;
+}
+if(data20.max_ms === undefined){
+data20.max_ms = 30000;
+}
+for(const key6 in data20){
+if(!((key6 === "initial_ms") || (key6 === "max_ms"))){
+const err59 = {instancePath:instancePath+"/backoff",schemaPath:"#/properties/backoff/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.backoff,data:data20};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+let data21 = data20.initial_ms;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err60 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.backoff.properties.initial_ms.type,parentSchema:schema16.properties.backoff.properties.initial_ms,data:data21};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 600000 || isNaN(data21)){
+const err61 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema16.properties.backoff.properties.initial_ms,data:data21};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+if(data21 < 10 || isNaN(data21)){
+const err62 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema16.properties.backoff.properties.initial_ms,data:data21};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+let data22 = data20.max_ms;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err63 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.backoff.properties.max_ms.type,parentSchema:schema16.properties.backoff.properties.max_ms,data:data22};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 > 3600000 || isNaN(data22)){
+const err64 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema16.properties.backoff.properties.max_ms,data:data22};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+if(data22 < 10 || isNaN(data22)){
+const err65 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema16.properties.backoff.properties.max_ms,data:data22};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+}
+else {
+const err66 = {instancePath:instancePath+"/backoff",schemaPath:"#/properties/backoff/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.backoff.type,parentSchema:schema16.properties.backoff,data:data20};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+let data23 = data.session_idle_ms;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err67 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.session_idle_ms.type,parentSchema:schema16.properties.session_idle_ms,data:data23};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 > 86400000 || isNaN(data23)){
+const err68 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000",schema:86400000,parentSchema:schema16.properties.session_idle_ms,data:data23};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if(data23 < 1000 || isNaN(data23)){
+const err69 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000",schema:1000,parentSchema:schema16.properties.session_idle_ms,data:data23};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+let data24 = data.max_sessions;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err70 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.max_sessions.type,parentSchema:schema16.properties.max_sessions,data:data24};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 1000000 || isNaN(data24)){
+const err71 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.max_sessions,data:data24};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+if(data24 < 1 || isNaN(data24)){
+const err72 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.max_sessions,data:data24};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+let data25 = data.access;
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+if(data25.default === undefined){
+data25.default = ["*"];
+}
+if(data25.accounts === undefined){
+data25.accounts = {};
+}
+if(data25.keys === undefined){
+data25.keys = {};
+}
+for(const key7 in data25){
+if(!(((key7 === "default") || (key7 === "accounts")) || (key7 === "keys"))){
+const err73 = {instancePath:instancePath+"/access",schemaPath:"#/properties/access/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.access,data:data25};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+let data26 = data25.default;
+if(Array.isArray(data26)){
+if(data26.length > 1000){
+const err74 = {instancePath:instancePath+"/access/default",schemaPath:"#/properties/access/properties/default/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema16.properties.access.properties.default,data:data26};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+const len2 = data26.length;
+for(let i2=0; i2<len2; i2++){
+let data27 = data26[i2];
+if(typeof data27 === "string"){
+if(func2(data27) > 200){
+const err75 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema16.properties.access.properties.default.items,data:data27};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+if(func2(data27) < 1){
+const err76 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.access.properties.default.items,data:data27};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+if(!pattern5.test(data27)){
+const err77 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema16.properties.access.properties.default.items,data:data27};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.access.properties.default.items.type,parentSchema:schema16.properties.access.properties.default.items,data:data27};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/access/default",schemaPath:"#/properties/access/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.access.properties.default.type,parentSchema:schema16.properties.access.properties.default,data:data26};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+let data28 = data25.accounts;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+for(const key8 in data28){
+let data29 = data28[key8];
+if(Array.isArray(data29)){
+if(data29.length > 1000){
+const err80 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/accounts/additionalProperties/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema16.properties.access.properties.accounts.additionalProperties,data:data29};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+const len3 = data29.length;
+for(let i3=0; i3<len3; i3++){
+let data30 = data29[i3];
+if(typeof data30 === "string"){
+if(func2(data30) > 200){
+const err81 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema16.properties.access.properties.accounts.additionalProperties.items,data:data30};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+if(func2(data30) < 1){
+const err82 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.access.properties.accounts.additionalProperties.items,data:data30};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+if(!pattern5.test(data30)){
+const err83 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema16.properties.access.properties.accounts.additionalProperties.items,data:data30};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.access.properties.accounts.additionalProperties.items.type,parentSchema:schema16.properties.access.properties.accounts.additionalProperties.items,data:data30};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+}
+else {
+const err85 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/accounts/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.access.properties.accounts.additionalProperties.type,parentSchema:schema16.properties.access.properties.accounts.additionalProperties,data:data29};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/access/accounts",schemaPath:"#/properties/access/properties/accounts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.access.properties.accounts.type,parentSchema:schema16.properties.access.properties.accounts,data:data28};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+let data31 = data25.keys;
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+for(const key9 in data31){
+let data32 = data31[key9];
+if(Array.isArray(data32)){
+if(data32.length > 1000){
+const err87 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/keys/additionalProperties/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema16.properties.access.properties.keys.additionalProperties,data:data32};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+const len4 = data32.length;
+for(let i4=0; i4<len4; i4++){
+let data33 = data32[i4];
+if(typeof data33 === "string"){
+if(func2(data33) > 200){
+const err88 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema16.properties.access.properties.keys.additionalProperties.items,data:data33};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+if(func2(data33) < 1){
+const err89 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.access.properties.keys.additionalProperties.items,data:data33};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+if(!pattern5.test(data33)){
+const err90 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema16.properties.access.properties.keys.additionalProperties.items,data:data33};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+else {
+const err91 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.access.properties.keys.additionalProperties.items.type,parentSchema:schema16.properties.access.properties.keys.additionalProperties.items,data:data33};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+}
+else {
+const err92 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/keys/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.access.properties.keys.additionalProperties.type,parentSchema:schema16.properties.access.properties.keys.additionalProperties,data:data32};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+}
+}
+else {
+const err93 = {instancePath:instancePath+"/access/keys",schemaPath:"#/properties/access/properties/keys/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.access.properties.keys.type,parentSchema:schema16.properties.access.properties.keys,data:data31};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+}
+else {
+const err94 = {instancePath:instancePath+"/access",schemaPath:"#/properties/access/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.access.type,parentSchema:schema16.properties.access,data:data25};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+let data34 = data.calls_per_minute;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err95 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.calls_per_minute.type,parentSchema:schema16.properties.calls_per_minute,data:data34};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 > 1000000000 || isNaN(data34)){
+const err96 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema16.properties.calls_per_minute,data:data34};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+if(data34 < 0 || isNaN(data34)){
+const err97 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.calls_per_minute,data:data34};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+}
+let data35 = data.record_payloads;
+if(typeof data35 !== "boolean"){
+const err98 = {instancePath:instancePath+"/record_payloads",schemaPath:"#/properties/record_payloads/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema16.properties.record_payloads.type,parentSchema:schema16.properties.record_payloads,data:data35};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+}
+else {
+const err99 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.type,parentSchema:schema16,data};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+validate15.errors = vErrors;
+return errors === 0;
+}
+
+const schema17 = {"type":"object","additionalProperties":false,"properties":{"token":{"type":"string","minLength":8},"port":{"type":"integer","minimum":1,"maximum":65535},"key_label":{"type":"boolean","default":false},"loop_delay_resolution_ms":{"type":"integer","minimum":1,"maximum":1000,"default":10}}};
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2634,7 +3989,7 @@ data.loop_delay_resolution_ms = 10;
 }
 for(const key0 in data){
 if(!((((key0 === "token") || (key0 === "port")) || (key0 === "key_label")) || (key0 === "loop_delay_resolution_ms"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2648,7 +4003,7 @@ if(data.token !== undefined){
 let data0 = data.token;
 if(typeof data0 === "string"){
 if(func2(data0) < 8){
-const err1 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema16.properties.token,data:data0};
+const err1 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema17.properties.token,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2659,7 +4014,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.token.type,parentSchema:schema16.properties.token,data:data0};
+const err2 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.token.type,parentSchema:schema17.properties.token,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2672,7 +4027,7 @@ errors++;
 if(data.port !== undefined){
 let data1 = data.port;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.port.type,parentSchema:schema16.properties.port,data:data1};
+const err3 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.port.type,parentSchema:schema17.properties.port,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2683,7 +4038,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 65535 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema16.properties.port,data:data1};
+const err4 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema17.properties.port,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2693,7 +4048,7 @@ vErrors.push(err4);
 errors++;
 }
 if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.port,data:data1};
+const err5 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema17.properties.port,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2706,7 +4061,7 @@ errors++;
 }
 let data2 = data.key_label;
 if(typeof data2 !== "boolean"){
-const err6 = {instancePath:instancePath+"/key_label",schemaPath:"#/properties/key_label/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema16.properties.key_label.type,parentSchema:schema16.properties.key_label,data:data2};
+const err6 = {instancePath:instancePath+"/key_label",schemaPath:"#/properties/key_label/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema17.properties.key_label.type,parentSchema:schema17.properties.key_label,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2717,7 +4072,7 @@ errors++;
 }
 let data3 = data.loop_delay_resolution_ms;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err7 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.loop_delay_resolution_ms.type,parentSchema:schema16.properties.loop_delay_resolution_ms,data:data3};
+const err7 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.loop_delay_resolution_ms.type,parentSchema:schema17.properties.loop_delay_resolution_ms,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2728,7 +4083,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1000 || isNaN(data3)){
-const err8 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema16.properties.loop_delay_resolution_ms,data:data3};
+const err8 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema17.properties.loop_delay_resolution_ms,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2738,7 +4093,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data3 < 1 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.loop_delay_resolution_ms,data:data3};
+const err9 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema17.properties.loop_delay_resolution_ms,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2750,7 +4105,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.type,parentSchema:schema16,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2759,14 +4114,14 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
 
-const schema17 = {"type":"object","additionalProperties":false,"properties":{"callback_allowlist":{"type":"array","items":{"type":"string","pattern":"^https?://[^/]+$"},"default":[]},"allow_localhost":{"type":"boolean","default":false},"allow_plain":{"type":"boolean","default":false},"code_ttl_seconds":{"type":"integer","minimum":10,"maximum":3600,"default":300},"leaks":{"type":"object","additionalProperties":false,"default":{},"properties":{"public_keys":{"type":"array","default":[],"items":{"type":"object","additionalProperties":false,"required":["key_identifier","pem"],"properties":{"key_identifier":{"type":"string"},"pem":{"type":"string"}}}},"hmac_secret":{"type":"string","minLength":16},"replay_window_s":{"type":"integer","minimum":1,"maximum":86400,"default":300},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}}}}}};
-const pattern4 = new RegExp("^https?://[^/]+$", "u");
+const schema18 = {"type":"object","additionalProperties":false,"properties":{"callback_allowlist":{"type":"array","items":{"type":"string","pattern":"^https?://[^/]+$"},"default":[]},"allow_localhost":{"type":"boolean","default":false},"allow_plain":{"type":"boolean","default":false},"code_ttl_seconds":{"type":"integer","minimum":10,"maximum":3600,"default":300},"leaks":{"type":"object","additionalProperties":false,"default":{},"properties":{"public_keys":{"type":"array","default":[],"items":{"type":"object","additionalProperties":false,"required":["key_identifier","pem"],"properties":{"key_identifier":{"type":"string"},"pem":{"type":"string"}}}},"hmac_secret":{"type":"string","minLength":16},"replay_window_s":{"type":"integer","minimum":1,"maximum":86400,"default":300},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}}}}}};
+const pattern11 = new RegExp("^https?://[^/]+$", "u");
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2787,7 +4142,7 @@ data.leaks = {};
 }
 for(const key0 in data){
 if(!(((((key0 === "callback_allowlist") || (key0 === "allow_localhost")) || (key0 === "allow_plain")) || (key0 === "code_ttl_seconds")) || (key0 === "leaks"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema18,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2803,8 +4158,8 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-const err1 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/pattern",keyword:"pattern",params:{pattern: "^https?://[^/]+$"},message:"must match pattern \""+"^https?://[^/]+$"+"\"",schema:"^https?://[^/]+$",parentSchema:schema17.properties.callback_allowlist.items,data:data1};
+if(!pattern11.test(data1)){
+const err1 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/pattern",keyword:"pattern",params:{pattern: "^https?://[^/]+$"},message:"must match pattern \""+"^https?://[^/]+$"+"\"",schema:"^https?://[^/]+$",parentSchema:schema18.properties.callback_allowlist.items,data:data1};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2815,7 +4170,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.callback_allowlist.items.type,parentSchema:schema17.properties.callback_allowlist.items,data:data1};
+const err2 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.callback_allowlist.items.type,parentSchema:schema18.properties.callback_allowlist.items,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2827,7 +4182,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/callback_allowlist",schemaPath:"#/properties/callback_allowlist/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema17.properties.callback_allowlist.type,parentSchema:schema17.properties.callback_allowlist,data:data0};
+const err3 = {instancePath:instancePath+"/callback_allowlist",schemaPath:"#/properties/callback_allowlist/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema18.properties.callback_allowlist.type,parentSchema:schema18.properties.callback_allowlist,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2838,7 +4193,7 @@ errors++;
 }
 let data2 = data.allow_localhost;
 if(typeof data2 !== "boolean"){
-const err4 = {instancePath:instancePath+"/allow_localhost",schemaPath:"#/properties/allow_localhost/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema17.properties.allow_localhost.type,parentSchema:schema17.properties.allow_localhost,data:data2};
+const err4 = {instancePath:instancePath+"/allow_localhost",schemaPath:"#/properties/allow_localhost/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema18.properties.allow_localhost.type,parentSchema:schema18.properties.allow_localhost,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2849,7 +4204,7 @@ errors++;
 }
 let data3 = data.allow_plain;
 if(typeof data3 !== "boolean"){
-const err5 = {instancePath:instancePath+"/allow_plain",schemaPath:"#/properties/allow_plain/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema17.properties.allow_plain.type,parentSchema:schema17.properties.allow_plain,data:data3};
+const err5 = {instancePath:instancePath+"/allow_plain",schemaPath:"#/properties/allow_plain/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema18.properties.allow_plain.type,parentSchema:schema18.properties.allow_plain,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2860,7 +4215,7 @@ errors++;
 }
 let data4 = data.code_ttl_seconds;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err6 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.code_ttl_seconds.type,parentSchema:schema17.properties.code_ttl_seconds,data:data4};
+const err6 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.code_ttl_seconds.type,parentSchema:schema18.properties.code_ttl_seconds,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2871,7 +4226,7 @@ errors++;
 }
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 3600 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema17.properties.code_ttl_seconds,data:data4};
+const err7 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema18.properties.code_ttl_seconds,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2881,7 +4236,7 @@ vErrors.push(err7);
 errors++;
 }
 if(data4 < 10 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema17.properties.code_ttl_seconds,data:data4};
+const err8 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema18.properties.code_ttl_seconds,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2901,7 +4256,7 @@ data5.replay_window_s = 300;
 }
 for(const key1 in data5){
 if(!((((key1 === "public_keys") || (key1 === "hmac_secret")) || (key1 === "replay_window_s")) || (key1 === "smtp"))){
-const err9 = {instancePath:instancePath+"/leaks",schemaPath:"#/properties/leaks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema17.properties.leaks,data:data5};
+const err9 = {instancePath:instancePath+"/leaks",schemaPath:"#/properties/leaks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema18.properties.leaks,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2918,7 +4273,7 @@ for(let i1=0; i1<len1; i1++){
 let data7 = data6[i1];
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.key_identifier === undefined){
-const err10 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/required",keyword:"required",params:{missingProperty: "key_identifier"},message:"must have required property '"+"key_identifier"+"'",schema:schema17.properties.leaks.properties.public_keys.items.required,parentSchema:schema17.properties.leaks.properties.public_keys.items,data:data7};
+const err10 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/required",keyword:"required",params:{missingProperty: "key_identifier"},message:"must have required property '"+"key_identifier"+"'",schema:schema18.properties.leaks.properties.public_keys.items.required,parentSchema:schema18.properties.leaks.properties.public_keys.items,data:data7};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2928,7 +4283,7 @@ vErrors.push(err10);
 errors++;
 }
 if(data7.pem === undefined){
-const err11 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/required",keyword:"required",params:{missingProperty: "pem"},message:"must have required property '"+"pem"+"'",schema:schema17.properties.leaks.properties.public_keys.items.required,parentSchema:schema17.properties.leaks.properties.public_keys.items,data:data7};
+const err11 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/required",keyword:"required",params:{missingProperty: "pem"},message:"must have required property '"+"pem"+"'",schema:schema18.properties.leaks.properties.public_keys.items.required,parentSchema:schema18.properties.leaks.properties.public_keys.items,data:data7};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2939,7 +4294,7 @@ errors++;
 }
 for(const key2 in data7){
 if(!((key2 === "key_identifier") || (key2 === "pem"))){
-const err12 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema17.properties.leaks.properties.public_keys.items,data:data7};
+const err12 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema18.properties.leaks.properties.public_keys.items,data:data7};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2952,7 +4307,7 @@ errors++;
 if(data7.key_identifier !== undefined){
 let data8 = data7.key_identifier;
 if(typeof data8 !== "string"){
-const err13 = {instancePath:instancePath+"/leaks/public_keys/" + i1+"/key_identifier",schemaPath:"#/properties/leaks/properties/public_keys/items/properties/key_identifier/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.leaks.properties.public_keys.items.properties.key_identifier.type,parentSchema:schema17.properties.leaks.properties.public_keys.items.properties.key_identifier,data:data8};
+const err13 = {instancePath:instancePath+"/leaks/public_keys/" + i1+"/key_identifier",schemaPath:"#/properties/leaks/properties/public_keys/items/properties/key_identifier/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.public_keys.items.properties.key_identifier.type,parentSchema:schema18.properties.leaks.properties.public_keys.items.properties.key_identifier,data:data8};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2965,7 +4320,7 @@ errors++;
 if(data7.pem !== undefined){
 let data9 = data7.pem;
 if(typeof data9 !== "string"){
-const err14 = {instancePath:instancePath+"/leaks/public_keys/" + i1+"/pem",schemaPath:"#/properties/leaks/properties/public_keys/items/properties/pem/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.leaks.properties.public_keys.items.properties.pem.type,parentSchema:schema17.properties.leaks.properties.public_keys.items.properties.pem,data:data9};
+const err14 = {instancePath:instancePath+"/leaks/public_keys/" + i1+"/pem",schemaPath:"#/properties/leaks/properties/public_keys/items/properties/pem/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.public_keys.items.properties.pem.type,parentSchema:schema18.properties.leaks.properties.public_keys.items.properties.pem,data:data9};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2977,7 +4332,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.leaks.properties.public_keys.items.type,parentSchema:schema17.properties.leaks.properties.public_keys.items,data:data7};
+const err15 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.properties.leaks.properties.public_keys.items.type,parentSchema:schema18.properties.leaks.properties.public_keys.items,data:data7};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2989,7 +4344,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/leaks/public_keys",schemaPath:"#/properties/leaks/properties/public_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema17.properties.leaks.properties.public_keys.type,parentSchema:schema17.properties.leaks.properties.public_keys,data:data6};
+const err16 = {instancePath:instancePath+"/leaks/public_keys",schemaPath:"#/properties/leaks/properties/public_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema18.properties.leaks.properties.public_keys.type,parentSchema:schema18.properties.leaks.properties.public_keys,data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3002,7 +4357,7 @@ if(data5.hmac_secret !== undefined){
 let data10 = data5.hmac_secret;
 if(typeof data10 === "string"){
 if(func2(data10) < 16){
-const err17 = {instancePath:instancePath+"/leaks/hmac_secret",schemaPath:"#/properties/leaks/properties/hmac_secret/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema17.properties.leaks.properties.hmac_secret,data:data10};
+const err17 = {instancePath:instancePath+"/leaks/hmac_secret",schemaPath:"#/properties/leaks/properties/hmac_secret/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema18.properties.leaks.properties.hmac_secret,data:data10};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3013,7 +4368,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/leaks/hmac_secret",schemaPath:"#/properties/leaks/properties/hmac_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.leaks.properties.hmac_secret.type,parentSchema:schema17.properties.leaks.properties.hmac_secret,data:data10};
+const err18 = {instancePath:instancePath+"/leaks/hmac_secret",schemaPath:"#/properties/leaks/properties/hmac_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.hmac_secret.type,parentSchema:schema18.properties.leaks.properties.hmac_secret,data:data10};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3025,7 +4380,7 @@ errors++;
 }
 let data11 = data5.replay_window_s;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err19 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.leaks.properties.replay_window_s.type,parentSchema:schema17.properties.leaks.properties.replay_window_s,data:data11};
+const err19 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.leaks.properties.replay_window_s.type,parentSchema:schema18.properties.leaks.properties.replay_window_s,data:data11};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3036,7 +4391,7 @@ errors++;
 }
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 86400 || isNaN(data11)){
-const err20 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400",schema:86400,parentSchema:schema17.properties.leaks.properties.replay_window_s,data:data11};
+const err20 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400",schema:86400,parentSchema:schema18.properties.leaks.properties.replay_window_s,data:data11};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3046,7 +4401,7 @@ vErrors.push(err20);
 errors++;
 }
 if(data11 < 1 || isNaN(data11)){
-const err21 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema17.properties.leaks.properties.replay_window_s,data:data11};
+const err21 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema18.properties.leaks.properties.replay_window_s,data:data11};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3063,7 +4418,7 @@ if(data12.secure === undefined){
 data12.secure = false;
 }
 if(data12.host === undefined){
-const err22 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema17.properties.leaks.properties.smtp.required,parentSchema:schema17.properties.leaks.properties.smtp,data:data12};
+const err22 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema18.properties.leaks.properties.smtp.required,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3073,7 +4428,7 @@ vErrors.push(err22);
 errors++;
 }
 if(data12.port === undefined){
-const err23 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema17.properties.leaks.properties.smtp.required,parentSchema:schema17.properties.leaks.properties.smtp,data:data12};
+const err23 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema18.properties.leaks.properties.smtp.required,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3083,7 +4438,7 @@ vErrors.push(err23);
 errors++;
 }
 if(data12.from === undefined){
-const err24 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema17.properties.leaks.properties.smtp.required,parentSchema:schema17.properties.leaks.properties.smtp,data:data12};
+const err24 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema18.properties.leaks.properties.smtp.required,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3094,7 +4449,7 @@ errors++;
 }
 for(const key3 in data12){
 if(!((((((key3 === "host") || (key3 === "port")) || (key3 === "secure")) || (key3 === "from")) || (key3 === "user")) || (key3 === "pass"))){
-const err25 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema17.properties.leaks.properties.smtp,data:data12};
+const err25 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3107,7 +4462,7 @@ errors++;
 if(data12.host !== undefined){
 let data13 = data12.host;
 if(typeof data13 !== "string"){
-const err26 = {instancePath:instancePath+"/leaks/smtp/host",schemaPath:"#/properties/leaks/properties/smtp/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.leaks.properties.smtp.properties.host.type,parentSchema:schema17.properties.leaks.properties.smtp.properties.host,data:data13};
+const err26 = {instancePath:instancePath+"/leaks/smtp/host",schemaPath:"#/properties/leaks/properties/smtp/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.smtp.properties.host.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.host,data:data13};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3120,7 +4475,7 @@ errors++;
 if(data12.port !== undefined){
 let data14 = data12.port;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err27 = {instancePath:instancePath+"/leaks/smtp/port",schemaPath:"#/properties/leaks/properties/smtp/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.leaks.properties.smtp.properties.port.type,parentSchema:schema17.properties.leaks.properties.smtp.properties.port,data:data14};
+const err27 = {instancePath:instancePath+"/leaks/smtp/port",schemaPath:"#/properties/leaks/properties/smtp/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.leaks.properties.smtp.properties.port.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.port,data:data14};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3132,7 +4487,7 @@ errors++;
 }
 let data15 = data12.secure;
 if(typeof data15 !== "boolean"){
-const err28 = {instancePath:instancePath+"/leaks/smtp/secure",schemaPath:"#/properties/leaks/properties/smtp/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema17.properties.leaks.properties.smtp.properties.secure.type,parentSchema:schema17.properties.leaks.properties.smtp.properties.secure,data:data15};
+const err28 = {instancePath:instancePath+"/leaks/smtp/secure",schemaPath:"#/properties/leaks/properties/smtp/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema18.properties.leaks.properties.smtp.properties.secure.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.secure,data:data15};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3144,7 +4499,7 @@ errors++;
 if(data12.from !== undefined){
 let data16 = data12.from;
 if(typeof data16 !== "string"){
-const err29 = {instancePath:instancePath+"/leaks/smtp/from",schemaPath:"#/properties/leaks/properties/smtp/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.leaks.properties.smtp.properties.from.type,parentSchema:schema17.properties.leaks.properties.smtp.properties.from,data:data16};
+const err29 = {instancePath:instancePath+"/leaks/smtp/from",schemaPath:"#/properties/leaks/properties/smtp/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.smtp.properties.from.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.from,data:data16};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3157,7 +4512,7 @@ errors++;
 if(data12.user !== undefined){
 let data17 = data12.user;
 if(typeof data17 !== "string"){
-const err30 = {instancePath:instancePath+"/leaks/smtp/user",schemaPath:"#/properties/leaks/properties/smtp/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.leaks.properties.smtp.properties.user.type,parentSchema:schema17.properties.leaks.properties.smtp.properties.user,data:data17};
+const err30 = {instancePath:instancePath+"/leaks/smtp/user",schemaPath:"#/properties/leaks/properties/smtp/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.smtp.properties.user.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.user,data:data17};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3170,7 +4525,7 @@ errors++;
 if(data12.pass !== undefined){
 let data18 = data12.pass;
 if(typeof data18 !== "string"){
-const err31 = {instancePath:instancePath+"/leaks/smtp/pass",schemaPath:"#/properties/leaks/properties/smtp/properties/pass/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.leaks.properties.smtp.properties.pass.type,parentSchema:schema17.properties.leaks.properties.smtp.properties.pass,data:data18};
+const err31 = {instancePath:instancePath+"/leaks/smtp/pass",schemaPath:"#/properties/leaks/properties/smtp/properties/pass/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.smtp.properties.pass.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.pass,data:data18};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3182,7 +4537,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.leaks.properties.smtp.type,parentSchema:schema17.properties.leaks.properties.smtp,data:data12};
+const err32 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.properties.leaks.properties.smtp.type,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3194,7 +4549,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/leaks",schemaPath:"#/properties/leaks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.leaks.type,parentSchema:schema17.properties.leaks,data:data5};
+const err33 = {instancePath:instancePath+"/leaks",schemaPath:"#/properties/leaks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.properties.leaks.type,parentSchema:schema18.properties.leaks,data:data5};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3205,7 +4560,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data};
+const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.type,parentSchema:schema18,data};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3214,13 +4569,13 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate16.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
 
-const schema18 = {"type":"object","additionalProperties":false,"properties":{"unsupported":{"enum":["drop","reject"],"default":"drop"}}};
+const schema19 = {"type":"object","additionalProperties":false,"properties":{"unsupported":{"enum":["drop","reject"],"default":"drop"}}};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3229,7 +4584,7 @@ data.unsupported = "drop";
 }
 for(const key0 in data){
 if(!(key0 === "unsupported")){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema18,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema19,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3241,7 +4596,7 @@ errors++;
 }
 let data0 = data.unsupported;
 if(!((data0 === "drop") || (data0 === "reject"))){
-const err1 = {instancePath:instancePath+"/unsupported",schemaPath:"#/properties/unsupported/enum",keyword:"enum",params:{allowedValues: schema18.properties.unsupported.enum},message:"must be equal to one of the allowed values",schema:schema18.properties.unsupported.enum,parentSchema:schema18.properties.unsupported,data:data0};
+const err1 = {instancePath:instancePath+"/unsupported",schemaPath:"#/properties/unsupported/enum",keyword:"enum",params:{allowedValues: schema19.properties.unsupported.enum},message:"must be equal to one of the allowed values",schema:schema19.properties.unsupported.enum,parentSchema:schema19.properties.unsupported,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3252,7 +4607,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.type,parentSchema:schema18,data};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.type,parentSchema:schema19,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3261,13 +4616,13 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
 
-const schema19 = {"type":"object","additionalProperties":false,"properties":{"stream_idle_timeout_ms":{"type":"integer","minimum":1,"default":120000},"max_response_bytes":{"type":"integer","minimum":1024,"default":16777216},"max_event_bytes":{"type":"integer","minimum":1024,"default":4194304},"max_forwarded_headers":{"type":"integer","minimum":0,"maximum":1000,"default":32},"max_forwarded_header_bytes":{"type":"integer","minimum":0,"default":8192}}};
+const schema20 = {"type":"object","additionalProperties":false,"properties":{"stream_idle_timeout_ms":{"type":"integer","minimum":1,"default":120000},"max_response_bytes":{"type":"integer","minimum":1024,"default":16777216},"max_event_bytes":{"type":"integer","minimum":1024,"default":4194304},"max_forwarded_headers":{"type":"integer","minimum":0,"maximum":1000,"default":32},"max_forwarded_header_bytes":{"type":"integer","minimum":0,"default":8192}}};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3288,7 +4643,7 @@ data.max_forwarded_header_bytes = 8192;
 }
 for(const key0 in data){
 if(!(((((key0 === "stream_idle_timeout_ms") || (key0 === "max_response_bytes")) || (key0 === "max_event_bytes")) || (key0 === "max_forwarded_headers")) || (key0 === "max_forwarded_header_bytes"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema19,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema20,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3300,7 +4655,7 @@ errors++;
 }
 let data0 = data.stream_idle_timeout_ms;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err1 = {instancePath:instancePath+"/stream_idle_timeout_ms",schemaPath:"#/properties/stream_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.stream_idle_timeout_ms.type,parentSchema:schema19.properties.stream_idle_timeout_ms,data:data0};
+const err1 = {instancePath:instancePath+"/stream_idle_timeout_ms",schemaPath:"#/properties/stream_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.stream_idle_timeout_ms.type,parentSchema:schema20.properties.stream_idle_timeout_ms,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3311,7 +4666,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/stream_idle_timeout_ms",schemaPath:"#/properties/stream_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema19.properties.stream_idle_timeout_ms,data:data0};
+const err2 = {instancePath:instancePath+"/stream_idle_timeout_ms",schemaPath:"#/properties/stream_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema20.properties.stream_idle_timeout_ms,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3323,7 +4678,7 @@ errors++;
 }
 let data1 = data.max_response_bytes;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/max_response_bytes",schemaPath:"#/properties/max_response_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.max_response_bytes.type,parentSchema:schema19.properties.max_response_bytes,data:data1};
+const err3 = {instancePath:instancePath+"/max_response_bytes",schemaPath:"#/properties/max_response_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.max_response_bytes.type,parentSchema:schema20.properties.max_response_bytes,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3334,7 +4689,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1024 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/max_response_bytes",schemaPath:"#/properties/max_response_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema19.properties.max_response_bytes,data:data1};
+const err4 = {instancePath:instancePath+"/max_response_bytes",schemaPath:"#/properties/max_response_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema20.properties.max_response_bytes,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3346,7 +4701,7 @@ errors++;
 }
 let data2 = data.max_event_bytes;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/max_event_bytes",schemaPath:"#/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.max_event_bytes.type,parentSchema:schema19.properties.max_event_bytes,data:data2};
+const err5 = {instancePath:instancePath+"/max_event_bytes",schemaPath:"#/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.max_event_bytes.type,parentSchema:schema20.properties.max_event_bytes,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3357,7 +4712,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 1024 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/max_event_bytes",schemaPath:"#/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema19.properties.max_event_bytes,data:data2};
+const err6 = {instancePath:instancePath+"/max_event_bytes",schemaPath:"#/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema20.properties.max_event_bytes,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3369,7 +4724,7 @@ errors++;
 }
 let data3 = data.max_forwarded_headers;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err7 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.max_forwarded_headers.type,parentSchema:schema19.properties.max_forwarded_headers,data:data3};
+const err7 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.max_forwarded_headers.type,parentSchema:schema20.properties.max_forwarded_headers,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3380,7 +4735,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1000 || isNaN(data3)){
-const err8 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema19.properties.max_forwarded_headers,data:data3};
+const err8 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema20.properties.max_forwarded_headers,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3390,7 +4745,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema19.properties.max_forwarded_headers,data:data3};
+const err9 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema20.properties.max_forwarded_headers,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3402,7 +4757,7 @@ errors++;
 }
 let data4 = data.max_forwarded_header_bytes;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err10 = {instancePath:instancePath+"/max_forwarded_header_bytes",schemaPath:"#/properties/max_forwarded_header_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.max_forwarded_header_bytes.type,parentSchema:schema19.properties.max_forwarded_header_bytes,data:data4};
+const err10 = {instancePath:instancePath+"/max_forwarded_header_bytes",schemaPath:"#/properties/max_forwarded_header_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.max_forwarded_header_bytes.type,parentSchema:schema20.properties.max_forwarded_header_bytes,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3413,188 +4768,7 @@ errors++;
 }
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/max_forwarded_header_bytes",schemaPath:"#/properties/max_forwarded_header_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema19.properties.max_forwarded_header_bytes,data:data4};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.type,parentSchema:schema19,data};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate18.errors = vErrors;
-return errors === 0;
-}
-
-const schema20 = {"type":"object","additionalProperties":false,"properties":{"ttl_seconds":{"type":"integer","minimum":0,"default":2592000},"disabled_models":{"type":"array","items":{"type":"string"},"default":[]},"no_content_models":{"type":"array","items":{"type":"string"},"default":[]},"sweep_interval_ms":{"type":"integer","minimum":10,"default":60000},"sweep_batch":{"type":"integer","minimum":1,"maximum":10000,"default":500}}};
-
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ttl_seconds === undefined){
-data.ttl_seconds = 2592000;
-}
-if(data.disabled_models === undefined){
-data.disabled_models = [];
-}
-if(data.no_content_models === undefined){
-data.no_content_models = [];
-}
-if(data.sweep_interval_ms === undefined){
-data.sweep_interval_ms = 60000;
-}
-if(data.sweep_batch === undefined){
-data.sweep_batch = 500;
-}
-for(const key0 in data){
-if(!(((((key0 === "ttl_seconds") || (key0 === "disabled_models")) || (key0 === "no_content_models")) || (key0 === "sweep_interval_ms")) || (key0 === "sweep_batch"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema20,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-let data0 = data.ttl_seconds;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err1 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.ttl_seconds.type,parentSchema:schema20.properties.ttl_seconds,data:data0};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 < 0 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema20.properties.ttl_seconds,data:data0};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-let data1 = data.disabled_models;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/disabled_models/" + i0,schemaPath:"#/properties/disabled_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema20.properties.disabled_models.items.type,parentSchema:schema20.properties.disabled_models.items,data:data2};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/disabled_models",schemaPath:"#/properties/disabled_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema20.properties.disabled_models.type,parentSchema:schema20.properties.disabled_models,data:data1};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-let data3 = data.no_content_models;
-if(Array.isArray(data3)){
-const len1 = data3.length;
-for(let i1=0; i1<len1; i1++){
-let data4 = data3[i1];
-if(typeof data4 !== "string"){
-const err5 = {instancePath:instancePath+"/no_content_models/" + i1,schemaPath:"#/properties/no_content_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema20.properties.no_content_models.items.type,parentSchema:schema20.properties.no_content_models.items,data:data4};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/no_content_models",schemaPath:"#/properties/no_content_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema20.properties.no_content_models.type,parentSchema:schema20.properties.no_content_models,data:data3};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-let data5 = data.sweep_interval_ms;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err7 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.sweep_interval_ms.type,parentSchema:schema20.properties.sweep_interval_ms,data:data5};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 10 || isNaN(data5)){
-const err8 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema20.properties.sweep_interval_ms,data:data5};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-let data6 = data.sweep_batch;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err9 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.sweep_batch.type,parentSchema:schema20.properties.sweep_batch,data:data6};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 10000 || isNaN(data6)){
-const err10 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema20.properties.sweep_batch,data:data6};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data6 < 1 || isNaN(data6)){
-const err11 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema20.properties.sweep_batch,data:data6};
+const err11 = {instancePath:instancePath+"/max_forwarded_header_bytes",schemaPath:"#/properties/max_forwarded_header_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema20.properties.max_forwarded_header_bytes,data:data4};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3619,9 +4793,190 @@ validate19.errors = vErrors;
 return errors === 0;
 }
 
-const schema21 = {"type":"object","additionalProperties":false,"properties":{"endpoint":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"},"default":{}},"service_name":{"type":"string","minLength":1},"capture_content":{"type":"boolean","default":false},"sample_ratio":{"type":"number","minimum":0,"maximum":1,"default":1}}};
+const schema21 = {"type":"object","additionalProperties":false,"properties":{"ttl_seconds":{"type":"integer","minimum":0,"default":2592000},"disabled_models":{"type":"array","items":{"type":"string"},"default":[]},"no_content_models":{"type":"array","items":{"type":"string"},"default":[]},"sweep_interval_ms":{"type":"integer","minimum":10,"default":60000},"sweep_batch":{"type":"integer","minimum":1,"maximum":10000,"default":500}}};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ttl_seconds === undefined){
+data.ttl_seconds = 2592000;
+}
+if(data.disabled_models === undefined){
+data.disabled_models = [];
+}
+if(data.no_content_models === undefined){
+data.no_content_models = [];
+}
+if(data.sweep_interval_ms === undefined){
+data.sweep_interval_ms = 60000;
+}
+if(data.sweep_batch === undefined){
+data.sweep_batch = 500;
+}
+for(const key0 in data){
+if(!(((((key0 === "ttl_seconds") || (key0 === "disabled_models")) || (key0 === "no_content_models")) || (key0 === "sweep_interval_ms")) || (key0 === "sweep_batch"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema21,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+let data0 = data.ttl_seconds;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err1 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.ttl_seconds.type,parentSchema:schema21.properties.ttl_seconds,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema21.properties.ttl_seconds,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+let data1 = data.disabled_models;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 !== "string"){
+const err3 = {instancePath:instancePath+"/disabled_models/" + i0,schemaPath:"#/properties/disabled_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema21.properties.disabled_models.items.type,parentSchema:schema21.properties.disabled_models.items,data:data2};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/disabled_models",schemaPath:"#/properties/disabled_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema21.properties.disabled_models.type,parentSchema:schema21.properties.disabled_models,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+let data3 = data.no_content_models;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(typeof data4 !== "string"){
+const err5 = {instancePath:instancePath+"/no_content_models/" + i1,schemaPath:"#/properties/no_content_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema21.properties.no_content_models.items.type,parentSchema:schema21.properties.no_content_models.items,data:data4};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/no_content_models",schemaPath:"#/properties/no_content_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema21.properties.no_content_models.type,parentSchema:schema21.properties.no_content_models,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+let data5 = data.sweep_interval_ms;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err7 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.sweep_interval_ms.type,parentSchema:schema21.properties.sweep_interval_ms,data:data5};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 10 || isNaN(data5)){
+const err8 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema21.properties.sweep_interval_ms,data:data5};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+let data6 = data.sweep_batch;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err9 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.sweep_batch.type,parentSchema:schema21.properties.sweep_batch,data:data6};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 10000 || isNaN(data6)){
+const err10 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema21.properties.sweep_batch,data:data6};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data6 < 1 || isNaN(data6)){
+const err11 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema21.properties.sweep_batch,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.type,parentSchema:schema21,data};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+
+const schema22 = {"type":"object","additionalProperties":false,"properties":{"endpoint":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"},"default":{}},"service_name":{"type":"string","minLength":1},"capture_content":{"type":"boolean","default":false},"sample_ratio":{"type":"number","minimum":0,"maximum":1,"default":1}}};
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3636,7 +4991,7 @@ data.sample_ratio = 1;
 }
 for(const key0 in data){
 if(!(((((key0 === "endpoint") || (key0 === "headers")) || (key0 === "service_name")) || (key0 === "capture_content")) || (key0 === "sample_ratio"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema21,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema22,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3650,7 +5005,7 @@ if(data.endpoint !== undefined){
 let data0 = data.endpoint;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema21.properties.endpoint,data:data0};
+const err1 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema22.properties.endpoint,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3661,7 +5016,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema21.properties.endpoint.type,parentSchema:schema21.properties.endpoint,data:data0};
+const err2 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema22.properties.endpoint.type,parentSchema:schema22.properties.endpoint,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3676,7 +5031,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key1 in data1){
 let data2 = data1[key1];
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema21.properties.headers.additionalProperties.type,parentSchema:schema21.properties.headers.additionalProperties,data:data2};
+const err3 = {instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema22.properties.headers.additionalProperties.type,parentSchema:schema22.properties.headers.additionalProperties,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3688,7 +5043,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.properties.headers.type,parentSchema:schema21.properties.headers,data:data1};
+const err4 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema22.properties.headers.type,parentSchema:schema22.properties.headers,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3701,7 +5056,7 @@ if(data.service_name !== undefined){
 let data3 = data.service_name;
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-const err5 = {instancePath:instancePath+"/service_name",schemaPath:"#/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema21.properties.service_name,data:data3};
+const err5 = {instancePath:instancePath+"/service_name",schemaPath:"#/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema22.properties.service_name,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3712,7 +5067,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/service_name",schemaPath:"#/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema21.properties.service_name.type,parentSchema:schema21.properties.service_name,data:data3};
+const err6 = {instancePath:instancePath+"/service_name",schemaPath:"#/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema22.properties.service_name.type,parentSchema:schema22.properties.service_name,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3724,7 +5079,7 @@ errors++;
 }
 let data4 = data.capture_content;
 if(typeof data4 !== "boolean"){
-const err7 = {instancePath:instancePath+"/capture_content",schemaPath:"#/properties/capture_content/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema21.properties.capture_content.type,parentSchema:schema21.properties.capture_content,data:data4};
+const err7 = {instancePath:instancePath+"/capture_content",schemaPath:"#/properties/capture_content/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema22.properties.capture_content.type,parentSchema:schema22.properties.capture_content,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3736,7 +5091,7 @@ errors++;
 let data5 = data.sample_ratio;
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 1 || isNaN(data5)){
-const err8 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema21.properties.sample_ratio,data:data5};
+const err8 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema22.properties.sample_ratio,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3746,7 +5101,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data5 < 0 || isNaN(data5)){
-const err9 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema21.properties.sample_ratio,data:data5};
+const err9 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema22.properties.sample_ratio,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3757,7 +5112,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema21.properties.sample_ratio.type,parentSchema:schema21.properties.sample_ratio,data:data5};
+const err10 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema22.properties.sample_ratio.type,parentSchema:schema22.properties.sample_ratio,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3768,7 +5123,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.type,parentSchema:schema21,data};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema22.type,parentSchema:schema22,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3777,20 +5132,21 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const pluginConfigs: Readonly<Record<"auth" | "console" | "credit" | "fallback" | "limits" | "metrics" | "oauth" | "params" | "routing" | "storage" | "tracing", Validator>> = {
+export const pluginConfigs: Readonly<Record<"auth" | "console" | "credit" | "fallback" | "limits" | "mcp" | "metrics" | "oauth" | "params" | "routing" | "storage" | "tracing", Validator>> = {
   auth: validate10,
   console: validate11,
   credit: validate12,
   fallback: validate13,
   limits: validate14,
-  metrics: validate15,
-  oauth: validate16,
-  params: validate17,
-  routing: validate18,
-  storage: validate19,
-  tracing: validate20,
+  mcp: validate15,
+  metrics: validate16,
+  oauth: validate17,
+  params: validate18,
+  routing: validate19,
+  storage: validate20,
+  tracing: validate21,
 };

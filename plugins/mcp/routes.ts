@@ -1,0 +1,93 @@
+/**
+ * @module
+ * The mcp plugin's endpoints: the MCP endpoint itself (./sessions.ts) and its admin API: the servers and their health,
+ * the call log, and the allowlists of keys and accounts (reads need the viewer role, changes the operator role and
+ * are audited).
+ */
+import type Router from '@koa/router';
+import {
+  bodyReader,
+  errors,
+  paging,
+  recordAudit,
+  type AdminGuard,
+  type Authenticate,
+  type Store,
+} from '../../src/plugin';
+import { bodies } from './generated/bodies';
+import type { Access } from './governance';
+import type { Sessions } from './sessions';
+import type { CallLog, Subject } from './store/repo';
+import type { Upstreams } from './upstreams';
+
+const readAccess = bodyReader<{ tools: string[] | null }>(bodies.access);
+
+export interface RouteDeps {
+  path: string;
+  sessions: Sessions;
+  authenticate: Authenticate;
+  admin: AdminGuard | undefined;
+  upstreams: Upstreams;
+  access: Access;
+  log: CallLog;
+  store: Store;
+}
+
+export function registerMcpRoutes(router: Router, d: RouteDeps): void {
+  const serve = d.sessions.handler(d.authenticate);
+  router.get(d.path, serve);
+  router.post(d.path, serve);
+  router.delete(d.path, serve);
+  const admin = d.admin;
+  if (!admin) return;
+  router.get('/v1/mcp/servers', async (ctx) => {
+    await admin(ctx, 'viewer');
+    const tools = d.upstreams.tools();
+    ctx.body = {
+      data: d.upstreams.health().map((h) => ({
+        ...h,
+        tool_names: tools.filter((t) => t.name.startsWith(`${h.name}__`)).map((t) => t.name),
+      })),
+    };
+  });
+  router.get('/v1/mcp/calls', async (ctx) => {
+    await admin(ctx, 'viewer');
+    const q = (k: string) => (typeof ctx.query[k] === 'string' ? (ctx.query[k] as string) : undefined);
+    ctx.body = {
+      data: await d.log.list({ keyHash: q('key'), accountId: q('account'), server: q('server'), ...paging(ctx) }),
+    };
+  });
+  for (const [subject, path] of [
+    ['key', '/v1/mcp/access/keys/:id'],
+    ['account', '/v1/mcp/access/accounts/:id'],
+  ] as const) {
+    router.get(path, async (ctx) => {
+      await admin(ctx, 'viewer');
+      ctx.body = { data: { tools: await d.access.get(subject, await known(d.store, subject, ctx.params.id)) } };
+    });
+    router.put(path, async (ctx) => {
+      const principal = await admin(ctx, 'operator');
+      const id = await known(d.store, subject, ctx.params.id);
+      const { tools } = await readAccess(ctx);
+      const before = await d.access.get(subject, id);
+      await d.access.set(subject, id, tools);
+      await recordAudit(d.store, ctx, principal, {
+        action: 'mcp.access.set',
+        target: `${subject}:${id}`,
+        before: { tools: before },
+        after: { tools },
+      });
+      ctx.body = { data: { tools } };
+    });
+  }
+}
+
+/** The key's hash or the account's id, when it exists (else 404). */
+async function known(store: Store, subject: Subject, id: string): Promise<string> {
+  if (subject === 'key') {
+    if (/^[0-9a-f]{64}$/.test(id) && (await store.keys.get(id))) return id;
+    throw errors.notFound('key_not_found', 'No key with that hash');
+  }
+  if (await store.accounts.get(id)) return id;
+  throw errors.notFound('account_not_found', 'No account with that id');
+}
