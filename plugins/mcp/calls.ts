@@ -12,9 +12,11 @@ import {
   type CallToolResult,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { SpanKind, Tracer } from '@opentelemetry/api';
 import { toClientError, type ClientError } from './client-errors';
 import {
   CREDIT_CHARGE,
+  TRACER,
   errors,
   isGatewayError,
   pluginCode,
@@ -51,6 +53,9 @@ export interface Caller {
   onprogress?: (p: Progress) => void;
   requestId?: string | null;
 }
+
+/** OpenTelemetry's SpanKind.CLIENT (a type import: the API is loaded only with the tracing plugin). */
+const CLIENT = 2 as SpanKind;
 
 /** How a call went, for its record. */
 interface Ending {
@@ -90,7 +95,9 @@ export async function callTool(
     end = { result: null, ...ending(e, err, caller.signal.aborted) };
     throw err;
   } finally {
-    await record(deps, caller, { upstream, tool, started, cost, args, end });
+    const done = { upstream, tool, started, cost, args, end };
+    traceCall(deps.shared.get(TRACER), qname, done);
+    await record(deps, caller, done);
   }
 }
 
@@ -176,4 +183,21 @@ async function record(deps: CallDeps, caller: Caller, d: Done): Promise<void> {
   } catch (e) {
     deps.logger.error({ err: e, server, tool }, 'MCP call record not written');
   }
+}
+
+/** A CLIENT span per call when the tracing plugin is in the chain (OpenTelemetry's MCP names where they exist). */
+function traceCall(tracer: Tracer | undefined, qname: string, d: Done): void {
+  if (!tracer) return;
+  const span = tracer.startSpan(`tools/call ${qname}`, {
+    kind: CLIENT,
+    startTime: d.started,
+    attributes: {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': d.tool,
+      'gateway.mcp.server': d.upstream?.name ?? '(unknown)',
+      'gateway.mcp.outcome': d.end.outcome,
+    },
+  });
+  if (d.end.outcome !== 'ok') span.setStatus({ code: 2, message: d.end.errorCode ?? d.end.outcome });
+  span.end();
 }

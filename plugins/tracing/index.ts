@@ -19,7 +19,7 @@
  *   - routing
  * ```
  */
-import { addPluginTimer, definePlugin } from '../../src/plugin';
+import { addPluginTimer, definePlugin, TRACER } from '../../src/plugin';
 import { createTracer } from './sdk';
 import { pluginSpans } from './spans';
 import { tracingMiddleware } from './middleware';
@@ -32,6 +32,8 @@ export default definePlugin<TracingConfig>({
   setup(config, services) {
     const t = createTracer(config);
     addPluginTimer(services.shared, pluginSpans(t.tracer));
+    // For spans of work outside the chat chain (the mcp plugin's tool calls).
+    services.shared.set(TRACER, t.tracer);
     return { middleware: tracingMiddleware(t, config), close: () => t.shutdown() };
   },
 });

@@ -12,6 +12,7 @@ import type { GatewayError } from '../errors';
 import type { SmtpSettings } from '../mail/smtp';
 import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
 import type { StoredResponses } from '../api/responses/contract';
+import type { Tracer } from '@opentelemetry/api';
 
 /**
  * What plugins offer one another through `services.shared`, by name and type. A plugin that
@@ -34,7 +35,10 @@ export interface SharedSlots {
   'mail.smtp': SmtpSettings;
   'storage.responses': StoredResponses;
   'credit.charge': CreditCharge;
+  /** The tracing plugin's OpenTelemetry tracer, for spans of work outside the chat chain (MCP tool calls). */
+  'tracing.tracer': Tracer;
 }
+export const TRACER = 'tracing.tracer';
 
 /**
  * A fixed charge outside the chat chain (a priced MCP tool call), made through the credit plugin's reservations so

@@ -23,6 +23,7 @@ export {
 export {
   CREDIT_CHARGE,
   PARAMS_VALIDATE,
+  TRACER,
   type CreditCharge,
   type ValidateChatRequest,
 } from '../pipeline/shared-services';
