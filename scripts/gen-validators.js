@@ -56,6 +56,16 @@ const groups = [
   pluginBodies('oauth', 'keyExchange', 'keyExchangeBody'),
   pluginBodies('mcp', 'access', 'accessBody'),
   {
+    file: 'plugins/cache/generated/bodies',
+    exportName: 'bodies',
+    what: "the cache plugin's bodies (plugins/cache/bodies.ts)",
+    options: bodyOptions,
+    schemas: () => {
+      const b = load('plugins/cache/bodies.ts');
+      return { purge: b.purgeBody, setting: b.settingBody };
+    },
+  },
+  {
     file: 'plugins/params/generated/requests',
     what: 'request bodies the params plugin checks (plugins/params/request-schema.ts)',
     options: base,

@@ -19,7 +19,7 @@ import type {
 } from '../../src/plugin';
 import { embeddingsReservation } from './embeddings';
 import { metadataProblem } from './metadata';
-import { billedPrice, effectivePrice, modelPrice, type Price } from './price';
+import { billedPrice, effectivePrice, modelPrice, scaledPrice, type Price } from './price';
 import { planReservation, type PlannedReservation } from './reservation';
 import { observeStream, settleCompletion, settleEmbeddings, settleEmpty, type Settle } from './settle';
 import type { ReserveResult } from './store/reserve';
@@ -129,7 +129,9 @@ export function creditMiddleware({ store, models, shared, prices, reservations, 
     const servedModel = (served && models.get(served)) || s.model;
     // With the billed features (web search fee, priority multiplier...) the served attempt's request used.
     const servedRequest = plan.attempts.find((a) => a.model.id === servedModel.id)?.request ?? s.request;
-    const price = billedPrice(priceOf(servedModel), featureCharges(servedRequest, servedModel));
+    const billed = billedPrice(priceOf(servedModel), featureCharges(servedRequest, servedModel));
+    // An answer from the response cache is billed the part of the price its operator set (0: free).
+    const price = s.cache?.status === 'hit' ? scaledPrice(billed, s.cache.charge ?? 0) : billed;
     const cap = planned.caps.get(servedModel.id) ?? planned.amount;
     const result = s.result;
     if (result?.kind === 'embeddings') await settleEmbeddings(settle, ctx, r.id, result.body, price, cap);

@@ -43,6 +43,21 @@ export function billedPrice(price: Price, f: FeatureCharges): Price {
   return out;
 }
 
+/**
+ * `price` times `fraction` (0..1): every per-token price and the per-request fee, each rounded to the nano-credit, so
+ * the charge is exact (a response-cache hit's price: GatewayState.cache.charge).
+ */
+export function scaledPrice(price: Price, fraction: number): Price {
+  if (fraction === 1) return price;
+  const out: Price = { ...price, cacheWrite1h: price.cacheWrite1h ?? cacheWrite1hPrice(price) };
+  out.request = Math.round(price.request * fraction);
+  for (const k of PER_TOKEN) {
+    const v = out[k];
+    if (v !== undefined) out[k] = Math.round(v * fraction);
+  }
+  return out;
+}
+
 const PER_TOKEN = [
   'prompt',
   'completion',

@@ -67,5 +67,8 @@ export function buildGeneration(ctx: GatewayContext, out: Outcome): Generation {
     metadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : null,
     createdAt: Date.now(),
     attempts: attemptLog(s.attempts),
+    cache: s.cache?.status ?? null,
+    cacheEntry: s.cache?.entry ?? null,
+    cacheSimilarity: s.cache?.similarity ?? null,
   };
 }

@@ -48,6 +48,8 @@ export interface CounterStore {
   admitSync?(req: AdmitRequest): Admission;
   /** The request ended: release its concurrency slot and settle its reserved tokens to `tokens`. */
   finish(id: string, scopes: readonly ScopeLimits[], tokens: number): Promise<void>;
+  /** The request is not to count at all (a response-cache hit): its admission undone, as if never made. */
+  release(id: string, scopes: readonly ScopeLimits[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -147,6 +147,21 @@ export class MemoryCounterStore implements CounterStore {
     }
   }
 
+  async release(id: string, scopes: readonly ScopeLimits[]): Promise<void> {
+    for (const s of scopes) {
+      const w = this.scopes.get(s.id);
+      if (!w) continue;
+      w.running.delete(id);
+      const e = w.byId.get(id);
+      if (!e) continue;
+      w.byId.delete(id);
+      w.tokens -= e.tokens;
+      // A released admission is a recent one: found from the end of the log.
+      const i = w.log.lastIndexOf(e);
+      if (i >= w.head) w.log.splice(i, 1);
+    }
+  }
+
   private sweep(): void {
     const now = this.now();
     for (const [id, w] of this.scopes) {

@@ -85,7 +85,9 @@ export function limitsMiddleware({ governance, admitter, alerts, models, shared,
     const finish = (used: number) => {
       if (done) return;
       done = true;
-      void by.finish(id, held, used);
+      // A response-cache hit the operator does not count: as if never admitted (the cache plugin's state.cache).
+      if (s.cache?.status === 'hit' && !s.cache.countsLimits) void by.release(id, held);
+      else void by.finish(id, held, used);
       alerts.poke(p.keyHash);
     };
     try {

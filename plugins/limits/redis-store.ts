@@ -254,6 +254,19 @@ export class RedisCounterStore implements CounterStore {
     }
   }
 
+  async release(id: string, scopes: readonly ScopeLimits[]): Promise<void> {
+    const keys = scopes.flatMap((s) => this.keys(s, ['log', 'amt', 'tot', 'run']));
+    const p: Pending = { id, keys, tokens: 0, cancel: true };
+    if (!this.up) return this.owe(p);
+    try {
+      await this.send(p);
+    } catch (e) {
+      if ((e as Error).name === 'ReplyError') return;
+      this.owe(p);
+      this.failed(e);
+    }
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     this.stopProbe();

@@ -3,12 +3,21 @@ import { loadConfigFile, resolveConfigPath } from '../config/load';
 import { openStore, type Store } from '../store/index';
 import { storeExtensionsOf } from '../store/extensions';
 import { loadPlugins } from '../pipeline/loader';
+import type { GatewayConfig } from '../config/types';
 
-/** Parse a sub-command's flags (always with --config and --json) and open the configured store. */
+/**
+ * Parse a sub-command's flags (always with --config and --json) and open the configured store; `fn` gets the loaded
+ * config too (a plugin's command reads its own stanza: the cache plugin's Redis backend).
+ */
 export async function withStore<T extends NonNullable<ParseArgsConfig['options']>>(
   args: string[],
   options: T,
-  fn: (store: Store, values: Record<string, string | boolean | undefined>, positionals: string[]) => Promise<number>,
+  fn: (
+    store: Store,
+    values: Record<string, string | boolean | undefined>,
+    positionals: string[],
+    config: GatewayConfig,
+  ) => Promise<number>,
 ): Promise<number> {
   const parsed = parseArgs({
     args,
@@ -22,7 +31,7 @@ export async function withStore<T extends NonNullable<ParseArgsConfig['options']
   // With the configured chain's store extensions, as the gateway opens it: its plugins' tables and procedures.
   const store = await openStore(config.store, {}, storeExtensionsOf(loadPlugins(config.plugins, config.baseDir)));
   try {
-    return await fn(store, values, positionals);
+    return await fn(store, values, positionals, config);
   } finally {
     await store.close();
   }

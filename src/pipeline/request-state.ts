@@ -29,6 +29,8 @@ class RequestState implements Partial<GatewayState> {
   responseHeaders: Record<string, string> = {};
   upstreamMs = 0;
   extensions: Record<string, unknown> = {};
+  // A field from the start, so setting it keeps the state's shape (docs/decisions/0032).
+  cache: GatewayState['cache'] = undefined;
   readonly completionId: string;
   startedAt: bigint;
   operation: GatewayState['operation'];

@@ -86,6 +86,24 @@ export interface AttemptRecord {
 }
 
 /**
+ * What the response cache (the cache plugin) did for a request: `hit` (the answer came from the cache, no upstream
+ * call), `miss` (looked up, not found: the answer is stored), `bypass` (not looked up: the model, the key, the
+ * client's Cache-Control or a non-deterministic request). Credit bills a hit `charge` times the usual price; the
+ * generation record keeps `status`, `entry` and `similarity`; limits releases a hit's admission unless `countsLimits`.
+ */
+export interface CacheOutcome {
+  status: 'hit' | 'miss' | 'bypass';
+  /** A hit: the part of the usual price billed, 0 (free) to 1 (full); each per-token price times it, rounded. */
+  charge?: number;
+  /** A hit: the entry served (the digest of its key). */
+  entry?: string;
+  /** A semantic hit: the cosine similarity of the prompt to the matched entry's. */
+  similarity?: number;
+  /** A hit still counts against the rate limits (the operator's `count_rate_limits`). */
+  countsLimits?: boolean;
+}
+
+/**
  * Called by routing when an upstream attempt starts; the returned function is called
  * with its record when it ends (tracing makes a child span of each attempt).
  */
@@ -138,6 +156,8 @@ export interface GatewayState {
   /** Headers the gateway itself adds to upstream requests (e.g. W3C traceparent). */
   upstreamHeaders?: Record<string, string>;
   attemptHooks?: AttemptHook[];
+  /** What the response cache did for this request, when the cache plugin is in the chain. */
+  cache?: CacheOutcome;
   /**
    * Run by the core once the whole chain has returned, in order, before a plain answer is
    * written: they see the final body, after every plugin's after-next() edits (storage keeps

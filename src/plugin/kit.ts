@@ -9,4 +9,4 @@ export { callAsync } from '../call-async';
 export { Counter, Gauge, Histogram, collectDefaultMetrics, type Registry } from '../metrics/prom-client';
 export { smtpSchema, smtpTransport, type SmtpSettings } from '../mail/smtp';
 /** For a plugin's CLI commands (`cli.commands` in its definition): flags with --config/--json, the store, output. */
-export { fail, print, withStore } from '../cli/store-cli';
+export { auditCli, fail, print, withStore } from '../cli/store-cli';

@@ -34,6 +34,12 @@ export interface Generation {
    * than one or any did not answer (a retry, a fallback, an attempt a guard refused); null for one answered call.
    */
   attempts?: string | null;
+  /** What the response cache did (`hit`, `miss`, `bypass`); null when the cache plugin is not in the chain. */
+  cache?: 'hit' | 'miss' | 'bypass' | null;
+  /** A hit: the cache entry served (the digest of its key). */
+  cacheEntry?: string | null;
+  /** A semantic hit: the similarity of the prompt to the matched entry's. */
+  cacheSimilarity?: number | null;
 }
 
 /** The columns of a generation record as generationParams gives them. */
@@ -63,6 +69,9 @@ export const GENERATION_COLUMNS = [
   'created_at',
   'cache_write_tokens',
   'attempts',
+  'cache',
+  'cache_entry',
+  'cache_similarity',
 ] as const;
 
 export const GENERATION_INSERT =
@@ -96,6 +105,9 @@ export function generationParams(g: Generation): Param[] {
     g.createdAt,
     g.cacheWriteTokens,
     g.attempts ?? null,
+    g.cache ?? null,
+    g.cacheEntry ?? null,
+    g.cacheSimilarity ?? null,
   ];
 }
 
@@ -128,6 +140,9 @@ function toGeneration(r: Row): Generation {
     metadata: r.metadata ? (JSON.parse(r.metadata as string) as Record<string, unknown>) : null,
     createdAt: num(r.created_at),
     attempts: (r.attempts as string | null) ?? null,
+    cache: (r.cache as Generation['cache']) ?? null,
+    cacheEntry: (r.cache_entry as string | null) ?? null,
+    cacheSimilarity: numOrNull(r.cache_similarity),
   };
 }
 
@@ -156,6 +171,10 @@ export function generationJson(g: Generation) {
     metadata: g.metadata,
     created_at: new Date(g.createdAt).toISOString(),
     attempts: g.attempts ? (JSON.parse(g.attempts) as unknown[]) : null,
+    // Only with the cache plugin: a record without it reads as before.
+    ...(g.cache
+      ? { cache: g.cache, cache_entry: g.cacheEntry ?? null, cache_similarity: g.cacheSimilarity ?? null }
+      : {}),
   };
 }
 

@@ -44,6 +44,9 @@ const generation: fc.Arbitrary<Generation> = fc.record(
     metadata: orNull(fc.dictionary(text, fc.jsonValue(), plain)),
     createdAt: count,
     attempts: orNull(text),
+    cache: orNull(fc.constantFrom('hit' as const, 'miss' as const, 'bypass' as const)),
+    cacheEntry: orNull(text),
+    cacheSimilarity: orNull(ms),
   },
   plain,
 );

@@ -36,6 +36,9 @@ type PackedGeneration = [
   metadata: Record<string, unknown> | null,
   createdAt: number,
   attempts: string | null,
+  cache: Generation['cache'] | null,
+  cacheEntry: string | null,
+  cacheSimilarity: number | null,
 ];
 
 function packGeneration(g: Generation): PackedGeneration {
@@ -65,6 +68,9 @@ function packGeneration(g: Generation): PackedGeneration {
     g.metadata,
     g.createdAt,
     g.attempts ?? null,
+    g.cache ?? null,
+    g.cacheEntry ?? null,
+    g.cacheSimilarity ?? null,
   ];
 }
 
@@ -95,6 +101,9 @@ function unpackGeneration(p: PackedGeneration): Generation {
     metadata: p[22],
     createdAt: p[23],
     attempts: p[24] ?? null,
+    cache: p[25] ?? null,
+    cacheEntry: p[26] ?? null,
+    cacheSimilarity: p[27] ?? null,
   };
 }
 

@@ -7,6 +7,7 @@ import { providersCacheMigrations } from './providers_cache';
 import { auditMigrations } from './audit';
 import { keyRoleMigrations } from './key_roles';
 import { keyParentMigrations } from './key_parents';
+import { generationsCacheMigrations } from './generations_cache';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = [
   ...auditMigrations,
   ...keyRoleMigrations,
   ...keyParentMigrations,
+  ...generationsCacheMigrations,
 ];

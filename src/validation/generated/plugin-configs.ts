@@ -211,28 +211,54 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"enabled":{"enum":["auto",true,false],"default":"auto"},"session_ttl_hours":{"type":"number","exclusiveMinimum":0,"maximum":720,"default":12},"rollup_interval_ms":{"type":"integer","minimum":100,"default":5000},"rollup_lag_ms":{"type":"integer","minimum":0,"default":10000},"sso":{"type":"object","additionalProperties":false,"required":["issuer","client_id","role_claim"],"properties":{"issuer":{"type":"string","pattern":"^https?://"},"client_id":{"type":"string","minLength":1},"client_secret":{"type":"string","minLength":1},"redirect_uri":{"type":"string","pattern":"^https?://"},"scopes":{"type":"array","items":{"type":"string","minLength":1},"default":["openid","profile","email"]},"role_claim":{"type":"string","minLength":1},"roles":{"type":"object","additionalProperties":{"enum":["admin","operator","viewer"]},"default":{}},"default_role":{"enum":["admin","operator","viewer"]},"label":{"type":"string","minLength":1,"maxLength":60,"default":"Sign in with SSO"}}}}};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"backend":{"enum":["store","redis"],"default":"store"},"redis":{"type":"object","additionalProperties":false,"default":{},"properties":{"url":{"type":"string","default":"redis://127.0.0.1:6379"},"prefix":{"type":"string","default":"gw:cache:"},"timeout_ms":{"type":"integer","minimum":1,"default":500}}},"ttl_seconds":{"type":"integer","minimum":1,"default":3600},"max_entry_bytes":{"type":"integer","minimum":1,"default":1048576},"scope":{"enum":["account","global"],"default":"account"},"models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"exclude_models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"non_deterministic_models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"keys":{"enum":["in","out"],"default":"in"},"charge":{"anyOf":[{"enum":["free","full"]},{"type":"number","minimum":0,"maximum":1}],"default":"free"},"count_rate_limits":{"type":"boolean","default":false},"settings_refresh_ms":{"type":"integer","minimum":100,"default":5000},"sweep_interval_ms":{"type":"integer","minimum":0,"default":60000}}};
 const func3 = Object.prototype.hasOwnProperty;
-const pattern0 = new RegExp("^https?://", "u");
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.enabled === undefined){
-data.enabled = "auto";
+if(data.backend === undefined){
+data.backend = "store";
 }
-if(data.session_ttl_hours === undefined){
-data.session_ttl_hours = 12;
+if(data.redis === undefined){
+data.redis = {};
 }
-if(data.rollup_interval_ms === undefined){
-data.rollup_interval_ms = 5000;
+if(data.ttl_seconds === undefined){
+data.ttl_seconds = 3600;
 }
-if(data.rollup_lag_ms === undefined){
-data.rollup_lag_ms = 10000;
+if(data.max_entry_bytes === undefined){
+data.max_entry_bytes = 1048576;
+}
+if(data.scope === undefined){
+data.scope = "account";
+}
+if(data.models === undefined){
+data.models = [];
+}
+if(data.exclude_models === undefined){
+data.exclude_models = [];
+}
+if(data.non_deterministic_models === undefined){
+data.non_deterministic_models = [];
+}
+if(data.keys === undefined){
+data.keys = "in";
+}
+if(data.charge === undefined){
+data.charge = "free";
+}
+if(data.count_rate_limits === undefined){
+data.count_rate_limits = false;
+}
+if(data.settings_refresh_ms === undefined){
+data.settings_refresh_ms = 5000;
+}
+if(data.sweep_interval_ms === undefined){
+data.sweep_interval_ms = 60000;
 }
 for(const key0 in data){
-if(!(((((key0 === "enabled") || (key0 === "session_ttl_hours")) || (key0 === "rollup_interval_ms")) || (key0 === "rollup_lag_ms")) || (key0 === "sso"))){
+if(!(func3.call(schema12.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -243,9 +269,9 @@ vErrors.push(err0);
 errors++;
 }
 }
-let data0 = data.enabled;
-if(!(((data0 === "auto") || (data0 === true)) || (data0 === false))){
-const err1 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/enum",keyword:"enum",params:{allowedValues: schema12.properties.enabled.enum},message:"must be equal to one of the allowed values",schema:schema12.properties.enabled.enum,parentSchema:schema12.properties.enabled,data:data0};
+let data0 = data.backend;
+if(!((data0 === "store") || (data0 === "redis"))){
+const err1 = {instancePath:instancePath+"/backend",schemaPath:"#/properties/backend/enum",keyword:"enum",params:{allowedValues: schema12.properties.backend.enum},message:"must be equal to one of the allowed values",schema:schema12.properties.backend.enum,parentSchema:schema12.properties.backend,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -254,10 +280,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-let data1 = data.session_ttl_hours;
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 720 || isNaN(data1)){
-const err2 = {instancePath:instancePath+"/session_ttl_hours",schemaPath:"#/properties/session_ttl_hours/maximum",keyword:"maximum",params:{comparison: "<=", limit: 720},message:"must be <= 720",schema:720,parentSchema:schema12.properties.session_ttl_hours,data:data1};
+let data1 = data.redis;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.url === undefined){
+data1.url = "redis://127.0.0.1:6379";
+}
+if(data1.prefix === undefined){
+data1.prefix = "gw:cache:";
+}
+if(data1.timeout_ms === undefined){
+data1.timeout_ms = 500;
+}
+for(const key1 in data1){
+if(!(((key1 === "url") || (key1 === "prefix")) || (key1 === "timeout_ms"))){
+const err2 = {instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema12.properties.redis,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -266,8 +302,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1 <= 0 || isNaN(data1)){
-const err3 = {instancePath:instancePath+"/session_ttl_hours",schemaPath:"#/properties/session_ttl_hours/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema12.properties.session_ttl_hours,data:data1};
+}
+let data2 = data1.url;
+if(typeof data2 !== "string"){
+const err3 = {instancePath:instancePath+"/redis/url",schemaPath:"#/properties/redis/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.redis.properties.url.type,parentSchema:schema12.properties.redis.properties.url,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -276,9 +314,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/session_ttl_hours",schemaPath:"#/properties/session_ttl_hours/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema12.properties.session_ttl_hours.type,parentSchema:schema12.properties.session_ttl_hours,data:data1};
+let data3 = data1.prefix;
+if(typeof data3 !== "string"){
+const err4 = {instancePath:instancePath+"/redis/prefix",schemaPath:"#/properties/redis/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.redis.properties.prefix.type,parentSchema:schema12.properties.redis.properties.prefix,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -287,9 +325,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-let data2 = data.rollup_interval_ms;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/rollup_interval_ms",schemaPath:"#/properties/rollup_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.rollup_interval_ms.type,parentSchema:schema12.properties.rollup_interval_ms,data:data2};
+let data4 = data1.timeout_ms;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err5 = {instancePath:instancePath+"/redis/timeout_ms",schemaPath:"#/properties/redis/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.redis.properties.timeout_ms.type,parentSchema:schema12.properties.redis.properties.timeout_ms,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -298,9 +336,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 100 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/rollup_interval_ms",schemaPath:"#/properties/rollup_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema12.properties.rollup_interval_ms,data:data2};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 1 || isNaN(data4)){
+const err6 = {instancePath:instancePath+"/redis/timeout_ms",schemaPath:"#/properties/redis/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.redis.properties.timeout_ms,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -310,9 +348,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-let data3 = data.rollup_lag_ms;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err7 = {instancePath:instancePath+"/rollup_lag_ms",schemaPath:"#/properties/rollup_lag_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.rollup_lag_ms.type,parentSchema:schema12.properties.rollup_lag_ms,data:data3};
+}
+else {
+const err7 = {instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.redis.type,parentSchema:schema12.properties.redis,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -321,9 +359,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-const err8 = {instancePath:instancePath+"/rollup_lag_ms",schemaPath:"#/properties/rollup_lag_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.rollup_lag_ms,data:data3};
+let data5 = data.ttl_seconds;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err8 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.ttl_seconds.type,parentSchema:schema12.properties.ttl_seconds,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -332,21 +370,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.sso !== undefined){
-let data4 = data.sso;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.scopes === undefined){
-data4.scopes = ["openid","profile","email"];
-}
-if(data4.roles === undefined){
-data4.roles = {};
-}
-if(data4.label === undefined){
-data4.label = "Sign in with SSO";
-}
-if(data4.issuer === undefined){
-const err9 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema12.properties.sso.required,parentSchema:schema12.properties.sso,data:data4};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 1 || isNaN(data5)){
+const err9 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.ttl_seconds,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -355,8 +381,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data4.client_id === undefined){
-const err10 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'",schema:schema12.properties.sso.required,parentSchema:schema12.properties.sso,data:data4};
+}
+let data6 = data.max_entry_bytes;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err10 = {instancePath:instancePath+"/max_entry_bytes",schemaPath:"#/properties/max_entry_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.max_entry_bytes.type,parentSchema:schema12.properties.max_entry_bytes,data:data6};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -365,8 +393,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data4.role_claim === undefined){
-const err11 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "role_claim"},message:"must have required property '"+"role_claim"+"'",schema:schema12.properties.sso.required,parentSchema:schema12.properties.sso,data:data4};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 1 || isNaN(data6)){
+const err11 = {instancePath:instancePath+"/max_entry_bytes",schemaPath:"#/properties/max_entry_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.max_entry_bytes,data:data6};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -375,9 +404,10 @@ vErrors.push(err11);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!(func3.call(schema12.properties.sso.properties, key1))){
-const err12 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema12.properties.sso,data:data4};
+}
+let data7 = data.scope;
+if(!((data7 === "account") || (data7 === "global"))){
+const err12 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema12.properties.scope.enum},message:"must be equal to one of the allowed values",schema:schema12.properties.scope.enum,parentSchema:schema12.properties.scope,data:data7};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -386,12 +416,14 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data4.issuer !== undefined){
-let data5 = data4.issuer;
-if(typeof data5 === "string"){
-if(!pattern0.test(data5)){
-const err13 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema12.properties.sso.properties.issuer,data:data5};
+let data8 = data.models;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+let data9 = data8[i0];
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+const err13 = {instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.models.items,data:data9};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -402,7 +434,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.issuer.type,parentSchema:schema12.properties.sso.properties.issuer,data:data5};
+const err14 = {instancePath:instancePath+"/models/" + i0,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.models.items.type,parentSchema:schema12.properties.models.items,data:data9};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -412,11 +444,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data4.client_id !== undefined){
-let data6 = data4.client_id;
-if(typeof data6 === "string"){
-if(func2(data6) < 1){
-const err15 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.client_id,data:data6};
+}
+else {
+const err15 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.models.type,parentSchema:schema12.properties.models,data:data8};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -425,9 +455,14 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.client_id.type,parentSchema:schema12.properties.sso.properties.client_id,data:data6};
+let data10 = data.exclude_models;
+if(Array.isArray(data10)){
+const len1 = data10.length;
+for(let i1=0; i1<len1; i1++){
+let data11 = data10[i1];
+if(typeof data11 === "string"){
+if(func2(data11) < 1){
+const err16 = {instancePath:instancePath+"/exclude_models/" + i1,schemaPath:"#/properties/exclude_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.exclude_models.items,data:data11};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -437,11 +472,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data4.client_secret !== undefined){
-let data7 = data4.client_secret;
-if(typeof data7 === "string"){
-if(func2(data7) < 1){
-const err17 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.client_secret,data:data7};
+else {
+const err17 = {instancePath:instancePath+"/exclude_models/" + i1,schemaPath:"#/properties/exclude_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.exclude_models.items.type,parentSchema:schema12.properties.exclude_models.items,data:data11};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -451,8 +483,9 @@ vErrors.push(err17);
 errors++;
 }
 }
+}
 else {
-const err18 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.client_secret.type,parentSchema:schema12.properties.sso.properties.client_secret,data:data7};
+const err18 = {instancePath:instancePath+"/exclude_models",schemaPath:"#/properties/exclude_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.exclude_models.type,parentSchema:schema12.properties.exclude_models,data:data10};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -461,12 +494,14 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data4.redirect_uri !== undefined){
-let data8 = data4.redirect_uri;
-if(typeof data8 === "string"){
-if(!pattern0.test(data8)){
-const err19 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema12.properties.sso.properties.redirect_uri,data:data8};
+let data12 = data.non_deterministic_models;
+if(Array.isArray(data12)){
+const len2 = data12.length;
+for(let i2=0; i2<len2; i2++){
+let data13 = data12[i2];
+if(typeof data13 === "string"){
+if(func2(data13) < 1){
+const err19 = {instancePath:instancePath+"/non_deterministic_models/" + i2,schemaPath:"#/properties/non_deterministic_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.non_deterministic_models.items,data:data13};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -477,7 +512,7 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.redirect_uri.type,parentSchema:schema12.properties.sso.properties.redirect_uri,data:data8};
+const err20 = {instancePath:instancePath+"/non_deterministic_models/" + i2,schemaPath:"#/properties/non_deterministic_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.non_deterministic_models.items.type,parentSchema:schema12.properties.non_deterministic_models.items,data:data13};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -487,14 +522,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-let data9 = data4.scopes;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(typeof data10 === "string"){
-if(func2(data10) < 1){
-const err21 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.scopes.items,data:data10};
+}
+else {
+const err21 = {instancePath:instancePath+"/non_deterministic_models",schemaPath:"#/properties/non_deterministic_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.non_deterministic_models.type,parentSchema:schema12.properties.non_deterministic_models,data:data12};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -503,9 +533,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.scopes.items.type,parentSchema:schema12.properties.sso.properties.scopes.items,data:data10};
+let data14 = data.keys;
+if(!((data14 === "in") || (data14 === "out"))){
+const err22 = {instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/enum",keyword:"enum",params:{allowedValues: schema12.properties.keys.enum},message:"must be equal to one of the allowed values",schema:schema12.properties.keys.enum,parentSchema:schema12.properties.keys,data:data14};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -514,10 +544,12 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/sso/scopes",schemaPath:"#/properties/sso/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.sso.properties.scopes.type,parentSchema:schema12.properties.sso.properties.scopes,data:data9};
+let data15 = data.charge;
+const _errs31 = errors;
+let valid8 = false;
+const _errs32 = errors;
+if(!((data15 === "free") || (data15 === "full"))){
+const err23 = {instancePath:instancePath+"/charge",schemaPath:"#/properties/charge/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema12.properties.charge.anyOf[0].enum},message:"must be equal to one of the allowed values",schema:schema12.properties.charge.anyOf[0].enum,parentSchema:schema12.properties.charge.anyOf[0],data:data15};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -526,11 +558,13 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data4.role_claim !== undefined){
-let data11 = data4.role_claim;
-if(typeof data11 === "string"){
-if(func2(data11) < 1){
-const err24 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.role_claim,data:data11};
+var _valid0 = _errs32 === errors;
+valid8 = valid8 || _valid0;
+if(!valid8){
+const _errs33 = errors;
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 1 || isNaN(data15)){
+const err24 = {instancePath:instancePath+"/charge",schemaPath:"#/properties/charge/anyOf/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema12.properties.charge.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -539,9 +573,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.role_claim.type,parentSchema:schema12.properties.sso.properties.role_claim,data:data11};
+if(data15 < 0 || isNaN(data15)){
+const err25 = {instancePath:instancePath+"/charge",schemaPath:"#/properties/charge/anyOf/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.charge.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -551,12 +584,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-let data12 = data4.roles;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key2 in data12){
-let data13 = data12[key2];
-if(!(((data13 === "admin") || (data13 === "operator")) || (data13 === "viewer"))){
-const err26 = {instancePath:instancePath+"/sso/roles/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/sso/properties/roles/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema12.properties.sso.properties.roles.additionalProperties.enum},message:"must be equal to one of the allowed values",schema:schema12.properties.sso.properties.roles.additionalProperties.enum,parentSchema:schema12.properties.sso.properties.roles.additionalProperties,data:data13};
+else {
+const err26 = {instancePath:instancePath+"/charge",schemaPath:"#/properties/charge/anyOf/1/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema12.properties.charge.anyOf[1].type,parentSchema:schema12.properties.charge.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -565,10 +594,11 @@ vErrors.push(err26);
 }
 errors++;
 }
+var _valid0 = _errs33 === errors;
+valid8 = valid8 || _valid0;
 }
-}
-else {
-const err27 = {instancePath:instancePath+"/sso/roles",schemaPath:"#/properties/sso/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.sso.properties.roles.type,parentSchema:schema12.properties.sso.properties.roles,data:data12};
+if(!valid8){
+const err27 = {instancePath:instancePath+"/charge",schemaPath:"#/properties/charge/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.charge.anyOf,parentSchema:schema12.properties.charge,data:data15};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -577,10 +607,20 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data4.default_role !== undefined){
-let data14 = data4.default_role;
-if(!(((data14 === "admin") || (data14 === "operator")) || (data14 === "viewer"))){
-const err28 = {instancePath:instancePath+"/sso/default_role",schemaPath:"#/properties/sso/properties/default_role/enum",keyword:"enum",params:{allowedValues: schema12.properties.sso.properties.default_role.enum},message:"must be equal to one of the allowed values",schema:schema12.properties.sso.properties.default_role.enum,parentSchema:schema12.properties.sso.properties.default_role,data:data14};
+else {
+errors = _errs31;
+if(vErrors !== null){
+if(_errs31){
+vErrors.length = _errs31;
+}
+else {
+vErrors = null;
+}
+}
+}
+let data16 = data.count_rate_limits;
+if(typeof data16 !== "boolean"){
+const err28 = {instancePath:instancePath+"/count_rate_limits",schemaPath:"#/properties/count_rate_limits/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema12.properties.count_rate_limits.type,parentSchema:schema12.properties.count_rate_limits,data:data16};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -589,11 +629,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-let data15 = data4.label;
-if(typeof data15 === "string"){
-if(func2(data15) > 60){
-const err29 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters",schema:60,parentSchema:schema12.properties.sso.properties.label,data:data15};
+let data17 = data.settings_refresh_ms;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err29 = {instancePath:instancePath+"/settings_refresh_ms",schemaPath:"#/properties/settings_refresh_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.settings_refresh_ms.type,parentSchema:schema12.properties.settings_refresh_ms,data:data17};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -602,8 +640,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(func2(data15) < 1){
-const err30 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.sso.properties.label,data:data15};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 100 || isNaN(data17)){
+const err30 = {instancePath:instancePath+"/settings_refresh_ms",schemaPath:"#/properties/settings_refresh_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema12.properties.settings_refresh_ms,data:data17};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -613,8 +652,9 @@ vErrors.push(err30);
 errors++;
 }
 }
-else {
-const err31 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.sso.properties.label.type,parentSchema:schema12.properties.sso.properties.label,data:data15};
+let data18 = data.sweep_interval_ms;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err31 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.sweep_interval_ms.type,parentSchema:schema12.properties.sweep_interval_ms,data:data18};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -623,9 +663,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-else {
-const err32 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.sso.type,parentSchema:schema12.properties.sso,data:data4};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+const err32 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.sweep_interval_ms,data:data18};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -650,9 +690,447 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema13 = {"type":"object","additionalProperties":false,"properties":{"stale_reservation_ms":{"type":"integer","minimum":0,"default":0}}};
+const schema13 = {"type":"object","additionalProperties":false,"properties":{"enabled":{"enum":["auto",true,false],"default":"auto"},"session_ttl_hours":{"type":"number","exclusiveMinimum":0,"maximum":720,"default":12},"rollup_interval_ms":{"type":"integer","minimum":100,"default":5000},"rollup_lag_ms":{"type":"integer","minimum":0,"default":10000},"sso":{"type":"object","additionalProperties":false,"required":["issuer","client_id","role_claim"],"properties":{"issuer":{"type":"string","pattern":"^https?://"},"client_id":{"type":"string","minLength":1},"client_secret":{"type":"string","minLength":1},"redirect_uri":{"type":"string","pattern":"^https?://"},"scopes":{"type":"array","items":{"type":"string","minLength":1},"default":["openid","profile","email"]},"role_claim":{"type":"string","minLength":1},"roles":{"type":"object","additionalProperties":{"enum":["admin","operator","viewer"]},"default":{}},"default_role":{"enum":["admin","operator","viewer"]},"label":{"type":"string","minLength":1,"maxLength":60,"default":"Sign in with SSO"}}}}};
+const pattern0 = new RegExp("^https?://", "u");
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.enabled === undefined){
+data.enabled = "auto";
+}
+if(data.session_ttl_hours === undefined){
+data.session_ttl_hours = 12;
+}
+if(data.rollup_interval_ms === undefined){
+data.rollup_interval_ms = 5000;
+}
+if(data.rollup_lag_ms === undefined){
+data.rollup_lag_ms = 10000;
+}
+for(const key0 in data){
+if(!(((((key0 === "enabled") || (key0 === "session_ttl_hours")) || (key0 === "rollup_interval_ms")) || (key0 === "rollup_lag_ms")) || (key0 === "sso"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema13,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+let data0 = data.enabled;
+if(!(((data0 === "auto") || (data0 === true)) || (data0 === false))){
+const err1 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/enum",keyword:"enum",params:{allowedValues: schema13.properties.enabled.enum},message:"must be equal to one of the allowed values",schema:schema13.properties.enabled.enum,parentSchema:schema13.properties.enabled,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+let data1 = data.session_ttl_hours;
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 720 || isNaN(data1)){
+const err2 = {instancePath:instancePath+"/session_ttl_hours",schemaPath:"#/properties/session_ttl_hours/maximum",keyword:"maximum",params:{comparison: "<=", limit: 720},message:"must be <= 720",schema:720,parentSchema:schema13.properties.session_ttl_hours,data:data1};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data1 <= 0 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/session_ttl_hours",schemaPath:"#/properties/session_ttl_hours/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema13.properties.session_ttl_hours,data:data1};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/session_ttl_hours",schemaPath:"#/properties/session_ttl_hours/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema13.properties.session_ttl_hours.type,parentSchema:schema13.properties.session_ttl_hours,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+let data2 = data.rollup_interval_ms;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err5 = {instancePath:instancePath+"/rollup_interval_ms",schemaPath:"#/properties/rollup_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.rollup_interval_ms.type,parentSchema:schema13.properties.rollup_interval_ms,data:data2};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 100 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/rollup_interval_ms",schemaPath:"#/properties/rollup_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema13.properties.rollup_interval_ms,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+let data3 = data.rollup_lag_ms;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err7 = {instancePath:instancePath+"/rollup_lag_ms",schemaPath:"#/properties/rollup_lag_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.rollup_lag_ms.type,parentSchema:schema13.properties.rollup_lag_ms,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err8 = {instancePath:instancePath+"/rollup_lag_ms",schemaPath:"#/properties/rollup_lag_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema13.properties.rollup_lag_ms,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.sso !== undefined){
+let data4 = data.sso;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.scopes === undefined){
+data4.scopes = ["openid","profile","email"];
+}
+if(data4.roles === undefined){
+data4.roles = {};
+}
+if(data4.label === undefined){
+data4.label = "Sign in with SSO";
+}
+if(data4.issuer === undefined){
+const err9 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data4.client_id === undefined){
+const err10 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data4.role_claim === undefined){
+const err11 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "role_claim"},message:"must have required property '"+"role_claim"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+for(const key1 in data4){
+if(!(func3.call(schema13.properties.sso.properties, key1))){
+const err12 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema13.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data4.issuer !== undefined){
+let data5 = data4.issuer;
+if(typeof data5 === "string"){
+if(!pattern0.test(data5)){
+const err13 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema13.properties.sso.properties.issuer,data:data5};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.issuer.type,parentSchema:schema13.properties.sso.properties.issuer,data:data5};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data4.client_id !== undefined){
+let data6 = data4.client_id;
+if(typeof data6 === "string"){
+if(func2(data6) < 1){
+const err15 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.client_id,data:data6};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.client_id.type,parentSchema:schema13.properties.sso.properties.client_id,data:data6};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data4.client_secret !== undefined){
+let data7 = data4.client_secret;
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+const err17 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.client_secret,data:data7};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.client_secret.type,parentSchema:schema13.properties.sso.properties.client_secret,data:data7};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data4.redirect_uri !== undefined){
+let data8 = data4.redirect_uri;
+if(typeof data8 === "string"){
+if(!pattern0.test(data8)){
+const err19 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema13.properties.sso.properties.redirect_uri,data:data8};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.redirect_uri.type,parentSchema:schema13.properties.sso.properties.redirect_uri,data:data8};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+let data9 = data4.scopes;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(typeof data10 === "string"){
+if(func2(data10) < 1){
+const err21 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.scopes.items,data:data10};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.scopes.items.type,parentSchema:schema13.properties.sso.properties.scopes.items,data:data10};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/sso/scopes",schemaPath:"#/properties/sso/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema13.properties.sso.properties.scopes.type,parentSchema:schema13.properties.sso.properties.scopes,data:data9};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data4.role_claim !== undefined){
+let data11 = data4.role_claim;
+if(typeof data11 === "string"){
+if(func2(data11) < 1){
+const err24 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.role_claim,data:data11};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.role_claim.type,parentSchema:schema13.properties.sso.properties.role_claim,data:data11};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+let data12 = data4.roles;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key2 in data12){
+let data13 = data12[key2];
+if(!(((data13 === "admin") || (data13 === "operator")) || (data13 === "viewer"))){
+const err26 = {instancePath:instancePath+"/sso/roles/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/sso/properties/roles/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema13.properties.sso.properties.roles.additionalProperties.enum},message:"must be equal to one of the allowed values",schema:schema13.properties.sso.properties.roles.additionalProperties.enum,parentSchema:schema13.properties.sso.properties.roles.additionalProperties,data:data13};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/sso/roles",schemaPath:"#/properties/sso/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.properties.sso.properties.roles.type,parentSchema:schema13.properties.sso.properties.roles,data:data12};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(data4.default_role !== undefined){
+let data14 = data4.default_role;
+if(!(((data14 === "admin") || (data14 === "operator")) || (data14 === "viewer"))){
+const err28 = {instancePath:instancePath+"/sso/default_role",schemaPath:"#/properties/sso/properties/default_role/enum",keyword:"enum",params:{allowedValues: schema13.properties.sso.properties.default_role.enum},message:"must be equal to one of the allowed values",schema:schema13.properties.sso.properties.default_role.enum,parentSchema:schema13.properties.sso.properties.default_role,data:data14};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+let data15 = data4.label;
+if(typeof data15 === "string"){
+if(func2(data15) > 60){
+const err29 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters",schema:60,parentSchema:schema13.properties.sso.properties.label,data:data15};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(func2(data15) < 1){
+const err30 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.label,data:data15};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.label.type,parentSchema:schema13.properties.sso.properties.label,data:data15};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.properties.sso.type,parentSchema:schema13.properties.sso,data:data4};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.type,parentSchema:schema13,data};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+validate12.errors = vErrors;
+return errors === 0;
+}
+
+const schema14 = {"type":"object","additionalProperties":false,"properties":{"stale_reservation_ms":{"type":"integer","minimum":0,"default":0}}};
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -661,7 +1139,7 @@ data.stale_reservation_ms = 0;
 }
 for(const key0 in data){
 if(!(key0 === "stale_reservation_ms")){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema13,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema14,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -673,7 +1151,7 @@ errors++;
 }
 let data0 = data.stale_reservation_ms;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err1 = {instancePath:instancePath+"/stale_reservation_ms",schemaPath:"#/properties/stale_reservation_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.stale_reservation_ms.type,parentSchema:schema13.properties.stale_reservation_ms,data:data0};
+const err1 = {instancePath:instancePath+"/stale_reservation_ms",schemaPath:"#/properties/stale_reservation_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.stale_reservation_ms.type,parentSchema:schema14.properties.stale_reservation_ms,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -684,7 +1162,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/stale_reservation_ms",schemaPath:"#/properties/stale_reservation_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema13.properties.stale_reservation_ms,data:data0};
+const err2 = {instancePath:instancePath+"/stale_reservation_ms",schemaPath:"#/properties/stale_reservation_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.stale_reservation_ms,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -696,7 +1174,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.type,parentSchema:schema13,data};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.type,parentSchema:schema14,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -705,14 +1183,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
 
-const schema14 = {"type":"object","additionalProperties":false,"properties":{"num_retries":{"type":"integer","minimum":0,"maximum":10,"default":2},"max_retries":{"type":"integer","minimum":0,"maximum":10,"default":5},"max_fallbacks":{"type":"integer","minimum":0,"maximum":50,"default":5},"max_attempts":{"type":"integer","minimum":1,"maximum":100,"default":10},"backoff_base_ms":{"type":"integer","minimum":0,"default":200},"backoff_max_ms":{"type":"integer","minimum":0,"default":5000},"retry_after_max_ms":{"type":"integer","minimum":0,"default":30000},"cooldown":{"type":"object","additionalProperties":false,"default":{},"properties":{"failures":{"type":"integer","minimum":1,"default":3},"window_ms":{"type":"integer","minimum":1,"default":60000},"cooldown_ms":{"type":"integer","minimum":1,"default":30000}}},"overrides":{"type":"object","additionalProperties":false,"default":{},"properties":{"allow":{"type":"boolean","default":false},"api_base_allowlist":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"allow_private":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},"default":[]}}}}};
+const schema15 = {"type":"object","additionalProperties":false,"properties":{"num_retries":{"type":"integer","minimum":0,"maximum":10,"default":2},"max_retries":{"type":"integer","minimum":0,"maximum":10,"default":5},"max_fallbacks":{"type":"integer","minimum":0,"maximum":50,"default":5},"max_attempts":{"type":"integer","minimum":1,"maximum":100,"default":10},"backoff_base_ms":{"type":"integer","minimum":0,"default":200},"backoff_max_ms":{"type":"integer","minimum":0,"default":5000},"retry_after_max_ms":{"type":"integer","minimum":0,"default":30000},"cooldown":{"type":"object","additionalProperties":false,"default":{},"properties":{"failures":{"type":"integer","minimum":1,"default":3},"window_ms":{"type":"integer","minimum":1,"default":60000},"cooldown_ms":{"type":"integer","minimum":1,"default":30000}}},"overrides":{"type":"object","additionalProperties":false,"default":{},"properties":{"allow":{"type":"boolean","default":false},"api_base_allowlist":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"allow_private":{"type":"array","items":{"type":"string","pattern":"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},"default":[]}}}}};
 const pattern2 = new RegExp("^[0-9a-fA-F:.]+(/[0-9]{1,3})?$", "u");
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -744,8 +1222,8 @@ if(data.overrides === undefined){
 data.overrides = {};
 }
 for(const key0 in data){
-if(!(func3.call(schema14.properties, key0))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema14,data};
+if(!(func3.call(schema15.properties, key0))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -757,7 +1235,7 @@ errors++;
 }
 let data0 = data.num_retries;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err1 = {instancePath:instancePath+"/num_retries",schemaPath:"#/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.num_retries.type,parentSchema:schema14.properties.num_retries,data:data0};
+const err1 = {instancePath:instancePath+"/num_retries",schemaPath:"#/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.num_retries.type,parentSchema:schema15.properties.num_retries,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -768,7 +1246,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 10 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/num_retries",schemaPath:"#/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema14.properties.num_retries,data:data0};
+const err2 = {instancePath:instancePath+"/num_retries",schemaPath:"#/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema15.properties.num_retries,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -778,7 +1256,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data0 < 0 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/num_retries",schemaPath:"#/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.num_retries,data:data0};
+const err3 = {instancePath:instancePath+"/num_retries",schemaPath:"#/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.num_retries,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -790,7 +1268,7 @@ errors++;
 }
 let data1 = data.max_retries;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err4 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.max_retries.type,parentSchema:schema14.properties.max_retries,data:data1};
+const err4 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.max_retries.type,parentSchema:schema15.properties.max_retries,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -801,7 +1279,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 10 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema14.properties.max_retries,data:data1};
+const err5 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema15.properties.max_retries,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -811,7 +1289,7 @@ vErrors.push(err5);
 errors++;
 }
 if(data1 < 0 || isNaN(data1)){
-const err6 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.max_retries,data:data1};
+const err6 = {instancePath:instancePath+"/max_retries",schemaPath:"#/properties/max_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.max_retries,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -823,7 +1301,7 @@ errors++;
 }
 let data2 = data.max_fallbacks;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err7 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.max_fallbacks.type,parentSchema:schema14.properties.max_fallbacks,data:data2};
+const err7 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.max_fallbacks.type,parentSchema:schema15.properties.max_fallbacks,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -834,7 +1312,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 50 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50",schema:50,parentSchema:schema14.properties.max_fallbacks,data:data2};
+const err8 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50",schema:50,parentSchema:schema15.properties.max_fallbacks,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -844,7 +1322,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data2 < 0 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.max_fallbacks,data:data2};
+const err9 = {instancePath:instancePath+"/max_fallbacks",schemaPath:"#/properties/max_fallbacks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.max_fallbacks,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -856,7 +1334,7 @@ errors++;
 }
 let data3 = data.max_attempts;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err10 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.max_attempts.type,parentSchema:schema14.properties.max_attempts,data:data3};
+const err10 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.max_attempts.type,parentSchema:schema15.properties.max_attempts,data:data3};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -867,7 +1345,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 100 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema14.properties.max_attempts,data:data3};
+const err11 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema15.properties.max_attempts,data:data3};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -877,7 +1355,7 @@ vErrors.push(err11);
 errors++;
 }
 if(data3 < 1 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.max_attempts,data:data3};
+const err12 = {instancePath:instancePath+"/max_attempts",schemaPath:"#/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.max_attempts,data:data3};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -889,7 +1367,7 @@ errors++;
 }
 let data4 = data.backoff_base_ms;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err13 = {instancePath:instancePath+"/backoff_base_ms",schemaPath:"#/properties/backoff_base_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.backoff_base_ms.type,parentSchema:schema14.properties.backoff_base_ms,data:data4};
+const err13 = {instancePath:instancePath+"/backoff_base_ms",schemaPath:"#/properties/backoff_base_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.backoff_base_ms.type,parentSchema:schema15.properties.backoff_base_ms,data:data4};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -900,7 +1378,7 @@ errors++;
 }
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-const err14 = {instancePath:instancePath+"/backoff_base_ms",schemaPath:"#/properties/backoff_base_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.backoff_base_ms,data:data4};
+const err14 = {instancePath:instancePath+"/backoff_base_ms",schemaPath:"#/properties/backoff_base_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.backoff_base_ms,data:data4};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -912,7 +1390,7 @@ errors++;
 }
 let data5 = data.backoff_max_ms;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err15 = {instancePath:instancePath+"/backoff_max_ms",schemaPath:"#/properties/backoff_max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.backoff_max_ms.type,parentSchema:schema14.properties.backoff_max_ms,data:data5};
+const err15 = {instancePath:instancePath+"/backoff_max_ms",schemaPath:"#/properties/backoff_max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.backoff_max_ms.type,parentSchema:schema15.properties.backoff_max_ms,data:data5};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -923,7 +1401,7 @@ errors++;
 }
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/backoff_max_ms",schemaPath:"#/properties/backoff_max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.backoff_max_ms,data:data5};
+const err16 = {instancePath:instancePath+"/backoff_max_ms",schemaPath:"#/properties/backoff_max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.backoff_max_ms,data:data5};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -935,7 +1413,7 @@ errors++;
 }
 let data6 = data.retry_after_max_ms;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err17 = {instancePath:instancePath+"/retry_after_max_ms",schemaPath:"#/properties/retry_after_max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.retry_after_max_ms.type,parentSchema:schema14.properties.retry_after_max_ms,data:data6};
+const err17 = {instancePath:instancePath+"/retry_after_max_ms",schemaPath:"#/properties/retry_after_max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.retry_after_max_ms.type,parentSchema:schema15.properties.retry_after_max_ms,data:data6};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -946,7 +1424,7 @@ errors++;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-const err18 = {instancePath:instancePath+"/retry_after_max_ms",schemaPath:"#/properties/retry_after_max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema14.properties.retry_after_max_ms,data:data6};
+const err18 = {instancePath:instancePath+"/retry_after_max_ms",schemaPath:"#/properties/retry_after_max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.retry_after_max_ms,data:data6};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -969,7 +1447,7 @@ data7.cooldown_ms = 30000;
 }
 for(const key1 in data7){
 if(!(((key1 === "failures") || (key1 === "window_ms")) || (key1 === "cooldown_ms"))){
-const err19 = {instancePath:instancePath+"/cooldown",schemaPath:"#/properties/cooldown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema14.properties.cooldown,data:data7};
+const err19 = {instancePath:instancePath+"/cooldown",schemaPath:"#/properties/cooldown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.cooldown,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -981,7 +1459,7 @@ errors++;
 }
 let data8 = data7.failures;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err20 = {instancePath:instancePath+"/cooldown/failures",schemaPath:"#/properties/cooldown/properties/failures/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.failures.type,parentSchema:schema14.properties.cooldown.properties.failures,data:data8};
+const err20 = {instancePath:instancePath+"/cooldown/failures",schemaPath:"#/properties/cooldown/properties/failures/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.cooldown.properties.failures.type,parentSchema:schema15.properties.cooldown.properties.failures,data:data8};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -992,7 +1470,7 @@ errors++;
 }
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 < 1 || isNaN(data8)){
-const err21 = {instancePath:instancePath+"/cooldown/failures",schemaPath:"#/properties/cooldown/properties/failures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.failures,data:data8};
+const err21 = {instancePath:instancePath+"/cooldown/failures",schemaPath:"#/properties/cooldown/properties/failures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.cooldown.properties.failures,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1004,7 +1482,7 @@ errors++;
 }
 let data9 = data7.window_ms;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err22 = {instancePath:instancePath+"/cooldown/window_ms",schemaPath:"#/properties/cooldown/properties/window_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.window_ms.type,parentSchema:schema14.properties.cooldown.properties.window_ms,data:data9};
+const err22 = {instancePath:instancePath+"/cooldown/window_ms",schemaPath:"#/properties/cooldown/properties/window_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.cooldown.properties.window_ms.type,parentSchema:schema15.properties.cooldown.properties.window_ms,data:data9};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1015,7 +1493,7 @@ errors++;
 }
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 1 || isNaN(data9)){
-const err23 = {instancePath:instancePath+"/cooldown/window_ms",schemaPath:"#/properties/cooldown/properties/window_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.window_ms,data:data9};
+const err23 = {instancePath:instancePath+"/cooldown/window_ms",schemaPath:"#/properties/cooldown/properties/window_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.cooldown.properties.window_ms,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1027,7 +1505,7 @@ errors++;
 }
 let data10 = data7.cooldown_ms;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err24 = {instancePath:instancePath+"/cooldown/cooldown_ms",schemaPath:"#/properties/cooldown/properties/cooldown_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema14.properties.cooldown.properties.cooldown_ms.type,parentSchema:schema14.properties.cooldown.properties.cooldown_ms,data:data10};
+const err24 = {instancePath:instancePath+"/cooldown/cooldown_ms",schemaPath:"#/properties/cooldown/properties/cooldown_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.cooldown.properties.cooldown_ms.type,parentSchema:schema15.properties.cooldown.properties.cooldown_ms,data:data10};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1038,7 +1516,7 @@ errors++;
 }
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 1 || isNaN(data10)){
-const err25 = {instancePath:instancePath+"/cooldown/cooldown_ms",schemaPath:"#/properties/cooldown/properties/cooldown_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema14.properties.cooldown.properties.cooldown_ms,data:data10};
+const err25 = {instancePath:instancePath+"/cooldown/cooldown_ms",schemaPath:"#/properties/cooldown/properties/cooldown_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.cooldown.properties.cooldown_ms,data:data10};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1050,7 +1528,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/cooldown",schemaPath:"#/properties/cooldown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.properties.cooldown.type,parentSchema:schema14.properties.cooldown,data:data7};
+const err26 = {instancePath:instancePath+"/cooldown",schemaPath:"#/properties/cooldown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.cooldown.type,parentSchema:schema15.properties.cooldown,data:data7};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1072,7 +1550,7 @@ data11.allow_private = [];
 }
 for(const key2 in data11){
 if(!(((key2 === "allow") || (key2 === "api_base_allowlist")) || (key2 === "allow_private"))){
-const err27 = {instancePath:instancePath+"/overrides",schemaPath:"#/properties/overrides/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema14.properties.overrides,data:data11};
+const err27 = {instancePath:instancePath+"/overrides",schemaPath:"#/properties/overrides/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.overrides,data:data11};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1084,7 +1562,7 @@ errors++;
 }
 let data12 = data11.allow;
 if(typeof data12 !== "boolean"){
-const err28 = {instancePath:instancePath+"/overrides/allow",schemaPath:"#/properties/overrides/properties/allow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema14.properties.overrides.properties.allow.type,parentSchema:schema14.properties.overrides.properties.allow,data:data12};
+const err28 = {instancePath:instancePath+"/overrides/allow",schemaPath:"#/properties/overrides/properties/allow/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema15.properties.overrides.properties.allow.type,parentSchema:schema15.properties.overrides.properties.allow,data:data12};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1100,7 +1578,7 @@ for(let i0=0; i0<len0; i0++){
 let data14 = data13[i0];
 if(typeof data14 === "string"){
 if(func2(data14) < 1){
-const err29 = {instancePath:instancePath+"/overrides/api_base_allowlist/" + i0,schemaPath:"#/properties/overrides/properties/api_base_allowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema14.properties.overrides.properties.api_base_allowlist.items,data:data14};
+const err29 = {instancePath:instancePath+"/overrides/api_base_allowlist/" + i0,schemaPath:"#/properties/overrides/properties/api_base_allowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.overrides.properties.api_base_allowlist.items,data:data14};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1111,7 +1589,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/overrides/api_base_allowlist/" + i0,schemaPath:"#/properties/overrides/properties/api_base_allowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.properties.overrides.properties.api_base_allowlist.items.type,parentSchema:schema14.properties.overrides.properties.api_base_allowlist.items,data:data14};
+const err30 = {instancePath:instancePath+"/overrides/api_base_allowlist/" + i0,schemaPath:"#/properties/overrides/properties/api_base_allowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.overrides.properties.api_base_allowlist.items.type,parentSchema:schema15.properties.overrides.properties.api_base_allowlist.items,data:data14};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1123,7 +1601,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/overrides/api_base_allowlist",schemaPath:"#/properties/overrides/properties/api_base_allowlist/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema14.properties.overrides.properties.api_base_allowlist.type,parentSchema:schema14.properties.overrides.properties.api_base_allowlist,data:data13};
+const err31 = {instancePath:instancePath+"/overrides/api_base_allowlist",schemaPath:"#/properties/overrides/properties/api_base_allowlist/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.properties.overrides.properties.api_base_allowlist.type,parentSchema:schema15.properties.overrides.properties.api_base_allowlist,data:data13};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1139,7 +1617,7 @@ for(let i1=0; i1<len1; i1++){
 let data16 = data15[i1];
 if(typeof data16 === "string"){
 if(!pattern2.test(data16)){
-const err32 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"+"\"",schema:"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$",parentSchema:schema14.properties.overrides.properties.allow_private.items,data:data16};
+const err32 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"},message:"must match pattern \""+"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$"+"\"",schema:"^[0-9a-fA-F:.]+(/[0-9]{1,3})?$",parentSchema:schema15.properties.overrides.properties.allow_private.items,data:data16};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1150,7 +1628,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema14.properties.overrides.properties.allow_private.items.type,parentSchema:schema14.properties.overrides.properties.allow_private.items,data:data16};
+const err33 = {instancePath:instancePath+"/overrides/allow_private/" + i1,schemaPath:"#/properties/overrides/properties/allow_private/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.overrides.properties.allow_private.items.type,parentSchema:schema15.properties.overrides.properties.allow_private.items,data:data16};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1162,7 +1640,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/overrides/allow_private",schemaPath:"#/properties/overrides/properties/allow_private/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema14.properties.overrides.properties.allow_private.type,parentSchema:schema14.properties.overrides.properties.allow_private,data:data15};
+const err34 = {instancePath:instancePath+"/overrides/allow_private",schemaPath:"#/properties/overrides/properties/allow_private/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.properties.overrides.properties.allow_private.type,parentSchema:schema15.properties.overrides.properties.allow_private,data:data15};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1173,7 +1651,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/overrides",schemaPath:"#/properties/overrides/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.properties.overrides.type,parentSchema:schema14.properties.overrides,data:data11};
+const err35 = {instancePath:instancePath+"/overrides",schemaPath:"#/properties/overrides/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.overrides.type,parentSchema:schema15.properties.overrides,data:data11};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1184,7 +1662,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.type,parentSchema:schema14,data};
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.type,parentSchema:schema15,data};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1193,13 +1671,13 @@ vErrors.push(err36);
 }
 errors++;
 }
-validate13.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
 
-const schema15 = {"type":"object","additionalProperties":false,"properties":{"store":{"enum":["memory","redis"],"default":"memory"},"redis":{"type":"object","additionalProperties":false,"default":{},"properties":{"url":{"type":"string","default":"redis://127.0.0.1:6379"},"prefix":{"type":"string","default":"gw:limits:"},"timeout_ms":{"type":"integer","minimum":10,"default":5000}}},"fail_mode":{"enum":["open","closed"],"default":"open"},"window_ms":{"type":"integer","minimum":1000,"default":60000},"settings_cache_ms":{"type":"integer","minimum":0,"maximum":60000,"default":2000},"key":{"type":"object","additionalProperties":false,"default":{},"properties":{"rpm":{"type":"integer","minimum":0,"default":0},"tpm":{"type":"integer","minimum":0,"default":0},"concurrency":{"type":"integer","minimum":0,"default":0}}},"account":{"type":"object","additionalProperties":false,"default":{},"properties":{"rpm":{"type":"integer","minimum":0,"default":0},"tpm":{"type":"integer","minimum":0,"default":0},"concurrency":{"type":"integer","minimum":0,"default":0}}},"models":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}},"key_models":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}},"plans":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"key":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}},"account":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}}}},"auth_failures":{"type":"object","additionalProperties":false,"default":{},"properties":{"max":{"type":"integer","minimum":0,"default":20},"window_ms":{"type":"integer","minimum":1000,"default":60000}}},"alerts":{"type":"object","additionalProperties":false,"default":{},"properties":{"key_limit_percent":{"type":"array","items":{"type":"number","exclusiveMinimum":0,"maximum":1000},"default":[]},"account_balance_below":{"type":"array","items":{"type":"number","minimum":0},"default":[]},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","secret"],"properties":{"url":{"type":"string","pattern":"^https?://"},"secret":{"type":"string","minLength":16},"max_attempts":{"type":"integer","minimum":1,"maximum":20,"default":5},"backoff_ms":{"type":"integer","minimum":1,"default":500},"timeout_ms":{"type":"integer","minimum":100,"default":5000}}}}}}};
+const schema16 = {"type":"object","additionalProperties":false,"properties":{"store":{"enum":["memory","redis"],"default":"memory"},"redis":{"type":"object","additionalProperties":false,"default":{},"properties":{"url":{"type":"string","default":"redis://127.0.0.1:6379"},"prefix":{"type":"string","default":"gw:limits:"},"timeout_ms":{"type":"integer","minimum":10,"default":5000}}},"fail_mode":{"enum":["open","closed"],"default":"open"},"window_ms":{"type":"integer","minimum":1000,"default":60000},"settings_cache_ms":{"type":"integer","minimum":0,"maximum":60000,"default":2000},"key":{"type":"object","additionalProperties":false,"default":{},"properties":{"rpm":{"type":"integer","minimum":0,"default":0},"tpm":{"type":"integer","minimum":0,"default":0},"concurrency":{"type":"integer","minimum":0,"default":0}}},"account":{"type":"object","additionalProperties":false,"default":{},"properties":{"rpm":{"type":"integer","minimum":0,"default":0},"tpm":{"type":"integer","minimum":0,"default":0},"concurrency":{"type":"integer","minimum":0,"default":0}}},"models":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}},"key_models":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}},"plans":{"type":"object","default":{},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"key":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}},"account":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0},"tpm":{"type":"integer","minimum":0},"concurrency":{"type":"integer","minimum":0}}}}}},"auth_failures":{"type":"object","additionalProperties":false,"default":{},"properties":{"max":{"type":"integer","minimum":0,"default":20},"window_ms":{"type":"integer","minimum":1000,"default":60000}}},"alerts":{"type":"object","additionalProperties":false,"default":{},"properties":{"key_limit_percent":{"type":"array","items":{"type":"number","exclusiveMinimum":0,"maximum":1000},"default":[]},"account_balance_below":{"type":"array","items":{"type":"number","minimum":0},"default":[]},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}},"webhook":{"type":"object","additionalProperties":false,"required":["url","secret"],"properties":{"url":{"type":"string","pattern":"^https?://"},"secret":{"type":"string","minLength":16},"max_attempts":{"type":"integer","minimum":1,"maximum":20,"default":5},"backoff_ms":{"type":"integer","minimum":1,"default":500},"timeout_ms":{"type":"integer","minimum":100,"default":5000}}}}}}};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1240,8 +1718,8 @@ if(data.alerts === undefined){
 data.alerts = {};
 }
 for(const key0 in data){
-if(!(func3.call(schema15.properties, key0))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema15,data};
+if(!(func3.call(schema16.properties, key0))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1253,7 +1731,7 @@ errors++;
 }
 let data0 = data.store;
 if(!((data0 === "memory") || (data0 === "redis"))){
-const err1 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/enum",keyword:"enum",params:{allowedValues: schema15.properties.store.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.store.enum,parentSchema:schema15.properties.store,data:data0};
+const err1 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/enum",keyword:"enum",params:{allowedValues: schema16.properties.store.enum},message:"must be equal to one of the allowed values",schema:schema16.properties.store.enum,parentSchema:schema16.properties.store,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1275,7 +1753,7 @@ data1.timeout_ms = 5000;
 }
 for(const key1 in data1){
 if(!(((key1 === "url") || (key1 === "prefix")) || (key1 === "timeout_ms"))){
-const err2 = {instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.redis,data:data1};
+const err2 = {instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.redis,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1287,7 +1765,7 @@ errors++;
 }
 let data2 = data1.url;
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/redis/url",schemaPath:"#/properties/redis/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.redis.properties.url.type,parentSchema:schema15.properties.redis.properties.url,data:data2};
+const err3 = {instancePath:instancePath+"/redis/url",schemaPath:"#/properties/redis/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.redis.properties.url.type,parentSchema:schema16.properties.redis.properties.url,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1298,7 +1776,7 @@ errors++;
 }
 let data3 = data1.prefix;
 if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/redis/prefix",schemaPath:"#/properties/redis/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.redis.properties.prefix.type,parentSchema:schema15.properties.redis.properties.prefix,data:data3};
+const err4 = {instancePath:instancePath+"/redis/prefix",schemaPath:"#/properties/redis/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.redis.properties.prefix.type,parentSchema:schema16.properties.redis.properties.prefix,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1309,7 +1787,7 @@ errors++;
 }
 let data4 = data1.timeout_ms;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err5 = {instancePath:instancePath+"/redis/timeout_ms",schemaPath:"#/properties/redis/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.redis.properties.timeout_ms.type,parentSchema:schema15.properties.redis.properties.timeout_ms,data:data4};
+const err5 = {instancePath:instancePath+"/redis/timeout_ms",schemaPath:"#/properties/redis/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.redis.properties.timeout_ms.type,parentSchema:schema16.properties.redis.properties.timeout_ms,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1320,7 +1798,7 @@ errors++;
 }
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 10 || isNaN(data4)){
-const err6 = {instancePath:instancePath+"/redis/timeout_ms",schemaPath:"#/properties/redis/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema15.properties.redis.properties.timeout_ms,data:data4};
+const err6 = {instancePath:instancePath+"/redis/timeout_ms",schemaPath:"#/properties/redis/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema16.properties.redis.properties.timeout_ms,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1332,7 +1810,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.redis.type,parentSchema:schema15.properties.redis,data:data1};
+const err7 = {instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.redis.type,parentSchema:schema16.properties.redis,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1343,7 +1821,7 @@ errors++;
 }
 let data5 = data.fail_mode;
 if(!((data5 === "open") || (data5 === "closed"))){
-const err8 = {instancePath:instancePath+"/fail_mode",schemaPath:"#/properties/fail_mode/enum",keyword:"enum",params:{allowedValues: schema15.properties.fail_mode.enum},message:"must be equal to one of the allowed values",schema:schema15.properties.fail_mode.enum,parentSchema:schema15.properties.fail_mode,data:data5};
+const err8 = {instancePath:instancePath+"/fail_mode",schemaPath:"#/properties/fail_mode/enum",keyword:"enum",params:{allowedValues: schema16.properties.fail_mode.enum},message:"must be equal to one of the allowed values",schema:schema16.properties.fail_mode.enum,parentSchema:schema16.properties.fail_mode,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1354,7 +1832,7 @@ errors++;
 }
 let data6 = data.window_ms;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err9 = {instancePath:instancePath+"/window_ms",schemaPath:"#/properties/window_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.window_ms.type,parentSchema:schema15.properties.window_ms,data:data6};
+const err9 = {instancePath:instancePath+"/window_ms",schemaPath:"#/properties/window_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.window_ms.type,parentSchema:schema16.properties.window_ms,data:data6};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1365,7 +1843,7 @@ errors++;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1000 || isNaN(data6)){
-const err10 = {instancePath:instancePath+"/window_ms",schemaPath:"#/properties/window_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000",schema:1000,parentSchema:schema15.properties.window_ms,data:data6};
+const err10 = {instancePath:instancePath+"/window_ms",schemaPath:"#/properties/window_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000",schema:1000,parentSchema:schema16.properties.window_ms,data:data6};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1377,7 +1855,7 @@ errors++;
 }
 let data7 = data.settings_cache_ms;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err11 = {instancePath:instancePath+"/settings_cache_ms",schemaPath:"#/properties/settings_cache_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.settings_cache_ms.type,parentSchema:schema15.properties.settings_cache_ms,data:data7};
+const err11 = {instancePath:instancePath+"/settings_cache_ms",schemaPath:"#/properties/settings_cache_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.settings_cache_ms.type,parentSchema:schema16.properties.settings_cache_ms,data:data7};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1388,7 +1866,7 @@ errors++;
 }
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 60000 || isNaN(data7)){
-const err12 = {instancePath:instancePath+"/settings_cache_ms",schemaPath:"#/properties/settings_cache_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema15.properties.settings_cache_ms,data:data7};
+const err12 = {instancePath:instancePath+"/settings_cache_ms",schemaPath:"#/properties/settings_cache_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema16.properties.settings_cache_ms,data:data7};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1398,7 +1876,7 @@ vErrors.push(err12);
 errors++;
 }
 if(data7 < 0 || isNaN(data7)){
-const err13 = {instancePath:instancePath+"/settings_cache_ms",schemaPath:"#/properties/settings_cache_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.settings_cache_ms,data:data7};
+const err13 = {instancePath:instancePath+"/settings_cache_ms",schemaPath:"#/properties/settings_cache_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.settings_cache_ms,data:data7};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1421,7 +1899,7 @@ data8.concurrency = 0;
 }
 for(const key2 in data8){
 if(!(((key2 === "rpm") || (key2 === "tpm")) || (key2 === "concurrency"))){
-const err14 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.key,data:data8};
+const err14 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.key,data:data8};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1433,7 +1911,7 @@ errors++;
 }
 let data9 = data8.rpm;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err15 = {instancePath:instancePath+"/key/rpm",schemaPath:"#/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.key.properties.rpm.type,parentSchema:schema15.properties.key.properties.rpm,data:data9};
+const err15 = {instancePath:instancePath+"/key/rpm",schemaPath:"#/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.key.properties.rpm.type,parentSchema:schema16.properties.key.properties.rpm,data:data9};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1444,7 +1922,7 @@ errors++;
 }
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
-const err16 = {instancePath:instancePath+"/key/rpm",schemaPath:"#/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.key.properties.rpm,data:data9};
+const err16 = {instancePath:instancePath+"/key/rpm",schemaPath:"#/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.key.properties.rpm,data:data9};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1456,7 +1934,7 @@ errors++;
 }
 let data10 = data8.tpm;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err17 = {instancePath:instancePath+"/key/tpm",schemaPath:"#/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.key.properties.tpm.type,parentSchema:schema15.properties.key.properties.tpm,data:data10};
+const err17 = {instancePath:instancePath+"/key/tpm",schemaPath:"#/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.key.properties.tpm.type,parentSchema:schema16.properties.key.properties.tpm,data:data10};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1467,7 +1945,7 @@ errors++;
 }
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-const err18 = {instancePath:instancePath+"/key/tpm",schemaPath:"#/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.key.properties.tpm,data:data10};
+const err18 = {instancePath:instancePath+"/key/tpm",schemaPath:"#/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.key.properties.tpm,data:data10};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1479,7 +1957,7 @@ errors++;
 }
 let data11 = data8.concurrency;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err19 = {instancePath:instancePath+"/key/concurrency",schemaPath:"#/properties/key/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.key.properties.concurrency.type,parentSchema:schema15.properties.key.properties.concurrency,data:data11};
+const err19 = {instancePath:instancePath+"/key/concurrency",schemaPath:"#/properties/key/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.key.properties.concurrency.type,parentSchema:schema16.properties.key.properties.concurrency,data:data11};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1490,7 +1968,7 @@ errors++;
 }
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
-const err20 = {instancePath:instancePath+"/key/concurrency",schemaPath:"#/properties/key/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.key.properties.concurrency,data:data11};
+const err20 = {instancePath:instancePath+"/key/concurrency",schemaPath:"#/properties/key/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.key.properties.concurrency,data:data11};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1502,7 +1980,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.key.type,parentSchema:schema15.properties.key,data:data8};
+const err21 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.key.type,parentSchema:schema16.properties.key,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1524,7 +2002,7 @@ data12.concurrency = 0;
 }
 for(const key3 in data12){
 if(!(((key3 === "rpm") || (key3 === "tpm")) || (key3 === "concurrency"))){
-const err22 = {instancePath:instancePath+"/account",schemaPath:"#/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.account,data:data12};
+const err22 = {instancePath:instancePath+"/account",schemaPath:"#/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.account,data:data12};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1536,7 +2014,7 @@ errors++;
 }
 let data13 = data12.rpm;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err23 = {instancePath:instancePath+"/account/rpm",schemaPath:"#/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.account.properties.rpm.type,parentSchema:schema15.properties.account.properties.rpm,data:data13};
+const err23 = {instancePath:instancePath+"/account/rpm",schemaPath:"#/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.account.properties.rpm.type,parentSchema:schema16.properties.account.properties.rpm,data:data13};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1547,7 +2025,7 @@ errors++;
 }
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 0 || isNaN(data13)){
-const err24 = {instancePath:instancePath+"/account/rpm",schemaPath:"#/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.account.properties.rpm,data:data13};
+const err24 = {instancePath:instancePath+"/account/rpm",schemaPath:"#/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.account.properties.rpm,data:data13};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1559,7 +2037,7 @@ errors++;
 }
 let data14 = data12.tpm;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err25 = {instancePath:instancePath+"/account/tpm",schemaPath:"#/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.account.properties.tpm.type,parentSchema:schema15.properties.account.properties.tpm,data:data14};
+const err25 = {instancePath:instancePath+"/account/tpm",schemaPath:"#/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.account.properties.tpm.type,parentSchema:schema16.properties.account.properties.tpm,data:data14};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1570,7 +2048,7 @@ errors++;
 }
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 < 0 || isNaN(data14)){
-const err26 = {instancePath:instancePath+"/account/tpm",schemaPath:"#/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.account.properties.tpm,data:data14};
+const err26 = {instancePath:instancePath+"/account/tpm",schemaPath:"#/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.account.properties.tpm,data:data14};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1582,7 +2060,7 @@ errors++;
 }
 let data15 = data12.concurrency;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-const err27 = {instancePath:instancePath+"/account/concurrency",schemaPath:"#/properties/account/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.account.properties.concurrency.type,parentSchema:schema15.properties.account.properties.concurrency,data:data15};
+const err27 = {instancePath:instancePath+"/account/concurrency",schemaPath:"#/properties/account/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.account.properties.concurrency.type,parentSchema:schema16.properties.account.properties.concurrency,data:data15};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1593,7 +2071,7 @@ errors++;
 }
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 < 0 || isNaN(data15)){
-const err28 = {instancePath:instancePath+"/account/concurrency",schemaPath:"#/properties/account/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.account.properties.concurrency,data:data15};
+const err28 = {instancePath:instancePath+"/account/concurrency",schemaPath:"#/properties/account/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.account.properties.concurrency,data:data15};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1605,7 +2083,7 @@ errors++;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/account",schemaPath:"#/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.account.type,parentSchema:schema15.properties.account,data:data12};
+const err29 = {instancePath:instancePath+"/account",schemaPath:"#/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.account.type,parentSchema:schema16.properties.account,data:data12};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1621,7 +2099,7 @@ let data17 = data16[key4];
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 for(const key5 in data17){
 if(!(((key5 === "rpm") || (key5 === "tpm")) || (key5 === "concurrency"))){
-const err30 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.models.additionalProperties,data:data17};
+const err30 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.models.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1634,7 +2112,7 @@ errors++;
 if(data17.rpm !== undefined){
 let data18 = data17.rpm;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-const err31 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/rpm",schemaPath:"#/properties/models/additionalProperties/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.models.additionalProperties.properties.rpm.type,parentSchema:schema15.properties.models.additionalProperties.properties.rpm,data:data18};
+const err31 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/rpm",schemaPath:"#/properties/models/additionalProperties/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.models.additionalProperties.properties.rpm.type,parentSchema:schema16.properties.models.additionalProperties.properties.rpm,data:data18};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1645,7 +2123,7 @@ errors++;
 }
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 < 0 || isNaN(data18)){
-const err32 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/rpm",schemaPath:"#/properties/models/additionalProperties/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.models.additionalProperties.properties.rpm,data:data18};
+const err32 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/rpm",schemaPath:"#/properties/models/additionalProperties/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.models.additionalProperties.properties.rpm,data:data18};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1659,7 +2137,7 @@ errors++;
 if(data17.tpm !== undefined){
 let data19 = data17.tpm;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err33 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tpm",schemaPath:"#/properties/models/additionalProperties/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.models.additionalProperties.properties.tpm.type,parentSchema:schema15.properties.models.additionalProperties.properties.tpm,data:data19};
+const err33 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tpm",schemaPath:"#/properties/models/additionalProperties/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.models.additionalProperties.properties.tpm.type,parentSchema:schema16.properties.models.additionalProperties.properties.tpm,data:data19};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1670,7 +2148,7 @@ errors++;
 }
 if((typeof data19 == "number") && (isFinite(data19))){
 if(data19 < 0 || isNaN(data19)){
-const err34 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tpm",schemaPath:"#/properties/models/additionalProperties/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.models.additionalProperties.properties.tpm,data:data19};
+const err34 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tpm",schemaPath:"#/properties/models/additionalProperties/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.models.additionalProperties.properties.tpm,data:data19};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1684,7 +2162,7 @@ errors++;
 if(data17.concurrency !== undefined){
 let data20 = data17.concurrency;
 if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-const err35 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/concurrency",schemaPath:"#/properties/models/additionalProperties/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.models.additionalProperties.properties.concurrency.type,parentSchema:schema15.properties.models.additionalProperties.properties.concurrency,data:data20};
+const err35 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/concurrency",schemaPath:"#/properties/models/additionalProperties/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.models.additionalProperties.properties.concurrency.type,parentSchema:schema16.properties.models.additionalProperties.properties.concurrency,data:data20};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1695,7 +2173,7 @@ errors++;
 }
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 < 0 || isNaN(data20)){
-const err36 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/concurrency",schemaPath:"#/properties/models/additionalProperties/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.models.additionalProperties.properties.concurrency,data:data20};
+const err36 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/concurrency",schemaPath:"#/properties/models/additionalProperties/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.models.additionalProperties.properties.concurrency,data:data20};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1708,7 +2186,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.models.additionalProperties.type,parentSchema:schema15.properties.models.additionalProperties,data:data17};
+const err37 = {instancePath:instancePath+"/models/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.models.additionalProperties.type,parentSchema:schema16.properties.models.additionalProperties,data:data17};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1720,7 +2198,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.models.type,parentSchema:schema15.properties.models,data:data16};
+const err38 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.models.type,parentSchema:schema16.properties.models,data:data16};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1736,7 +2214,7 @@ let data22 = data21[key6];
 if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
 for(const key7 in data22){
 if(!(((key7 === "rpm") || (key7 === "tpm")) || (key7 === "concurrency"))){
-const err39 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/key_models/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.key_models.additionalProperties,data:data22};
+const err39 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/key_models/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.key_models.additionalProperties,data:data22};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1749,7 +2227,7 @@ errors++;
 if(data22.rpm !== undefined){
 let data23 = data22.rpm;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-const err40 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rpm",schemaPath:"#/properties/key_models/additionalProperties/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.key_models.additionalProperties.properties.rpm.type,parentSchema:schema15.properties.key_models.additionalProperties.properties.rpm,data:data23};
+const err40 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rpm",schemaPath:"#/properties/key_models/additionalProperties/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.key_models.additionalProperties.properties.rpm.type,parentSchema:schema16.properties.key_models.additionalProperties.properties.rpm,data:data23};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1760,7 +2238,7 @@ errors++;
 }
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 < 0 || isNaN(data23)){
-const err41 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rpm",schemaPath:"#/properties/key_models/additionalProperties/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.key_models.additionalProperties.properties.rpm,data:data23};
+const err41 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rpm",schemaPath:"#/properties/key_models/additionalProperties/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.key_models.additionalProperties.properties.rpm,data:data23};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1774,7 +2252,7 @@ errors++;
 if(data22.tpm !== undefined){
 let data24 = data22.tpm;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-const err42 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/tpm",schemaPath:"#/properties/key_models/additionalProperties/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.key_models.additionalProperties.properties.tpm.type,parentSchema:schema15.properties.key_models.additionalProperties.properties.tpm,data:data24};
+const err42 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/tpm",schemaPath:"#/properties/key_models/additionalProperties/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.key_models.additionalProperties.properties.tpm.type,parentSchema:schema16.properties.key_models.additionalProperties.properties.tpm,data:data24};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1785,7 +2263,7 @@ errors++;
 }
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 < 0 || isNaN(data24)){
-const err43 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/tpm",schemaPath:"#/properties/key_models/additionalProperties/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.key_models.additionalProperties.properties.tpm,data:data24};
+const err43 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/tpm",schemaPath:"#/properties/key_models/additionalProperties/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.key_models.additionalProperties.properties.tpm,data:data24};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1799,7 +2277,7 @@ errors++;
 if(data22.concurrency !== undefined){
 let data25 = data22.concurrency;
 if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-const err44 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/concurrency",schemaPath:"#/properties/key_models/additionalProperties/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.key_models.additionalProperties.properties.concurrency.type,parentSchema:schema15.properties.key_models.additionalProperties.properties.concurrency,data:data25};
+const err44 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/concurrency",schemaPath:"#/properties/key_models/additionalProperties/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.key_models.additionalProperties.properties.concurrency.type,parentSchema:schema16.properties.key_models.additionalProperties.properties.concurrency,data:data25};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1810,7 +2288,7 @@ errors++;
 }
 if((typeof data25 == "number") && (isFinite(data25))){
 if(data25 < 0 || isNaN(data25)){
-const err45 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/concurrency",schemaPath:"#/properties/key_models/additionalProperties/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.key_models.additionalProperties.properties.concurrency,data:data25};
+const err45 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/concurrency",schemaPath:"#/properties/key_models/additionalProperties/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.key_models.additionalProperties.properties.concurrency,data:data25};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1823,7 +2301,7 @@ errors++;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/key_models/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.key_models.additionalProperties.type,parentSchema:schema15.properties.key_models.additionalProperties,data:data22};
+const err46 = {instancePath:instancePath+"/key_models/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/key_models/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.key_models.additionalProperties.type,parentSchema:schema16.properties.key_models.additionalProperties,data:data22};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1835,7 +2313,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/key_models",schemaPath:"#/properties/key_models/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.key_models.type,parentSchema:schema15.properties.key_models,data:data21};
+const err47 = {instancePath:instancePath+"/key_models",schemaPath:"#/properties/key_models/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.key_models.type,parentSchema:schema16.properties.key_models,data:data21};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1851,7 +2329,7 @@ let data27 = data26[key8];
 if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 for(const key9 in data27){
 if(!((key9 === "key") || (key9 === "account"))){
-const err48 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plans/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.plans.additionalProperties,data:data27};
+const err48 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plans/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.plans.additionalProperties,data:data27};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1866,7 +2344,7 @@ let data28 = data27.key;
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 for(const key10 in data28){
 if(!(((key10 === "rpm") || (key10 === "tpm")) || (key10 === "concurrency"))){
-const err49 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key",schemaPath:"#/properties/plans/additionalProperties/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.plans.additionalProperties.properties.key,data:data28};
+const err49 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key",schemaPath:"#/properties/plans/additionalProperties/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.plans.additionalProperties.properties.key,data:data28};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1879,7 +2357,7 @@ errors++;
 if(data28.rpm !== undefined){
 let data29 = data28.rpm;
 if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
-const err50 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/rpm",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.plans.additionalProperties.properties.key.properties.rpm.type,parentSchema:schema15.properties.plans.additionalProperties.properties.key.properties.rpm,data:data29};
+const err50 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/rpm",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.plans.additionalProperties.properties.key.properties.rpm.type,parentSchema:schema16.properties.plans.additionalProperties.properties.key.properties.rpm,data:data29};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1890,7 +2368,7 @@ errors++;
 }
 if((typeof data29 == "number") && (isFinite(data29))){
 if(data29 < 0 || isNaN(data29)){
-const err51 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/rpm",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.plans.additionalProperties.properties.key.properties.rpm,data:data29};
+const err51 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/rpm",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.plans.additionalProperties.properties.key.properties.rpm,data:data29};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1904,7 +2382,7 @@ errors++;
 if(data28.tpm !== undefined){
 let data30 = data28.tpm;
 if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err52 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/tpm",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.plans.additionalProperties.properties.key.properties.tpm.type,parentSchema:schema15.properties.plans.additionalProperties.properties.key.properties.tpm,data:data30};
+const err52 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/tpm",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.plans.additionalProperties.properties.key.properties.tpm.type,parentSchema:schema16.properties.plans.additionalProperties.properties.key.properties.tpm,data:data30};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1915,7 +2393,7 @@ errors++;
 }
 if((typeof data30 == "number") && (isFinite(data30))){
 if(data30 < 0 || isNaN(data30)){
-const err53 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/tpm",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.plans.additionalProperties.properties.key.properties.tpm,data:data30};
+const err53 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/tpm",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.plans.additionalProperties.properties.key.properties.tpm,data:data30};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1929,7 +2407,7 @@ errors++;
 if(data28.concurrency !== undefined){
 let data31 = data28.concurrency;
 if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err54 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/concurrency",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.plans.additionalProperties.properties.key.properties.concurrency.type,parentSchema:schema15.properties.plans.additionalProperties.properties.key.properties.concurrency,data:data31};
+const err54 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/concurrency",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.plans.additionalProperties.properties.key.properties.concurrency.type,parentSchema:schema16.properties.plans.additionalProperties.properties.key.properties.concurrency,data:data31};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1940,7 +2418,7 @@ errors++;
 }
 if((typeof data31 == "number") && (isFinite(data31))){
 if(data31 < 0 || isNaN(data31)){
-const err55 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/concurrency",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.plans.additionalProperties.properties.key.properties.concurrency,data:data31};
+const err55 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key/concurrency",schemaPath:"#/properties/plans/additionalProperties/properties/key/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.plans.additionalProperties.properties.key.properties.concurrency,data:data31};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1953,7 +2431,7 @@ errors++;
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key",schemaPath:"#/properties/plans/additionalProperties/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.plans.additionalProperties.properties.key.type,parentSchema:schema15.properties.plans.additionalProperties.properties.key,data:data28};
+const err56 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/key",schemaPath:"#/properties/plans/additionalProperties/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.plans.additionalProperties.properties.key.type,parentSchema:schema16.properties.plans.additionalProperties.properties.key,data:data28};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1968,7 +2446,7 @@ let data32 = data27.account;
 if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 for(const key11 in data32){
 if(!(((key11 === "rpm") || (key11 === "tpm")) || (key11 === "concurrency"))){
-const err57 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account",schemaPath:"#/properties/plans/additionalProperties/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.plans.additionalProperties.properties.account,data:data32};
+const err57 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account",schemaPath:"#/properties/plans/additionalProperties/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.plans.additionalProperties.properties.account,data:data32};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1981,7 +2459,7 @@ errors++;
 if(data32.rpm !== undefined){
 let data33 = data32.rpm;
 if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-const err58 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/rpm",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.plans.additionalProperties.properties.account.properties.rpm.type,parentSchema:schema15.properties.plans.additionalProperties.properties.account.properties.rpm,data:data33};
+const err58 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/rpm",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.plans.additionalProperties.properties.account.properties.rpm.type,parentSchema:schema16.properties.plans.additionalProperties.properties.account.properties.rpm,data:data33};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1992,7 +2470,7 @@ errors++;
 }
 if((typeof data33 == "number") && (isFinite(data33))){
 if(data33 < 0 || isNaN(data33)){
-const err59 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/rpm",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.plans.additionalProperties.properties.account.properties.rpm,data:data33};
+const err59 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/rpm",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.plans.additionalProperties.properties.account.properties.rpm,data:data33};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -2006,7 +2484,7 @@ errors++;
 if(data32.tpm !== undefined){
 let data34 = data32.tpm;
 if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-const err60 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/tpm",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.plans.additionalProperties.properties.account.properties.tpm.type,parentSchema:schema15.properties.plans.additionalProperties.properties.account.properties.tpm,data:data34};
+const err60 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/tpm",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.plans.additionalProperties.properties.account.properties.tpm.type,parentSchema:schema16.properties.plans.additionalProperties.properties.account.properties.tpm,data:data34};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -2017,7 +2495,7 @@ errors++;
 }
 if((typeof data34 == "number") && (isFinite(data34))){
 if(data34 < 0 || isNaN(data34)){
-const err61 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/tpm",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.plans.additionalProperties.properties.account.properties.tpm,data:data34};
+const err61 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/tpm",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.plans.additionalProperties.properties.account.properties.tpm,data:data34};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -2031,7 +2509,7 @@ errors++;
 if(data32.concurrency !== undefined){
 let data35 = data32.concurrency;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-const err62 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/concurrency",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.plans.additionalProperties.properties.account.properties.concurrency.type,parentSchema:schema15.properties.plans.additionalProperties.properties.account.properties.concurrency,data:data35};
+const err62 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/concurrency",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.plans.additionalProperties.properties.account.properties.concurrency.type,parentSchema:schema16.properties.plans.additionalProperties.properties.account.properties.concurrency,data:data35};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -2042,7 +2520,7 @@ errors++;
 }
 if((typeof data35 == "number") && (isFinite(data35))){
 if(data35 < 0 || isNaN(data35)){
-const err63 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/concurrency",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.plans.additionalProperties.properties.account.properties.concurrency,data:data35};
+const err63 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account/concurrency",schemaPath:"#/properties/plans/additionalProperties/properties/account/properties/concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.plans.additionalProperties.properties.account.properties.concurrency,data:data35};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -2055,7 +2533,7 @@ errors++;
 }
 }
 else {
-const err64 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account",schemaPath:"#/properties/plans/additionalProperties/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.plans.additionalProperties.properties.account.type,parentSchema:schema15.properties.plans.additionalProperties.properties.account,data:data32};
+const err64 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/account",schemaPath:"#/properties/plans/additionalProperties/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.plans.additionalProperties.properties.account.type,parentSchema:schema16.properties.plans.additionalProperties.properties.account,data:data32};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -2067,7 +2545,7 @@ errors++;
 }
 }
 else {
-const err65 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plans/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.plans.additionalProperties.type,parentSchema:schema15.properties.plans.additionalProperties,data:data27};
+const err65 = {instancePath:instancePath+"/plans/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plans/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.plans.additionalProperties.type,parentSchema:schema16.properties.plans.additionalProperties,data:data27};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -2079,7 +2557,7 @@ errors++;
 }
 }
 else {
-const err66 = {instancePath:instancePath+"/plans",schemaPath:"#/properties/plans/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.plans.type,parentSchema:schema15.properties.plans,data:data26};
+const err66 = {instancePath:instancePath+"/plans",schemaPath:"#/properties/plans/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.plans.type,parentSchema:schema16.properties.plans,data:data26};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -2098,7 +2576,7 @@ data36.window_ms = 60000;
 }
 for(const key12 in data36){
 if(!((key12 === "max") || (key12 === "window_ms"))){
-const err67 = {instancePath:instancePath+"/auth_failures",schemaPath:"#/properties/auth_failures/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.auth_failures,data:data36};
+const err67 = {instancePath:instancePath+"/auth_failures",schemaPath:"#/properties/auth_failures/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.auth_failures,data:data36};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -2110,7 +2588,7 @@ errors++;
 }
 let data37 = data36.max;
 if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-const err68 = {instancePath:instancePath+"/auth_failures/max",schemaPath:"#/properties/auth_failures/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.auth_failures.properties.max.type,parentSchema:schema15.properties.auth_failures.properties.max,data:data37};
+const err68 = {instancePath:instancePath+"/auth_failures/max",schemaPath:"#/properties/auth_failures/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.auth_failures.properties.max.type,parentSchema:schema16.properties.auth_failures.properties.max,data:data37};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -2121,7 +2599,7 @@ errors++;
 }
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-const err69 = {instancePath:instancePath+"/auth_failures/max",schemaPath:"#/properties/auth_failures/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.auth_failures.properties.max,data:data37};
+const err69 = {instancePath:instancePath+"/auth_failures/max",schemaPath:"#/properties/auth_failures/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.auth_failures.properties.max,data:data37};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -2133,7 +2611,7 @@ errors++;
 }
 let data38 = data36.window_ms;
 if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err70 = {instancePath:instancePath+"/auth_failures/window_ms",schemaPath:"#/properties/auth_failures/properties/window_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.auth_failures.properties.window_ms.type,parentSchema:schema15.properties.auth_failures.properties.window_ms,data:data38};
+const err70 = {instancePath:instancePath+"/auth_failures/window_ms",schemaPath:"#/properties/auth_failures/properties/window_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.auth_failures.properties.window_ms.type,parentSchema:schema16.properties.auth_failures.properties.window_ms,data:data38};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -2144,7 +2622,7 @@ errors++;
 }
 if((typeof data38 == "number") && (isFinite(data38))){
 if(data38 < 1000 || isNaN(data38)){
-const err71 = {instancePath:instancePath+"/auth_failures/window_ms",schemaPath:"#/properties/auth_failures/properties/window_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000",schema:1000,parentSchema:schema15.properties.auth_failures.properties.window_ms,data:data38};
+const err71 = {instancePath:instancePath+"/auth_failures/window_ms",schemaPath:"#/properties/auth_failures/properties/window_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000",schema:1000,parentSchema:schema16.properties.auth_failures.properties.window_ms,data:data38};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -2156,7 +2634,7 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath:instancePath+"/auth_failures",schemaPath:"#/properties/auth_failures/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.auth_failures.type,parentSchema:schema15.properties.auth_failures,data:data36};
+const err72 = {instancePath:instancePath+"/auth_failures",schemaPath:"#/properties/auth_failures/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.auth_failures.type,parentSchema:schema16.properties.auth_failures,data:data36};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -2175,7 +2653,7 @@ data39.account_balance_below = [];
 }
 for(const key13 in data39){
 if(!((((key13 === "key_limit_percent") || (key13 === "account_balance_below")) || (key13 === "smtp")) || (key13 === "webhook"))){
-const err73 = {instancePath:instancePath+"/alerts",schemaPath:"#/properties/alerts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.alerts,data:data39};
+const err73 = {instancePath:instancePath+"/alerts",schemaPath:"#/properties/alerts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.alerts,data:data39};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -2192,7 +2670,7 @@ for(let i0=0; i0<len0; i0++){
 let data41 = data40[i0];
 if((typeof data41 == "number") && (isFinite(data41))){
 if(data41 > 1000 || isNaN(data41)){
-const err74 = {instancePath:instancePath+"/alerts/key_limit_percent/" + i0,schemaPath:"#/properties/alerts/properties/key_limit_percent/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema15.properties.alerts.properties.key_limit_percent.items,data:data41};
+const err74 = {instancePath:instancePath+"/alerts/key_limit_percent/" + i0,schemaPath:"#/properties/alerts/properties/key_limit_percent/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema16.properties.alerts.properties.key_limit_percent.items,data:data41};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -2202,7 +2680,7 @@ vErrors.push(err74);
 errors++;
 }
 if(data41 <= 0 || isNaN(data41)){
-const err75 = {instancePath:instancePath+"/alerts/key_limit_percent/" + i0,schemaPath:"#/properties/alerts/properties/key_limit_percent/items/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema15.properties.alerts.properties.key_limit_percent.items,data:data41};
+const err75 = {instancePath:instancePath+"/alerts/key_limit_percent/" + i0,schemaPath:"#/properties/alerts/properties/key_limit_percent/items/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema16.properties.alerts.properties.key_limit_percent.items,data:data41};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -2213,7 +2691,7 @@ errors++;
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/alerts/key_limit_percent/" + i0,schemaPath:"#/properties/alerts/properties/key_limit_percent/items/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema15.properties.alerts.properties.key_limit_percent.items.type,parentSchema:schema15.properties.alerts.properties.key_limit_percent.items,data:data41};
+const err76 = {instancePath:instancePath+"/alerts/key_limit_percent/" + i0,schemaPath:"#/properties/alerts/properties/key_limit_percent/items/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.alerts.properties.key_limit_percent.items.type,parentSchema:schema16.properties.alerts.properties.key_limit_percent.items,data:data41};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -2225,7 +2703,7 @@ errors++;
 }
 }
 else {
-const err77 = {instancePath:instancePath+"/alerts/key_limit_percent",schemaPath:"#/properties/alerts/properties/key_limit_percent/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.properties.alerts.properties.key_limit_percent.type,parentSchema:schema15.properties.alerts.properties.key_limit_percent,data:data40};
+const err77 = {instancePath:instancePath+"/alerts/key_limit_percent",schemaPath:"#/properties/alerts/properties/key_limit_percent/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.alerts.properties.key_limit_percent.type,parentSchema:schema16.properties.alerts.properties.key_limit_percent,data:data40};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -2241,7 +2719,7 @@ for(let i1=0; i1<len1; i1++){
 let data43 = data42[i1];
 if((typeof data43 == "number") && (isFinite(data43))){
 if(data43 < 0 || isNaN(data43)){
-const err78 = {instancePath:instancePath+"/alerts/account_balance_below/" + i1,schemaPath:"#/properties/alerts/properties/account_balance_below/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.alerts.properties.account_balance_below.items,data:data43};
+const err78 = {instancePath:instancePath+"/alerts/account_balance_below/" + i1,schemaPath:"#/properties/alerts/properties/account_balance_below/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.alerts.properties.account_balance_below.items,data:data43};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -2252,7 +2730,7 @@ errors++;
 }
 }
 else {
-const err79 = {instancePath:instancePath+"/alerts/account_balance_below/" + i1,schemaPath:"#/properties/alerts/properties/account_balance_below/items/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema15.properties.alerts.properties.account_balance_below.items.type,parentSchema:schema15.properties.alerts.properties.account_balance_below.items,data:data43};
+const err79 = {instancePath:instancePath+"/alerts/account_balance_below/" + i1,schemaPath:"#/properties/alerts/properties/account_balance_below/items/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.alerts.properties.account_balance_below.items.type,parentSchema:schema16.properties.alerts.properties.account_balance_below.items,data:data43};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -2264,7 +2742,7 @@ errors++;
 }
 }
 else {
-const err80 = {instancePath:instancePath+"/alerts/account_balance_below",schemaPath:"#/properties/alerts/properties/account_balance_below/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.properties.alerts.properties.account_balance_below.type,parentSchema:schema15.properties.alerts.properties.account_balance_below,data:data42};
+const err80 = {instancePath:instancePath+"/alerts/account_balance_below",schemaPath:"#/properties/alerts/properties/account_balance_below/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.alerts.properties.account_balance_below.type,parentSchema:schema16.properties.alerts.properties.account_balance_below,data:data42};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -2280,7 +2758,7 @@ if(data44.secure === undefined){
 data44.secure = false;
 }
 if(data44.host === undefined){
-const err81 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema15.properties.alerts.properties.smtp.required,parentSchema:schema15.properties.alerts.properties.smtp,data:data44};
+const err81 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema16.properties.alerts.properties.smtp.required,parentSchema:schema16.properties.alerts.properties.smtp,data:data44};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -2290,7 +2768,7 @@ vErrors.push(err81);
 errors++;
 }
 if(data44.port === undefined){
-const err82 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema15.properties.alerts.properties.smtp.required,parentSchema:schema15.properties.alerts.properties.smtp,data:data44};
+const err82 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema16.properties.alerts.properties.smtp.required,parentSchema:schema16.properties.alerts.properties.smtp,data:data44};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -2300,7 +2778,7 @@ vErrors.push(err82);
 errors++;
 }
 if(data44.from === undefined){
-const err83 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema15.properties.alerts.properties.smtp.required,parentSchema:schema15.properties.alerts.properties.smtp,data:data44};
+const err83 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema16.properties.alerts.properties.smtp.required,parentSchema:schema16.properties.alerts.properties.smtp,data:data44};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -2311,7 +2789,7 @@ errors++;
 }
 for(const key14 in data44){
 if(!((((((key14 === "host") || (key14 === "port")) || (key14 === "secure")) || (key14 === "from")) || (key14 === "user")) || (key14 === "pass"))){
-const err84 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.alerts.properties.smtp,data:data44};
+const err84 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.alerts.properties.smtp,data:data44};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -2324,7 +2802,7 @@ errors++;
 if(data44.host !== undefined){
 let data45 = data44.host;
 if(typeof data45 !== "string"){
-const err85 = {instancePath:instancePath+"/alerts/smtp/host",schemaPath:"#/properties/alerts/properties/smtp/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.alerts.properties.smtp.properties.host.type,parentSchema:schema15.properties.alerts.properties.smtp.properties.host,data:data45};
+const err85 = {instancePath:instancePath+"/alerts/smtp/host",schemaPath:"#/properties/alerts/properties/smtp/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.alerts.properties.smtp.properties.host.type,parentSchema:schema16.properties.alerts.properties.smtp.properties.host,data:data45};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -2337,7 +2815,7 @@ errors++;
 if(data44.port !== undefined){
 let data46 = data44.port;
 if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
-const err86 = {instancePath:instancePath+"/alerts/smtp/port",schemaPath:"#/properties/alerts/properties/smtp/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.alerts.properties.smtp.properties.port.type,parentSchema:schema15.properties.alerts.properties.smtp.properties.port,data:data46};
+const err86 = {instancePath:instancePath+"/alerts/smtp/port",schemaPath:"#/properties/alerts/properties/smtp/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.alerts.properties.smtp.properties.port.type,parentSchema:schema16.properties.alerts.properties.smtp.properties.port,data:data46};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -2349,7 +2827,7 @@ errors++;
 }
 let data47 = data44.secure;
 if(typeof data47 !== "boolean"){
-const err87 = {instancePath:instancePath+"/alerts/smtp/secure",schemaPath:"#/properties/alerts/properties/smtp/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema15.properties.alerts.properties.smtp.properties.secure.type,parentSchema:schema15.properties.alerts.properties.smtp.properties.secure,data:data47};
+const err87 = {instancePath:instancePath+"/alerts/smtp/secure",schemaPath:"#/properties/alerts/properties/smtp/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema16.properties.alerts.properties.smtp.properties.secure.type,parentSchema:schema16.properties.alerts.properties.smtp.properties.secure,data:data47};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -2361,7 +2839,7 @@ errors++;
 if(data44.from !== undefined){
 let data48 = data44.from;
 if(typeof data48 !== "string"){
-const err88 = {instancePath:instancePath+"/alerts/smtp/from",schemaPath:"#/properties/alerts/properties/smtp/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.alerts.properties.smtp.properties.from.type,parentSchema:schema15.properties.alerts.properties.smtp.properties.from,data:data48};
+const err88 = {instancePath:instancePath+"/alerts/smtp/from",schemaPath:"#/properties/alerts/properties/smtp/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.alerts.properties.smtp.properties.from.type,parentSchema:schema16.properties.alerts.properties.smtp.properties.from,data:data48};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -2374,7 +2852,7 @@ errors++;
 if(data44.user !== undefined){
 let data49 = data44.user;
 if(typeof data49 !== "string"){
-const err89 = {instancePath:instancePath+"/alerts/smtp/user",schemaPath:"#/properties/alerts/properties/smtp/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.alerts.properties.smtp.properties.user.type,parentSchema:schema15.properties.alerts.properties.smtp.properties.user,data:data49};
+const err89 = {instancePath:instancePath+"/alerts/smtp/user",schemaPath:"#/properties/alerts/properties/smtp/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.alerts.properties.smtp.properties.user.type,parentSchema:schema16.properties.alerts.properties.smtp.properties.user,data:data49};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -2387,7 +2865,7 @@ errors++;
 if(data44.pass !== undefined){
 let data50 = data44.pass;
 if(typeof data50 !== "string"){
-const err90 = {instancePath:instancePath+"/alerts/smtp/pass",schemaPath:"#/properties/alerts/properties/smtp/properties/pass/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.alerts.properties.smtp.properties.pass.type,parentSchema:schema15.properties.alerts.properties.smtp.properties.pass,data:data50};
+const err90 = {instancePath:instancePath+"/alerts/smtp/pass",schemaPath:"#/properties/alerts/properties/smtp/properties/pass/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.alerts.properties.smtp.properties.pass.type,parentSchema:schema16.properties.alerts.properties.smtp.properties.pass,data:data50};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -2399,7 +2877,7 @@ errors++;
 }
 }
 else {
-const err91 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.alerts.properties.smtp.type,parentSchema:schema15.properties.alerts.properties.smtp,data:data44};
+const err91 = {instancePath:instancePath+"/alerts/smtp",schemaPath:"#/properties/alerts/properties/smtp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.alerts.properties.smtp.type,parentSchema:schema16.properties.alerts.properties.smtp,data:data44};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -2422,7 +2900,7 @@ if(data51.timeout_ms === undefined){
 data51.timeout_ms = 5000;
 }
 if(data51.url === undefined){
-const err92 = {instancePath:instancePath+"/alerts/webhook",schemaPath:"#/properties/alerts/properties/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema15.properties.alerts.properties.webhook.required,parentSchema:schema15.properties.alerts.properties.webhook,data:data51};
+const err92 = {instancePath:instancePath+"/alerts/webhook",schemaPath:"#/properties/alerts/properties/webhook/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema16.properties.alerts.properties.webhook.required,parentSchema:schema16.properties.alerts.properties.webhook,data:data51};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -2432,7 +2910,7 @@ vErrors.push(err92);
 errors++;
 }
 if(data51.secret === undefined){
-const err93 = {instancePath:instancePath+"/alerts/webhook",schemaPath:"#/properties/alerts/properties/webhook/required",keyword:"required",params:{missingProperty: "secret"},message:"must have required property '"+"secret"+"'",schema:schema15.properties.alerts.properties.webhook.required,parentSchema:schema15.properties.alerts.properties.webhook,data:data51};
+const err93 = {instancePath:instancePath+"/alerts/webhook",schemaPath:"#/properties/alerts/properties/webhook/required",keyword:"required",params:{missingProperty: "secret"},message:"must have required property '"+"secret"+"'",schema:schema16.properties.alerts.properties.webhook.required,parentSchema:schema16.properties.alerts.properties.webhook,data:data51};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -2443,7 +2921,7 @@ errors++;
 }
 for(const key15 in data51){
 if(!(((((key15 === "url") || (key15 === "secret")) || (key15 === "max_attempts")) || (key15 === "backoff_ms")) || (key15 === "timeout_ms"))){
-const err94 = {instancePath:instancePath+"/alerts/webhook",schemaPath:"#/properties/alerts/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.alerts.properties.webhook,data:data51};
+const err94 = {instancePath:instancePath+"/alerts/webhook",schemaPath:"#/properties/alerts/properties/webhook/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.alerts.properties.webhook,data:data51};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -2457,7 +2935,7 @@ if(data51.url !== undefined){
 let data52 = data51.url;
 if(typeof data52 === "string"){
 if(!pattern0.test(data52)){
-const err95 = {instancePath:instancePath+"/alerts/webhook/url",schemaPath:"#/properties/alerts/properties/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema15.properties.alerts.properties.webhook.properties.url,data:data52};
+const err95 = {instancePath:instancePath+"/alerts/webhook/url",schemaPath:"#/properties/alerts/properties/webhook/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema16.properties.alerts.properties.webhook.properties.url,data:data52};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -2468,7 +2946,7 @@ errors++;
 }
 }
 else {
-const err96 = {instancePath:instancePath+"/alerts/webhook/url",schemaPath:"#/properties/alerts/properties/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.alerts.properties.webhook.properties.url.type,parentSchema:schema15.properties.alerts.properties.webhook.properties.url,data:data52};
+const err96 = {instancePath:instancePath+"/alerts/webhook/url",schemaPath:"#/properties/alerts/properties/webhook/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.alerts.properties.webhook.properties.url.type,parentSchema:schema16.properties.alerts.properties.webhook.properties.url,data:data52};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -2482,7 +2960,7 @@ if(data51.secret !== undefined){
 let data53 = data51.secret;
 if(typeof data53 === "string"){
 if(func2(data53) < 16){
-const err97 = {instancePath:instancePath+"/alerts/webhook/secret",schemaPath:"#/properties/alerts/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema15.properties.alerts.properties.webhook.properties.secret,data:data53};
+const err97 = {instancePath:instancePath+"/alerts/webhook/secret",schemaPath:"#/properties/alerts/properties/webhook/properties/secret/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema16.properties.alerts.properties.webhook.properties.secret,data:data53};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -2493,7 +2971,7 @@ errors++;
 }
 }
 else {
-const err98 = {instancePath:instancePath+"/alerts/webhook/secret",schemaPath:"#/properties/alerts/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.alerts.properties.webhook.properties.secret.type,parentSchema:schema15.properties.alerts.properties.webhook.properties.secret,data:data53};
+const err98 = {instancePath:instancePath+"/alerts/webhook/secret",schemaPath:"#/properties/alerts/properties/webhook/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.alerts.properties.webhook.properties.secret.type,parentSchema:schema16.properties.alerts.properties.webhook.properties.secret,data:data53};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -2505,7 +2983,7 @@ errors++;
 }
 let data54 = data51.max_attempts;
 if(!(((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54))) && (isFinite(data54)))){
-const err99 = {instancePath:instancePath+"/alerts/webhook/max_attempts",schemaPath:"#/properties/alerts/properties/webhook/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.alerts.properties.webhook.properties.max_attempts.type,parentSchema:schema15.properties.alerts.properties.webhook.properties.max_attempts,data:data54};
+const err99 = {instancePath:instancePath+"/alerts/webhook/max_attempts",schemaPath:"#/properties/alerts/properties/webhook/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.alerts.properties.webhook.properties.max_attempts.type,parentSchema:schema16.properties.alerts.properties.webhook.properties.max_attempts,data:data54};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -2516,7 +2994,7 @@ errors++;
 }
 if((typeof data54 == "number") && (isFinite(data54))){
 if(data54 > 20 || isNaN(data54)){
-const err100 = {instancePath:instancePath+"/alerts/webhook/max_attempts",schemaPath:"#/properties/alerts/properties/webhook/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema15.properties.alerts.properties.webhook.properties.max_attempts,data:data54};
+const err100 = {instancePath:instancePath+"/alerts/webhook/max_attempts",schemaPath:"#/properties/alerts/properties/webhook/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema16.properties.alerts.properties.webhook.properties.max_attempts,data:data54};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -2526,7 +3004,7 @@ vErrors.push(err100);
 errors++;
 }
 if(data54 < 1 || isNaN(data54)){
-const err101 = {instancePath:instancePath+"/alerts/webhook/max_attempts",schemaPath:"#/properties/alerts/properties/webhook/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.alerts.properties.webhook.properties.max_attempts,data:data54};
+const err101 = {instancePath:instancePath+"/alerts/webhook/max_attempts",schemaPath:"#/properties/alerts/properties/webhook/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.alerts.properties.webhook.properties.max_attempts,data:data54};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -2538,7 +3016,7 @@ errors++;
 }
 let data55 = data51.backoff_ms;
 if(!(((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55))) && (isFinite(data55)))){
-const err102 = {instancePath:instancePath+"/alerts/webhook/backoff_ms",schemaPath:"#/properties/alerts/properties/webhook/properties/backoff_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.alerts.properties.webhook.properties.backoff_ms.type,parentSchema:schema15.properties.alerts.properties.webhook.properties.backoff_ms,data:data55};
+const err102 = {instancePath:instancePath+"/alerts/webhook/backoff_ms",schemaPath:"#/properties/alerts/properties/webhook/properties/backoff_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.alerts.properties.webhook.properties.backoff_ms.type,parentSchema:schema16.properties.alerts.properties.webhook.properties.backoff_ms,data:data55};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -2549,7 +3027,7 @@ errors++;
 }
 if((typeof data55 == "number") && (isFinite(data55))){
 if(data55 < 1 || isNaN(data55)){
-const err103 = {instancePath:instancePath+"/alerts/webhook/backoff_ms",schemaPath:"#/properties/alerts/properties/webhook/properties/backoff_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema15.properties.alerts.properties.webhook.properties.backoff_ms,data:data55};
+const err103 = {instancePath:instancePath+"/alerts/webhook/backoff_ms",schemaPath:"#/properties/alerts/properties/webhook/properties/backoff_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.alerts.properties.webhook.properties.backoff_ms,data:data55};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -2561,7 +3039,7 @@ errors++;
 }
 let data56 = data51.timeout_ms;
 if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
-const err104 = {instancePath:instancePath+"/alerts/webhook/timeout_ms",schemaPath:"#/properties/alerts/properties/webhook/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema15.properties.alerts.properties.webhook.properties.timeout_ms.type,parentSchema:schema15.properties.alerts.properties.webhook.properties.timeout_ms,data:data56};
+const err104 = {instancePath:instancePath+"/alerts/webhook/timeout_ms",schemaPath:"#/properties/alerts/properties/webhook/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.alerts.properties.webhook.properties.timeout_ms.type,parentSchema:schema16.properties.alerts.properties.webhook.properties.timeout_ms,data:data56};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -2572,7 +3050,7 @@ errors++;
 }
 if((typeof data56 == "number") && (isFinite(data56))){
 if(data56 < 100 || isNaN(data56)){
-const err105 = {instancePath:instancePath+"/alerts/webhook/timeout_ms",schemaPath:"#/properties/alerts/properties/webhook/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema15.properties.alerts.properties.webhook.properties.timeout_ms,data:data56};
+const err105 = {instancePath:instancePath+"/alerts/webhook/timeout_ms",schemaPath:"#/properties/alerts/properties/webhook/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.alerts.properties.webhook.properties.timeout_ms,data:data56};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -2584,7 +3062,7 @@ errors++;
 }
 }
 else {
-const err106 = {instancePath:instancePath+"/alerts/webhook",schemaPath:"#/properties/alerts/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.alerts.properties.webhook.type,parentSchema:schema15.properties.alerts.properties.webhook,data:data51};
+const err106 = {instancePath:instancePath+"/alerts/webhook",schemaPath:"#/properties/alerts/properties/webhook/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.alerts.properties.webhook.type,parentSchema:schema16.properties.alerts.properties.webhook,data:data51};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -2596,7 +3074,7 @@ errors++;
 }
 }
 else {
-const err107 = {instancePath:instancePath+"/alerts",schemaPath:"#/properties/alerts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.alerts.type,parentSchema:schema15.properties.alerts,data:data39};
+const err107 = {instancePath:instancePath+"/alerts",schemaPath:"#/properties/alerts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.alerts.type,parentSchema:schema16.properties.alerts,data:data39};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -2607,7 +3085,7 @@ errors++;
 }
 }
 else {
-const err108 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.type,parentSchema:schema15,data};
+const err108 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.type,parentSchema:schema16,data};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -2616,16 +3094,16 @@ vErrors.push(err108);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
 
-const schema16 = {"type":"object","additionalProperties":false,"properties":{"servers":{"type":"array","default":[],"maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$","maxLength":40},"price_per_call":{"type":"number","minimum":0,"maximum":1000000,"default":0},"tool_prices":{"type":"object","propertyNames":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"additionalProperties":{"type":"number","minimum":0,"maximum":1000000},"default":{}},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000},"url":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"object","additionalProperties":{"type":"string"}},"cwd":{"type":"string"}},"oneOf":[{"required":["url"],"not":{"anyOf":[{"required":["command"]},{"required":["args"]},{"required":["env"]},{"required":["cwd"]}]}},{"required":["command"],"not":{"anyOf":[{"required":["url"]},{"required":["headers"]}]}}]}},"path":{"type":"string","pattern":"^/[A-Za-z0-9/_-]*$","default":"/mcp"},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":60000},"connect_timeout_ms":{"type":"integer","minimum":100,"maximum":600000,"default":10000},"health_interval_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":15000},"backoff":{"type":"object","additionalProperties":false,"default":{},"properties":{"initial_ms":{"type":"integer","minimum":10,"maximum":600000,"default":500},"max_ms":{"type":"integer","minimum":10,"maximum":3600000,"default":30000}}},"session_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000,"default":1800000},"max_sessions":{"type":"integer","minimum":1,"maximum":1000000,"default":10000},"access":{"type":"object","additionalProperties":false,"default":{},"properties":{"default":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000,"default":["*"]},"accounts":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}},"keys":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}}}},"calls_per_minute":{"type":"integer","minimum":0,"maximum":1000000000,"default":0},"record_payloads":{"type":"boolean","default":false}}};
+const schema17 = {"type":"object","additionalProperties":false,"properties":{"servers":{"type":"array","default":[],"maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$","maxLength":40},"price_per_call":{"type":"number","minimum":0,"maximum":1000000,"default":0},"tool_prices":{"type":"object","propertyNames":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"additionalProperties":{"type":"number","minimum":0,"maximum":1000000},"default":{}},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000},"url":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"object","additionalProperties":{"type":"string"}},"cwd":{"type":"string"}},"oneOf":[{"required":["url"],"not":{"anyOf":[{"required":["command"]},{"required":["args"]},{"required":["env"]},{"required":["cwd"]}]}},{"required":["command"],"not":{"anyOf":[{"required":["url"]},{"required":["headers"]}]}}]}},"path":{"type":"string","pattern":"^/[A-Za-z0-9/_-]*$","default":"/mcp"},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":60000},"connect_timeout_ms":{"type":"integer","minimum":100,"maximum":600000,"default":10000},"health_interval_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":15000},"backoff":{"type":"object","additionalProperties":false,"default":{},"properties":{"initial_ms":{"type":"integer","minimum":10,"maximum":600000,"default":500},"max_ms":{"type":"integer","minimum":10,"maximum":3600000,"default":30000}}},"session_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000,"default":1800000},"max_sessions":{"type":"integer","minimum":1,"maximum":1000000,"default":10000},"access":{"type":"object","additionalProperties":false,"default":{},"properties":{"default":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000,"default":["*"]},"accounts":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}},"keys":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}}}},"calls_per_minute":{"type":"integer","minimum":0,"maximum":1000000000,"default":0},"record_payloads":{"type":"boolean","default":false}}};
 const pattern4 = new RegExp("^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$", "u");
 const pattern5 = new RegExp("^[^\\s]+$", "u");
 const pattern7 = new RegExp("^/[A-Za-z0-9/_-]*$", "u");
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2663,8 +3141,8 @@ if(data.record_payloads === undefined){
 data.record_payloads = false;
 }
 for(const key0 in data){
-if(!(func3.call(schema16.properties, key0))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data};
+if(!(func3.call(schema17.properties, key0))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2677,7 +3155,7 @@ errors++;
 let data0 = data.servers;
 if(Array.isArray(data0)){
 if(data0.length > 100){
-const err1 = {instancePath:instancePath+"/servers",schemaPath:"#/properties/servers/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema16.properties.servers,data:data0};
+const err1 = {instancePath:instancePath+"/servers",schemaPath:"#/properties/servers/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items",schema:100,parentSchema:schema17.properties.servers,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2790,7 +3268,7 @@ vErrors = null;
 }
 var valid4 = _errs9 === errors;
 if(valid4){
-const err7 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/0/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema16.properties.servers.items.oneOf[0].not,parentSchema:schema16.properties.servers.items.oneOf[0],data:data1};
+const err7 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/0/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema17.properties.servers.items.oneOf[0].not,parentSchema:schema17.properties.servers.items.oneOf[0],data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2812,7 +3290,7 @@ vErrors = null;
 }
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.url === undefined){
-const err8 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/0/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema16.properties.servers.items.oneOf[0].required,parentSchema:schema16.properties.servers.items.oneOf[0],data:data1};
+const err8 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/0/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema17.properties.servers.items.oneOf[0].required,parentSchema:schema17.properties.servers.items.oneOf[0],data:data1};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2889,7 +3367,7 @@ vErrors = null;
 }
 var valid6 = _errs17 === errors;
 if(valid6){
-const err12 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/1/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema16.properties.servers.items.oneOf[1].not,parentSchema:schema16.properties.servers.items.oneOf[1],data:data1};
+const err12 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/1/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema17.properties.servers.items.oneOf[1].not,parentSchema:schema17.properties.servers.items.oneOf[1],data:data1};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2911,7 +3389,7 @@ vErrors = null;
 }
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.command === undefined){
-const err13 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/1/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'",schema:schema16.properties.servers.items.oneOf[1].required,parentSchema:schema16.properties.servers.items.oneOf[1],data:data1};
+const err13 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf/1/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'",schema:schema17.properties.servers.items.oneOf[1].required,parentSchema:schema17.properties.servers.items.oneOf[1],data:data1};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2933,7 +3411,7 @@ passing0 = 1;
 }
 }
 if(!valid3){
-const err14 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema16.properties.servers.items.oneOf,parentSchema:schema16.properties.servers.items,data:data1};
+const err14 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema17.properties.servers.items.oneOf,parentSchema:schema17.properties.servers.items,data:data1};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2961,7 +3439,7 @@ if(data1.tool_prices === undefined){
 data1.tool_prices = {};
 }
 if(data1.name === undefined){
-const err15 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema16.properties.servers.items.required,parentSchema:schema16.properties.servers.items,data:data1};
+const err15 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema17.properties.servers.items.required,parentSchema:schema17.properties.servers.items,data:data1};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2971,8 +3449,8 @@ vErrors.push(err15);
 errors++;
 }
 for(const key1 in data1){
-if(!(func3.call(schema16.properties.servers.items.properties, key1))){
-const err16 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.servers.items,data:data1};
+if(!(func3.call(schema17.properties.servers.items.properties, key1))){
+const err16 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema17.properties.servers.items,data:data1};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2986,7 +3464,7 @@ if(data1.name !== undefined){
 let data2 = data1.name;
 if(typeof data2 === "string"){
 if(func2(data2) > 40){
-const err17 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema16.properties.servers.items.properties.name,data:data2};
+const err17 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",schema:40,parentSchema:schema17.properties.servers.items.properties.name,data:data2};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2996,7 +3474,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!pattern4.test(data2)){
-const err18 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$"},message:"must match pattern \""+"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$"+"\"",schema:"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$",parentSchema:schema16.properties.servers.items.properties.name,data:data2};
+const err18 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$"},message:"must match pattern \""+"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$"+"\"",schema:"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$",parentSchema:schema17.properties.servers.items.properties.name,data:data2};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3007,7 +3485,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.name.type,parentSchema:schema16.properties.servers.items.properties.name,data:data2};
+const err19 = {instancePath:instancePath+"/servers/" + i0+"/name",schemaPath:"#/properties/servers/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.servers.items.properties.name.type,parentSchema:schema17.properties.servers.items.properties.name,data:data2};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3020,7 +3498,7 @@ errors++;
 let data3 = data1.price_per_call;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1000000 || isNaN(data3)){
-const err20 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.servers.items.properties.price_per_call,data:data3};
+const err20 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema17.properties.servers.items.properties.price_per_call,data:data3};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3030,7 +3508,7 @@ vErrors.push(err20);
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err21 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.servers.items.properties.price_per_call,data:data3};
+const err21 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema17.properties.servers.items.properties.price_per_call,data:data3};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3041,7 +3519,7 @@ errors++;
 }
 }
 else {
-const err22 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.servers.items.properties.price_per_call.type,parentSchema:schema16.properties.servers.items.properties.price_per_call,data:data3};
+const err22 = {instancePath:instancePath+"/servers/" + i0+"/price_per_call",schemaPath:"#/properties/servers/items/properties/price_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema17.properties.servers.items.properties.price_per_call.type,parentSchema:schema17.properties.servers.items.properties.price_per_call,data:data3};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3056,7 +3534,7 @@ for(const key2 in data4){
 const _errs28 = errors;
 if(typeof key2 === "string"){
 if(func2(key2) > 200){
-const err23 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema16.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
+const err23 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema17.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3066,7 +3544,7 @@ vErrors.push(err23);
 errors++;
 }
 if(func2(key2) < 1){
-const err24 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
+const err24 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema17.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3076,7 +3554,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!pattern5.test(key2)){
-const err25 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema16.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
+const err25 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema17.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3087,7 +3565,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.tool_prices.propertyNames.type,parentSchema:schema16.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
+const err26 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.servers.items.properties.tool_prices.propertyNames.type,parentSchema:schema17.properties.servers.items.properties.tool_prices.propertyNames,data:key2,propertyName:key2};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3098,7 +3576,7 @@ errors++;
 }
 var valid9 = _errs28 === errors;
 if(!valid9){
-const err27 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema16.properties.servers.items.properties.tool_prices.propertyNames,parentSchema:schema16.properties.servers.items.properties.tool_prices,data:data4};
+const err27 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema17.properties.servers.items.properties.tool_prices.propertyNames,parentSchema:schema17.properties.servers.items.properties.tool_prices,data:data4};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3112,7 +3590,7 @@ for(const key3 in data4){
 let data5 = data4[key3];
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 1000000 || isNaN(data5)){
-const err28 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
+const err28 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema17.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3122,7 +3600,7 @@ vErrors.push(err28);
 errors++;
 }
 if(data5 < 0 || isNaN(data5)){
-const err29 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
+const err29 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema17.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3133,7 +3611,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.servers.items.properties.tool_prices.additionalProperties.type,parentSchema:schema16.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
+const err30 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/tool_prices/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema17.properties.servers.items.properties.tool_prices.additionalProperties.type,parentSchema:schema17.properties.servers.items.properties.tool_prices.additionalProperties,data:data5};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3145,7 +3623,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.servers.items.properties.tool_prices.type,parentSchema:schema16.properties.servers.items.properties.tool_prices,data:data4};
+const err31 = {instancePath:instancePath+"/servers/" + i0+"/tool_prices",schemaPath:"#/properties/servers/items/properties/tool_prices/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.servers.items.properties.tool_prices.type,parentSchema:schema17.properties.servers.items.properties.tool_prices,data:data4};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3157,7 +3635,7 @@ errors++;
 if(data1.timeout_ms !== undefined){
 let data6 = data1.timeout_ms;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err32 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.servers.items.properties.timeout_ms.type,parentSchema:schema16.properties.servers.items.properties.timeout_ms,data:data6};
+const err32 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.servers.items.properties.timeout_ms.type,parentSchema:schema17.properties.servers.items.properties.timeout_ms,data:data6};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3168,7 +3646,7 @@ errors++;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 3600000 || isNaN(data6)){
-const err33 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema16.properties.servers.items.properties.timeout_ms,data:data6};
+const err33 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema17.properties.servers.items.properties.timeout_ms,data:data6};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3178,7 +3656,7 @@ vErrors.push(err33);
 errors++;
 }
 if(data6 < 100 || isNaN(data6)){
-const err34 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.servers.items.properties.timeout_ms,data:data6};
+const err34 = {instancePath:instancePath+"/servers/" + i0+"/timeout_ms",schemaPath:"#/properties/servers/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema17.properties.servers.items.properties.timeout_ms,data:data6};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3193,7 +3671,7 @@ if(data1.url !== undefined){
 let data7 = data1.url;
 if(typeof data7 === "string"){
 if(!pattern0.test(data7)){
-const err35 = {instancePath:instancePath+"/servers/" + i0+"/url",schemaPath:"#/properties/servers/items/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema16.properties.servers.items.properties.url,data:data7};
+const err35 = {instancePath:instancePath+"/servers/" + i0+"/url",schemaPath:"#/properties/servers/items/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema17.properties.servers.items.properties.url,data:data7};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3204,7 +3682,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/servers/" + i0+"/url",schemaPath:"#/properties/servers/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.url.type,parentSchema:schema16.properties.servers.items.properties.url,data:data7};
+const err36 = {instancePath:instancePath+"/servers/" + i0+"/url",schemaPath:"#/properties/servers/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.servers.items.properties.url.type,parentSchema:schema17.properties.servers.items.properties.url,data:data7};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3220,7 +3698,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key4 in data8){
 let data9 = data8[key4];
 if(typeof data9 !== "string"){
-const err37 = {instancePath:instancePath+"/servers/" + i0+"/headers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.headers.additionalProperties.type,parentSchema:schema16.properties.servers.items.properties.headers.additionalProperties,data:data9};
+const err37 = {instancePath:instancePath+"/servers/" + i0+"/headers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.servers.items.properties.headers.additionalProperties.type,parentSchema:schema17.properties.servers.items.properties.headers.additionalProperties,data:data9};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3232,7 +3710,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/servers/" + i0+"/headers",schemaPath:"#/properties/servers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.servers.items.properties.headers.type,parentSchema:schema16.properties.servers.items.properties.headers,data:data8};
+const err38 = {instancePath:instancePath+"/servers/" + i0+"/headers",schemaPath:"#/properties/servers/items/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.servers.items.properties.headers.type,parentSchema:schema17.properties.servers.items.properties.headers,data:data8};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3246,7 +3724,7 @@ if(data1.command !== undefined){
 let data10 = data1.command;
 if(typeof data10 === "string"){
 if(func2(data10) < 1){
-const err39 = {instancePath:instancePath+"/servers/" + i0+"/command",schemaPath:"#/properties/servers/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.servers.items.properties.command,data:data10};
+const err39 = {instancePath:instancePath+"/servers/" + i0+"/command",schemaPath:"#/properties/servers/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema17.properties.servers.items.properties.command,data:data10};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3257,7 +3735,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/servers/" + i0+"/command",schemaPath:"#/properties/servers/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.command.type,parentSchema:schema16.properties.servers.items.properties.command,data:data10};
+const err40 = {instancePath:instancePath+"/servers/" + i0+"/command",schemaPath:"#/properties/servers/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.servers.items.properties.command.type,parentSchema:schema17.properties.servers.items.properties.command,data:data10};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3274,7 +3752,7 @@ const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 let data12 = data11[i1];
 if(typeof data12 !== "string"){
-const err41 = {instancePath:instancePath+"/servers/" + i0+"/args/" + i1,schemaPath:"#/properties/servers/items/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.args.items.type,parentSchema:schema16.properties.servers.items.properties.args.items,data:data12};
+const err41 = {instancePath:instancePath+"/servers/" + i0+"/args/" + i1,schemaPath:"#/properties/servers/items/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.servers.items.properties.args.items.type,parentSchema:schema17.properties.servers.items.properties.args.items,data:data12};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3286,7 +3764,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/servers/" + i0+"/args",schemaPath:"#/properties/servers/items/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.servers.items.properties.args.type,parentSchema:schema16.properties.servers.items.properties.args,data:data11};
+const err42 = {instancePath:instancePath+"/servers/" + i0+"/args",schemaPath:"#/properties/servers/items/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema17.properties.servers.items.properties.args.type,parentSchema:schema17.properties.servers.items.properties.args,data:data11};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3302,7 +3780,7 @@ if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 for(const key5 in data13){
 let data14 = data13[key5];
 if(typeof data14 !== "string"){
-const err43 = {instancePath:instancePath+"/servers/" + i0+"/env/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.env.additionalProperties.type,parentSchema:schema16.properties.servers.items.properties.env.additionalProperties,data:data14};
+const err43 = {instancePath:instancePath+"/servers/" + i0+"/env/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/servers/items/properties/env/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.servers.items.properties.env.additionalProperties.type,parentSchema:schema17.properties.servers.items.properties.env.additionalProperties,data:data14};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3314,7 +3792,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/servers/" + i0+"/env",schemaPath:"#/properties/servers/items/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.servers.items.properties.env.type,parentSchema:schema16.properties.servers.items.properties.env,data:data13};
+const err44 = {instancePath:instancePath+"/servers/" + i0+"/env",schemaPath:"#/properties/servers/items/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.servers.items.properties.env.type,parentSchema:schema17.properties.servers.items.properties.env,data:data13};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3327,7 +3805,7 @@ errors++;
 if(data1.cwd !== undefined){
 let data15 = data1.cwd;
 if(typeof data15 !== "string"){
-const err45 = {instancePath:instancePath+"/servers/" + i0+"/cwd",schemaPath:"#/properties/servers/items/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.servers.items.properties.cwd.type,parentSchema:schema16.properties.servers.items.properties.cwd,data:data15};
+const err45 = {instancePath:instancePath+"/servers/" + i0+"/cwd",schemaPath:"#/properties/servers/items/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.servers.items.properties.cwd.type,parentSchema:schema17.properties.servers.items.properties.cwd,data:data15};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3339,7 +3817,7 @@ errors++;
 }
 }
 else {
-const err46 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.servers.items.type,parentSchema:schema16.properties.servers.items,data:data1};
+const err46 = {instancePath:instancePath+"/servers/" + i0,schemaPath:"#/properties/servers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.servers.items.type,parentSchema:schema17.properties.servers.items,data:data1};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3351,7 +3829,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/servers",schemaPath:"#/properties/servers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.servers.type,parentSchema:schema16.properties.servers,data:data0};
+const err47 = {instancePath:instancePath+"/servers",schemaPath:"#/properties/servers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema17.properties.servers.type,parentSchema:schema17.properties.servers,data:data0};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3363,7 +3841,7 @@ errors++;
 let data16 = data.path;
 if(typeof data16 === "string"){
 if(!pattern7.test(data16)){
-const err48 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9/_-]*$"},message:"must match pattern \""+"^/[A-Za-z0-9/_-]*$"+"\"",schema:"^/[A-Za-z0-9/_-]*$",parentSchema:schema16.properties.path,data:data16};
+const err48 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9/_-]*$"},message:"must match pattern \""+"^/[A-Za-z0-9/_-]*$"+"\"",schema:"^/[A-Za-z0-9/_-]*$",parentSchema:schema17.properties.path,data:data16};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3374,7 +3852,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.path.type,parentSchema:schema16.properties.path,data:data16};
+const err49 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.path.type,parentSchema:schema17.properties.path,data:data16};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3385,7 +3863,7 @@ errors++;
 }
 let data17 = data.timeout_ms;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err50 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.timeout_ms.type,parentSchema:schema16.properties.timeout_ms,data:data17};
+const err50 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.timeout_ms.type,parentSchema:schema17.properties.timeout_ms,data:data17};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3396,7 +3874,7 @@ errors++;
 }
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 3600000 || isNaN(data17)){
-const err51 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema16.properties.timeout_ms,data:data17};
+const err51 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema17.properties.timeout_ms,data:data17};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3406,7 +3884,7 @@ vErrors.push(err51);
 errors++;
 }
 if(data17 < 100 || isNaN(data17)){
-const err52 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.timeout_ms,data:data17};
+const err52 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema17.properties.timeout_ms,data:data17};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3418,7 +3896,7 @@ errors++;
 }
 let data18 = data.connect_timeout_ms;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-const err53 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.connect_timeout_ms.type,parentSchema:schema16.properties.connect_timeout_ms,data:data18};
+const err53 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.connect_timeout_ms.type,parentSchema:schema17.properties.connect_timeout_ms,data:data18};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3429,7 +3907,7 @@ errors++;
 }
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 > 600000 || isNaN(data18)){
-const err54 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema16.properties.connect_timeout_ms,data:data18};
+const err54 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema17.properties.connect_timeout_ms,data:data18};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3439,7 +3917,7 @@ vErrors.push(err54);
 errors++;
 }
 if(data18 < 100 || isNaN(data18)){
-const err55 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.connect_timeout_ms,data:data18};
+const err55 = {instancePath:instancePath+"/connect_timeout_ms",schemaPath:"#/properties/connect_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema17.properties.connect_timeout_ms,data:data18};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3451,7 +3929,7 @@ errors++;
 }
 let data19 = data.health_interval_ms;
 if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err56 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.health_interval_ms.type,parentSchema:schema16.properties.health_interval_ms,data:data19};
+const err56 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.health_interval_ms.type,parentSchema:schema17.properties.health_interval_ms,data:data19};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3462,7 +3940,7 @@ errors++;
 }
 if((typeof data19 == "number") && (isFinite(data19))){
 if(data19 > 3600000 || isNaN(data19)){
-const err57 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema16.properties.health_interval_ms,data:data19};
+const err57 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema17.properties.health_interval_ms,data:data19};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3472,7 +3950,7 @@ vErrors.push(err57);
 errors++;
 }
 if(data19 < 100 || isNaN(data19)){
-const err58 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema16.properties.health_interval_ms,data:data19};
+const err58 = {instancePath:instancePath+"/health_interval_ms",schemaPath:"#/properties/health_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema17.properties.health_interval_ms,data:data19};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3492,7 +3970,7 @@ data20.max_ms = 30000;
 }
 for(const key6 in data20){
 if(!((key6 === "initial_ms") || (key6 === "max_ms"))){
-const err59 = {instancePath:instancePath+"/backoff",schemaPath:"#/properties/backoff/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.backoff,data:data20};
+const err59 = {instancePath:instancePath+"/backoff",schemaPath:"#/properties/backoff/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema17.properties.backoff,data:data20};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3504,7 +3982,7 @@ errors++;
 }
 let data21 = data20.initial_ms;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err60 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.backoff.properties.initial_ms.type,parentSchema:schema16.properties.backoff.properties.initial_ms,data:data21};
+const err60 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.backoff.properties.initial_ms.type,parentSchema:schema17.properties.backoff.properties.initial_ms,data:data21};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3515,7 +3993,7 @@ errors++;
 }
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 > 600000 || isNaN(data21)){
-const err61 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema16.properties.backoff.properties.initial_ms,data:data21};
+const err61 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema17.properties.backoff.properties.initial_ms,data:data21};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3525,7 +4003,7 @@ vErrors.push(err61);
 errors++;
 }
 if(data21 < 10 || isNaN(data21)){
-const err62 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema16.properties.backoff.properties.initial_ms,data:data21};
+const err62 = {instancePath:instancePath+"/backoff/initial_ms",schemaPath:"#/properties/backoff/properties/initial_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema17.properties.backoff.properties.initial_ms,data:data21};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3537,7 +4015,7 @@ errors++;
 }
 let data22 = data20.max_ms;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err63 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.backoff.properties.max_ms.type,parentSchema:schema16.properties.backoff.properties.max_ms,data:data22};
+const err63 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.backoff.properties.max_ms.type,parentSchema:schema17.properties.backoff.properties.max_ms,data:data22};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3548,7 +4026,7 @@ errors++;
 }
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 > 3600000 || isNaN(data22)){
-const err64 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema16.properties.backoff.properties.max_ms,data:data22};
+const err64 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000",schema:3600000,parentSchema:schema17.properties.backoff.properties.max_ms,data:data22};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3558,7 +4036,7 @@ vErrors.push(err64);
 errors++;
 }
 if(data22 < 10 || isNaN(data22)){
-const err65 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema16.properties.backoff.properties.max_ms,data:data22};
+const err65 = {instancePath:instancePath+"/backoff/max_ms",schemaPath:"#/properties/backoff/properties/max_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema17.properties.backoff.properties.max_ms,data:data22};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3570,7 +4048,7 @@ errors++;
 }
 }
 else {
-const err66 = {instancePath:instancePath+"/backoff",schemaPath:"#/properties/backoff/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.backoff.type,parentSchema:schema16.properties.backoff,data:data20};
+const err66 = {instancePath:instancePath+"/backoff",schemaPath:"#/properties/backoff/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.backoff.type,parentSchema:schema17.properties.backoff,data:data20};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3581,7 +4059,7 @@ errors++;
 }
 let data23 = data.session_idle_ms;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-const err67 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.session_idle_ms.type,parentSchema:schema16.properties.session_idle_ms,data:data23};
+const err67 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.session_idle_ms.type,parentSchema:schema17.properties.session_idle_ms,data:data23};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3592,7 +4070,7 @@ errors++;
 }
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 > 86400000 || isNaN(data23)){
-const err68 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000",schema:86400000,parentSchema:schema16.properties.session_idle_ms,data:data23};
+const err68 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000",schema:86400000,parentSchema:schema17.properties.session_idle_ms,data:data23};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3602,7 +4080,7 @@ vErrors.push(err68);
 errors++;
 }
 if(data23 < 1000 || isNaN(data23)){
-const err69 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000",schema:1000,parentSchema:schema16.properties.session_idle_ms,data:data23};
+const err69 = {instancePath:instancePath+"/session_idle_ms",schemaPath:"#/properties/session_idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000",schema:1000,parentSchema:schema17.properties.session_idle_ms,data:data23};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3614,7 +4092,7 @@ errors++;
 }
 let data24 = data.max_sessions;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-const err70 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.max_sessions.type,parentSchema:schema16.properties.max_sessions,data:data24};
+const err70 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.max_sessions.type,parentSchema:schema17.properties.max_sessions,data:data24};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3625,7 +4103,7 @@ errors++;
 }
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 > 1000000 || isNaN(data24)){
-const err71 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.max_sessions,data:data24};
+const err71 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema17.properties.max_sessions,data:data24};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3635,7 +4113,7 @@ vErrors.push(err71);
 errors++;
 }
 if(data24 < 1 || isNaN(data24)){
-const err72 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema16.properties.max_sessions,data:data24};
+const err72 = {instancePath:instancePath+"/max_sessions",schemaPath:"#/properties/max_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema17.properties.max_sessions,data:data24};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3658,7 +4136,7 @@ data25.keys = {};
 }
 for(const key7 in data25){
 if(!(((key7 === "default") || (key7 === "accounts")) || (key7 === "keys"))){
-const err73 = {instancePath:instancePath+"/access",schemaPath:"#/properties/access/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.access,data:data25};
+const err73 = {instancePath:instancePath+"/access",schemaPath:"#/properties/access/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema17.properties.access,data:data25};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3671,7 +4149,7 @@ errors++;
 let data26 = data25.default;
 if(Array.isArray(data26)){
 if(data26.length > 1000){
-const err74 = {instancePath:instancePath+"/access/default",schemaPath:"#/properties/access/properties/default/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema16.properties.access.properties.default,data:data26};
+const err74 = {instancePath:instancePath+"/access/default",schemaPath:"#/properties/access/properties/default/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema17.properties.access.properties.default,data:data26};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3685,7 +4163,7 @@ for(let i2=0; i2<len2; i2++){
 let data27 = data26[i2];
 if(typeof data27 === "string"){
 if(func2(data27) > 200){
-const err75 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema16.properties.access.properties.default.items,data:data27};
+const err75 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema17.properties.access.properties.default.items,data:data27};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -3695,7 +4173,7 @@ vErrors.push(err75);
 errors++;
 }
 if(func2(data27) < 1){
-const err76 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.access.properties.default.items,data:data27};
+const err76 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema17.properties.access.properties.default.items,data:data27};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3705,7 +4183,7 @@ vErrors.push(err76);
 errors++;
 }
 if(!pattern5.test(data27)){
-const err77 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema16.properties.access.properties.default.items,data:data27};
+const err77 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema17.properties.access.properties.default.items,data:data27};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3716,7 +4194,7 @@ errors++;
 }
 }
 else {
-const err78 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.access.properties.default.items.type,parentSchema:schema16.properties.access.properties.default.items,data:data27};
+const err78 = {instancePath:instancePath+"/access/default/" + i2,schemaPath:"#/properties/access/properties/default/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.access.properties.default.items.type,parentSchema:schema17.properties.access.properties.default.items,data:data27};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3728,7 +4206,7 @@ errors++;
 }
 }
 else {
-const err79 = {instancePath:instancePath+"/access/default",schemaPath:"#/properties/access/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.access.properties.default.type,parentSchema:schema16.properties.access.properties.default,data:data26};
+const err79 = {instancePath:instancePath+"/access/default",schemaPath:"#/properties/access/properties/default/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema17.properties.access.properties.default.type,parentSchema:schema17.properties.access.properties.default,data:data26};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3743,7 +4221,7 @@ for(const key8 in data28){
 let data29 = data28[key8];
 if(Array.isArray(data29)){
 if(data29.length > 1000){
-const err80 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/accounts/additionalProperties/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema16.properties.access.properties.accounts.additionalProperties,data:data29};
+const err80 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/accounts/additionalProperties/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema17.properties.access.properties.accounts.additionalProperties,data:data29};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3757,7 +4235,7 @@ for(let i3=0; i3<len3; i3++){
 let data30 = data29[i3];
 if(typeof data30 === "string"){
 if(func2(data30) > 200){
-const err81 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema16.properties.access.properties.accounts.additionalProperties.items,data:data30};
+const err81 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema17.properties.access.properties.accounts.additionalProperties.items,data:data30};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3767,7 +4245,7 @@ vErrors.push(err81);
 errors++;
 }
 if(func2(data30) < 1){
-const err82 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.access.properties.accounts.additionalProperties.items,data:data30};
+const err82 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema17.properties.access.properties.accounts.additionalProperties.items,data:data30};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3777,7 +4255,7 @@ vErrors.push(err82);
 errors++;
 }
 if(!pattern5.test(data30)){
-const err83 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema16.properties.access.properties.accounts.additionalProperties.items,data:data30};
+const err83 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema17.properties.access.properties.accounts.additionalProperties.items,data:data30};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3788,7 +4266,7 @@ errors++;
 }
 }
 else {
-const err84 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.access.properties.accounts.additionalProperties.items.type,parentSchema:schema16.properties.access.properties.accounts.additionalProperties.items,data:data30};
+const err84 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i3,schemaPath:"#/properties/access/properties/accounts/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.access.properties.accounts.additionalProperties.items.type,parentSchema:schema17.properties.access.properties.accounts.additionalProperties.items,data:data30};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3800,7 +4278,7 @@ errors++;
 }
 }
 else {
-const err85 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/accounts/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.access.properties.accounts.additionalProperties.type,parentSchema:schema16.properties.access.properties.accounts.additionalProperties,data:data29};
+const err85 = {instancePath:instancePath+"/access/accounts/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/accounts/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema17.properties.access.properties.accounts.additionalProperties.type,parentSchema:schema17.properties.access.properties.accounts.additionalProperties,data:data29};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3812,7 +4290,7 @@ errors++;
 }
 }
 else {
-const err86 = {instancePath:instancePath+"/access/accounts",schemaPath:"#/properties/access/properties/accounts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.access.properties.accounts.type,parentSchema:schema16.properties.access.properties.accounts,data:data28};
+const err86 = {instancePath:instancePath+"/access/accounts",schemaPath:"#/properties/access/properties/accounts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.access.properties.accounts.type,parentSchema:schema17.properties.access.properties.accounts,data:data28};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3827,7 +4305,7 @@ for(const key9 in data31){
 let data32 = data31[key9];
 if(Array.isArray(data32)){
 if(data32.length > 1000){
-const err87 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/keys/additionalProperties/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema16.properties.access.properties.keys.additionalProperties,data:data32};
+const err87 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/keys/additionalProperties/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items",schema:1000,parentSchema:schema17.properties.access.properties.keys.additionalProperties,data:data32};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3841,7 +4319,7 @@ for(let i4=0; i4<len4; i4++){
 let data33 = data32[i4];
 if(typeof data33 === "string"){
 if(func2(data33) > 200){
-const err88 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema16.properties.access.properties.keys.additionalProperties.items,data:data33};
+const err88 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",schema:200,parentSchema:schema17.properties.access.properties.keys.additionalProperties.items,data:data33};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3851,7 +4329,7 @@ vErrors.push(err88);
 errors++;
 }
 if(func2(data33) < 1){
-const err89 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.access.properties.keys.additionalProperties.items,data:data33};
+const err89 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema17.properties.access.properties.keys.additionalProperties.items,data:data33};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3861,7 +4339,7 @@ vErrors.push(err89);
 errors++;
 }
 if(!pattern5.test(data33)){
-const err90 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema16.properties.access.properties.keys.additionalProperties.items,data:data33};
+const err90 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/pattern",keyword:"pattern",params:{pattern: "^[^\\s]+$"},message:"must match pattern \""+"^[^\\s]+$"+"\"",schema:"^[^\\s]+$",parentSchema:schema17.properties.access.properties.keys.additionalProperties.items,data:data33};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3872,7 +4350,7 @@ errors++;
 }
 }
 else {
-const err91 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.access.properties.keys.additionalProperties.items.type,parentSchema:schema16.properties.access.properties.keys.additionalProperties.items,data:data33};
+const err91 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/access/properties/keys/additionalProperties/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.access.properties.keys.additionalProperties.items.type,parentSchema:schema17.properties.access.properties.keys.additionalProperties.items,data:data33};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3884,7 +4362,7 @@ errors++;
 }
 }
 else {
-const err92 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/keys/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.access.properties.keys.additionalProperties.type,parentSchema:schema16.properties.access.properties.keys.additionalProperties,data:data32};
+const err92 = {instancePath:instancePath+"/access/keys/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/access/properties/keys/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema17.properties.access.properties.keys.additionalProperties.type,parentSchema:schema17.properties.access.properties.keys.additionalProperties,data:data32};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3896,7 +4374,7 @@ errors++;
 }
 }
 else {
-const err93 = {instancePath:instancePath+"/access/keys",schemaPath:"#/properties/access/properties/keys/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.access.properties.keys.type,parentSchema:schema16.properties.access.properties.keys,data:data31};
+const err93 = {instancePath:instancePath+"/access/keys",schemaPath:"#/properties/access/properties/keys/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.access.properties.keys.type,parentSchema:schema17.properties.access.properties.keys,data:data31};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3907,7 +4385,7 @@ errors++;
 }
 }
 else {
-const err94 = {instancePath:instancePath+"/access",schemaPath:"#/properties/access/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.access.type,parentSchema:schema16.properties.access,data:data25};
+const err94 = {instancePath:instancePath+"/access",schemaPath:"#/properties/access/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.properties.access.type,parentSchema:schema17.properties.access,data:data25};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3918,7 +4396,7 @@ errors++;
 }
 let data34 = data.calls_per_minute;
 if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-const err95 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema16.properties.calls_per_minute.type,parentSchema:schema16.properties.calls_per_minute,data:data34};
+const err95 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.calls_per_minute.type,parentSchema:schema17.properties.calls_per_minute,data:data34};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3929,7 +4407,7 @@ errors++;
 }
 if((typeof data34 == "number") && (isFinite(data34))){
 if(data34 > 1000000000 || isNaN(data34)){
-const err96 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema16.properties.calls_per_minute,data:data34};
+const err96 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema17.properties.calls_per_minute,data:data34};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3939,7 +4417,7 @@ vErrors.push(err96);
 errors++;
 }
 if(data34 < 0 || isNaN(data34)){
-const err97 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.calls_per_minute,data:data34};
+const err97 = {instancePath:instancePath+"/calls_per_minute",schemaPath:"#/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema17.properties.calls_per_minute,data:data34};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3951,7 +4429,7 @@ errors++;
 }
 let data35 = data.record_payloads;
 if(typeof data35 !== "boolean"){
-const err98 = {instancePath:instancePath+"/record_payloads",schemaPath:"#/properties/record_payloads/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema16.properties.record_payloads.type,parentSchema:schema16.properties.record_payloads,data:data35};
+const err98 = {instancePath:instancePath+"/record_payloads",schemaPath:"#/properties/record_payloads/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema17.properties.record_payloads.type,parentSchema:schema17.properties.record_payloads,data:data35};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3962,7 +4440,7 @@ errors++;
 }
 }
 else {
-const err99 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.type,parentSchema:schema16,data};
+const err99 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3971,13 +4449,13 @@ vErrors.push(err99);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
 
-const schema17 = {"type":"object","additionalProperties":false,"properties":{"token":{"type":"string","minLength":8},"port":{"type":"integer","minimum":1,"maximum":65535},"key_label":{"type":"boolean","default":false},"loop_delay_resolution_ms":{"type":"integer","minimum":1,"maximum":1000,"default":10}}};
+const schema18 = {"type":"object","additionalProperties":false,"properties":{"token":{"type":"string","minLength":8},"port":{"type":"integer","minimum":1,"maximum":65535},"key_label":{"type":"boolean","default":false},"loop_delay_resolution_ms":{"type":"integer","minimum":1,"maximum":1000,"default":10}}};
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3989,7 +4467,7 @@ data.loop_delay_resolution_ms = 10;
 }
 for(const key0 in data){
 if(!((((key0 === "token") || (key0 === "port")) || (key0 === "key_label")) || (key0 === "loop_delay_resolution_ms"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema18,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4003,7 +4481,7 @@ if(data.token !== undefined){
 let data0 = data.token;
 if(typeof data0 === "string"){
 if(func2(data0) < 8){
-const err1 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema17.properties.token,data:data0};
+const err1 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema18.properties.token,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4014,7 +4492,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema17.properties.token.type,parentSchema:schema17.properties.token,data:data0};
+const err2 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.token.type,parentSchema:schema18.properties.token,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4027,7 +4505,7 @@ errors++;
 if(data.port !== undefined){
 let data1 = data.port;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.port.type,parentSchema:schema17.properties.port,data:data1};
+const err3 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.port.type,parentSchema:schema18.properties.port,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4038,7 +4516,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 65535 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema17.properties.port,data:data1};
+const err4 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema18.properties.port,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4048,7 +4526,7 @@ vErrors.push(err4);
 errors++;
 }
 if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema17.properties.port,data:data1};
+const err5 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema18.properties.port,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4061,7 +4539,7 @@ errors++;
 }
 let data2 = data.key_label;
 if(typeof data2 !== "boolean"){
-const err6 = {instancePath:instancePath+"/key_label",schemaPath:"#/properties/key_label/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema17.properties.key_label.type,parentSchema:schema17.properties.key_label,data:data2};
+const err6 = {instancePath:instancePath+"/key_label",schemaPath:"#/properties/key_label/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema18.properties.key_label.type,parentSchema:schema18.properties.key_label,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4072,7 +4550,7 @@ errors++;
 }
 let data3 = data.loop_delay_resolution_ms;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err7 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.loop_delay_resolution_ms.type,parentSchema:schema17.properties.loop_delay_resolution_ms,data:data3};
+const err7 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.loop_delay_resolution_ms.type,parentSchema:schema18.properties.loop_delay_resolution_ms,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4083,7 +4561,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1000 || isNaN(data3)){
-const err8 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema17.properties.loop_delay_resolution_ms,data:data3};
+const err8 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema18.properties.loop_delay_resolution_ms,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4093,7 +4571,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data3 < 1 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema17.properties.loop_delay_resolution_ms,data:data3};
+const err9 = {instancePath:instancePath+"/loop_delay_resolution_ms",schemaPath:"#/properties/loop_delay_resolution_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema18.properties.loop_delay_resolution_ms,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4105,7 +4583,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.type,parentSchema:schema18,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4114,14 +4592,14 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate16.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
 
-const schema18 = {"type":"object","additionalProperties":false,"properties":{"callback_allowlist":{"type":"array","items":{"type":"string","pattern":"^https?://[^/]+$"},"default":[]},"allow_localhost":{"type":"boolean","default":false},"allow_plain":{"type":"boolean","default":false},"code_ttl_seconds":{"type":"integer","minimum":10,"maximum":3600,"default":300},"leaks":{"type":"object","additionalProperties":false,"default":{},"properties":{"public_keys":{"type":"array","default":[],"items":{"type":"object","additionalProperties":false,"required":["key_identifier","pem"],"properties":{"key_identifier":{"type":"string"},"pem":{"type":"string"}}}},"hmac_secret":{"type":"string","minLength":16},"replay_window_s":{"type":"integer","minimum":1,"maximum":86400,"default":300},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}}}}}};
+const schema19 = {"type":"object","additionalProperties":false,"properties":{"callback_allowlist":{"type":"array","items":{"type":"string","pattern":"^https?://[^/]+$"},"default":[]},"allow_localhost":{"type":"boolean","default":false},"allow_plain":{"type":"boolean","default":false},"code_ttl_seconds":{"type":"integer","minimum":10,"maximum":3600,"default":300},"leaks":{"type":"object","additionalProperties":false,"default":{},"properties":{"public_keys":{"type":"array","default":[],"items":{"type":"object","additionalProperties":false,"required":["key_identifier","pem"],"properties":{"key_identifier":{"type":"string"},"pem":{"type":"string"}}}},"hmac_secret":{"type":"string","minLength":16},"replay_window_s":{"type":"integer","minimum":1,"maximum":86400,"default":300},"smtp":{"type":"object","additionalProperties":false,"required":["host","port","from"],"properties":{"host":{"type":"string"},"port":{"type":"integer"},"secure":{"type":"boolean","default":false},"from":{"type":"string"},"user":{"type":"string"},"pass":{"type":"string"}}}}}}};
 const pattern11 = new RegExp("^https?://[^/]+$", "u");
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4142,7 +4620,7 @@ data.leaks = {};
 }
 for(const key0 in data){
 if(!(((((key0 === "callback_allowlist") || (key0 === "allow_localhost")) || (key0 === "allow_plain")) || (key0 === "code_ttl_seconds")) || (key0 === "leaks"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema18,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema19,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4159,7 +4637,7 @@ for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
 if(!pattern11.test(data1)){
-const err1 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/pattern",keyword:"pattern",params:{pattern: "^https?://[^/]+$"},message:"must match pattern \""+"^https?://[^/]+$"+"\"",schema:"^https?://[^/]+$",parentSchema:schema18.properties.callback_allowlist.items,data:data1};
+const err1 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/pattern",keyword:"pattern",params:{pattern: "^https?://[^/]+$"},message:"must match pattern \""+"^https?://[^/]+$"+"\"",schema:"^https?://[^/]+$",parentSchema:schema19.properties.callback_allowlist.items,data:data1};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4170,7 +4648,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.callback_allowlist.items.type,parentSchema:schema18.properties.callback_allowlist.items,data:data1};
+const err2 = {instancePath:instancePath+"/callback_allowlist/" + i0,schemaPath:"#/properties/callback_allowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema19.properties.callback_allowlist.items.type,parentSchema:schema19.properties.callback_allowlist.items,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4182,7 +4660,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/callback_allowlist",schemaPath:"#/properties/callback_allowlist/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema18.properties.callback_allowlist.type,parentSchema:schema18.properties.callback_allowlist,data:data0};
+const err3 = {instancePath:instancePath+"/callback_allowlist",schemaPath:"#/properties/callback_allowlist/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema19.properties.callback_allowlist.type,parentSchema:schema19.properties.callback_allowlist,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4193,7 +4671,7 @@ errors++;
 }
 let data2 = data.allow_localhost;
 if(typeof data2 !== "boolean"){
-const err4 = {instancePath:instancePath+"/allow_localhost",schemaPath:"#/properties/allow_localhost/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema18.properties.allow_localhost.type,parentSchema:schema18.properties.allow_localhost,data:data2};
+const err4 = {instancePath:instancePath+"/allow_localhost",schemaPath:"#/properties/allow_localhost/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema19.properties.allow_localhost.type,parentSchema:schema19.properties.allow_localhost,data:data2};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4204,7 +4682,7 @@ errors++;
 }
 let data3 = data.allow_plain;
 if(typeof data3 !== "boolean"){
-const err5 = {instancePath:instancePath+"/allow_plain",schemaPath:"#/properties/allow_plain/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema18.properties.allow_plain.type,parentSchema:schema18.properties.allow_plain,data:data3};
+const err5 = {instancePath:instancePath+"/allow_plain",schemaPath:"#/properties/allow_plain/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema19.properties.allow_plain.type,parentSchema:schema19.properties.allow_plain,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4215,7 +4693,7 @@ errors++;
 }
 let data4 = data.code_ttl_seconds;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err6 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.code_ttl_seconds.type,parentSchema:schema18.properties.code_ttl_seconds,data:data4};
+const err6 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.code_ttl_seconds.type,parentSchema:schema19.properties.code_ttl_seconds,data:data4};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4226,7 +4704,7 @@ errors++;
 }
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 3600 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema18.properties.code_ttl_seconds,data:data4};
+const err7 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema19.properties.code_ttl_seconds,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4236,7 +4714,7 @@ vErrors.push(err7);
 errors++;
 }
 if(data4 < 10 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema18.properties.code_ttl_seconds,data:data4};
+const err8 = {instancePath:instancePath+"/code_ttl_seconds",schemaPath:"#/properties/code_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema19.properties.code_ttl_seconds,data:data4};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4256,7 +4734,7 @@ data5.replay_window_s = 300;
 }
 for(const key1 in data5){
 if(!((((key1 === "public_keys") || (key1 === "hmac_secret")) || (key1 === "replay_window_s")) || (key1 === "smtp"))){
-const err9 = {instancePath:instancePath+"/leaks",schemaPath:"#/properties/leaks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema18.properties.leaks,data:data5};
+const err9 = {instancePath:instancePath+"/leaks",schemaPath:"#/properties/leaks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema19.properties.leaks,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4273,7 +4751,7 @@ for(let i1=0; i1<len1; i1++){
 let data7 = data6[i1];
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.key_identifier === undefined){
-const err10 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/required",keyword:"required",params:{missingProperty: "key_identifier"},message:"must have required property '"+"key_identifier"+"'",schema:schema18.properties.leaks.properties.public_keys.items.required,parentSchema:schema18.properties.leaks.properties.public_keys.items,data:data7};
+const err10 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/required",keyword:"required",params:{missingProperty: "key_identifier"},message:"must have required property '"+"key_identifier"+"'",schema:schema19.properties.leaks.properties.public_keys.items.required,parentSchema:schema19.properties.leaks.properties.public_keys.items,data:data7};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4283,7 +4761,7 @@ vErrors.push(err10);
 errors++;
 }
 if(data7.pem === undefined){
-const err11 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/required",keyword:"required",params:{missingProperty: "pem"},message:"must have required property '"+"pem"+"'",schema:schema18.properties.leaks.properties.public_keys.items.required,parentSchema:schema18.properties.leaks.properties.public_keys.items,data:data7};
+const err11 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/required",keyword:"required",params:{missingProperty: "pem"},message:"must have required property '"+"pem"+"'",schema:schema19.properties.leaks.properties.public_keys.items.required,parentSchema:schema19.properties.leaks.properties.public_keys.items,data:data7};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4294,7 +4772,7 @@ errors++;
 }
 for(const key2 in data7){
 if(!((key2 === "key_identifier") || (key2 === "pem"))){
-const err12 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema18.properties.leaks.properties.public_keys.items,data:data7};
+const err12 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema19.properties.leaks.properties.public_keys.items,data:data7};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4307,7 +4785,7 @@ errors++;
 if(data7.key_identifier !== undefined){
 let data8 = data7.key_identifier;
 if(typeof data8 !== "string"){
-const err13 = {instancePath:instancePath+"/leaks/public_keys/" + i1+"/key_identifier",schemaPath:"#/properties/leaks/properties/public_keys/items/properties/key_identifier/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.public_keys.items.properties.key_identifier.type,parentSchema:schema18.properties.leaks.properties.public_keys.items.properties.key_identifier,data:data8};
+const err13 = {instancePath:instancePath+"/leaks/public_keys/" + i1+"/key_identifier",schemaPath:"#/properties/leaks/properties/public_keys/items/properties/key_identifier/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema19.properties.leaks.properties.public_keys.items.properties.key_identifier.type,parentSchema:schema19.properties.leaks.properties.public_keys.items.properties.key_identifier,data:data8};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4320,7 +4798,7 @@ errors++;
 if(data7.pem !== undefined){
 let data9 = data7.pem;
 if(typeof data9 !== "string"){
-const err14 = {instancePath:instancePath+"/leaks/public_keys/" + i1+"/pem",schemaPath:"#/properties/leaks/properties/public_keys/items/properties/pem/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.public_keys.items.properties.pem.type,parentSchema:schema18.properties.leaks.properties.public_keys.items.properties.pem,data:data9};
+const err14 = {instancePath:instancePath+"/leaks/public_keys/" + i1+"/pem",schemaPath:"#/properties/leaks/properties/public_keys/items/properties/pem/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema19.properties.leaks.properties.public_keys.items.properties.pem.type,parentSchema:schema19.properties.leaks.properties.public_keys.items.properties.pem,data:data9};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4332,7 +4810,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.properties.leaks.properties.public_keys.items.type,parentSchema:schema18.properties.leaks.properties.public_keys.items,data:data7};
+const err15 = {instancePath:instancePath+"/leaks/public_keys/" + i1,schemaPath:"#/properties/leaks/properties/public_keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.properties.leaks.properties.public_keys.items.type,parentSchema:schema19.properties.leaks.properties.public_keys.items,data:data7};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4344,7 +4822,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/leaks/public_keys",schemaPath:"#/properties/leaks/properties/public_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema18.properties.leaks.properties.public_keys.type,parentSchema:schema18.properties.leaks.properties.public_keys,data:data6};
+const err16 = {instancePath:instancePath+"/leaks/public_keys",schemaPath:"#/properties/leaks/properties/public_keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema19.properties.leaks.properties.public_keys.type,parentSchema:schema19.properties.leaks.properties.public_keys,data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4357,7 +4835,7 @@ if(data5.hmac_secret !== undefined){
 let data10 = data5.hmac_secret;
 if(typeof data10 === "string"){
 if(func2(data10) < 16){
-const err17 = {instancePath:instancePath+"/leaks/hmac_secret",schemaPath:"#/properties/leaks/properties/hmac_secret/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema18.properties.leaks.properties.hmac_secret,data:data10};
+const err17 = {instancePath:instancePath+"/leaks/hmac_secret",schemaPath:"#/properties/leaks/properties/hmac_secret/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema19.properties.leaks.properties.hmac_secret,data:data10};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4368,7 +4846,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/leaks/hmac_secret",schemaPath:"#/properties/leaks/properties/hmac_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.hmac_secret.type,parentSchema:schema18.properties.leaks.properties.hmac_secret,data:data10};
+const err18 = {instancePath:instancePath+"/leaks/hmac_secret",schemaPath:"#/properties/leaks/properties/hmac_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema19.properties.leaks.properties.hmac_secret.type,parentSchema:schema19.properties.leaks.properties.hmac_secret,data:data10};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4380,7 +4858,7 @@ errors++;
 }
 let data11 = data5.replay_window_s;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err19 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.leaks.properties.replay_window_s.type,parentSchema:schema18.properties.leaks.properties.replay_window_s,data:data11};
+const err19 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.leaks.properties.replay_window_s.type,parentSchema:schema19.properties.leaks.properties.replay_window_s,data:data11};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4391,7 +4869,7 @@ errors++;
 }
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 86400 || isNaN(data11)){
-const err20 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400",schema:86400,parentSchema:schema18.properties.leaks.properties.replay_window_s,data:data11};
+const err20 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400",schema:86400,parentSchema:schema19.properties.leaks.properties.replay_window_s,data:data11};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4401,7 +4879,7 @@ vErrors.push(err20);
 errors++;
 }
 if(data11 < 1 || isNaN(data11)){
-const err21 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema18.properties.leaks.properties.replay_window_s,data:data11};
+const err21 = {instancePath:instancePath+"/leaks/replay_window_s",schemaPath:"#/properties/leaks/properties/replay_window_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema19.properties.leaks.properties.replay_window_s,data:data11};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4418,7 +4896,7 @@ if(data12.secure === undefined){
 data12.secure = false;
 }
 if(data12.host === undefined){
-const err22 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema18.properties.leaks.properties.smtp.required,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
+const err22 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'",schema:schema19.properties.leaks.properties.smtp.required,parentSchema:schema19.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4428,7 +4906,7 @@ vErrors.push(err22);
 errors++;
 }
 if(data12.port === undefined){
-const err23 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema18.properties.leaks.properties.smtp.required,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
+const err23 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema19.properties.leaks.properties.smtp.required,parentSchema:schema19.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4438,7 +4916,7 @@ vErrors.push(err23);
 errors++;
 }
 if(data12.from === undefined){
-const err24 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema18.properties.leaks.properties.smtp.required,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
+const err24 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'",schema:schema19.properties.leaks.properties.smtp.required,parentSchema:schema19.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4449,7 +4927,7 @@ errors++;
 }
 for(const key3 in data12){
 if(!((((((key3 === "host") || (key3 === "port")) || (key3 === "secure")) || (key3 === "from")) || (key3 === "user")) || (key3 === "pass"))){
-const err25 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
+const err25 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema19.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4462,7 +4940,7 @@ errors++;
 if(data12.host !== undefined){
 let data13 = data12.host;
 if(typeof data13 !== "string"){
-const err26 = {instancePath:instancePath+"/leaks/smtp/host",schemaPath:"#/properties/leaks/properties/smtp/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.smtp.properties.host.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.host,data:data13};
+const err26 = {instancePath:instancePath+"/leaks/smtp/host",schemaPath:"#/properties/leaks/properties/smtp/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema19.properties.leaks.properties.smtp.properties.host.type,parentSchema:schema19.properties.leaks.properties.smtp.properties.host,data:data13};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4475,7 +4953,7 @@ errors++;
 if(data12.port !== undefined){
 let data14 = data12.port;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err27 = {instancePath:instancePath+"/leaks/smtp/port",schemaPath:"#/properties/leaks/properties/smtp/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.leaks.properties.smtp.properties.port.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.port,data:data14};
+const err27 = {instancePath:instancePath+"/leaks/smtp/port",schemaPath:"#/properties/leaks/properties/smtp/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema19.properties.leaks.properties.smtp.properties.port.type,parentSchema:schema19.properties.leaks.properties.smtp.properties.port,data:data14};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4487,7 +4965,7 @@ errors++;
 }
 let data15 = data12.secure;
 if(typeof data15 !== "boolean"){
-const err28 = {instancePath:instancePath+"/leaks/smtp/secure",schemaPath:"#/properties/leaks/properties/smtp/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema18.properties.leaks.properties.smtp.properties.secure.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.secure,data:data15};
+const err28 = {instancePath:instancePath+"/leaks/smtp/secure",schemaPath:"#/properties/leaks/properties/smtp/properties/secure/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema19.properties.leaks.properties.smtp.properties.secure.type,parentSchema:schema19.properties.leaks.properties.smtp.properties.secure,data:data15};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4499,7 +4977,7 @@ errors++;
 if(data12.from !== undefined){
 let data16 = data12.from;
 if(typeof data16 !== "string"){
-const err29 = {instancePath:instancePath+"/leaks/smtp/from",schemaPath:"#/properties/leaks/properties/smtp/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.smtp.properties.from.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.from,data:data16};
+const err29 = {instancePath:instancePath+"/leaks/smtp/from",schemaPath:"#/properties/leaks/properties/smtp/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema19.properties.leaks.properties.smtp.properties.from.type,parentSchema:schema19.properties.leaks.properties.smtp.properties.from,data:data16};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4512,7 +4990,7 @@ errors++;
 if(data12.user !== undefined){
 let data17 = data12.user;
 if(typeof data17 !== "string"){
-const err30 = {instancePath:instancePath+"/leaks/smtp/user",schemaPath:"#/properties/leaks/properties/smtp/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.smtp.properties.user.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.user,data:data17};
+const err30 = {instancePath:instancePath+"/leaks/smtp/user",schemaPath:"#/properties/leaks/properties/smtp/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema19.properties.leaks.properties.smtp.properties.user.type,parentSchema:schema19.properties.leaks.properties.smtp.properties.user,data:data17};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4525,7 +5003,7 @@ errors++;
 if(data12.pass !== undefined){
 let data18 = data12.pass;
 if(typeof data18 !== "string"){
-const err31 = {instancePath:instancePath+"/leaks/smtp/pass",schemaPath:"#/properties/leaks/properties/smtp/properties/pass/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema18.properties.leaks.properties.smtp.properties.pass.type,parentSchema:schema18.properties.leaks.properties.smtp.properties.pass,data:data18};
+const err31 = {instancePath:instancePath+"/leaks/smtp/pass",schemaPath:"#/properties/leaks/properties/smtp/properties/pass/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema19.properties.leaks.properties.smtp.properties.pass.type,parentSchema:schema19.properties.leaks.properties.smtp.properties.pass,data:data18};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4537,7 +5015,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.properties.leaks.properties.smtp.type,parentSchema:schema18.properties.leaks.properties.smtp,data:data12};
+const err32 = {instancePath:instancePath+"/leaks/smtp",schemaPath:"#/properties/leaks/properties/smtp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.properties.leaks.properties.smtp.type,parentSchema:schema19.properties.leaks.properties.smtp,data:data12};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4549,7 +5027,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/leaks",schemaPath:"#/properties/leaks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.properties.leaks.type,parentSchema:schema18.properties.leaks,data:data5};
+const err33 = {instancePath:instancePath+"/leaks",schemaPath:"#/properties/leaks/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.properties.leaks.type,parentSchema:schema19.properties.leaks,data:data5};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4560,7 +5038,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.type,parentSchema:schema18,data};
+const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.type,parentSchema:schema19,data};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4569,13 +5047,13 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
 
-const schema19 = {"type":"object","additionalProperties":false,"properties":{"unsupported":{"enum":["drop","reject"],"default":"drop"}}};
+const schema20 = {"type":"object","additionalProperties":false,"properties":{"unsupported":{"enum":["drop","reject"],"default":"drop"}}};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4584,7 +5062,7 @@ data.unsupported = "drop";
 }
 for(const key0 in data){
 if(!(key0 === "unsupported")){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema19,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema20,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4596,7 +5074,7 @@ errors++;
 }
 let data0 = data.unsupported;
 if(!((data0 === "drop") || (data0 === "reject"))){
-const err1 = {instancePath:instancePath+"/unsupported",schemaPath:"#/properties/unsupported/enum",keyword:"enum",params:{allowedValues: schema19.properties.unsupported.enum},message:"must be equal to one of the allowed values",schema:schema19.properties.unsupported.enum,parentSchema:schema19.properties.unsupported,data:data0};
+const err1 = {instancePath:instancePath+"/unsupported",schemaPath:"#/properties/unsupported/enum",keyword:"enum",params:{allowedValues: schema20.properties.unsupported.enum},message:"must be equal to one of the allowed values",schema:schema20.properties.unsupported.enum,parentSchema:schema20.properties.unsupported,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4607,7 +5085,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema19.type,parentSchema:schema19,data};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema20.type,parentSchema:schema20,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4616,13 +5094,13 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate18.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
 
-const schema20 = {"type":"object","additionalProperties":false,"properties":{"stream_idle_timeout_ms":{"type":"integer","minimum":1,"default":120000},"max_response_bytes":{"type":"integer","minimum":1024,"default":16777216},"max_event_bytes":{"type":"integer","minimum":1024,"default":4194304},"max_forwarded_headers":{"type":"integer","minimum":0,"maximum":1000,"default":32},"max_forwarded_header_bytes":{"type":"integer","minimum":0,"default":8192}}};
+const schema21 = {"type":"object","additionalProperties":false,"properties":{"stream_idle_timeout_ms":{"type":"integer","minimum":1,"default":120000},"max_response_bytes":{"type":"integer","minimum":1024,"default":16777216},"max_event_bytes":{"type":"integer","minimum":1024,"default":4194304},"max_forwarded_headers":{"type":"integer","minimum":0,"maximum":1000,"default":32},"max_forwarded_header_bytes":{"type":"integer","minimum":0,"default":8192}}};
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4643,7 +5121,7 @@ data.max_forwarded_header_bytes = 8192;
 }
 for(const key0 in data){
 if(!(((((key0 === "stream_idle_timeout_ms") || (key0 === "max_response_bytes")) || (key0 === "max_event_bytes")) || (key0 === "max_forwarded_headers")) || (key0 === "max_forwarded_header_bytes"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema20,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema21,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4655,7 +5133,7 @@ errors++;
 }
 let data0 = data.stream_idle_timeout_ms;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err1 = {instancePath:instancePath+"/stream_idle_timeout_ms",schemaPath:"#/properties/stream_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.stream_idle_timeout_ms.type,parentSchema:schema20.properties.stream_idle_timeout_ms,data:data0};
+const err1 = {instancePath:instancePath+"/stream_idle_timeout_ms",schemaPath:"#/properties/stream_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.stream_idle_timeout_ms.type,parentSchema:schema21.properties.stream_idle_timeout_ms,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4666,7 +5144,7 @@ errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/stream_idle_timeout_ms",schemaPath:"#/properties/stream_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema20.properties.stream_idle_timeout_ms,data:data0};
+const err2 = {instancePath:instancePath+"/stream_idle_timeout_ms",schemaPath:"#/properties/stream_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema21.properties.stream_idle_timeout_ms,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4678,7 +5156,7 @@ errors++;
 }
 let data1 = data.max_response_bytes;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/max_response_bytes",schemaPath:"#/properties/max_response_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.max_response_bytes.type,parentSchema:schema20.properties.max_response_bytes,data:data1};
+const err3 = {instancePath:instancePath+"/max_response_bytes",schemaPath:"#/properties/max_response_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.max_response_bytes.type,parentSchema:schema21.properties.max_response_bytes,data:data1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4689,7 +5167,7 @@ errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1024 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/max_response_bytes",schemaPath:"#/properties/max_response_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema20.properties.max_response_bytes,data:data1};
+const err4 = {instancePath:instancePath+"/max_response_bytes",schemaPath:"#/properties/max_response_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema21.properties.max_response_bytes,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4701,7 +5179,7 @@ errors++;
 }
 let data2 = data.max_event_bytes;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err5 = {instancePath:instancePath+"/max_event_bytes",schemaPath:"#/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.max_event_bytes.type,parentSchema:schema20.properties.max_event_bytes,data:data2};
+const err5 = {instancePath:instancePath+"/max_event_bytes",schemaPath:"#/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.max_event_bytes.type,parentSchema:schema21.properties.max_event_bytes,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4712,7 +5190,7 @@ errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 1024 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/max_event_bytes",schemaPath:"#/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema20.properties.max_event_bytes,data:data2};
+const err6 = {instancePath:instancePath+"/max_event_bytes",schemaPath:"#/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema21.properties.max_event_bytes,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4724,7 +5202,7 @@ errors++;
 }
 let data3 = data.max_forwarded_headers;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err7 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.max_forwarded_headers.type,parentSchema:schema20.properties.max_forwarded_headers,data:data3};
+const err7 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.max_forwarded_headers.type,parentSchema:schema21.properties.max_forwarded_headers,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4735,7 +5213,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1000 || isNaN(data3)){
-const err8 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema20.properties.max_forwarded_headers,data:data3};
+const err8 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema21.properties.max_forwarded_headers,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4745,7 +5223,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err9 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema20.properties.max_forwarded_headers,data:data3};
+const err9 = {instancePath:instancePath+"/max_forwarded_headers",schemaPath:"#/properties/max_forwarded_headers/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema21.properties.max_forwarded_headers,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4757,7 +5235,7 @@ errors++;
 }
 let data4 = data.max_forwarded_header_bytes;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err10 = {instancePath:instancePath+"/max_forwarded_header_bytes",schemaPath:"#/properties/max_forwarded_header_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema20.properties.max_forwarded_header_bytes.type,parentSchema:schema20.properties.max_forwarded_header_bytes,data:data4};
+const err10 = {instancePath:instancePath+"/max_forwarded_header_bytes",schemaPath:"#/properties/max_forwarded_header_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.max_forwarded_header_bytes.type,parentSchema:schema21.properties.max_forwarded_header_bytes,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4768,188 +5246,7 @@ errors++;
 }
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/max_forwarded_header_bytes",schemaPath:"#/properties/max_forwarded_header_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema20.properties.max_forwarded_header_bytes,data:data4};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema20.type,parentSchema:schema20,data};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate19.errors = vErrors;
-return errors === 0;
-}
-
-const schema21 = {"type":"object","additionalProperties":false,"properties":{"ttl_seconds":{"type":"integer","minimum":0,"default":2592000},"disabled_models":{"type":"array","items":{"type":"string"},"default":[]},"no_content_models":{"type":"array","items":{"type":"string"},"default":[]},"sweep_interval_ms":{"type":"integer","minimum":10,"default":60000},"sweep_batch":{"type":"integer","minimum":1,"maximum":10000,"default":500}}};
-
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ttl_seconds === undefined){
-data.ttl_seconds = 2592000;
-}
-if(data.disabled_models === undefined){
-data.disabled_models = [];
-}
-if(data.no_content_models === undefined){
-data.no_content_models = [];
-}
-if(data.sweep_interval_ms === undefined){
-data.sweep_interval_ms = 60000;
-}
-if(data.sweep_batch === undefined){
-data.sweep_batch = 500;
-}
-for(const key0 in data){
-if(!(((((key0 === "ttl_seconds") || (key0 === "disabled_models")) || (key0 === "no_content_models")) || (key0 === "sweep_interval_ms")) || (key0 === "sweep_batch"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema21,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-let data0 = data.ttl_seconds;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err1 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.ttl_seconds.type,parentSchema:schema21.properties.ttl_seconds,data:data0};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 < 0 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema21.properties.ttl_seconds,data:data0};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-let data1 = data.disabled_models;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/disabled_models/" + i0,schemaPath:"#/properties/disabled_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema21.properties.disabled_models.items.type,parentSchema:schema21.properties.disabled_models.items,data:data2};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/disabled_models",schemaPath:"#/properties/disabled_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema21.properties.disabled_models.type,parentSchema:schema21.properties.disabled_models,data:data1};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-let data3 = data.no_content_models;
-if(Array.isArray(data3)){
-const len1 = data3.length;
-for(let i1=0; i1<len1; i1++){
-let data4 = data3[i1];
-if(typeof data4 !== "string"){
-const err5 = {instancePath:instancePath+"/no_content_models/" + i1,schemaPath:"#/properties/no_content_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema21.properties.no_content_models.items.type,parentSchema:schema21.properties.no_content_models.items,data:data4};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/no_content_models",schemaPath:"#/properties/no_content_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema21.properties.no_content_models.type,parentSchema:schema21.properties.no_content_models,data:data3};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-let data5 = data.sweep_interval_ms;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err7 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.sweep_interval_ms.type,parentSchema:schema21.properties.sweep_interval_ms,data:data5};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 10 || isNaN(data5)){
-const err8 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema21.properties.sweep_interval_ms,data:data5};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-let data6 = data.sweep_batch;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err9 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.sweep_batch.type,parentSchema:schema21.properties.sweep_batch,data:data6};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 10000 || isNaN(data6)){
-const err10 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema21.properties.sweep_batch,data:data6};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data6 < 1 || isNaN(data6)){
-const err11 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema21.properties.sweep_batch,data:data6};
+const err11 = {instancePath:instancePath+"/max_forwarded_header_bytes",schemaPath:"#/properties/max_forwarded_header_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema21.properties.max_forwarded_header_bytes,data:data4};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4974,9 +5271,190 @@ validate20.errors = vErrors;
 return errors === 0;
 }
 
-const schema22 = {"type":"object","additionalProperties":false,"properties":{"endpoint":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"},"default":{}},"service_name":{"type":"string","minLength":1},"capture_content":{"type":"boolean","default":false},"sample_ratio":{"type":"number","minimum":0,"maximum":1,"default":1}}};
+const schema22 = {"type":"object","additionalProperties":false,"properties":{"ttl_seconds":{"type":"integer","minimum":0,"default":2592000},"disabled_models":{"type":"array","items":{"type":"string"},"default":[]},"no_content_models":{"type":"array","items":{"type":"string"},"default":[]},"sweep_interval_ms":{"type":"integer","minimum":10,"default":60000},"sweep_batch":{"type":"integer","minimum":1,"maximum":10000,"default":500}}};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ttl_seconds === undefined){
+data.ttl_seconds = 2592000;
+}
+if(data.disabled_models === undefined){
+data.disabled_models = [];
+}
+if(data.no_content_models === undefined){
+data.no_content_models = [];
+}
+if(data.sweep_interval_ms === undefined){
+data.sweep_interval_ms = 60000;
+}
+if(data.sweep_batch === undefined){
+data.sweep_batch = 500;
+}
+for(const key0 in data){
+if(!(((((key0 === "ttl_seconds") || (key0 === "disabled_models")) || (key0 === "no_content_models")) || (key0 === "sweep_interval_ms")) || (key0 === "sweep_batch"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema22,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+let data0 = data.ttl_seconds;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err1 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema22.properties.ttl_seconds.type,parentSchema:schema22.properties.ttl_seconds,data:data0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/ttl_seconds",schemaPath:"#/properties/ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema22.properties.ttl_seconds,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+let data1 = data.disabled_models;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 !== "string"){
+const err3 = {instancePath:instancePath+"/disabled_models/" + i0,schemaPath:"#/properties/disabled_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema22.properties.disabled_models.items.type,parentSchema:schema22.properties.disabled_models.items,data:data2};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/disabled_models",schemaPath:"#/properties/disabled_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema22.properties.disabled_models.type,parentSchema:schema22.properties.disabled_models,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+let data3 = data.no_content_models;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(typeof data4 !== "string"){
+const err5 = {instancePath:instancePath+"/no_content_models/" + i1,schemaPath:"#/properties/no_content_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema22.properties.no_content_models.items.type,parentSchema:schema22.properties.no_content_models.items,data:data4};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/no_content_models",schemaPath:"#/properties/no_content_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema22.properties.no_content_models.type,parentSchema:schema22.properties.no_content_models,data:data3};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+let data5 = data.sweep_interval_ms;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err7 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema22.properties.sweep_interval_ms.type,parentSchema:schema22.properties.sweep_interval_ms,data:data5};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 10 || isNaN(data5)){
+const err8 = {instancePath:instancePath+"/sweep_interval_ms",schemaPath:"#/properties/sweep_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema22.properties.sweep_interval_ms,data:data5};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+let data6 = data.sweep_batch;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err9 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema22.properties.sweep_batch.type,parentSchema:schema22.properties.sweep_batch,data:data6};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 10000 || isNaN(data6)){
+const err10 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema22.properties.sweep_batch,data:data6};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data6 < 1 || isNaN(data6)){
+const err11 = {instancePath:instancePath+"/sweep_batch",schemaPath:"#/properties/sweep_batch/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema22.properties.sweep_batch,data:data6};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema22.type,parentSchema:schema22,data};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+
+const schema23 = {"type":"object","additionalProperties":false,"properties":{"endpoint":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"},"default":{}},"service_name":{"type":"string","minLength":1},"capture_content":{"type":"boolean","default":false},"sample_ratio":{"type":"number","minimum":0,"maximum":1,"default":1}}};
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -4991,7 +5469,7 @@ data.sample_ratio = 1;
 }
 for(const key0 in data){
 if(!(((((key0 === "endpoint") || (key0 === "headers")) || (key0 === "service_name")) || (key0 === "capture_content")) || (key0 === "sample_ratio"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema22,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema23,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5005,7 +5483,7 @@ if(data.endpoint !== undefined){
 let data0 = data.endpoint;
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-const err1 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema22.properties.endpoint,data:data0};
+const err1 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema23.properties.endpoint,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5016,7 +5494,7 @@ errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema22.properties.endpoint.type,parentSchema:schema22.properties.endpoint,data:data0};
+const err2 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema23.properties.endpoint.type,parentSchema:schema23.properties.endpoint,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5031,7 +5509,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key1 in data1){
 let data2 = data1[key1];
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema22.properties.headers.additionalProperties.type,parentSchema:schema22.properties.headers.additionalProperties,data:data2};
+const err3 = {instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema23.properties.headers.additionalProperties.type,parentSchema:schema23.properties.headers.additionalProperties,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5043,7 +5521,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema22.properties.headers.type,parentSchema:schema22.properties.headers,data:data1};
+const err4 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema23.properties.headers.type,parentSchema:schema23.properties.headers,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5056,7 +5534,7 @@ if(data.service_name !== undefined){
 let data3 = data.service_name;
 if(typeof data3 === "string"){
 if(func2(data3) < 1){
-const err5 = {instancePath:instancePath+"/service_name",schemaPath:"#/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema22.properties.service_name,data:data3};
+const err5 = {instancePath:instancePath+"/service_name",schemaPath:"#/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema23.properties.service_name,data:data3};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5067,7 +5545,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/service_name",schemaPath:"#/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema22.properties.service_name.type,parentSchema:schema22.properties.service_name,data:data3};
+const err6 = {instancePath:instancePath+"/service_name",schemaPath:"#/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema23.properties.service_name.type,parentSchema:schema23.properties.service_name,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5079,7 +5557,7 @@ errors++;
 }
 let data4 = data.capture_content;
 if(typeof data4 !== "boolean"){
-const err7 = {instancePath:instancePath+"/capture_content",schemaPath:"#/properties/capture_content/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema22.properties.capture_content.type,parentSchema:schema22.properties.capture_content,data:data4};
+const err7 = {instancePath:instancePath+"/capture_content",schemaPath:"#/properties/capture_content/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema23.properties.capture_content.type,parentSchema:schema23.properties.capture_content,data:data4};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5091,7 +5569,7 @@ errors++;
 let data5 = data.sample_ratio;
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 1 || isNaN(data5)){
-const err8 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema22.properties.sample_ratio,data:data5};
+const err8 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema23.properties.sample_ratio,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5101,7 +5579,7 @@ vErrors.push(err8);
 errors++;
 }
 if(data5 < 0 || isNaN(data5)){
-const err9 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema22.properties.sample_ratio,data:data5};
+const err9 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema23.properties.sample_ratio,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5112,7 +5590,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema22.properties.sample_ratio.type,parentSchema:schema22.properties.sample_ratio,data:data5};
+const err10 = {instancePath:instancePath+"/sample_ratio",schemaPath:"#/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema23.properties.sample_ratio.type,parentSchema:schema23.properties.sample_ratio,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5123,7 +5601,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema22.type,parentSchema:schema22,data};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema23.type,parentSchema:schema23,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5132,21 +5610,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
 
-export const pluginConfigs: Readonly<Record<"auth" | "console" | "credit" | "fallback" | "limits" | "mcp" | "metrics" | "oauth" | "params" | "routing" | "storage" | "tracing", Validator>> = {
+export const pluginConfigs: Readonly<Record<"auth" | "cache" | "console" | "credit" | "fallback" | "limits" | "mcp" | "metrics" | "oauth" | "params" | "routing" | "storage" | "tracing", Validator>> = {
   auth: validate10,
-  console: validate11,
-  credit: validate12,
-  fallback: validate13,
-  limits: validate14,
-  mcp: validate15,
-  metrics: validate16,
-  oauth: validate17,
-  params: validate18,
-  routing: validate19,
-  storage: validate20,
-  tracing: validate21,
+  cache: validate11,
+  console: validate12,
+  credit: validate13,
+  fallback: validate14,
+  limits: validate15,
+  mcp: validate16,
+  metrics: validate17,
+  oauth: validate18,
+  params: validate19,
+  routing: validate20,
+  storage: validate21,
+  tracing: validate22,
 };
