@@ -70,7 +70,16 @@ export type {
   UpstreamTarget,
 } from './providers/types';
 export type { RoutingStrategy, StrategyInput } from './deployments/strategies';
-export type { CreditBoundConfig, DeploymentConfig, GatewayConfig, ModelConfig, ProviderConfig } from './config/types';
+export type {
+  CreditBoundConfig,
+  DeploymentConfig,
+  GatewayConfig,
+  ModelConfig,
+  PresetConfig,
+  PricingConfig,
+  ProviderConfig,
+  ProviderPreferences,
+} from './config/types';
 export type { ModelRegistry } from './models/registry';
 export type {
   ChatCompletion,

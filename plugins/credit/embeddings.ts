@@ -3,6 +3,7 @@ import {
   inputTokenBound,
   type AttemptPlan,
   type EmbeddingsResponse,
+  type DeploymentConfig,
   type GatewayState,
   type ModelConfig,
 } from '../../src/plugin';
@@ -20,11 +21,11 @@ export function embeddingsMaxCost(price: Price, s: GatewayState): number {
 export function embeddingsReservation(
   plan: AttemptPlan,
   s: GatewayState,
-  priceOf: (m: ModelConfig) => Price,
+  priceOf: (m: ModelConfig, d?: DeploymentConfig) => Price,
 ): PlannedReservation {
   const caps = new Map<string, number>();
   for (const a of plan.attempts)
-    caps.set(a.model.id, Math.max(caps.get(a.model.id) ?? 0, embeddingsMaxCost(priceOf(a.model), s)));
+    caps.set(a.model.id, Math.max(caps.get(a.model.id) ?? 0, embeddingsMaxCost(priceOf(a.model, a.deployment), s)));
   if (caps.size === 0) caps.set(s.model.id, embeddingsMaxCost(priceOf(s.model), s));
   return { amount: Math.max(...caps.values()), caps, unbounded: null };
 }

@@ -23,7 +23,7 @@ import { CREDIT_CHARGE, definePlugin, type GatewayState } from '../../src/plugin
 import { creditCharge } from './charge';
 import { creditMetrics } from './metrics';
 import { creditMiddleware, reservationGuard } from './middleware';
-import { modelPrice, type Price } from './price';
+import { priceBook } from './price';
 import { registerGenerationRoutes } from './routes';
 import { configSchema, type CreditConfig } from './schema';
 import { settlement } from './settle';
@@ -42,7 +42,7 @@ export default definePlugin<CreditConfig>({
   async setup(config, services) {
     const { store, logger, models, shared } = services;
     const reservations = CreditReservations.of(store);
-    const prices = new Map<string, Price>(models.all().map((m) => [m.id, modelPrice(m)]));
+    const prices = priceBook();
     const staleMs = config.stale_reservation_ms || services.config.server.max_request_timeout_s * 1000 + 60_000;
     // One process on SQLite owns every reservation: all of them are left over from before.
     const released = await reservations.releaseStale(store.driver === 'sqlite' ? 0 : staleMs);

@@ -11,22 +11,25 @@ import type {
   GatewayContext,
   GatewayError,
   GatewayState,
+  DeploymentConfig,
   ModelConfig,
   ModelRegistry,
+  PricingConfig,
   Next,
   SharedServices,
   Store,
 } from '../../src/plugin';
 import { embeddingsReservation } from './embeddings';
 import { metadataProblem } from './metadata';
-import { billedPrice, effectivePrice, modelPrice, scaledPrice, type Price } from './price';
+import { billedPrice, effectivePrice, scaledPrice, type Price } from './price';
 import { planReservation, type PlannedReservation } from './reservation';
 import { observeStream, settleCompletion, settleEmbeddings, settleEmpty, type Settle } from './settle';
 import type { ReserveResult } from './store/reserve';
 import type { CreditReservations } from './store/repo';
 
 // Read once, at load (a re-exported name is a getter; called for every request): docs/decisions/0034.
-const { defaultPlan, errors, featureCharges, fixPlan, fromNano, HEALTH, openBatch, toGatewayError } = door;
+const { defaultPlan, deploymentPricing, errors, featureCharges, fixPlan, fromNano, HEALTH, MEASURES, openBatch } = door;
+const { toGatewayError } = door;
 
 /** Per request: the most an attempt on each model may cost, so that no attempt outside the reservation is made. */
 export type Covered = WeakMap<GatewayState, Map<string, number>>;
@@ -35,8 +38,8 @@ export interface CreditDeps {
   store: Pick<Store, 'accounts' | 'keys'>;
   models: ModelRegistry;
   shared: SharedServices;
-  /** Each configured model's price, by id. */
-  prices: ReadonlyMap<string, Price>;
+  /** A model's or a deployment's pricing in nano-credits (priceBook). */
+  prices: (pricing: PricingConfig) => Price;
   reservations: CreditReservations;
   covered: Covered;
   settle: Settle;
@@ -99,12 +102,13 @@ export function creditMiddleware({ store, models, shared, prices, reservations, 
     if (bad) throw bad;
     const wantsCustom = s.options.input_cost_per_token !== undefined || s.options.output_cost_per_token !== undefined;
     const customAllowed = wantsCustom ? Boolean((await store.accounts.get(principal.accountId))?.customPricing) : false;
-    const priceOf = (m: ModelConfig): Price => {
-      const base = prices.get(m.id) ?? modelPrice(m);
+    // A deployment with its own prices is charged at them (the model's otherwise).
+    const priceOf = (m: ModelConfig, d?: DeploymentConfig): Price => {
+      const base = prices(d ? deploymentPricing(m, d) : m.pricing);
       return wantsCustom ? effectivePrice(base, s.options, customAllowed) : base;
     };
     // Without a fallback plugin, routing would make this same plan: make it here and hand it on, fixed.
-    const plan: AttemptPlan = s.plan ?? defaultPlan(s, s.model, models, shared.get(HEALTH));
+    const plan: AttemptPlan = s.plan ?? defaultPlan(s, s.model, models, shared.get(HEALTH), shared.get(MEASURES));
     fixPlan(s, plan);
     const planned =
       s.operation === 'embeddings'
@@ -124,12 +128,12 @@ export function creditMiddleware({ store, models, shared, prices, reservations, 
       await settleEmpty(settle, ctx, r.id, toGatewayError(e).code, s.request.stream === true, s.abort.aborted);
       throw e;
     }
-    // The attempt that answered is billed at its own model's price, capped at its own bound.
-    const served = s.attempts[s.attempts.length - 1]?.model;
-    const servedModel = (served && models.get(served)) || s.model;
-    // With the billed features (web search fee, priority multiplier...) the served attempt's request used.
-    const servedRequest = plan.attempts.find((a) => a.model.id === servedModel.id)?.request ?? s.request;
-    const billed = billedPrice(priceOf(servedModel), featureCharges(servedRequest, servedModel));
+    // The attempt that answered is billed at its own deployment's price, capped at its model's bound (the dearest
+    // deployment of that model the plan could reach), with the billed features its request used.
+    const served = s.served;
+    const servedModel = served?.model ?? s.model;
+    const servedRequest = served?.request ?? s.request;
+    const billed = billedPrice(priceOf(servedModel, served?.deployment), featureCharges(servedRequest, servedModel));
     // An answer from the response cache is billed the part of the price its operator set (0: free).
     const price = s.cache?.status === 'hit' ? scaledPrice(billed, s.cache.charge ?? 0) : billed;
     const cap = planned.caps.get(servedModel.id) ?? planned.amount;

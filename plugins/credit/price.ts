@@ -1,4 +1,4 @@
-import { NANO, type FeatureCharges, type ModelConfig, type Usage } from '../../src/plugin';
+import { NANO, type FeatureCharges, type ModelConfig, type PricingConfig, type Usage } from '../../src/plugin';
 
 /** Per-token prices in nano-credits (integers), so every cost is an exact integer. */
 export interface Price {
@@ -71,7 +71,11 @@ const PER_TOKEN = [
 ] as const;
 
 export function modelPrice(m: ModelConfig): Price {
-  const p = m.pricing;
+  return pricingPrice(m.pricing);
+}
+
+/** A `pricing` stanza (a model's or a deployment's) in nano-credits. */
+export function pricingPrice(p: PricingConfig): Price {
   const nano = (v: number | undefined) => (v === undefined ? undefined : Math.round(v * NANO));
   const price: Price = {
     prompt: Math.round(p.prompt * NANO),
@@ -83,6 +87,19 @@ export function modelPrice(m: ModelConfig): Price {
   if (p.cache_write_1h !== undefined) price.cacheWrite1h = nano(p.cache_write_1h);
   if (p.reasoning !== undefined) price.reasoning = nano(p.reasoning);
   return price;
+}
+
+/**
+ * Prices by pricing stanza (config is frozen: one object per model or deployment), converted once each: a deployment
+ * with its own `pricing` is charged at it, any other at its model's.
+ */
+export function priceBook(): (pricing: PricingConfig) => Price {
+  const book = new WeakMap<PricingConfig, Price>();
+  return (pricing) => {
+    let price = book.get(pricing);
+    if (!price) book.set(pricing, (price = pricingPrice(pricing)));
+    return price;
+  };
 }
 
 /**
@@ -122,13 +139,25 @@ export function maxPromptPrice(price: Price, hourWrites = false): number {
   return Math.max(price.prompt, price.cacheWrite ?? 0, price.cacheRead ?? 0, hourWrites ? cacheWrite1hPrice(price) : 0);
 }
 
+/** What each part of an answer's usage costs (nano-credits): OpenRouter's `cost_details` breakdown, and its sum. */
+export interface CostParts {
+  request: number;
+  /** Prompt tokens not read from or written to the cache (audio ones at their price). */
+  prompt: number;
+  /** Cache reads and writes (one-hour writes included). */
+  cache: number;
+  /** Output tokens other than reasoning (audio and rejected prediction ones at their prices). */
+  completion: number;
+  reasoning: number;
+}
+
 /**
- * The cost of what was used: prompt tokens at the prompt price except those read from
- * the cache (cache_read) and written to it (cache_write; one-hour writes, a part of them:
- * cache_write_1h); completion tokens at the completion price except reasoning tokens
- * (reasoning). Each defaults to its base price (one-hour writes: `cacheWrite1hPrice`).
+ * The cost of what was used, by part: prompt tokens at the prompt price except those read from the cache (cache_read)
+ * and written to it (cache_write; one-hour writes, a part of them: cache_write_1h); completion tokens at the
+ * completion price except reasoning tokens (reasoning). Each defaults to its base price (one-hour writes:
+ * `cacheWrite1hPrice`).
  */
-export function usageCost(price: Price, u: Usage): number {
+export function usageParts(price: Price, u: Usage): CostParts {
   const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
   const prompt = count(u.prompt_tokens);
   const completion = count(u.completion_tokens);
@@ -149,16 +178,23 @@ export function usageCost(price: Price, u: Usage): number {
     price.rejectedPrediction === undefined
       ? 0
       : Math.min(completion - reasoning - audioOut, count(u.completion_tokens_details?.rejected_prediction_tokens));
-  return (
-    price.request +
-    (prompt - read - written - audioIn) * price.prompt +
-    audioIn * (price.audioPrompt ?? 0) +
-    read * (price.cacheRead ?? price.prompt) +
-    (written - hour) * (price.cacheWrite ?? price.prompt) +
-    (hour > 0 ? hour * cacheWrite1hPrice(price) : 0) +
-    (completion - reasoning - audioOut - rejected) * price.completion +
-    audioOut * (price.audioCompletion ?? 0) +
-    rejected * (price.rejectedPrediction ?? 0) +
-    reasoning * (price.reasoning ?? price.completion)
-  );
+  return {
+    request: price.request,
+    prompt: (prompt - read - written - audioIn) * price.prompt + audioIn * (price.audioPrompt ?? 0),
+    cache:
+      read * (price.cacheRead ?? price.prompt) +
+      (written - hour) * (price.cacheWrite ?? price.prompt) +
+      (hour > 0 ? hour * cacheWrite1hPrice(price) : 0),
+    completion:
+      (completion - reasoning - audioOut - rejected) * price.completion +
+      audioOut * (price.audioCompletion ?? 0) +
+      rejected * (price.rejectedPrediction ?? 0),
+    reasoning: reasoning * (price.reasoning ?? price.completion),
+  };
+}
+
+/** The cost of what was used (usageParts, summed). */
+export function usageCost(price: Price, u: Usage): number {
+  const p = usageParts(price, u);
+  return p.request + p.prompt + p.cache + p.completion + p.reasoning;
 }

@@ -30,6 +30,8 @@ export interface Outcome {
   status: Generation['status'];
   errorCode: string | null;
   firstContentAt: bigint | null;
+  /** Zero-completion insurance: no output and a failure or empty finish, so nothing was charged (insurance.ts). */
+  insured?: boolean;
 }
 
 /** The generation record of a finished request, from the request state and what it produced. */
@@ -70,5 +72,7 @@ export function buildGeneration(ctx: GatewayContext, out: Outcome): Generation {
     cache: s.cache?.status ?? null,
     cacheEntry: s.cache?.entry ?? null,
     cacheSimilarity: s.cache?.similarity ?? null,
+    variant: s.variant ?? null,
+    insured: out.insured === true,
   };
 }

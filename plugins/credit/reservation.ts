@@ -1,4 +1,10 @@
-import { requestTokenBound, type AttemptPlan, type ChatRequest, type ModelConfig } from '../../src/plugin';
+import {
+  requestTokenBound,
+  type AttemptPlan,
+  type ChatRequest,
+  type DeploymentConfig,
+  type ModelConfig,
+} from '../../src/plugin';
 import { costBound } from './bound';
 import type { Price } from './price';
 
@@ -20,7 +26,7 @@ export interface PlannedReservation {
 export function planReservation(
   plan: AttemptPlan,
   options: Record<string, unknown>,
-  priceOf: (m: ModelConfig) => Price,
+  priceOf: (m: ModelConfig, d?: DeploymentConfig) => Price,
 ): PlannedReservation {
   const caps = new Map<string, number>();
   const seen = new Map<ChatRequest, Set<string>>();
@@ -37,7 +43,7 @@ export function planReservation(
     const refuses = (m: ModelConfig) => m.credit_bound?.unbounded_items === 'refuse';
     if (b.unbounded !== null && (unbounded === null || (refuses(a.model) && !refuses(unbounded.model))))
       unbounded = { param: b.unbounded, model: a.model };
-    const cost = costBound(priceOf(a.model), b);
+    const cost = costBound(priceOf(a.model, a.deployment), b);
     caps.set(a.model.id, Math.max(caps.get(a.model.id) ?? 0, cost));
   }
   return { amount: Math.max(0, ...caps.values()), caps, unbounded };

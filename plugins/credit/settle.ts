@@ -13,6 +13,7 @@ import type {
   ChatStream,
   EmbeddingsResponse,
   GatewayContext,
+  GatewayState,
   Generation,
   PendingWrite,
   Store,
@@ -20,7 +21,8 @@ import type {
 } from '../../src/plugin';
 import { embeddingsCharge } from './embeddings';
 import type { CreditMetrics } from './metrics';
-import type { Price } from './price';
+import { usageParts, type Price } from './price';
+import { insured, waived } from './insurance';
 import { buildGeneration, type Outcome } from './record';
 import type { Overrun } from './store/reserve';
 import type { CreditReservations } from './store/repo';
@@ -153,6 +155,30 @@ function completionUsage(body: ChatCompletion, countPrompt: () => number): Usage
   return { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
 }
 
+/** OpenRouter's usage accounting: `usage: {include: true}` asks for the cost's breakdown as well as the cost. */
+function wantsCostDetails(s: GatewayState): boolean {
+  const u = s.options.usage;
+  return typeof u === 'object' && u !== null && (u as { include?: unknown }).include === true;
+}
+
+/**
+ * The cost's parts in credits, at the served deployment's price: what the usage would cost (before the reservation's
+ * cap), and whether zero-completion insurance waived it.
+ */
+function costDetails(price: Price, c: Charge, waivedAll: boolean): Record<string, number | boolean> {
+  const p = usageParts(price, c.usage);
+  const out: Record<string, number | boolean> = {
+    prompt: fromNano(p.prompt),
+    completion: fromNano(p.completion),
+    cache: fromNano(p.cache),
+    reasoning: fromNano(p.reasoning),
+    request: fromNano(p.request),
+    upstream_inference_cost: fromNano(p.request + p.prompt + p.cache + p.completion + p.reasoning),
+  };
+  if (waivedAll) out.zero_completion_insurance = true;
+  return out;
+}
+
 /**
  * Write the checked counts and the cost onto the usage object the client gets (in place: the stream writer holds it).
  */
@@ -175,13 +201,17 @@ export function settleCompletion(
   cap: number,
 ): Promise<void> {
   const s = ctx.state.gateway;
-  const charge = chargeFor(
+  const measured = chargeFor(
     price,
     completionUsage(body, () => promptTokens(s)),
     cap,
   );
+  const finish = body.choices[0]?.finish_reason ?? null;
+  const free = insured(measured, finish, hasOutput(body));
+  const charge = free ? waived(measured) : measured;
   if (body.usage) showCharge(body.usage, charge);
   else body.usage = { ...charge.usage, cost: fromNano(charge.cost) };
+  if (wantsCostDetails(s)) body.usage.cost_details = costDetails(price, measured, free);
   return settle(
     ctx,
     reservation,
@@ -194,8 +224,16 @@ export function settleCompletion(
       status: 'completed',
       errorCode: null,
       firstContentAt: null,
+      insured: free,
     },
     charge,
+  );
+}
+
+/** Whether a plain answer carries any output: text (or reasoning) or a tool call, by the gateway's own look. */
+function hasOutput(body: ChatCompletion): boolean {
+  return body.choices.some(
+    (c) => messageText(c.message).length > 0 || (c.message.tool_calls?.length ?? 0) > 0 || !!c.message.reasoning,
   );
 }
 
@@ -226,21 +264,36 @@ export function observeStream(
   cap: number,
 ): void {
   let charged: Charge | null = null;
+  const details = wantsCostDetails(ctx.state.gateway);
+  // Whether any chunk carried output, and the first choice's finish: the usage chunk comes after both.
+  let output = false;
+  let finish: string | null = null;
   stream.observe({
     name: 'credit',
     onChunk(chunk) {
-      if (chunk.choices.length === 0 && chunk.usage) {
+      const c = chunk.choices[0];
+      if (c) {
+        const d = c.delta;
+        if (!output && d && (!!d.content || !!d.reasoning || (d.tool_calls?.length ?? 0) > 0)) output = true;
+        if (c.finish_reason) finish = c.finish_reason;
+      } else if (chunk.usage) {
         charged = chargeFor(price, chunk.usage, cap);
+        const free = insured(charged, finish, output);
+        if (free) charged = waived(charged);
         showCharge(chunk.usage, charged);
+        if (details) chunk.usage.cost_details = costDetails(price, chargeFor(price, chunk.usage, cap), free);
       }
     },
     onEnd: (end) => {
-      const charge: Charge | null =
+      const measured: Charge | null =
         end.error === null && !end.cancelled && charged !== null
           ? charged
           : end.usage
             ? chargeFor(price, end.usage, cap)
             : null;
+      // A stream that ended (broken, cancelled or finished) with no content and a blank or error finish costs nothing.
+      const free = insured(measured, end.error ? 'error' : end.finishReasons[0], end.firstContentAt !== null);
+      const charge = free && measured ? waived(measured) : measured;
       return settle(
         ctx,
         reservation,
@@ -253,6 +306,7 @@ export function observeStream(
           status: end.error || end.cancelled ? 'incomplete' : 'completed',
           errorCode: end.error?.code ?? null,
           firstContentAt: end.firstContentAt,
+          insured: free,
         },
         charge,
       );

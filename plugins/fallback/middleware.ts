@@ -4,8 +4,11 @@
  */
 import {
   errors,
+  MEASURES,
+  noProviderMatches,
   PARAMS_VALIDATE,
   promptTokens,
+  requestPreferences,
   type Attempt,
   type AttemptPlan,
   type ChatRequest,
@@ -14,6 +17,7 @@ import {
   type GatewayState,
   type ModelRegistry,
   type Next,
+  type PlanInputs,
   type SharedServices,
 } from '../../src/plugin';
 import { OVERRIDE_FIELDS, overrideTargets } from './overrides';
@@ -49,6 +53,25 @@ async function overrideAttempts(s: GatewayState, models: ModelRegistry, policy: 
   }));
 }
 
+/**
+ * The request's provider preferences (400 when wrong), and the measurements a sort by latency or throughput reads,
+ * fresh from the other replicas; nothing read or made beyond one object when the request sends no preferences.
+ */
+function planInputs(
+  s: GatewayState,
+  models: ModelRegistry,
+  health: DeploymentHealth,
+  shared: SharedServices,
+): PlanInputs {
+  const prefs = requestPreferences(s, models);
+  if (!prefs) return { models, health, measures: undefined, prefs, excluded: NONE };
+  const measures = prefs.sort === 'latency' || prefs.sort === 'throughput' ? shared.get(MEASURES) : undefined;
+  return { models, health, measures, prefs, excluded: new Set() };
+}
+
+/** The exclusions of a request without preferences: none is ever added (preferDeployments is not called). */
+const NONE: Set<string> = new Set();
+
 export function fallbackMiddleware({ config, models, health, shared, policy, backoff }: FallbackDeps) {
   return async function fallback(ctx: GatewayContext, next: Next): Promise<void> {
     const s = ctx.state.gateway;
@@ -62,14 +85,16 @@ export function fallbackMiddleware({ config, models, health, shared, policy, bac
       );
     }
     const specs = fallbackSpecs(o, s.model);
+    const inputs = planInputs(s, models, health, shared);
+    const fresh = inputs.measures?.fresh();
+    if (fresh) await fresh;
 
     const contextDict = (o.context_window_fallback_dict as Record<string, string> | undefined) ?? {};
     const contextId = contextDict[s.model.id] ?? s.model.routing?.context_window_fallback;
     const contextModel = contextId ? resolveModel(models, contextId, 'context_window_fallback_dict') : undefined;
     const contextAttempts = contextModel
       ? modelAttempts(
-          models,
-          health,
+          inputs,
           contextModel,
           { ...s.request, model: contextModel.id },
           retriesFor(s, contextModel, config),
@@ -81,13 +106,16 @@ export function fallbackMiddleware({ config, models, health, shared, policy, bac
     if (overriding) attempts = await overrideAttempts(s, models, policy);
     // The gateway's own count already says the prompt does not fit: go to the larger model at once.
     else if (contextAttempts && promptTokens(s) > s.model.context_length) attempts = contextAttempts;
-    else attempts = modelAttempts(models, health, s.model, s.request, retriesFor(s, s.model, config), s);
+    else attempts = modelAttempts(inputs, s.model, s.request, retriesFor(s, s.model, config), s);
     for (const [i, f] of specs.entries()) {
       const m = resolveModel(models, f.id, f.param);
       const request = { ...s.request, ...f.overrides, model: m.id } as ChatRequest;
       checkFallbackRequest(shared.get(PARAMS_VALIDATE), request, f.overrides, i, m);
-      attempts.push(...modelAttempts(models, health, m, request, retriesFor(s, m, config), s));
+      attempts.push(...modelAttempts(inputs, m, request, retriesFor(s, m, config), s));
     }
+    // The provider preferences left no deployment of any model: refused before any upstream call.
+    if (inputs.prefs && attempts.length === 0 && !overriding)
+      throw noProviderMatches(s.model.id, inputs.prefs, inputs.excluded);
     // Attempts past the cap are never made; the guards refuse what a key may not use (limits prunes them first).
     // Written out, not spread in (docs/decisions/0031-plugin-hot-path-shapes.md).
     const plan: AttemptPlan = { attempts: attempts.slice(0, config.max_attempts), backoff };

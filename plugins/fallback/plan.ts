@@ -4,15 +4,14 @@
  * (or the model) names, and the request's limits on fan-out.
  */
 import {
+  deploymentOrder,
   errors,
-  orderDeployments,
-  promptTokens,
   type Attempt,
   type ChatRequest,
-  type DeploymentHealth,
   type GatewayState,
   type ModelConfig,
   type ModelRegistry,
+  type PlanInputs,
 } from '../../src/plugin';
 import { entryOverrides } from './entries';
 import type { FallbackConfig } from './schema';
@@ -36,19 +35,23 @@ export function resolveModel(models: ModelRegistry, id: string, param: string): 
   return m;
 }
 
-/** One model's attempts: its deployments in strategy order, cycled through for 1 + retries tries. */
+/**
+ * One model's attempts: its deployments in strategy order (then the request's provider preferences), cycled through
+ * for 1 + retries tries.
+ */
 export function modelAttempts(
-  models: ModelRegistry,
-  health: DeploymentHealth,
+  inputs: PlanInputs,
   model: ModelConfig,
   request: ChatRequest,
   retries: number,
   s: GatewayState,
 ): Attempt[] {
-  const input = () => ({ model, request, promptTokens: promptTokens(s) });
-  const order = orderDeployments(model.deployments, model.routing?.strategy ?? 'weighted', health, Math.random, input);
+  const order = deploymentOrder(s, model, inputs, request);
   if (order.length === 0) return [];
-  return Array.from({ length: 1 + retries }, (_, retry) => {
+  const { models, prefs } = inputs;
+  // Provider preferences with fallbacks allowed try each admitted provider in turn, as OpenRouter does.
+  const tries = prefs?.allowFallbacks ? Math.max(1 + retries, order.length) : 1 + retries;
+  return Array.from({ length: tries }, (_, retry) => {
     const deployment = order[retry % order.length];
     return { model, deployment, provider: models.provider(deployment.provider), request, retry };
   });

@@ -16,6 +16,7 @@ import {
   type AttemptTicket,
   type AttemptUse,
   type DeploymentHealth,
+  type DeploymentMeasures,
   type GatewayState,
   PROMPT_FIELDS,
   type PromptOptions,
@@ -62,6 +63,8 @@ export function endWithResult(s: GatewayState, end: (use: AttemptUse) => void): 
 
 export interface AttemptDeps {
   transport: Transport;
+  /** Each deployment's latency and throughput, for provider.sort and :nitro. */
+  measures?: DeploymentMeasures;
   /** Longest silence between two chunks of an upstream stream. */
   idleTimeoutMs: number;
   limits: CallOptions['limits'];
@@ -104,6 +107,36 @@ function newRecord(a: Attempt): AttemptRecord {
     status: 'ok',
     latencyMs: 0,
   };
+}
+
+/**
+ * What an answered attempt says of its deployment: its latency (a stream's: until it opened), and its throughput
+ * (output tokens over the whole answer's time; a stream's when it ends), and the provider that served it on the
+ * answer (OpenRouter's `provider` field; a stream's chunks each carry it).
+ */
+function measureAnswer(s: GatewayState, key: string, started: number, m: DeploymentMeasures): void {
+  const r = s.result;
+  const ms = nowMs() - started;
+  m.recordLatency(key, ms);
+  if (r?.kind === 'completion') m.recordThroughput(key, r.body.usage?.completion_tokens ?? 0, ms);
+  else if (r?.kind === 'stream')
+    r.stream.observe({
+      name: 'measures',
+      onEnd: (e) => m.recordThroughput(key, e.usage?.completion_tokens ?? 0, nowMs() - started),
+    });
+}
+
+/** The provider that served, on the answer as OpenRouter names it (`provider`), every chunk of a stream too. */
+export function nameProvider(s: GatewayState, name: string): void {
+  const r = s.result;
+  if (r?.kind === 'completion') r.body.provider = name;
+  else if (r?.kind === 'stream')
+    r.stream.observe({
+      name: 'provider',
+      onChunk(chunk) {
+        chunk.provider = name;
+      },
+    });
 }
 
 /**
@@ -169,6 +202,7 @@ export function attemptRunner(deps: AttemptDeps): AttemptOnce {
           sig.dispose();
         }
       }
+      if (deps.measures) measureAnswer(s, key, started, deps.measures);
       return record;
     } catch (e) {
       const err = sig.aborted && isGatewayError(sig.reason) ? sig.reason : toGatewayError(e);

@@ -13,9 +13,10 @@
  *       max_event_bytes: 4194304         # largest stream line / SSE event / event-stream frame
  *       max_forwarded_headers: 32        # client headers/extra_headers forwarded upstream (400 too_many_headers)
  *       max_forwarded_header_bytes: 8192 # their total size (400 headers_too_large)
+ *       measures: { publish_ms: 1000, refresh_ms: 1000 } # latency/throughput shared across replicas (sort, :nitro)
  * ```
  */
-import { definePlugin } from '../../src/plugin';
+import { definePlugin, deploymentKey, DeploymentMeasures, MEASURES } from '../../src/plugin';
 import { attemptRunner } from './attempt';
 import { routingMiddleware } from './middleware';
 import { configSchema, type RoutingConfig } from './schema';
@@ -27,7 +28,16 @@ export default definePlugin<RoutingConfig>({
   provides: ['result'],
   configSchema,
   setup(config, services) {
+    const keys = services.models.all().flatMap((m) => m.deployments.map(deploymentKey));
+    const measures = new DeploymentMeasures(
+      [...new Set(keys)],
+      services.state,
+      { publishMs: config.measures.publish_ms, refreshMs: config.measures.refresh_ms },
+      (err: unknown) => services.logger.warn({ err }, 'deployment measures: shared state unavailable'),
+    );
+    services.shared.set(MEASURES, measures);
     const attemptOnce = attemptRunner({
+      measures,
       transport: services.transport,
       idleTimeoutMs: config.stream_idle_timeout_ms,
       limits: { maxResponseBytes: config.max_response_bytes, maxEventBytes: config.max_event_bytes },
@@ -41,7 +51,9 @@ export default definePlugin<RoutingConfig>({
         shared: services.shared,
         forwardLimits: { maxHeaders: config.max_forwarded_headers, maxBytes: config.max_forwarded_header_bytes },
         attemptOnce,
+        measures,
       }),
+      close: () => measures.close(),
     };
   },
 });

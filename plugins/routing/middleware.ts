@@ -11,6 +11,7 @@ import {
   toGatewayError,
   type AdapterContext,
   type AttemptGuards,
+  type DeploymentMeasures,
   type GatewayContext,
   type GatewayError,
   type ModelRegistry,
@@ -18,7 +19,7 @@ import {
 } from '../../src/plugin';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffMs } from './backoff';
-import { endWithResult, FAILED, skipped, type AttemptOnce } from './attempt';
+import { endWithResult, FAILED, nameProvider, skipped, type AttemptOnce } from './attempt';
 
 export interface RoutingDeps {
   models: ModelRegistry;
@@ -27,6 +28,7 @@ export interface RoutingDeps {
   /** How many client headers may be forwarded upstream, and their total bytes. */
   forwardLimits: { maxHeaders: number; maxBytes: number };
   attemptOnce: AttemptOnce;
+  measures?: DeploymentMeasures;
 }
 
 /**
@@ -34,11 +36,11 @@ export interface RoutingDeps {
  * first, waits its backoff when it is a retry, and a retryable failure moves on; a context-window error moves to the
  * context fallback at once.
  */
-export function routingMiddleware({ models, guards, shared, forwardLimits, attemptOnce }: RoutingDeps) {
+export function routingMiddleware({ models, guards, shared, forwardLimits, attemptOnce, measures }: RoutingDeps) {
   return async function routing(ctx: GatewayContext): Promise<void> {
     const s = ctx.state.gateway;
     const health = shared.get(HEALTH);
-    const plan = s.plan ?? defaultPlan(s, s.model, models, health);
+    const plan = s.plan ?? defaultPlan(s, s.model, models, health, measures);
     const actx: AdapterContext = {
       id: s.completionId,
       created: Math.floor(Date.now() / 1000),
@@ -75,6 +77,8 @@ export function routingMiddleware({ models, guards, shared, forwardLimits, attem
       actx.provider = a.provider.name;
       try {
         const rec = await attemptOnce(s, a, actx, clientHeaders, health);
+        s.served = a;
+        nameProvider(s, a.provider.name);
         if (ticket.end) endWithResult(s, ticket.end);
         s.responseHeaders['X-Gateway-Attempts'] = String(calls);
         s.responseHeaders['X-Gateway-Deployment'] = rec.deployment;

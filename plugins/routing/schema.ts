@@ -13,6 +13,11 @@ export interface RoutingConfig {
   /** Headers a client may forward upstream (`headers` / `extra_headers`): how many, and their total bytes. */
   max_forwarded_headers: number;
   max_forwarded_header_bytes: number;
+  /**
+   * Each deployment's measured latency and throughput (provider.sort, :nitro), shared across replicas: published at
+   * most every publish_ms per deployment, read from the others when older than refresh_ms.
+   */
+  measures: { publish_ms: number; refresh_ms: number };
 }
 
 export const configSchema = {
@@ -24,5 +29,14 @@ export const configSchema = {
     max_event_bytes: { type: 'integer', minimum: 1024, default: 4 * 1024 * 1024 },
     max_forwarded_headers: { type: 'integer', minimum: 0, maximum: 1000, default: 32 },
     max_forwarded_header_bytes: { type: 'integer', minimum: 0, default: 8192 },
+    measures: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        publish_ms: { type: 'integer', minimum: 10, default: 1000 },
+        refresh_ms: { type: 'integer', minimum: 10, default: 1000 },
+      },
+    },
   },
 };

@@ -28,6 +28,8 @@ export const GATEWAY_FIELDS = [
   ...PROMPT_FIELDS,
   'models',
   'provider',
+  'preset',
+  'usage',
   'store',
   'transforms',
   'route',

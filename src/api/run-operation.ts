@@ -9,6 +9,7 @@ import type { Authenticate } from '../auth/contract';
 import type { ChatRequest } from '../types/openai';
 import { parseSize } from './read-json';
 import { servesEndpoint } from '../models/endpoints';
+import { resolveModel } from '../models/resolve';
 import { createState, type StateInit } from '../pipeline/request-state';
 import { readChainBody, readInputBody } from './read-body';
 import { writeStream, type StreamFramer } from '../stream/sse-writer';
@@ -80,6 +81,7 @@ export function runOperation<P extends ParsedRequest>(
   deps: OperationDeps,
 ): (ctx: GatewayContext) => Promise<void> {
   const bodyLimits = chainBodyLimits(deps);
+  const presets = new Map(deps.config.presets.map((p) => [p.name, p]));
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
     const body = spec.requiresInput
@@ -88,11 +90,21 @@ export function runOperation<P extends ParsedRequest>(
     // A parse that needs no promise (chat's) is not awaited: one turn of the microtask queue fewer a request.
     const maybe = spec.parse(ctx, body);
     const parsed = maybe instanceof Promise ? await maybe : maybe;
-    const model = deps.models.get(parsed.request.model);
-    if (!model) throw errors.modelNotFound(parsed.request.model);
+    // A configured id as it stands (the usual case) is looked up once; a preset or a variant is resolved to one.
+    let model = parsed.options.preset === undefined ? deps.models.get(parsed.request.model) : undefined;
+    let variant: string | undefined;
+    if (!model)
+      ({ model, variant } = resolveModel(
+        deps.models,
+        presets,
+        parsed.request,
+        parsed.options,
+        spec.endpoint === 'embeddings',
+      ));
     if (!servesEndpoint(model, spec.endpoint)) throw errors.wrongEndpoint(model.id, spec.name);
     const init: StateInit = {
       startedAt,
+      variant,
       operation: spec.name,
       request: parsed.request,
       options: parsed.options,

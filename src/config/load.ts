@@ -164,11 +164,34 @@ function crossCheck(config: GatewayConfig): ConfigProblem[] {
       problems.push(...embeddingsProblems(m, d.provider, config.providers, `/models/${i}/deployments/${j}/provider`));
     });
   });
+  problems.push(...presetProblems(config, modelIds, providerNames));
   const pluginNames = new Set<string>();
   config.plugins.forEach((p, i) => {
     if (pluginNames.has(p.name))
       problems.push({ pointer: `/plugins/${i}`, message: `plugin '${p.name}' is listed twice` });
     pluginNames.add(p.name);
+  });
+  return problems;
+}
+
+/** Presets: unique names, and the models and providers they name exist (a variant suffix is checked per request). */
+function presetProblems(config: GatewayConfig, modelIds: Set<string>, providers: Set<string>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const seen = new Set<string>();
+  const known = (id: string) => modelIds.has(id) || modelIds.has(id.replace(/:[a-z]+$/, ''));
+  config.presets.forEach((p, i) => {
+    if (seen.has(p.name)) problems.push({ pointer: `/presets/${i}/name`, message: `duplicate preset '${p.name}'` });
+    seen.add(p.name);
+    for (const [j, id] of [p.model, ...(p.models ?? [])].entries())
+      if (id !== undefined && !known(id))
+        problems.push({
+          pointer: `/presets/${i}/${j === 0 ? 'model' : `models/${j - 1}`}`,
+          message: `no model '${id}'`,
+        });
+    for (const field of ['order', 'only', 'ignore'] as const)
+      for (const name of p.provider?.[field] ?? [])
+        if (!providers.has(name))
+          problems.push({ pointer: `/presets/${i}/provider/${field}`, message: `no provider named '${name}'` });
   });
   return problems;
 }

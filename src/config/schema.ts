@@ -5,6 +5,26 @@
  */
 export const providerTypes = ['openai', 'mock'] as const;
 
+/** Prices in credits per token: a model's (`models[].pricing`) or one deployment's (`deployments[].pricing`). */
+const pricingProperties = {
+  prompt: { type: 'number', minimum: 0, default: 0 },
+  completion: { type: 'number', minimum: 0, default: 0 },
+  request: { type: 'number', minimum: 0 },
+  /** Per prompt token read from the provider's cache (default: prompt). */
+  cache_read: { type: 'number', minimum: 0 },
+  /** Per prompt token written to the provider's cache (default: prompt). */
+  cache_write: { type: 'number', minimum: 0 },
+  /**
+   * Per prompt token written to the cache with a one-hour TTL (Anthropic `ttl: "1h"`: 2x input where a 5-minute
+   * write is 1.25x). Default: 1.6 x cache_write when set (2.0 / 1.25), else 2 x prompt.
+   */
+  cache_write_1h: { type: 'number', minimum: 0 },
+  /** Per reasoning token, where a provider prices them apart (default: completion). */
+  reasoning: { type: 'number', minimum: 0 },
+  /** The model costs nothing on purpose: `gateway check` does not warn about its missing prices. */
+  free: { type: 'boolean' },
+} as const;
+
 const deployment = {
   type: 'object',
   additionalProperties: false,
@@ -17,6 +37,16 @@ const deployment = {
     priority: { type: 'number' },
     /** For the `cost` strategy: relative cost, lower goes first. */
     cost: { type: 'number', minimum: 0 },
+    /**
+     * This deployment's own prices, replacing the model's (whole: prompt and completion are required, nothing is
+     * taken from models[].pricing): the credit charged, the usage cost and provider.sort/max_price follow it.
+     */
+    pricing: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['prompt', 'completion'],
+      properties: pricingProperties,
+    },
     options: { type: 'object' },
   },
 } as const;
@@ -31,29 +61,7 @@ const model = {
     created: { type: 'integer', minimum: 0, default: 0 },
     context_length: { type: 'integer', minimum: 1, default: 128000 },
     max_output_tokens: { type: 'integer', minimum: 1 },
-    pricing: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        prompt: { type: 'number', minimum: 0, default: 0 },
-        completion: { type: 'number', minimum: 0, default: 0 },
-        request: { type: 'number', minimum: 0 },
-        /** Per prompt token read from the provider's cache (default: prompt). */
-        cache_read: { type: 'number', minimum: 0 },
-        /** Per prompt token written to the provider's cache (default: prompt). */
-        cache_write: { type: 'number', minimum: 0 },
-        /**
-         * Per prompt token written to the cache with a one-hour TTL (Anthropic `ttl: "1h"`: 2x input where a 5-minute
-         * write is 1.25x). Default: 1.6 x cache_write when set (2.0 / 1.25), else 2 x prompt.
-         */
-        cache_write_1h: { type: 'number', minimum: 0 },
-        /** Per reasoning token, where a provider prices them apart (default: completion). */
-        reasoning: { type: 'number', minimum: 0 },
-        /** The model costs nothing on purpose: `gateway check` does not warn about its missing prices. */
-        free: { type: 'boolean' },
-      },
-      default: {},
-    },
+    pricing: { type: 'object', additionalProperties: false, properties: pricingProperties, default: {} },
     deployments: { type: 'array', minItems: 1, items: deployment },
     /** Which endpoints the model serves: chat (also /v1/responses), embeddings. */
     endpoints: {
@@ -146,6 +154,52 @@ const provider = {
     options: { type: 'object' },
     max_connections: { type: 'integer', minimum: 1, default: 128 },
     connect_timeout_ms: { type: 'integer', minimum: 1, default: 10000 },
+    /** Whether this provider may keep or train on prompts; `provider.data_collection: "deny"` skips the `allow` ones. */
+    data_collection: { enum: ['allow', 'deny'], default: 'allow' },
+  },
+} as const;
+
+const names = { type: 'array', maxItems: 64, items: { type: 'string', minLength: 1, maxLength: 128 } } as const;
+
+/** OpenRouter's `provider` object, as a preset holds it (a request's is checked by src/deployments/preferences.ts). */
+const providerPreferences = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    order: names,
+    only: names,
+    ignore: names,
+    allow_fallbacks: { type: 'boolean' },
+    require_parameters: { type: 'boolean' },
+    data_collection: { enum: ['allow', 'deny'] },
+    sort: { enum: ['price', 'throughput', 'latency'] },
+    max_price: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        prompt: { type: 'number', minimum: 0 },
+        completion: { type: 'number', minimum: 0 },
+        request: { type: 'number', minimum: 0 },
+        image: { type: 'number', minimum: 0 },
+      },
+    },
+  },
+} as const;
+
+/** A named bundle a request uses as `model: "@preset/<name>"` or `preset: "<name>"` (src/models/presets.ts). */
+export const presetSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+    model: { type: 'string', minLength: 1, maxLength: 256 },
+    models: { type: 'array', minItems: 1, maxItems: 16, items: { type: 'string', minLength: 1, maxLength: 256 } },
+    provider: providerPreferences,
+    /** Default request parameters (temperature, max_tokens, ...): the request's own win. */
+    params: { type: 'object' },
+    /** A system message put first when the request has none. */
+    system: { type: 'string', maxLength: 100000 },
   },
 } as const;
 
@@ -257,6 +311,7 @@ export const configSchema = {
     },
     providers: { type: 'array', items: provider },
     models: { type: 'array', items: model },
+    presets: { type: 'array', items: presetSchema, default: [] },
     plugins: { type: 'array', items: pluginEntry, default: ['routing'] },
     shared_state: {
       type: 'object',

@@ -74,6 +74,8 @@ export interface ProviderConfig {
   connect_timeout_ms: number;
   /** Set by the gateway for a checked per-request api_base: connect to this address only (never from YAML). */
   pinned?: { address: string; family: 4 | 6 };
+  /** Whether the provider may keep or train on prompts (default allow); `provider.data_collection: "deny"` skips it. */
+  data_collection?: 'allow' | 'deny';
 }
 
 export interface DeploymentConfig {
@@ -83,6 +85,8 @@ export interface DeploymentConfig {
   weight: number;
   priority?: number;
   cost?: number;
+  /** This deployment's prices, replacing the model's whole (src/models/pricing.ts). */
+  pricing?: PricingConfig;
   /** Deployment-specific options passed to the adapter (e.g. mock chunking). */
   options?: Record<string, unknown>;
 }
@@ -147,6 +151,29 @@ export interface ModelConfig {
   [k: string]: unknown;
 }
 
+/** OpenRouter's `provider` object: which deployments may serve a request, and in what order. */
+export interface ProviderPreferences {
+  order?: string[];
+  only?: string[];
+  ignore?: string[];
+  allow_fallbacks?: boolean;
+  require_parameters?: boolean;
+  data_collection?: 'allow' | 'deny';
+  sort?: 'price' | 'throughput' | 'latency';
+  /** Credits per million tokens (per request for `request`), like OpenRouter's dollars per million. */
+  max_price?: { prompt?: number; completion?: number; request?: number; image?: number };
+}
+
+/** A named bundle of model(s), provider preferences, default parameters and a system prompt. */
+export interface PresetConfig {
+  name: string;
+  model?: string;
+  models?: string[];
+  provider?: ProviderPreferences;
+  params?: Record<string, unknown>;
+  system?: string;
+}
+
 /** A plugin entry as written in YAML, normalised. */
 export interface PluginEntry {
   /** Built-in name, or the path / npm package it was loaded from. */
@@ -160,6 +187,8 @@ export interface GatewayConfig {
   store: StoreConfig;
   providers: ProviderConfig[];
   models: ModelConfig[];
+  /** Named request bundles (src/models/presets.ts). */
+  presets: PresetConfig[];
   plugins: PluginEntry[];
   /** Where plugins' shared counters and values live (services.state): the store, or Redis across replicas. */
   shared_state: { driver: 'store' | 'redis'; url?: string; key_prefix: string };

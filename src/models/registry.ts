@@ -21,6 +21,10 @@ export class ModelRegistry {
     return this.byId.has(id);
   }
 
+  hasProvider(name: string): boolean {
+    return this.providers.has(name);
+  }
+
   provider(name: string): ProviderConfig {
     const p = this.providers.get(name);
     if (!p) throw new Error(`no provider named '${name}'`); // config validation makes this unreachable

@@ -17,6 +17,8 @@ export interface StateInit {
   inbound?: GatewayState['inbound'];
   /** Default: a new `chatcmpl-` id. */
   completionId?: string;
+  /** The model variant the request named (`:floor`, `:nitro`). */
+  variant?: string;
 }
 
 /**
@@ -39,6 +41,8 @@ class RequestState implements Partial<GatewayState> {
   model: GatewayState['model'];
   embeddings: GatewayState['embeddings'];
   inbound: GatewayState['inbound'];
+  served: GatewayState['served'] = undefined;
+  variant: GatewayState['variant'];
 
   constructor(
     public requestId: string,
@@ -53,6 +57,7 @@ class RequestState implements Partial<GatewayState> {
     this.model = init.model;
     this.embeddings = init.embeddings;
     this.inbound = init.inbound;
+    this.variant = init.variant;
   }
 
   get signal(): AbortSignal {

@@ -8,6 +8,7 @@ import type {
   RouteGuard,
 } from '../auth/contract';
 import type { DeploymentHealth } from '../deployments/health';
+import type { DeploymentMeasures } from '../deployments/measures';
 import type { GatewayError } from '../errors';
 import type { SmtpSettings } from '../mail/smtp';
 import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
@@ -30,6 +31,7 @@ export interface SharedSlots {
   'http.observer': HttpObserver;
   'ready.checks': ReadinessCheck[];
   'routing.health': DeploymentHealth;
+  'routing.measures': DeploymentMeasures;
   'admin.guard': AdminGuard;
   'params.validate': ValidateChatRequest;
   'mail.smtp': SmtpSettings;

@@ -143,6 +143,10 @@ export interface GatewayState {
   plan?: AttemptPlan;
   result?: ChatResult;
   attempts: AttemptRecord[];
+  /** The attempt that answered, set by routing: its deployment's price is charged and its provider named. */
+  served?: Attempt;
+  /** The model variant the request named (`model:floor`, `model:nitro`), kept in the generation record. */
+  variant?: string;
   /** Response headers to send (X-Gateway-*). */
   responseHeaders: Record<string, string>;
   /** Aborted when the client goes away or the gateway gives up on the request (made on first use: see `abort`). */

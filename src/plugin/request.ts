@@ -4,11 +4,12 @@
  */
 export { combine, GATEWAY_FIELDS, ownSafeKeys, PROTOTYPE_KEYS } from '../api/chat-request';
 export { promptTokens } from '../pipeline/state';
-export { defaultPlan } from '../pipeline/plan';
+export { defaultPlan, deploymentOrder, requestPreferences, type PlanInputs } from '../pipeline/plan';
 export { fixPlan } from '../pipeline/request-state';
 export { RequestAbort, type AbortLike } from '../pipeline/request-abort';
 export { countPromptTokens, countTextTokens, messageText, promptTokensAtMost } from '../tokens/count';
 export { maxRequestTokens, requestTokenBound, worstCase, type BoundTarget, type TokenBound } from '../tokens/bound';
+export { deploymentPricing } from '../models/pricing';
 export { billedFeatureProblem, featureCharges, type FeatureCharges } from '../models/billed-features';
 export { reasoningAsk, type ReasoningAsk } from '../providers/reasoning';
 export { inputTokenBound, toEmbeddingsResponse } from '../api/embeddings/encode';

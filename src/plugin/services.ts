@@ -40,6 +40,9 @@ export {
 } from '../pipeline/hooks';
 export { DeploymentHealth, HEALTH, type HealthOptions } from '../deployments/health';
 export { deploymentKey, orderDeployments } from '../deployments/strategies';
+export { DeploymentMeasures, MEASURES, type MeasuresOptions } from '../deployments/measures';
+export { readPreferences, VARIANT_SORT, type Preferences, type SortBy } from '../deployments/preferences';
+export { noProviderMatches, preferDeployments, type Excluded } from '../deployments/prefer';
 export {
   INPUT_ITEMS,
   RESPONSE_SAVER,

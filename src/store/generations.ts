@@ -40,6 +40,10 @@ export interface Generation {
   cacheEntry?: string | null;
   /** A semantic hit: the similarity of the prompt to the matched entry's. */
   cacheSimilarity?: number | null;
+  /** The model variant the request named (`floor`, `nitro`), or null. */
+  variant?: string | null;
+  /** Zero-completion insurance: no output and a failure or empty finish, so nothing was charged. */
+  insured?: boolean;
 }
 
 /** The columns of a generation record as generationParams gives them. */
@@ -72,6 +76,8 @@ export const GENERATION_COLUMNS = [
   'cache',
   'cache_entry',
   'cache_similarity',
+  'variant',
+  'insured',
 ] as const;
 
 export const GENERATION_INSERT =
@@ -108,6 +114,8 @@ export function generationParams(g: Generation): Param[] {
     g.cache ?? null,
     g.cacheEntry ?? null,
     g.cacheSimilarity ?? null,
+    g.variant ?? null,
+    g.insured ? 1 : null,
   ];
 }
 
@@ -143,6 +151,8 @@ function toGeneration(r: Row): Generation {
     cache: (r.cache as Generation['cache']) ?? null,
     cacheEntry: (r.cache_entry as string | null) ?? null,
     cacheSimilarity: numOrNull(r.cache_similarity),
+    variant: (r.variant as string | null) ?? null,
+    insured: num(r.insured) === 1,
   };
 }
 
@@ -175,6 +185,8 @@ export function generationJson(g: Generation) {
     ...(g.cache
       ? { cache: g.cache, cache_entry: g.cacheEntry ?? null, cache_similarity: g.cacheSimilarity ?? null }
       : {}),
+    variant: g.variant ?? null,
+    insured: g.insured === true,
   };
 }
 

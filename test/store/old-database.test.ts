@@ -25,9 +25,10 @@ const APPLIED_AT = 1_700_000_000_000;
 /**
  * Migrations added since the fixture, and what each adds to the old schema (issue 43: key_roles api_keys.role,
  * key_parents api_keys.parent_hash, oauth@2 oauth_codes.parent_hash, console@2 its sessions' and SSO logins' tables;
- * issue 47: generations_cache generations.cache, cache_entry, cache_similarity).
+ * issue 47: generations_cache generations.cache, cache_entry, cache_similarity; issue 46: routing_record
+ * generations.variant and .insured).
  */
-const ADDED = ['key_roles@1', 'key_parents@1', 'oauth@2', 'console@2', 'generations_cache@1'];
+const ADDED = ['key_roles@1', 'key_parents@1', 'oauth@2', 'console@2', 'generations_cache@1', 'routing_record@1'];
 const ADDED_OBJECTS = ['console_sessions', 'console_sessions_open', 'console_sso_logins'];
 const withoutAdded = (o: { type: string; name: string; sql: string }) =>
   o.name === 'api_keys'
@@ -35,7 +36,13 @@ const withoutAdded = (o: { type: string; name: string; sql: string }) =>
     : o.name === 'oauth_codes'
       ? { ...o, sql: o.sql.replace(/, parent_hash TEXT\)$/, ')') }
       : o.name === 'generations'
-        ? { ...o, sql: o.sql.replace(/, cache TEXT, cache_entry TEXT, cache_similarity DOUBLE PRECISION\)$/, ')') }
+        ? {
+            ...o,
+            sql: o.sql.replace(
+              /, cache TEXT, cache_entry TEXT, cache_similarity DOUBLE PRECISION, variant TEXT, insured INTEGER\)$/,
+              ')',
+            ),
+          }
         : o;
 
 function schemaOf(path: string): Array<{ type: string; name: string; sql: string }> {

@@ -189,14 +189,15 @@ function* settleMany(all: readonly SettleArgs[], holds?: HoldBook): Generator<St
     );
   const keys = new Map<string, KeyRow | undefined>();
   for (const k of keyRuns(done)) keys.set(k.hash, yield* chargeKey(k));
+  // Zero-completion insurance leaves a row of nothing charged, so the ledger says why the request cost nothing.
   const ledger = done
-    .filter((c) => c.cost !== 0)
+    .filter((c) => c.cost !== 0 || c.args.generation?.insured === true)
     .map((c) => [
       orderedId('led_'),
       c.r.accountId,
       c.r.keyHash,
       c.args.generation?.id ?? null,
-      'charge',
+      c.cost === 0 ? 'insured' : 'charge',
       c.cost,
       c.args.now,
     ]);

@@ -39,6 +39,8 @@ type PackedGeneration = [
   cache: Generation['cache'] | null,
   cacheEntry: string | null,
   cacheSimilarity: number | null,
+  variant: string | null,
+  insured: boolean,
 ];
 
 function packGeneration(g: Generation): PackedGeneration {
@@ -71,6 +73,8 @@ function packGeneration(g: Generation): PackedGeneration {
     g.cache ?? null,
     g.cacheEntry ?? null,
     g.cacheSimilarity ?? null,
+    g.variant ?? null,
+    g.insured === true,
   ];
 }
 
@@ -104,6 +108,8 @@ function unpackGeneration(p: PackedGeneration): Generation {
     cache: p[25] ?? null,
     cacheEntry: p[26] ?? null,
     cacheSimilarity: p[27] ?? null,
+    variant: p[28] ?? null,
+    insured: p[29] === true,
   };
 }
 

@@ -8,6 +8,7 @@ import { auditMigrations } from './audit';
 import { keyRoleMigrations } from './key_roles';
 import { keyParentMigrations } from './key_parents';
 import { generationsCacheMigrations } from './generations_cache';
+import { routingRecordMigrations } from './routing_record';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   ...keyRoleMigrations,
   ...keyParentMigrations,
   ...generationsCacheMigrations,
+  ...routingRecordMigrations,
 ];

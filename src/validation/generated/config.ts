@@ -4,7 +4,7 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false,"useDefaults":true,"verbose":true}.
 import type { Validator } from '../validator';
 
-const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"20mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"workers":{"type":"integer","minimum":1,"maximum":64,"default":1},"trust_proxy":{"type":"boolean","default":false},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
+const schema11 = {"type":"object","additionalProperties":false,"required":["models","providers"],"properties":{"server":{"type":"object","additionalProperties":false,"default":{},"properties":{"host":{"type":"string","default":"127.0.0.1"},"port":{"type":"integer","minimum":0,"maximum":65535,"default":8080},"body_limit":{"type":"string","pattern":"^[0-9]+(b|kb|mb)$","default":"20mb"},"shutdown_grace_ms":{"type":"integer","minimum":0,"default":10000},"max_request_timeout_s":{"type":"integer","minimum":1,"default":600},"default_request_timeout_s":{"type":"integer","minimum":1,"default":600},"admin_key":{"type":"string","minLength":16},"log_level":{"enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"max_json_depth":{"type":"integer","minimum":1,"maximum":1000,"default":64},"headers_timeout_ms":{"type":"integer","minimum":100,"default":10000},"body_timeout_ms":{"type":"integer","minimum":100,"default":30000},"keep_alive_timeout_ms":{"type":"integer","minimum":100,"default":65000},"max_connections_per_ip":{"type":"integer","minimum":0,"default":1024},"workers":{"type":"integer","minimum":1,"maximum":64,"default":1},"trust_proxy":{"type":"boolean","default":false},"allowed_hosts":{"type":"array","maxItems":256,"items":{"type":"string","minLength":1,"maxLength":253,"pattern":"^(\\*|(\\*\\.)?[A-Za-z0-9.:\\[\\]_-]+)$"}}}},"store":{"type":"object","default":{"driver":"sqlite","path":"./data/gateway.db"},"required":["driver"],"properties":{"driver":{"enum":["sqlite","postgres","memory"]}},"allOf":[{"if":{"properties":{"driver":{"const":"sqlite"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"path":{"type":"string","minLength":1,"default":"./data/gateway.db"},"idle_worker_ms":{"type":"integer","minimum":0,"default":10000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"postgres"}}},"then":{"additionalProperties":false,"required":["url"],"properties":{"driver":{},"url":{"type":"string","pattern":"^postgres(ql)?://"},"pool_size":{"type":"integer","minimum":1,"default":10},"statement_timeout_ms":{"type":"integer","minimum":100,"default":5000},"lock_timeout_ms":{"type":"integer","minimum":100,"default":2000},"idle_in_transaction_timeout_ms":{"type":"integer","minimum":100,"default":10000},"connect_timeout_ms":{"type":"integer","minimum":100,"default":2000},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}},{"if":{"properties":{"driver":{"const":"memory"}}},"then":{"additionalProperties":false,"properties":{"driver":{},"generation_retention_days":{"type":"integer","minimum":0,"default":90},"audit_retention_days":{"type":"integer","minimum":0,"default":548}}}}]},"providers":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]+$"},"type":{"type":"string","minLength":1},"api_base":{"type":"string","pattern":"^https?://"},"api_key":{"type":"string"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"options":{"type":"object"},"max_connections":{"type":"integer","minimum":1,"default":128},"connect_timeout_ms":{"type":"integer","minimum":1,"default":10000},"data_collection":{"enum":["allow","deny"],"default":"allow"}}}},"models":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","deployments"],"properties":{"id":{"type":"string","minLength":1,"maxLength":256},"owned_by":{"type":"string","default":"gateway"},"created":{"type":"integer","minimum":0,"default":0},"context_length":{"type":"integer","minimum":1,"default":128000},"max_output_tokens":{"type":"integer","minimum":1},"pricing":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}},"default":{}},"deployments":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":false,"required":["provider","model"],"properties":{"provider":{"type":"string","minLength":1},"model":{"type":"string","minLength":1},"weight":{"type":"number","exclusiveMinimum":0,"default":1},"priority":{"type":"number"},"cost":{"type":"number","minimum":0},"pricing":{"type":"object","additionalProperties":false,"required":["prompt","completion"],"properties":{"prompt":{"type":"number","minimum":0,"default":0},"completion":{"type":"number","minimum":0,"default":0},"request":{"type":"number","minimum":0},"cache_read":{"type":"number","minimum":0},"cache_write":{"type":"number","minimum":0},"cache_write_1h":{"type":"number","minimum":0},"reasoning":{"type":"number","minimum":0},"free":{"type":"boolean"}}},"options":{"type":"object"}}}},"endpoints":{"type":"array","minItems":1,"uniqueItems":true,"items":{"enum":["chat","embeddings"]},"default":["chat"]},"supported_params":{"type":"array","items":{"type":"string"}},"unsupported_params":{"enum":["drop","reject"]},"routing":{"type":"object","additionalProperties":false,"properties":{"strategy":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$","default":"weighted"},"num_retries":{"type":"integer","minimum":0,"maximum":10},"fallbacks":{"type":"array","items":{"type":"string","minLength":1}},"context_window_fallback":{"type":"string","minLength":1}}},"billed_features":{"type":"object","additionalProperties":false,"properties":{"web_search":{"type":"object","additionalProperties":false,"required":["per_request"],"properties":{"per_request":{"type":"number","minimum":0}}},"priority_tier":{"type":"object","additionalProperties":false,"required":["multiplier"],"properties":{"multiplier":{"type":"number","minimum":1}}},"audio":{"type":"object","additionalProperties":false,"required":["completion"],"properties":{"completion":{"type":"number","minimum":0},"prompt":{"type":"number","minimum":0}}},"predicted_outputs":{"type":"object","additionalProperties":false,"properties":{"completion":{"type":"number","minimum":0}}}}},"credit_bound":{"type":"object","additionalProperties":false,"properties":{"image_tokens":{"type":"object","additionalProperties":false,"required":["low","high"],"properties":{"low":{"type":"integer","minimum":0},"high":{"type":"integer","minimum":0}}},"audio_tokens":{"type":"integer","minimum":0},"file_tokens":{"type":"integer","minimum":0},"unbounded_items":{"enum":["refuse","context_length"]}}}}}},"presets":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9_.-]{1,64}$"},"model":{"type":"string","minLength":1,"maxLength":256},"models":{"type":"array","minItems":1,"maxItems":16,"items":{"type":"string","minLength":1,"maxLength":256}},"provider":{"type":"object","additionalProperties":false,"properties":{"order":{"type":"array","maxItems":64,"items":{"type":"string","minLength":1,"maxLength":128}},"only":{"type":"array","maxItems":64,"items":{"type":"string","minLength":1,"maxLength":128}},"ignore":{"type":"array","maxItems":64,"items":{"type":"string","minLength":1,"maxLength":128}},"allow_fallbacks":{"type":"boolean"},"require_parameters":{"type":"boolean"},"data_collection":{"enum":["allow","deny"]},"sort":{"enum":["price","throughput","latency"]},"max_price":{"type":"object","additionalProperties":false,"properties":{"prompt":{"type":"number","minimum":0},"completion":{"type":"number","minimum":0},"request":{"type":"number","minimum":0},"image":{"type":"number","minimum":0}}}}},"params":{"type":"object"},"system":{"type":"string","maxLength":100000}}},"default":[]},"plugins":{"type":"array","items":{"oneOf":[{"type":"string","minLength":1},{"type":"object","additionalProperties":false,"required":["use"],"properties":{"use":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},"config":{"type":"object"}}},{"type":"object","minProperties":1,"maxProperties":1,"not":{"required":["use"]},"additionalProperties":{"type":["object","null"]}}]},"default":["routing"]},"shared_state":{"type":"object","additionalProperties":false,"default":{},"properties":{"driver":{"enum":["store","redis"],"default":"store"},"url":{"type":"string","pattern":"^rediss?://"},"key_prefix":{"type":"string","default":"gw:"}},"if":{"required":["driver"],"properties":{"driver":{"const":"redis"}}},"then":{"required":["url"]}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -14,7 +14,7 @@ const pattern2 = new RegExp("^postgres(ql)?://", "u");
 const pattern3 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9_.-]{1,64}$", "u");
-const pattern6 = new RegExp("^rediss?://", "u");
+const pattern7 = new RegExp("^rediss?://", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -25,6 +25,9 @@ data.server = {};
 }
 if(data.store === undefined){
 data.store = {"driver":"sqlite","path":"./data/gateway.db"};
+}
+if(data.presets === undefined){
+data.presets = [];
 }
 if(data.plugins === undefined){
 data.plugins = ["routing"];
@@ -53,7 +56,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "server") || (key0 === "store")) || (key0 === "providers")) || (key0 === "models")) || (key0 === "plugins")) || (key0 === "shared_state"))){
+if(!(((((((key0 === "server") || (key0 === "store")) || (key0 === "providers")) || (key0 === "models")) || (key0 === "presets")) || (key0 === "plugins")) || (key0 === "shared_state"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema11,data};
 if(vErrors === null){
 vErrors = [err2];
@@ -1133,6 +1136,9 @@ data38.max_connections = 128;
 if(data38.connect_timeout_ms === undefined){
 data38.connect_timeout_ms = 10000;
 }
+if(data38.data_collection === undefined){
+data38.data_collection = "allow";
+}
 if(data38.name === undefined){
 const err82 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.providers.items.required,parentSchema:schema11.properties.providers.items,data:data38};
 if(vErrors === null){
@@ -1154,7 +1160,7 @@ vErrors.push(err83);
 errors++;
 }
 for(const key5 in data38){
-if(!((((((((key5 === "name") || (key5 === "type")) || (key5 === "api_base")) || (key5 === "api_key")) || (key5 === "headers")) || (key5 === "options")) || (key5 === "max_connections")) || (key5 === "connect_timeout_ms"))){
+if(!(func2.call(schema11.properties.providers.items.properties, key5))){
 const err84 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.providers.items,data:data38};
 if(vErrors === null){
 vErrors = [err84];
@@ -1340,9 +1346,9 @@ vErrors.push(err98);
 errors++;
 }
 }
-}
-else {
-const err99 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data38};
+let data48 = data38.data_collection;
+if(!((data48 === "allow") || (data48 === "deny"))){
+const err99 = {instancePath:instancePath+"/providers/" + i1+"/data_collection",schemaPath:"#/properties/providers/items/properties/data_collection/enum",keyword:"enum",params:{allowedValues: schema11.properties.providers.items.properties.data_collection.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.providers.items.properties.data_collection.enum,parentSchema:schema11.properties.providers.items.properties.data_collection,data:data48};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1352,9 +1358,8 @@ vErrors.push(err99);
 errors++;
 }
 }
-}
 else {
-const err100 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data37};
+const err100 = {instancePath:instancePath+"/providers/" + i1,schemaPath:"#/properties/providers/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.providers.items.type,parentSchema:schema11.properties.providers.items,data:data38};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1364,30 +1369,9 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data.models !== undefined){
-let data48 = data.models;
-if(Array.isArray(data48)){
-const len2 = data48.length;
-for(let i2=0; i2<len2; i2++){
-let data49 = data48[i2];
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.owned_by === undefined){
-data49.owned_by = "gateway";
 }
-if(data49.created === undefined){
-data49.created = 0;
-}
-if(data49.context_length === undefined){
-data49.context_length = 128000;
-}
-if(data49.pricing === undefined){
-data49.pricing = {};
-}
-if(data49.endpoints === undefined){
-data49.endpoints = ["chat"];
-}
-if(data49.id === undefined){
-const err101 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data49};
+else {
+const err101 = {instancePath:instancePath+"/providers",schemaPath:"#/properties/providers/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.providers.type,parentSchema:schema11.properties.providers,data:data37};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1396,8 +1380,31 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data49.deployments === undefined){
-const err102 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data49};
+}
+if(data.models !== undefined){
+let data49 = data.models;
+if(Array.isArray(data49)){
+const len2 = data49.length;
+for(let i2=0; i2<len2; i2++){
+let data50 = data49[i2];
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.owned_by === undefined){
+data50.owned_by = "gateway";
+}
+if(data50.created === undefined){
+data50.created = 0;
+}
+if(data50.context_length === undefined){
+data50.context_length = 128000;
+}
+if(data50.pricing === undefined){
+data50.pricing = {};
+}
+if(data50.endpoints === undefined){
+data50.endpoints = ["chat"];
+}
+if(data50.id === undefined){
+const err102 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data50};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1406,9 +1413,8 @@ vErrors.push(err102);
 }
 errors++;
 }
-for(const key7 in data49){
-if(!(func2.call(schema11.properties.models.items.properties, key7))){
-const err103 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data49};
+if(data50.deployments === undefined){
+const err103 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: "deployments"},message:"must have required property '"+"deployments"+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data50};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1417,12 +1423,9 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-if(data49.id !== undefined){
-let data50 = data49.id;
-if(typeof data50 === "string"){
-if(func3(data50) > 256){
-const err104 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data50};
+for(const key7 in data50){
+if(!(func2.call(schema11.properties.models.items.properties, key7))){
+const err104 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data50};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1431,8 +1434,12 @@ vErrors.push(err104);
 }
 errors++;
 }
-if(func3(data50) < 1){
-const err105 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data50};
+}
+if(data50.id !== undefined){
+let data51 = data50.id;
+if(typeof data51 === "string"){
+if(func3(data51) > 256){
+const err105 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.id,data:data51};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1441,9 +1448,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-else {
-const err106 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data50};
+if(func3(data51) < 1){
+const err106 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data51};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1453,9 +1459,8 @@ vErrors.push(err106);
 errors++;
 }
 }
-let data51 = data49.owned_by;
-if(typeof data51 !== "string"){
-const err107 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data51};
+else {
+const err107 = {instancePath:instancePath+"/models/" + i2+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data51};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1464,9 +1469,10 @@ vErrors.push(err107);
 }
 errors++;
 }
-let data52 = data49.created;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-const err108 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data52};
+}
+let data52 = data50.owned_by;
+if(typeof data52 !== "string"){
+const err108 = {instancePath:instancePath+"/models/" + i2+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data52};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1475,9 +1481,9 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(typeof data52 == "number"){
-if(data52 < 0 || isNaN(data52)){
-const err109 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data52};
+let data53 = data50.created;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+const err109 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.created.type,parentSchema:schema11.properties.models.items.properties.created,data:data53};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1486,10 +1492,9 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-let data53 = data49.context_length;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-const err110 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data53};
+if(typeof data53 == "number"){
+if(data53 < 0 || isNaN(data53)){
+const err110 = {instancePath:instancePath+"/models/" + i2+"/created",schemaPath:"#/properties/models/items/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.created,data:data53};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1498,9 +1503,10 @@ vErrors.push(err110);
 }
 errors++;
 }
-if(typeof data53 == "number"){
-if(data53 < 1 || isNaN(data53)){
-const err111 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data53};
+}
+let data54 = data50.context_length;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+const err111 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data54};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1509,11 +1515,9 @@ vErrors.push(err111);
 }
 errors++;
 }
-}
-if(data49.max_output_tokens !== undefined){
-let data54 = data49.max_output_tokens;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-const err112 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data54};
+if(typeof data54 == "number"){
+if(data54 < 1 || isNaN(data54)){
+const err112 = {instancePath:instancePath+"/models/" + i2+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data54};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1522,9 +1526,11 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(typeof data54 == "number"){
-if(data54 < 1 || isNaN(data54)){
-const err113 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data54};
+}
+if(data50.max_output_tokens !== undefined){
+let data55 = data50.max_output_tokens;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+const err113 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data55};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1533,19 +1539,9 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-}
-let data55 = data49.pricing;
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.prompt === undefined){
-data55.prompt = 0;
-}
-if(data55.completion === undefined){
-data55.completion = 0;
-}
-for(const key8 in data55){
-if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
-const err114 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data55};
+if(typeof data55 == "number"){
+if(data55 < 1 || isNaN(data55)){
+const err114 = {instancePath:instancePath+"/models/" + i2+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data55};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1555,10 +1551,18 @@ vErrors.push(err114);
 errors++;
 }
 }
-let data56 = data55.prompt;
-if(typeof data56 == "number"){
-if(data56 < 0 || isNaN(data56)){
-const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data56};
+}
+let data56 = data50.pricing;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.prompt === undefined){
+data56.prompt = 0;
+}
+if(data56.completion === undefined){
+data56.completion = 0;
+}
+for(const key8 in data56){
+if(!((((((((key8 === "prompt") || (key8 === "completion")) || (key8 === "request")) || (key8 === "cache_read")) || (key8 === "cache_write")) || (key8 === "cache_write_1h")) || (key8 === "reasoning")) || (key8 === "free"))){
+const err115 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data56};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1568,8 +1572,10 @@ vErrors.push(err115);
 errors++;
 }
 }
-else {
-const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data56};
+let data57 = data56.prompt;
+if(typeof data57 == "number"){
+if(data57 < 0 || isNaN(data57)){
+const err116 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data57};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1578,10 +1584,9 @@ vErrors.push(err116);
 }
 errors++;
 }
-let data57 = data55.completion;
-if(typeof data57 == "number"){
-if(data57 < 0 || isNaN(data57)){
-const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data57};
+}
+else {
+const err117 = {instancePath:instancePath+"/models/" + i2+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.prompt,data:data57};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1590,9 +1595,10 @@ vErrors.push(err117);
 }
 errors++;
 }
-}
-else {
-const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data57};
+let data58 = data56.completion;
+if(typeof data58 == "number"){
+if(data58 < 0 || isNaN(data58)){
+const err118 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data58};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1601,11 +1607,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(data55.request !== undefined){
-let data58 = data55.request;
-if(typeof data58 == "number"){
-if(data58 < 0 || isNaN(data58)){
-const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data58};
+}
+else {
+const err119 = {instancePath:instancePath+"/models/" + i2+"/pricing/completion",schemaPath:"#/properties/models/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.completion,data:data58};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1614,9 +1618,11 @@ vErrors.push(err119);
 }
 errors++;
 }
-}
-else {
-const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data58};
+if(data56.request !== undefined){
+let data59 = data56.request;
+if(typeof data59 == "number"){
+if(data59 < 0 || isNaN(data59)){
+const err120 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data59};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1626,11 +1632,8 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data55.cache_read !== undefined){
-let data59 = data55.cache_read;
-if(typeof data59 == "number"){
-if(data59 < 0 || isNaN(data59)){
-const err121 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data59};
+else {
+const err121 = {instancePath:instancePath+"/models/" + i2+"/pricing/request",schemaPath:"#/properties/models/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.request,data:data59};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1640,8 +1643,11 @@ vErrors.push(err121);
 errors++;
 }
 }
-else {
-const err122 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data59};
+if(data56.cache_read !== undefined){
+let data60 = data56.cache_read;
+if(typeof data60 == "number"){
+if(data60 < 0 || isNaN(data60)){
+const err122 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data60};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1651,11 +1657,8 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data55.cache_write !== undefined){
-let data60 = data55.cache_write;
-if(typeof data60 == "number"){
-if(data60 < 0 || isNaN(data60)){
-const err123 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data60};
+else {
+const err123 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_read,data:data60};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1665,8 +1668,11 @@ vErrors.push(err123);
 errors++;
 }
 }
-else {
-const err124 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data60};
+if(data56.cache_write !== undefined){
+let data61 = data56.cache_write;
+if(typeof data61 == "number"){
+if(data61 < 0 || isNaN(data61)){
+const err124 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data61};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1676,11 +1682,8 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(data55.cache_write_1h !== undefined){
-let data61 = data55.cache_write_1h;
-if(typeof data61 == "number"){
-if(data61 < 0 || isNaN(data61)){
-const err125 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data61};
+else {
+const err125 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data61};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1690,8 +1693,11 @@ vErrors.push(err125);
 errors++;
 }
 }
-else {
-const err126 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data61};
+if(data56.cache_write_1h !== undefined){
+let data62 = data56.cache_write_1h;
+if(typeof data62 == "number"){
+if(data62 < 0 || isNaN(data62)){
+const err126 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data62};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1701,11 +1707,8 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data55.reasoning !== undefined){
-let data62 = data55.reasoning;
-if(typeof data62 == "number"){
-if(data62 < 0 || isNaN(data62)){
-const err127 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data62};
+else {
+const err127 = {instancePath:instancePath+"/models/" + i2+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data62};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1715,8 +1718,11 @@ vErrors.push(err127);
 errors++;
 }
 }
-else {
-const err128 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data62};
+if(data56.reasoning !== undefined){
+let data63 = data56.reasoning;
+if(typeof data63 == "number"){
+if(data63 < 0 || isNaN(data63)){
+const err128 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data63};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1726,10 +1732,8 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(data55.free !== undefined){
-let data63 = data55.free;
-if(typeof data63 !== "boolean"){
-const err129 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data63};
+else {
+const err129 = {instancePath:instancePath+"/models/" + i2+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data63};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1739,9 +1743,10 @@ vErrors.push(err129);
 errors++;
 }
 }
-}
-else {
-const err130 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data55};
+if(data56.free !== undefined){
+let data64 = data56.free;
+if(typeof data64 !== "boolean"){
+const err130 = {instancePath:instancePath+"/models/" + i2+"/pricing/free",schemaPath:"#/properties/models/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.free,data:data64};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1750,11 +1755,10 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data49.deployments !== undefined){
-let data64 = data49.deployments;
-if(Array.isArray(data64)){
-if(data64.length < 1){
-const err131 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data64};
+}
+}
+else {
+const err131 = {instancePath:instancePath+"/models/" + i2+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data56};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1763,15 +1767,11 @@ vErrors.push(err131);
 }
 errors++;
 }
-const len3 = data64.length;
-for(let i3=0; i3<len3; i3++){
-let data65 = data64[i3];
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-if(data65.weight === undefined){
-data65.weight = 1;
-}
-if(data65.provider === undefined){
-const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data65};
+if(data50.deployments !== undefined){
+let data65 = data50.deployments;
+if(Array.isArray(data65)){
+if(data65.length < 1){
+const err132 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.deployments,data:data65};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1780,8 +1780,15 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(data65.model === undefined){
-const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data65};
+const len3 = data65.length;
+for(let i3=0; i3<len3; i3++){
+let data66 = data65[i3];
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+if(data66.weight === undefined){
+data66.weight = 1;
+}
+if(data66.provider === undefined){
+const err133 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data66};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1790,9 +1797,8 @@ vErrors.push(err133);
 }
 errors++;
 }
-for(const key9 in data65){
-if(!((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "options"))){
-const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data65};
+if(data66.model === undefined){
+const err134 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'",schema:schema11.properties.models.items.properties.deployments.items.required,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data66};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1801,12 +1807,9 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-if(data65.provider !== undefined){
-let data66 = data65.provider;
-if(typeof data66 === "string"){
-if(func3(data66) < 1){
-const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data66};
+for(const key9 in data66){
+if(!(((((((key9 === "provider") || (key9 === "model")) || (key9 === "weight")) || (key9 === "priority")) || (key9 === "cost")) || (key9 === "pricing")) || (key9 === "options"))){
+const err135 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data66};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1816,8 +1819,11 @@ vErrors.push(err135);
 errors++;
 }
 }
-else {
-const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data66};
+if(data66.provider !== undefined){
+let data67 = data66.provider;
+if(typeof data67 === "string"){
+if(func3(data67) < 1){
+const err136 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data67};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1827,11 +1833,8 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data65.model !== undefined){
-let data67 = data65.model;
-if(typeof data67 === "string"){
-if(func3(data67) < 1){
-const err137 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data67};
+else {
+const err137 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/provider",schemaPath:"#/properties/models/items/properties/deployments/items/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.provider.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.provider,data:data67};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1841,8 +1844,11 @@ vErrors.push(err137);
 errors++;
 }
 }
-else {
-const err138 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data67};
+if(data66.model !== undefined){
+let data68 = data66.model;
+if(typeof data68 === "string"){
+if(func3(data68) < 1){
+const err138 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data68};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1852,10 +1858,8 @@ vErrors.push(err138);
 errors++;
 }
 }
-let data68 = data65.weight;
-if(typeof data68 == "number"){
-if(data68 <= 0 || isNaN(data68)){
-const err139 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data68};
+else {
+const err139 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/model",schemaPath:"#/properties/models/items/properties/deployments/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.deployments.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.model,data:data68};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1865,8 +1869,10 @@ vErrors.push(err139);
 errors++;
 }
 }
-else {
-const err140 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data68};
+let data69 = data66.weight;
+if(typeof data69 == "number"){
+if(data69 <= 0 || isNaN(data69)){
+const err140 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data69};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1875,10 +1881,9 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data65.priority !== undefined){
-let data69 = data65.priority;
-if(!(typeof data69 == "number")){
-const err141 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data69};
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/weight",schemaPath:"#/properties/models/items/properties/deployments/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.weight,data:data69};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1887,12 +1892,10 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-if(data65.cost !== undefined){
-let data70 = data65.cost;
-if(typeof data70 == "number"){
-if(data70 < 0 || isNaN(data70)){
-const err142 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data70};
+if(data66.priority !== undefined){
+let data70 = data66.priority;
+if(!(typeof data70 == "number")){
+const err142 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/priority",schemaPath:"#/properties/models/items/properties/deployments/items/properties/priority/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.priority,data:data70};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1902,8 +1905,11 @@ vErrors.push(err142);
 errors++;
 }
 }
-else {
-const err143 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data70};
+if(data66.cost !== undefined){
+let data71 = data66.cost;
+if(typeof data71 == "number"){
+if(data71 < 0 || isNaN(data71)){
+const err143 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data71};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1913,10 +1919,8 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(data65.options !== undefined){
-let data71 = data65.options;
-if(!(data71 && typeof data71 == "object" && !Array.isArray(data71))){
-const err144 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data71};
+else {
+const err144 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/cost",schemaPath:"#/properties/models/items/properties/deployments/items/properties/cost/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.cost.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.cost,data:data71};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1926,9 +1930,17 @@ vErrors.push(err144);
 errors++;
 }
 }
+if(data66.pricing !== undefined){
+let data72 = data66.pricing;
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+if(data72.prompt === undefined){
+data72.prompt = 0;
 }
-else {
-const err145 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data65};
+if(data72.completion === undefined){
+data72.completion = 0;
+}
+if(data72.prompt === undefined){
+const err145 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/required",keyword:"required",params:{missingProperty: "prompt"},message:"must have required property '"+"prompt"+"'",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing,data:data72};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1937,10 +1949,8 @@ vErrors.push(err145);
 }
 errors++;
 }
-}
-}
-else {
-const err146 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data64};
+if(data72.completion === undefined){
+const err146 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing,data:data72};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1949,11 +1959,9 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-let data72 = data49.endpoints;
-if(Array.isArray(data72)){
-if(data72.length < 1){
-const err147 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data72};
+for(const key10 in data72){
+if(!((((((((key10 === "prompt") || (key10 === "completion")) || (key10 === "request")) || (key10 === "cache_read")) || (key10 === "cache_write")) || (key10 === "cache_write_1h")) || (key10 === "reasoning")) || (key10 === "free"))){
+const err147 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing,data:data72};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1962,11 +1970,11 @@ vErrors.push(err147);
 }
 errors++;
 }
-const len4 = data72.length;
-for(let i4=0; i4<len4; i4++){
-let data73 = data72[i4];
-if(!((data73 === "chat") || (data73 === "embeddings"))){
-const err148 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data73};
+}
+let data73 = data72.prompt;
+if(typeof data73 == "number"){
+if(data73 < 0 || isNaN(data73)){
+const err148 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.prompt,data:data73};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1976,14 +1984,8 @@ vErrors.push(err148);
 errors++;
 }
 }
-let i5 = data72.length;
-let j0;
-if(i5 > 1){
-outer0:
-for(;i5--;){
-for(j0 = i5; j0--;){
-if(func0(data72[i5], data72[j0])){
-const err149 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data72};
+else {
+const err149 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/prompt",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.prompt,data:data73};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1991,14 +1993,11 @@ else {
 vErrors.push(err149);
 }
 errors++;
-break outer0;
 }
-}
-}
-}
-}
-else {
-const err150 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data72};
+let data74 = data72.completion;
+if(typeof data74 == "number"){
+if(data74 < 0 || isNaN(data74)){
+const err150 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/completion",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.completion,data:data74};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2007,14 +2006,9 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data49.supported_params !== undefined){
-let data74 = data49.supported_params;
-if(Array.isArray(data74)){
-const len5 = data74.length;
-for(let i6=0; i6<len5; i6++){
-let data75 = data74[i6];
-if(typeof data75 !== "string"){
-const err151 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data75};
+}
+else {
+const err151 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/completion",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.completion.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.completion,data:data74};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2023,10 +2017,11 @@ vErrors.push(err151);
 }
 errors++;
 }
-}
-}
-else {
-const err152 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data74};
+if(data72.request !== undefined){
+let data75 = data72.request;
+if(typeof data75 == "number"){
+if(data75 < 0 || isNaN(data75)){
+const err152 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/request",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.request,data:data75};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2036,10 +2031,8 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data49.unsupported_params !== undefined){
-let data76 = data49.unsupported_params;
-if(!((data76 === "drop") || (data76 === "reject"))){
-const err153 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data76};
+else {
+const err153 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/request",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.request.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.request,data:data75};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2049,15 +2042,11 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data49.routing !== undefined){
-let data77 = data49.routing;
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-if(data77.strategy === undefined){
-data77.strategy = "weighted";
-}
-for(const key10 in data77){
-if(!((((key10 === "strategy") || (key10 === "num_retries")) || (key10 === "fallbacks")) || (key10 === "context_window_fallback"))){
-const err154 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data77};
+if(data72.cache_read !== undefined){
+let data76 = data72.cache_read;
+if(typeof data76 == "number"){
+if(data76 < 0 || isNaN(data76)){
+const err154 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/cache_read/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_read,data:data76};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2067,10 +2056,8 @@ vErrors.push(err154);
 errors++;
 }
 }
-let data78 = data77.strategy;
-if(typeof data78 === "string"){
-if(!pattern5.test(data78)){
-const err155 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data78};
+else {
+const err155 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/cache_read",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/cache_read/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_read.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_read,data:data76};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2080,8 +2067,11 @@ vErrors.push(err155);
 errors++;
 }
 }
-else {
-const err156 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data78};
+if(data72.cache_write !== undefined){
+let data77 = data72.cache_write;
+if(typeof data77 == "number"){
+if(data77 < 0 || isNaN(data77)){
+const err156 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_write,data:data77};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2090,10 +2080,9 @@ vErrors.push(err156);
 }
 errors++;
 }
-if(data77.num_retries !== undefined){
-let data79 = data77.num_retries;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-const err157 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data79};
+}
+else {
+const err157 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_write,data:data77};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2102,9 +2091,12 @@ vErrors.push(err157);
 }
 errors++;
 }
-if(typeof data79 == "number"){
-if(data79 > 10 || isNaN(data79)){
-const err158 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data79};
+}
+if(data72.cache_write_1h !== undefined){
+let data78 = data72.cache_write_1h;
+if(typeof data78 == "number"){
+if(data78 < 0 || isNaN(data78)){
+const err158 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_write_1h,data:data78};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2113,8 +2105,9 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data79 < 0 || isNaN(data79)){
-const err159 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data79};
+}
+else {
+const err159 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.cache_write_1h,data:data78};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2124,16 +2117,11 @@ vErrors.push(err159);
 errors++;
 }
 }
-}
-if(data77.fallbacks !== undefined){
-let data80 = data77.fallbacks;
-if(Array.isArray(data80)){
-const len6 = data80.length;
-for(let i7=0; i7<len6; i7++){
-let data81 = data80[i7];
-if(typeof data81 === "string"){
-if(func3(data81) < 1){
-const err160 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data81};
+if(data72.reasoning !== undefined){
+let data79 = data72.reasoning;
+if(typeof data79 == "number"){
+if(data79 < 0 || isNaN(data79)){
+const err160 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.reasoning,data:data79};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2144,7 +2132,7 @@ errors++;
 }
 }
 else {
-const err161 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data81};
+const err161 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.reasoning,data:data79};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2154,9 +2142,10 @@ vErrors.push(err161);
 errors++;
 }
 }
-}
-else {
-const err162 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data80};
+if(data72.free !== undefined){
+let data80 = data72.free;
+if(typeof data80 !== "boolean"){
+const err162 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing/free",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/properties/free/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.free.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing.properties.free,data:data80};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2166,11 +2155,9 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data77.context_window_fallback !== undefined){
-let data82 = data77.context_window_fallback;
-if(typeof data82 === "string"){
-if(func3(data82) < 1){
-const err163 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data82};
+}
+else {
+const err163 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/pricing",schemaPath:"#/properties/models/items/properties/deployments/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.pricing,data:data72};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2180,8 +2167,10 @@ vErrors.push(err163);
 errors++;
 }
 }
-else {
-const err164 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data82};
+if(data66.options !== undefined){
+let data81 = data66.options;
+if(!(data81 && typeof data81 == "object" && !Array.isArray(data81))){
+const err164 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3+"/options",schemaPath:"#/properties/models/items/properties/deployments/items/properties/options/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.properties.options.type,parentSchema:schema11.properties.models.items.properties.deployments.items.properties.options,data:data81};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2193,7 +2182,7 @@ errors++;
 }
 }
 else {
-const err165 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data77};
+const err165 = {instancePath:instancePath+"/models/" + i2+"/deployments/" + i3,schemaPath:"#/properties/models/items/properties/deployments/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.deployments.items.type,parentSchema:schema11.properties.models.items.properties.deployments.items,data:data66};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2203,12 +2192,9 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(data49.billed_features !== undefined){
-let data83 = data49.billed_features;
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-for(const key11 in data83){
-if(!((((key11 === "web_search") || (key11 === "priority_tier")) || (key11 === "audio")) || (key11 === "predicted_outputs"))){
-const err166 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data83};
+}
+else {
+const err166 = {instancePath:instancePath+"/models/" + i2+"/deployments",schemaPath:"#/properties/models/items/properties/deployments/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.deployments.type,parentSchema:schema11.properties.models.items.properties.deployments,data:data65};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2218,11 +2204,10 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data83.web_search !== undefined){
-let data84 = data83.web_search;
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.per_request === undefined){
-const err167 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data84};
+let data82 = data50.endpoints;
+if(Array.isArray(data82)){
+if(data82.length < 1){
+const err167 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.endpoints,data:data82};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2231,9 +2216,11 @@ vErrors.push(err167);
 }
 errors++;
 }
-for(const key12 in data84){
-if(!(key12 === "per_request")){
-const err168 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data84};
+const len4 = data82.length;
+for(let i4=0; i4<len4; i4++){
+let data83 = data82[i4];
+if(!((data83 === "chat") || (data83 === "embeddings"))){
+const err168 = {instancePath:instancePath+"/models/" + i2+"/endpoints/" + i4,schemaPath:"#/properties/models/items/properties/endpoints/items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.endpoints.items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.endpoints.items.enum,parentSchema:schema11.properties.models.items.properties.endpoints.items,data:data83};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2243,11 +2230,14 @@ vErrors.push(err168);
 errors++;
 }
 }
-if(data84.per_request !== undefined){
-let data85 = data84.per_request;
-if(typeof data85 == "number"){
-if(data85 < 0 || isNaN(data85)){
-const err169 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data85};
+let i5 = data82.length;
+let j0;
+if(i5 > 1){
+outer0:
+for(;i5--;){
+for(j0 = i5; j0--;){
+if(func0(data82[i5], data82[j0])){
+const err169 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i5+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.endpoints,data:data82};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2255,10 +2245,14 @@ else {
 vErrors.push(err169);
 }
 errors++;
+break outer0;
+}
+}
+}
 }
 }
 else {
-const err170 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data85};
+const err170 = {instancePath:instancePath+"/models/" + i2+"/endpoints",schemaPath:"#/properties/models/items/properties/endpoints/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.endpoints.type,parentSchema:schema11.properties.models.items.properties.endpoints,data:data82};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2267,10 +2261,14 @@ vErrors.push(err170);
 }
 errors++;
 }
-}
-}
-else {
-const err171 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data84};
+if(data50.supported_params !== undefined){
+let data84 = data50.supported_params;
+if(Array.isArray(data84)){
+const len5 = data84.length;
+for(let i6=0; i6<len5; i6++){
+let data85 = data84[i6];
+if(typeof data85 !== "string"){
+const err171 = {instancePath:instancePath+"/models/" + i2+"/supported_params/" + i6,schemaPath:"#/properties/models/items/properties/supported_params/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.supported_params.items.type,parentSchema:schema11.properties.models.items.properties.supported_params.items,data:data85};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2280,11 +2278,9 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(data83.priority_tier !== undefined){
-let data86 = data83.priority_tier;
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-if(data86.multiplier === undefined){
-const err172 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data86};
+}
+else {
+const err172 = {instancePath:instancePath+"/models/" + i2+"/supported_params",schemaPath:"#/properties/models/items/properties/supported_params/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.supported_params.type,parentSchema:schema11.properties.models.items.properties.supported_params,data:data84};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2293,9 +2289,11 @@ vErrors.push(err172);
 }
 errors++;
 }
-for(const key13 in data86){
-if(!(key13 === "multiplier")){
-const err173 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data86};
+}
+if(data50.unsupported_params !== undefined){
+let data86 = data50.unsupported_params;
+if(!((data86 === "drop") || (data86 === "reject"))){
+const err173 = {instancePath:instancePath+"/models/" + i2+"/unsupported_params",schemaPath:"#/properties/models/items/properties/unsupported_params/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.unsupported_params.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.unsupported_params.enum,parentSchema:schema11.properties.models.items.properties.unsupported_params,data:data86};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2305,11 +2303,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data86.multiplier !== undefined){
-let data87 = data86.multiplier;
-if(typeof data87 == "number"){
-if(data87 < 1 || isNaN(data87)){
-const err174 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data87};
+if(data50.routing !== undefined){
+let data87 = data50.routing;
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+if(data87.strategy === undefined){
+data87.strategy = "weighted";
+}
+for(const key11 in data87){
+if(!((((key11 === "strategy") || (key11 === "num_retries")) || (key11 === "fallbacks")) || (key11 === "context_window_fallback"))){
+const err174 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data87};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2319,8 +2321,10 @@ vErrors.push(err174);
 errors++;
 }
 }
-else {
-const err175 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data87};
+let data88 = data87.strategy;
+if(typeof data88 === "string"){
+if(!pattern5.test(data88)){
+const err175 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data88};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2330,9 +2334,8 @@ vErrors.push(err175);
 errors++;
 }
 }
-}
 else {
-const err176 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data86};
+const err176 = {instancePath:instancePath+"/models/" + i2+"/routing/strategy",schemaPath:"#/properties/models/items/properties/routing/properties/strategy/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.strategy.type,parentSchema:schema11.properties.models.items.properties.routing.properties.strategy,data:data88};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2341,12 +2344,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-}
-if(data83.audio !== undefined){
-let data88 = data83.audio;
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-if(data88.completion === undefined){
-const err177 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data88};
+if(data87.num_retries !== undefined){
+let data89 = data87.num_retries;
+if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
+const err177 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routing.properties.num_retries.type,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data89};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2355,9 +2356,9 @@ vErrors.push(err177);
 }
 errors++;
 }
-for(const key14 in data88){
-if(!((key14 === "completion") || (key14 === "prompt"))){
-const err178 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data88};
+if(typeof data89 == "number"){
+if(data89 > 10 || isNaN(data89)){
+const err178 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data89};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2366,12 +2367,8 @@ vErrors.push(err178);
 }
 errors++;
 }
-}
-if(data88.completion !== undefined){
-let data89 = data88.completion;
-if(typeof data89 == "number"){
 if(data89 < 0 || isNaN(data89)){
-const err179 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data89};
+const err179 = {instancePath:instancePath+"/models/" + i2+"/routing/num_retries",schemaPath:"#/properties/models/items/properties/routing/properties/num_retries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routing.properties.num_retries,data:data89};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2381,8 +2378,16 @@ vErrors.push(err179);
 errors++;
 }
 }
-else {
-const err180 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data89};
+}
+if(data87.fallbacks !== undefined){
+let data90 = data87.fallbacks;
+if(Array.isArray(data90)){
+const len6 = data90.length;
+for(let i7=0; i7<len6; i7++){
+let data91 = data90[i7];
+if(typeof data91 === "string"){
+if(func3(data91) < 1){
+const err180 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data91};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2392,11 +2397,8 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data88.prompt !== undefined){
-let data90 = data88.prompt;
-if(typeof data90 == "number"){
-if(data90 < 0 || isNaN(data90)){
-const err181 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data90};
+else {
+const err181 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks/" + i7,schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.items.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks.items,data:data91};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2406,8 +2408,9 @@ vErrors.push(err181);
 errors++;
 }
 }
+}
 else {
-const err182 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data90};
+const err182 = {instancePath:instancePath+"/models/" + i2+"/routing/fallbacks",schemaPath:"#/properties/models/items/properties/routing/properties/fallbacks/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routing.properties.fallbacks.type,parentSchema:schema11.properties.models.items.properties.routing.properties.fallbacks,data:data90};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2417,9 +2420,11 @@ vErrors.push(err182);
 errors++;
 }
 }
-}
-else {
-const err183 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data88};
+if(data87.context_window_fallback !== undefined){
+let data92 = data87.context_window_fallback;
+if(typeof data92 === "string"){
+if(func3(data92) < 1){
+const err183 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data92};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2429,12 +2434,8 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(data83.predicted_outputs !== undefined){
-let data91 = data83.predicted_outputs;
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
-for(const key15 in data91){
-if(!(key15 === "completion")){
-const err184 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data91};
+else {
+const err184 = {instancePath:instancePath+"/models/" + i2+"/routing/context_window_fallback",schemaPath:"#/properties/models/items/properties/routing/properties/context_window_fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.context_window_fallback.type,parentSchema:schema11.properties.models.items.properties.routing.properties.context_window_fallback,data:data92};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2444,11 +2445,9 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(data91.completion !== undefined){
-let data92 = data91.completion;
-if(typeof data92 == "number"){
-if(data92 < 0 || isNaN(data92)){
-const err185 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data92};
+}
+else {
+const err185 = {instancePath:instancePath+"/models/" + i2+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data87};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2458,8 +2457,12 @@ vErrors.push(err185);
 errors++;
 }
 }
-else {
-const err186 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data92};
+if(data50.billed_features !== undefined){
+let data93 = data50.billed_features;
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+for(const key12 in data93){
+if(!((((key12 === "web_search") || (key12 === "priority_tier")) || (key12 === "audio")) || (key12 === "predicted_outputs"))){
+const err186 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features,data:data93};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2469,9 +2472,11 @@ vErrors.push(err186);
 errors++;
 }
 }
-}
-else {
-const err187 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data91};
+if(data93.web_search !== undefined){
+let data94 = data93.web_search;
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data94.per_request === undefined){
+const err187 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/required",keyword:"required",params:{missingProperty: "per_request"},message:"must have required property '"+"per_request"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data94};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2480,10 +2485,9 @@ vErrors.push(err187);
 }
 errors++;
 }
-}
-}
-else {
-const err188 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data83};
+for(const key13 in data94){
+if(!(key13 === "per_request")){
+const err188 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data94};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2493,12 +2497,11 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(data49.credit_bound !== undefined){
-let data93 = data49.credit_bound;
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-for(const key16 in data93){
-if(!((((key16 === "image_tokens") || (key16 === "audio_tokens")) || (key16 === "file_tokens")) || (key16 === "unbounded_items"))){
-const err189 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data93};
+if(data94.per_request !== undefined){
+let data95 = data94.per_request;
+if(typeof data95 == "number"){
+if(data95 < 0 || isNaN(data95)){
+const err189 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data95};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2508,11 +2511,8 @@ vErrors.push(err189);
 errors++;
 }
 }
-if(data93.image_tokens !== undefined){
-let data94 = data93.image_tokens;
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-if(data94.low === undefined){
-const err190 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data94};
+else {
+const err190 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search/per_request",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/properties/per_request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search.properties.per_request,data:data95};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2521,8 +2521,10 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(data94.high === undefined){
-const err191 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data94};
+}
+}
+else {
+const err191 = {instancePath:instancePath+"/models/" + i2+"/billed_features/web_search",schemaPath:"#/properties/models/items/properties/billed_features/properties/web_search/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.web_search.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.web_search,data:data94};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2531,9 +2533,12 @@ vErrors.push(err191);
 }
 errors++;
 }
-for(const key17 in data94){
-if(!((key17 === "low") || (key17 === "high"))){
-const err192 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data94};
+}
+if(data93.priority_tier !== undefined){
+let data96 = data93.priority_tier;
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+if(data96.multiplier === undefined){
+const err192 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/required",keyword:"required",params:{missingProperty: "multiplier"},message:"must have required property '"+"multiplier"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data96};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2542,11 +2547,9 @@ vErrors.push(err192);
 }
 errors++;
 }
-}
-if(data94.low !== undefined){
-let data95 = data94.low;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-const err193 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data95};
+for(const key14 in data96){
+if(!(key14 === "multiplier")){
+const err193 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data96};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2555,9 +2558,12 @@ vErrors.push(err193);
 }
 errors++;
 }
-if(typeof data95 == "number"){
-if(data95 < 0 || isNaN(data95)){
-const err194 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data95};
+}
+if(data96.multiplier !== undefined){
+let data97 = data96.multiplier;
+if(typeof data97 == "number"){
+if(data97 < 1 || isNaN(data97)){
+const err194 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data97};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2567,11 +2573,8 @@ vErrors.push(err194);
 errors++;
 }
 }
-}
-if(data94.high !== undefined){
-let data96 = data94.high;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-const err195 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data96};
+else {
+const err195 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier/multiplier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/properties/multiplier/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.properties.multiplier,data:data97};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2580,9 +2583,10 @@ vErrors.push(err195);
 }
 errors++;
 }
-if(typeof data96 == "number"){
-if(data96 < 0 || isNaN(data96)){
-const err196 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data96};
+}
+}
+else {
+const err196 = {instancePath:instancePath+"/models/" + i2+"/billed_features/priority_tier",schemaPath:"#/properties/models/items/properties/billed_features/properties/priority_tier/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.priority_tier.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.priority_tier,data:data96};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2592,10 +2596,11 @@ vErrors.push(err196);
 errors++;
 }
 }
-}
-}
-else {
-const err197 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data94};
+if(data93.audio !== undefined){
+let data98 = data93.audio;
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(data98.completion === undefined){
+const err197 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/required",keyword:"required",params:{missingProperty: "completion"},message:"must have required property '"+"completion"+"'",schema:schema11.properties.models.items.properties.billed_features.properties.audio.required,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data98};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2604,11 +2609,9 @@ vErrors.push(err197);
 }
 errors++;
 }
-}
-if(data93.audio_tokens !== undefined){
-let data97 = data93.audio_tokens;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-const err198 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data97};
+for(const key15 in data98){
+if(!((key15 === "completion") || (key15 === "prompt"))){
+const err198 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data98};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2617,9 +2620,12 @@ vErrors.push(err198);
 }
 errors++;
 }
-if(typeof data97 == "number"){
-if(data97 < 0 || isNaN(data97)){
-const err199 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data97};
+}
+if(data98.completion !== undefined){
+let data99 = data98.completion;
+if(typeof data99 == "number"){
+if(data99 < 0 || isNaN(data99)){
+const err199 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data99};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2629,11 +2635,8 @@ vErrors.push(err199);
 errors++;
 }
 }
-}
-if(data93.file_tokens !== undefined){
-let data98 = data93.file_tokens;
-if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
-const err200 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data98};
+else {
+const err200 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.completion,data:data99};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2642,9 +2645,12 @@ vErrors.push(err200);
 }
 errors++;
 }
-if(typeof data98 == "number"){
-if(data98 < 0 || isNaN(data98)){
-const err201 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data98};
+}
+if(data98.prompt !== undefined){
+let data100 = data98.prompt;
+if(typeof data100 == "number"){
+if(data100 < 0 || isNaN(data100)){
+const err201 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data100};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2654,11 +2660,8 @@ vErrors.push(err201);
 errors++;
 }
 }
-}
-if(data93.unbounded_items !== undefined){
-let data99 = data93.unbounded_items;
-if(!((data99 === "refuse") || (data99 === "context_length"))){
-const err202 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data99};
+else {
+const err202 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio/prompt",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio.properties.prompt,data:data100};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2670,7 +2673,7 @@ errors++;
 }
 }
 else {
-const err203 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data93};
+const err203 = {instancePath:instancePath+"/models/" + i2+"/billed_features/audio",schemaPath:"#/properties/models/items/properties/billed_features/properties/audio/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.audio.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.audio,data:data98};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2680,9 +2683,12 @@ vErrors.push(err203);
 errors++;
 }
 }
-}
-else {
-const err204 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data49};
+if(data93.predicted_outputs !== undefined){
+let data101 = data93.predicted_outputs;
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+for(const key16 in data101){
+if(!(key16 === "completion")){
+const err204 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data101};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2692,9 +2698,11 @@ vErrors.push(err204);
 errors++;
 }
 }
-}
-else {
-const err205 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data48};
+if(data101.completion !== undefined){
+let data102 = data101.completion;
+if(typeof data102 == "number"){
+if(data102 < 0 || isNaN(data102)){
+const err205 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data102};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2704,18 +2712,8 @@ vErrors.push(err205);
 errors++;
 }
 }
-let data100 = data.plugins;
-if(Array.isArray(data100)){
-const len7 = data100.length;
-for(let i8=0; i8<len7; i8++){
-let data101 = data100[i8];
-const _errs226 = errors;
-let valid43 = false;
-let passing0 = null;
-const _errs227 = errors;
-if(typeof data101 === "string"){
-if(func3(data101) < 1){
-const err206 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data101};
+else {
+const err206 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs/completion",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.properties.completion,data:data102};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2725,8 +2723,9 @@ vErrors.push(err206);
 errors++;
 }
 }
+}
 else {
-const err207 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data101};
+const err207 = {instancePath:instancePath+"/models/" + i2+"/billed_features/predicted_outputs",schemaPath:"#/properties/models/items/properties/billed_features/properties/predicted_outputs/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs.type,parentSchema:schema11.properties.models.items.properties.billed_features.properties.predicted_outputs,data:data101};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2735,15 +2734,10 @@ vErrors.push(err207);
 }
 errors++;
 }
-var _valid3 = _errs227 === errors;
-if(_valid3){
-valid43 = true;
-passing0 = 0;
 }
-const _errs229 = errors;
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-if(data101.use === undefined){
-const err208 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data101};
+}
+else {
+const err208 = {instancePath:instancePath+"/models/" + i2+"/billed_features",schemaPath:"#/properties/models/items/properties/billed_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.billed_features.type,parentSchema:schema11.properties.models.items.properties.billed_features,data:data93};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2752,9 +2746,13 @@ vErrors.push(err208);
 }
 errors++;
 }
-for(const key18 in data101){
-if(!(((key18 === "use") || (key18 === "name")) || (key18 === "config"))){
-const err209 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data101};
+}
+if(data50.credit_bound !== undefined){
+let data103 = data50.credit_bound;
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+for(const key17 in data103){
+if(!((((key17 === "image_tokens") || (key17 === "audio_tokens")) || (key17 === "file_tokens")) || (key17 === "unbounded_items"))){
+const err209 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data103};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2764,11 +2762,11 @@ vErrors.push(err209);
 errors++;
 }
 }
-if(data101.use !== undefined){
-let data102 = data101.use;
-if(typeof data102 === "string"){
-if(func3(data102) < 1){
-const err210 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data102};
+if(data103.image_tokens !== undefined){
+let data104 = data103.image_tokens;
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+if(data104.low === undefined){
+const err210 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data104};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2777,9 +2775,8 @@ vErrors.push(err210);
 }
 errors++;
 }
-}
-else {
-const err211 = {instancePath:instancePath+"/plugins/" + i8+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data102};
+if(data104.high === undefined){
+const err211 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.required,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data104};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2788,12 +2785,9 @@ vErrors.push(err211);
 }
 errors++;
 }
-}
-if(data101.name !== undefined){
-let data103 = data101.name;
-if(typeof data103 === "string"){
-if(func3(data103) < 1){
-const err212 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data103};
+for(const key18 in data104){
+if(!((key18 === "low") || (key18 === "high"))){
+const err212 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data104};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2803,8 +2797,10 @@ vErrors.push(err212);
 errors++;
 }
 }
-else {
-const err213 = {instancePath:instancePath+"/plugins/" + i8+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data103};
+if(data104.low !== undefined){
+let data105 = data104.low;
+if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
+const err213 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data105};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2813,11 +2809,9 @@ vErrors.push(err213);
 }
 errors++;
 }
-}
-if(data101.config !== undefined){
-let data104 = data101.config;
-if(!(data104 && typeof data104 == "object" && !Array.isArray(data104))){
-const err214 = {instancePath:instancePath+"/plugins/" + i8+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data104};
+if(typeof data105 == "number"){
+if(data105 < 0 || isNaN(data105)){
+const err214 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/low",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.low,data:data105};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2828,8 +2822,10 @@ errors++;
 }
 }
 }
-else {
-const err215 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data101};
+if(data104.high !== undefined){
+let data106 = data104.high;
+if(!((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106)))){
+const err215 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data106};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2838,23 +2834,9 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid3 = _errs229 === errors;
-if(_valid3 && valid43){
-valid43 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid3){
-valid43 = true;
-passing0 = 1;
-}
-const _errs238 = errors;
-const _errs240 = errors;
-const _errs241 = errors;
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-let missing0;
-if((data101.use === undefined) && (missing0 = "use")){
-const err216 = {};
+if(typeof data106 == "number"){
+if(data106 < 0 || isNaN(data106)){
+const err216 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens/high",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.properties.high,data:data106};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2864,9 +2846,10 @@ vErrors.push(err216);
 errors++;
 }
 }
-var valid45 = _errs241 === errors;
-if(valid45){
-const err217 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data101};
+}
+}
+else {
+const err217 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/image_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/image_tokens/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.image_tokens,data:data104};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2875,20 +2858,11 @@ vErrors.push(err217);
 }
 errors++;
 }
-else {
-errors = _errs240;
-if(vErrors !== null){
-if(_errs240){
-vErrors.length = _errs240;
 }
-else {
-vErrors = null;
-}
-}
-}
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-if(Object.keys(data101).length > 1){
-const err218 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data101};
+if(data103.audio_tokens !== undefined){
+let data107 = data103.audio_tokens;
+if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
+const err218 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data107};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2897,8 +2871,9 @@ vErrors.push(err218);
 }
 errors++;
 }
-if(Object.keys(data101).length < 1){
-const err219 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data101};
+if(typeof data107 == "number"){
+if(data107 < 0 || isNaN(data107)){
+const err219 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/audio_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/audio_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.audio_tokens,data:data107};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2907,10 +2882,12 @@ vErrors.push(err219);
 }
 errors++;
 }
-for(const key19 in data101){
-let data105 = data101[key19];
-if((!(data105 && typeof data105 == "object" && !Array.isArray(data105))) && (data105 !== null)){
-const err220 = {instancePath:instancePath+"/plugins/" + i8+"/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data105};
+}
+}
+if(data103.file_tokens !== undefined){
+let data108 = data103.file_tokens;
+if(!((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108)))){
+const err220 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens.type,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data108};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2919,10 +2896,9 @@ vErrors.push(err220);
 }
 errors++;
 }
-}
-}
-else {
-const err221 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data101};
+if(typeof data108 == "number"){
+if(data108 < 0 || isNaN(data108)){
+const err221 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/file_tokens",schemaPath:"#/properties/models/items/properties/credit_bound/properties/file_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.file_tokens,data:data108};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2931,20 +2907,12 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid3 = _errs238 === errors;
-if(_valid3 && valid43){
-valid43 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid3){
-valid43 = true;
-passing0 = 2;
 }
 }
-}
-if(!valid43){
-const err222 = {instancePath:instancePath+"/plugins/" + i8,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data101};
+if(data103.unbounded_items !== undefined){
+let data109 = data103.unbounded_items;
+if(!((data109 === "refuse") || (data109 === "context_length"))){
+const err222 = {instancePath:instancePath+"/models/" + i2+"/credit_bound/unbounded_items",schemaPath:"#/properties/models/items/properties/credit_bound/properties/unbounded_items/enum",keyword:"enum",params:{allowedValues: schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items.enum,parentSchema:schema11.properties.models.items.properties.credit_bound.properties.unbounded_items,data:data109};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2953,21 +2921,10 @@ vErrors.push(err222);
 }
 errors++;
 }
-else {
-errors = _errs226;
-if(vErrors !== null){
-if(_errs226){
-vErrors.length = _errs226;
-}
-else {
-vErrors = null;
-}
-}
-}
 }
 }
 else {
-const err223 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data100};
+const err223 = {instancePath:instancePath+"/models/" + i2+"/credit_bound",schemaPath:"#/properties/models/items/properties/credit_bound/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.credit_bound.type,parentSchema:schema11.properties.models.items.properties.credit_bound,data:data103};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2976,14 +2933,10 @@ vErrors.push(err223);
 }
 errors++;
 }
-let data106 = data.shared_state;
-const _errs247 = errors;
-let valid47 = true;
-const _errs248 = errors;
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-let missing1;
-if((data106.driver === undefined) && (missing1 = "driver")){
-const err224 = {};
+}
+}
+else {
+const err224 = {instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data50};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2992,10 +2945,10 @@ vErrors.push(err224);
 }
 errors++;
 }
+}
+}
 else {
-if(data106.driver !== undefined){
-if("redis" !== data106.driver){
-const err225 = {};
+const err225 = {instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data49};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -3005,23 +2958,14 @@ vErrors.push(err225);
 errors++;
 }
 }
-}
-}
-var _valid4 = _errs248 === errors;
-errors = _errs247;
-if(vErrors !== null){
-if(_errs247){
-vErrors.length = _errs247;
-}
-else {
-vErrors = null;
-}
-}
-if(_valid4){
-const _errs250 = errors;
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-if(data106.url === undefined){
-const err226 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data106};
+let data110 = data.presets;
+if(Array.isArray(data110)){
+const len7 = data110.length;
+for(let i8=0; i8<len7; i8++){
+let data111 = data110[i8];
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+if(data111.name === undefined){
+const err226 = {instancePath:instancePath+"/presets/" + i8,schemaPath:"#/properties/presets/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.presets.items.required,parentSchema:schema11.properties.presets.items,data:data111};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -3030,12 +2974,9 @@ vErrors.push(err226);
 }
 errors++;
 }
-}
-var _valid4 = _errs250 === errors;
-valid47 = _valid4;
-}
-if(!valid47){
-const err227 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data106};
+for(const key19 in data111){
+if(!((((((key19 === "name") || (key19 === "model")) || (key19 === "models")) || (key19 === "provider")) || (key19 === "params")) || (key19 === "system"))){
+const err227 = {instancePath:instancePath+"/presets/" + i8,schemaPath:"#/properties/presets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.presets.items,data:data111};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -3044,16 +2985,12 @@ vErrors.push(err227);
 }
 errors++;
 }
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-if(data106.driver === undefined){
-data106.driver = "store";
 }
-if(data106.key_prefix === undefined){
-data106.key_prefix = "gw:";
-}
-for(const key20 in data106){
-if(!(((key20 === "driver") || (key20 === "url")) || (key20 === "key_prefix"))){
-const err228 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data106};
+if(data111.name !== undefined){
+let data112 = data111.name;
+if(typeof data112 === "string"){
+if(!pattern5.test(data112)){
+const err228 = {instancePath:instancePath+"/presets/" + i8+"/name",schemaPath:"#/properties/presets/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]{1,64}$"+"\"",schema:"^[A-Za-z0-9_.-]{1,64}$",parentSchema:schema11.properties.presets.items.properties.name,data:data112};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -3063,9 +3000,8 @@ vErrors.push(err228);
 errors++;
 }
 }
-let data108 = data106.driver;
-if(!((data108 === "store") || (data108 === "redis"))){
-const err229 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data108};
+else {
+const err229 = {instancePath:instancePath+"/presets/" + i8+"/name",schemaPath:"#/properties/presets/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.presets.items.properties.name.type,parentSchema:schema11.properties.presets.items.properties.name,data:data112};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -3074,11 +3010,12 @@ vErrors.push(err229);
 }
 errors++;
 }
-if(data106.url !== undefined){
-let data109 = data106.url;
-if(typeof data109 === "string"){
-if(!pattern6.test(data109)){
-const err230 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data109};
+}
+if(data111.model !== undefined){
+let data113 = data111.model;
+if(typeof data113 === "string"){
+if(func3(data113) > 256){
+const err230 = {instancePath:instancePath+"/presets/" + i8+"/model",schemaPath:"#/properties/presets/items/properties/model/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.presets.items.properties.model,data:data113};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -3087,9 +3024,8 @@ vErrors.push(err230);
 }
 errors++;
 }
-}
-else {
-const err231 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data109};
+if(func3(data113) < 1){
+const err231 = {instancePath:instancePath+"/presets/" + i8+"/model",schemaPath:"#/properties/presets/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.presets.items.properties.model,data:data113};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -3099,9 +3035,8 @@ vErrors.push(err231);
 errors++;
 }
 }
-let data110 = data106.key_prefix;
-if(typeof data110 !== "string"){
-const err232 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data110};
+else {
+const err232 = {instancePath:instancePath+"/presets/" + i8+"/model",schemaPath:"#/properties/presets/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.presets.items.properties.model.type,parentSchema:schema11.properties.presets.items.properties.model,data:data113};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -3111,8 +3046,11 @@ vErrors.push(err232);
 errors++;
 }
 }
-else {
-const err233 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data106};
+if(data111.models !== undefined){
+let data114 = data111.models;
+if(Array.isArray(data114)){
+if(data114.length > 16){
+const err233 = {instancePath:instancePath+"/presets/" + i8+"/models",schemaPath:"#/properties/presets/items/properties/models/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items",schema:16,parentSchema:schema11.properties.presets.items.properties.models,data:data114};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -3121,14 +3059,939 @@ vErrors.push(err233);
 }
 errors++;
 }
-}
-else {
-const err234 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(data114.length < 1){
+const err234 = {instancePath:instancePath+"/presets/" + i8+"/models",schemaPath:"#/properties/presets/items/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.presets.items.properties.models,data:data114};
 if(vErrors === null){
 vErrors = [err234];
 }
 else {
 vErrors.push(err234);
+}
+errors++;
+}
+const len8 = data114.length;
+for(let i9=0; i9<len8; i9++){
+let data115 = data114[i9];
+if(typeof data115 === "string"){
+if(func3(data115) > 256){
+const err235 = {instancePath:instancePath+"/presets/" + i8+"/models/" + i9,schemaPath:"#/properties/presets/items/properties/models/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.presets.items.properties.models.items,data:data115};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+if(func3(data115) < 1){
+const err236 = {instancePath:instancePath+"/presets/" + i8+"/models/" + i9,schemaPath:"#/properties/presets/items/properties/models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.presets.items.properties.models.items,data:data115};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
+}
+}
+else {
+const err237 = {instancePath:instancePath+"/presets/" + i8+"/models/" + i9,schemaPath:"#/properties/presets/items/properties/models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.presets.items.properties.models.items.type,parentSchema:schema11.properties.presets.items.properties.models.items,data:data115};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+}
+}
+else {
+const err238 = {instancePath:instancePath+"/presets/" + i8+"/models",schemaPath:"#/properties/presets/items/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.presets.items.properties.models.type,parentSchema:schema11.properties.presets.items.properties.models,data:data114};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
+}
+}
+if(data111.provider !== undefined){
+let data116 = data111.provider;
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+for(const key20 in data116){
+if(!((((((((key20 === "order") || (key20 === "only")) || (key20 === "ignore")) || (key20 === "allow_fallbacks")) || (key20 === "require_parameters")) || (key20 === "data_collection")) || (key20 === "sort")) || (key20 === "max_price"))){
+const err239 = {instancePath:instancePath+"/presets/" + i8+"/provider",schemaPath:"#/properties/presets/items/properties/provider/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.presets.items.properties.provider,data:data116};
+if(vErrors === null){
+vErrors = [err239];
+}
+else {
+vErrors.push(err239);
+}
+errors++;
+}
+}
+if(data116.order !== undefined){
+let data117 = data116.order;
+if(Array.isArray(data117)){
+if(data117.length > 64){
+const err240 = {instancePath:instancePath+"/presets/" + i8+"/provider/order",schemaPath:"#/properties/presets/items/properties/provider/properties/order/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.presets.items.properties.provider.properties.order,data:data117};
+if(vErrors === null){
+vErrors = [err240];
+}
+else {
+vErrors.push(err240);
+}
+errors++;
+}
+const len9 = data117.length;
+for(let i10=0; i10<len9; i10++){
+let data118 = data117[i10];
+if(typeof data118 === "string"){
+if(func3(data118) > 128){
+const err241 = {instancePath:instancePath+"/presets/" + i8+"/provider/order/" + i10,schemaPath:"#/properties/presets/items/properties/provider/properties/order/items/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters",schema:128,parentSchema:schema11.properties.presets.items.properties.provider.properties.order.items,data:data118};
+if(vErrors === null){
+vErrors = [err241];
+}
+else {
+vErrors.push(err241);
+}
+errors++;
+}
+if(func3(data118) < 1){
+const err242 = {instancePath:instancePath+"/presets/" + i8+"/provider/order/" + i10,schemaPath:"#/properties/presets/items/properties/provider/properties/order/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.presets.items.properties.provider.properties.order.items,data:data118};
+if(vErrors === null){
+vErrors = [err242];
+}
+else {
+vErrors.push(err242);
+}
+errors++;
+}
+}
+else {
+const err243 = {instancePath:instancePath+"/presets/" + i8+"/provider/order/" + i10,schemaPath:"#/properties/presets/items/properties/provider/properties/order/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.presets.items.properties.provider.properties.order.items.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.order.items,data:data118};
+if(vErrors === null){
+vErrors = [err243];
+}
+else {
+vErrors.push(err243);
+}
+errors++;
+}
+}
+}
+else {
+const err244 = {instancePath:instancePath+"/presets/" + i8+"/provider/order",schemaPath:"#/properties/presets/items/properties/provider/properties/order/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.presets.items.properties.provider.properties.order.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.order,data:data117};
+if(vErrors === null){
+vErrors = [err244];
+}
+else {
+vErrors.push(err244);
+}
+errors++;
+}
+}
+if(data116.only !== undefined){
+let data119 = data116.only;
+if(Array.isArray(data119)){
+if(data119.length > 64){
+const err245 = {instancePath:instancePath+"/presets/" + i8+"/provider/only",schemaPath:"#/properties/presets/items/properties/provider/properties/only/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.presets.items.properties.provider.properties.only,data:data119};
+if(vErrors === null){
+vErrors = [err245];
+}
+else {
+vErrors.push(err245);
+}
+errors++;
+}
+const len10 = data119.length;
+for(let i11=0; i11<len10; i11++){
+let data120 = data119[i11];
+if(typeof data120 === "string"){
+if(func3(data120) > 128){
+const err246 = {instancePath:instancePath+"/presets/" + i8+"/provider/only/" + i11,schemaPath:"#/properties/presets/items/properties/provider/properties/only/items/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters",schema:128,parentSchema:schema11.properties.presets.items.properties.provider.properties.only.items,data:data120};
+if(vErrors === null){
+vErrors = [err246];
+}
+else {
+vErrors.push(err246);
+}
+errors++;
+}
+if(func3(data120) < 1){
+const err247 = {instancePath:instancePath+"/presets/" + i8+"/provider/only/" + i11,schemaPath:"#/properties/presets/items/properties/provider/properties/only/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.presets.items.properties.provider.properties.only.items,data:data120};
+if(vErrors === null){
+vErrors = [err247];
+}
+else {
+vErrors.push(err247);
+}
+errors++;
+}
+}
+else {
+const err248 = {instancePath:instancePath+"/presets/" + i8+"/provider/only/" + i11,schemaPath:"#/properties/presets/items/properties/provider/properties/only/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.presets.items.properties.provider.properties.only.items.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.only.items,data:data120};
+if(vErrors === null){
+vErrors = [err248];
+}
+else {
+vErrors.push(err248);
+}
+errors++;
+}
+}
+}
+else {
+const err249 = {instancePath:instancePath+"/presets/" + i8+"/provider/only",schemaPath:"#/properties/presets/items/properties/provider/properties/only/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.presets.items.properties.provider.properties.only.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.only,data:data119};
+if(vErrors === null){
+vErrors = [err249];
+}
+else {
+vErrors.push(err249);
+}
+errors++;
+}
+}
+if(data116.ignore !== undefined){
+let data121 = data116.ignore;
+if(Array.isArray(data121)){
+if(data121.length > 64){
+const err250 = {instancePath:instancePath+"/presets/" + i8+"/provider/ignore",schemaPath:"#/properties/presets/items/properties/provider/properties/ignore/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.presets.items.properties.provider.properties.ignore,data:data121};
+if(vErrors === null){
+vErrors = [err250];
+}
+else {
+vErrors.push(err250);
+}
+errors++;
+}
+const len11 = data121.length;
+for(let i12=0; i12<len11; i12++){
+let data122 = data121[i12];
+if(typeof data122 === "string"){
+if(func3(data122) > 128){
+const err251 = {instancePath:instancePath+"/presets/" + i8+"/provider/ignore/" + i12,schemaPath:"#/properties/presets/items/properties/provider/properties/ignore/items/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters",schema:128,parentSchema:schema11.properties.presets.items.properties.provider.properties.ignore.items,data:data122};
+if(vErrors === null){
+vErrors = [err251];
+}
+else {
+vErrors.push(err251);
+}
+errors++;
+}
+if(func3(data122) < 1){
+const err252 = {instancePath:instancePath+"/presets/" + i8+"/provider/ignore/" + i12,schemaPath:"#/properties/presets/items/properties/provider/properties/ignore/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.presets.items.properties.provider.properties.ignore.items,data:data122};
+if(vErrors === null){
+vErrors = [err252];
+}
+else {
+vErrors.push(err252);
+}
+errors++;
+}
+}
+else {
+const err253 = {instancePath:instancePath+"/presets/" + i8+"/provider/ignore/" + i12,schemaPath:"#/properties/presets/items/properties/provider/properties/ignore/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.presets.items.properties.provider.properties.ignore.items.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.ignore.items,data:data122};
+if(vErrors === null){
+vErrors = [err253];
+}
+else {
+vErrors.push(err253);
+}
+errors++;
+}
+}
+}
+else {
+const err254 = {instancePath:instancePath+"/presets/" + i8+"/provider/ignore",schemaPath:"#/properties/presets/items/properties/provider/properties/ignore/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.presets.items.properties.provider.properties.ignore.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.ignore,data:data121};
+if(vErrors === null){
+vErrors = [err254];
+}
+else {
+vErrors.push(err254);
+}
+errors++;
+}
+}
+if(data116.allow_fallbacks !== undefined){
+let data123 = data116.allow_fallbacks;
+if(typeof data123 !== "boolean"){
+const err255 = {instancePath:instancePath+"/presets/" + i8+"/provider/allow_fallbacks",schemaPath:"#/properties/presets/items/properties/provider/properties/allow_fallbacks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.presets.items.properties.provider.properties.allow_fallbacks.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.allow_fallbacks,data:data123};
+if(vErrors === null){
+vErrors = [err255];
+}
+else {
+vErrors.push(err255);
+}
+errors++;
+}
+}
+if(data116.require_parameters !== undefined){
+let data124 = data116.require_parameters;
+if(typeof data124 !== "boolean"){
+const err256 = {instancePath:instancePath+"/presets/" + i8+"/provider/require_parameters",schemaPath:"#/properties/presets/items/properties/provider/properties/require_parameters/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.presets.items.properties.provider.properties.require_parameters.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.require_parameters,data:data124};
+if(vErrors === null){
+vErrors = [err256];
+}
+else {
+vErrors.push(err256);
+}
+errors++;
+}
+}
+if(data116.data_collection !== undefined){
+let data125 = data116.data_collection;
+if(!((data125 === "allow") || (data125 === "deny"))){
+const err257 = {instancePath:instancePath+"/presets/" + i8+"/provider/data_collection",schemaPath:"#/properties/presets/items/properties/provider/properties/data_collection/enum",keyword:"enum",params:{allowedValues: schema11.properties.presets.items.properties.provider.properties.data_collection.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.presets.items.properties.provider.properties.data_collection.enum,parentSchema:schema11.properties.presets.items.properties.provider.properties.data_collection,data:data125};
+if(vErrors === null){
+vErrors = [err257];
+}
+else {
+vErrors.push(err257);
+}
+errors++;
+}
+}
+if(data116.sort !== undefined){
+let data126 = data116.sort;
+if(!(((data126 === "price") || (data126 === "throughput")) || (data126 === "latency"))){
+const err258 = {instancePath:instancePath+"/presets/" + i8+"/provider/sort",schemaPath:"#/properties/presets/items/properties/provider/properties/sort/enum",keyword:"enum",params:{allowedValues: schema11.properties.presets.items.properties.provider.properties.sort.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.presets.items.properties.provider.properties.sort.enum,parentSchema:schema11.properties.presets.items.properties.provider.properties.sort,data:data126};
+if(vErrors === null){
+vErrors = [err258];
+}
+else {
+vErrors.push(err258);
+}
+errors++;
+}
+}
+if(data116.max_price !== undefined){
+let data127 = data116.max_price;
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+for(const key21 in data127){
+if(!((((key21 === "prompt") || (key21 === "completion")) || (key21 === "request")) || (key21 === "image"))){
+const err259 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price,data:data127};
+if(vErrors === null){
+vErrors = [err259];
+}
+else {
+vErrors.push(err259);
+}
+errors++;
+}
+}
+if(data127.prompt !== undefined){
+let data128 = data127.prompt;
+if(typeof data128 == "number"){
+if(data128 < 0 || isNaN(data128)){
+const err260 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price/prompt",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/properties/prompt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.prompt,data:data128};
+if(vErrors === null){
+vErrors = [err260];
+}
+else {
+vErrors.push(err260);
+}
+errors++;
+}
+}
+else {
+const err261 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price/prompt",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/properties/prompt/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.prompt.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.prompt,data:data128};
+if(vErrors === null){
+vErrors = [err261];
+}
+else {
+vErrors.push(err261);
+}
+errors++;
+}
+}
+if(data127.completion !== undefined){
+let data129 = data127.completion;
+if(typeof data129 == "number"){
+if(data129 < 0 || isNaN(data129)){
+const err262 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price/completion",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/properties/completion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.completion,data:data129};
+if(vErrors === null){
+vErrors = [err262];
+}
+else {
+vErrors.push(err262);
+}
+errors++;
+}
+}
+else {
+const err263 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price/completion",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/properties/completion/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.completion.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.completion,data:data129};
+if(vErrors === null){
+vErrors = [err263];
+}
+else {
+vErrors.push(err263);
+}
+errors++;
+}
+}
+if(data127.request !== undefined){
+let data130 = data127.request;
+if(typeof data130 == "number"){
+if(data130 < 0 || isNaN(data130)){
+const err264 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price/request",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/properties/request/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.request,data:data130};
+if(vErrors === null){
+vErrors = [err264];
+}
+else {
+vErrors.push(err264);
+}
+errors++;
+}
+}
+else {
+const err265 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price/request",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/properties/request/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.request.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.request,data:data130};
+if(vErrors === null){
+vErrors = [err265];
+}
+else {
+vErrors.push(err265);
+}
+errors++;
+}
+}
+if(data127.image !== undefined){
+let data131 = data127.image;
+if(typeof data131 == "number"){
+if(data131 < 0 || isNaN(data131)){
+const err266 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price/image",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/properties/image/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.image,data:data131};
+if(vErrors === null){
+vErrors = [err266];
+}
+else {
+vErrors.push(err266);
+}
+errors++;
+}
+}
+else {
+const err267 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price/image",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/properties/image/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.image.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price.properties.image,data:data131};
+if(vErrors === null){
+vErrors = [err267];
+}
+else {
+vErrors.push(err267);
+}
+errors++;
+}
+}
+}
+else {
+const err268 = {instancePath:instancePath+"/presets/" + i8+"/provider/max_price",schemaPath:"#/properties/presets/items/properties/provider/properties/max_price/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.presets.items.properties.provider.properties.max_price.type,parentSchema:schema11.properties.presets.items.properties.provider.properties.max_price,data:data127};
+if(vErrors === null){
+vErrors = [err268];
+}
+else {
+vErrors.push(err268);
+}
+errors++;
+}
+}
+}
+else {
+const err269 = {instancePath:instancePath+"/presets/" + i8+"/provider",schemaPath:"#/properties/presets/items/properties/provider/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.presets.items.properties.provider.type,parentSchema:schema11.properties.presets.items.properties.provider,data:data116};
+if(vErrors === null){
+vErrors = [err269];
+}
+else {
+vErrors.push(err269);
+}
+errors++;
+}
+}
+if(data111.params !== undefined){
+let data132 = data111.params;
+if(!(data132 && typeof data132 == "object" && !Array.isArray(data132))){
+const err270 = {instancePath:instancePath+"/presets/" + i8+"/params",schemaPath:"#/properties/presets/items/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.presets.items.properties.params.type,parentSchema:schema11.properties.presets.items.properties.params,data:data132};
+if(vErrors === null){
+vErrors = [err270];
+}
+else {
+vErrors.push(err270);
+}
+errors++;
+}
+}
+if(data111.system !== undefined){
+let data133 = data111.system;
+if(typeof data133 === "string"){
+if(func3(data133) > 100000){
+const err271 = {instancePath:instancePath+"/presets/" + i8+"/system",schemaPath:"#/properties/presets/items/properties/system/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters",schema:100000,parentSchema:schema11.properties.presets.items.properties.system,data:data133};
+if(vErrors === null){
+vErrors = [err271];
+}
+else {
+vErrors.push(err271);
+}
+errors++;
+}
+}
+else {
+const err272 = {instancePath:instancePath+"/presets/" + i8+"/system",schemaPath:"#/properties/presets/items/properties/system/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.presets.items.properties.system.type,parentSchema:schema11.properties.presets.items.properties.system,data:data133};
+if(vErrors === null){
+vErrors = [err272];
+}
+else {
+vErrors.push(err272);
+}
+errors++;
+}
+}
+}
+else {
+const err273 = {instancePath:instancePath+"/presets/" + i8,schemaPath:"#/properties/presets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.presets.items.type,parentSchema:schema11.properties.presets.items,data:data111};
+if(vErrors === null){
+vErrors = [err273];
+}
+else {
+vErrors.push(err273);
+}
+errors++;
+}
+}
+}
+else {
+const err274 = {instancePath:instancePath+"/presets",schemaPath:"#/properties/presets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.presets.type,parentSchema:schema11.properties.presets,data:data110};
+if(vErrors === null){
+vErrors = [err274];
+}
+else {
+vErrors.push(err274);
+}
+errors++;
+}
+let data134 = data.plugins;
+if(Array.isArray(data134)){
+const len12 = data134.length;
+for(let i13=0; i13<len12; i13++){
+let data135 = data134[i13];
+const _errs295 = errors;
+let valid57 = false;
+let passing0 = null;
+const _errs296 = errors;
+if(typeof data135 === "string"){
+if(func3(data135) < 1){
+const err275 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data135};
+if(vErrors === null){
+vErrors = [err275];
+}
+else {
+vErrors.push(err275);
+}
+errors++;
+}
+}
+else {
+const err276 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[0].type,parentSchema:schema11.properties.plugins.items.oneOf[0],data:data135};
+if(vErrors === null){
+vErrors = [err276];
+}
+else {
+vErrors.push(err276);
+}
+errors++;
+}
+var _valid3 = _errs296 === errors;
+if(_valid3){
+valid57 = true;
+passing0 = 0;
+}
+const _errs298 = errors;
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+if(data135.use === undefined){
+const err277 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/1/required",keyword:"required",params:{missingProperty: "use"},message:"must have required property '"+"use"+"'",schema:schema11.properties.plugins.items.oneOf[1].required,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data135};
+if(vErrors === null){
+vErrors = [err277];
+}
+else {
+vErrors.push(err277);
+}
+errors++;
+}
+for(const key22 in data135){
+if(!(((key22 === "use") || (key22 === "name")) || (key22 === "config"))){
+const err278 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data135};
+if(vErrors === null){
+vErrors = [err278];
+}
+else {
+vErrors.push(err278);
+}
+errors++;
+}
+}
+if(data135.use !== undefined){
+let data136 = data135.use;
+if(typeof data136 === "string"){
+if(func3(data136) < 1){
+const err279 = {instancePath:instancePath+"/plugins/" + i13+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data136};
+if(vErrors === null){
+vErrors = [err279];
+}
+else {
+vErrors.push(err279);
+}
+errors++;
+}
+}
+else {
+const err280 = {instancePath:instancePath+"/plugins/" + i13+"/use",schemaPath:"#/properties/plugins/items/oneOf/1/properties/use/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.use.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.use,data:data136};
+if(vErrors === null){
+vErrors = [err280];
+}
+else {
+vErrors.push(err280);
+}
+errors++;
+}
+}
+if(data135.name !== undefined){
+let data137 = data135.name;
+if(typeof data137 === "string"){
+if(func3(data137) < 1){
+const err281 = {instancePath:instancePath+"/plugins/" + i13+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data137};
+if(vErrors === null){
+vErrors = [err281];
+}
+else {
+vErrors.push(err281);
+}
+errors++;
+}
+}
+else {
+const err282 = {instancePath:instancePath+"/plugins/" + i13+"/name",schemaPath:"#/properties/plugins/items/oneOf/1/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.plugins.items.oneOf[1].properties.name.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.name,data:data137};
+if(vErrors === null){
+vErrors = [err282];
+}
+else {
+vErrors.push(err282);
+}
+errors++;
+}
+}
+if(data135.config !== undefined){
+let data138 = data135.config;
+if(!(data138 && typeof data138 == "object" && !Array.isArray(data138))){
+const err283 = {instancePath:instancePath+"/plugins/" + i13+"/config",schemaPath:"#/properties/plugins/items/oneOf/1/properties/config/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].properties.config.type,parentSchema:schema11.properties.plugins.items.oneOf[1].properties.config,data:data138};
+if(vErrors === null){
+vErrors = [err283];
+}
+else {
+vErrors.push(err283);
+}
+errors++;
+}
+}
+}
+else {
+const err284 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[1].type,parentSchema:schema11.properties.plugins.items.oneOf[1],data:data135};
+if(vErrors === null){
+vErrors = [err284];
+}
+else {
+vErrors.push(err284);
+}
+errors++;
+}
+var _valid3 = _errs298 === errors;
+if(_valid3 && valid57){
+valid57 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid3){
+valid57 = true;
+passing0 = 1;
+}
+const _errs307 = errors;
+const _errs309 = errors;
+const _errs310 = errors;
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+let missing0;
+if((data135.use === undefined) && (missing0 = "use")){
+const err285 = {};
+if(vErrors === null){
+vErrors = [err285];
+}
+else {
+vErrors.push(err285);
+}
+errors++;
+}
+}
+var valid59 = _errs310 === errors;
+if(valid59){
+const err286 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/2/not",keyword:"not",params:{},message:"must NOT be valid",schema:schema11.properties.plugins.items.oneOf[2].not,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data135};
+if(vErrors === null){
+vErrors = [err286];
+}
+else {
+vErrors.push(err286);
+}
+errors++;
+}
+else {
+errors = _errs309;
+if(vErrors !== null){
+if(_errs309){
+vErrors.length = _errs309;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+if(Object.keys(data135).length > 1){
+const err287 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/2/maxProperties",keyword:"maxProperties",params:{limit: 1},message:"must NOT have more than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data135};
+if(vErrors === null){
+vErrors = [err287];
+}
+else {
+vErrors.push(err287);
+}
+errors++;
+}
+if(Object.keys(data135).length < 1){
+const err288 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/2/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties",schema:1,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data135};
+if(vErrors === null){
+vErrors = [err288];
+}
+else {
+vErrors.push(err288);
+}
+errors++;
+}
+for(const key23 in data135){
+let data139 = data135[key23];
+if((!(data139 && typeof data139 == "object" && !Array.isArray(data139))) && (data139 !== null)){
+const err289 = {instancePath:instancePath+"/plugins/" + i13+"/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/plugins/items/oneOf/2/additionalProperties/type",keyword:"type",params:{type: schema11.properties.plugins.items.oneOf[2].additionalProperties.type},message:"must be object,null",schema:schema11.properties.plugins.items.oneOf[2].additionalProperties.type,parentSchema:schema11.properties.plugins.items.oneOf[2].additionalProperties,data:data139};
+if(vErrors === null){
+vErrors = [err289];
+}
+else {
+vErrors.push(err289);
+}
+errors++;
+}
+}
+}
+else {
+const err290 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.plugins.items.oneOf[2].type,parentSchema:schema11.properties.plugins.items.oneOf[2],data:data135};
+if(vErrors === null){
+vErrors = [err290];
+}
+else {
+vErrors.push(err290);
+}
+errors++;
+}
+var _valid3 = _errs307 === errors;
+if(_valid3 && valid57){
+valid57 = false;
+passing0 = [passing0, 2];
+}
+else {
+if(_valid3){
+valid57 = true;
+passing0 = 2;
+}
+}
+}
+if(!valid57){
+const err291 = {instancePath:instancePath+"/plugins/" + i13,schemaPath:"#/properties/plugins/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf",schema:schema11.properties.plugins.items.oneOf,parentSchema:schema11.properties.plugins.items,data:data135};
+if(vErrors === null){
+vErrors = [err291];
+}
+else {
+vErrors.push(err291);
+}
+errors++;
+}
+else {
+errors = _errs295;
+if(vErrors !== null){
+if(_errs295){
+vErrors.length = _errs295;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err292 = {instancePath:instancePath+"/plugins",schemaPath:"#/properties/plugins/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.plugins.type,parentSchema:schema11.properties.plugins,data:data134};
+if(vErrors === null){
+vErrors = [err292];
+}
+else {
+vErrors.push(err292);
+}
+errors++;
+}
+let data140 = data.shared_state;
+const _errs316 = errors;
+let valid61 = true;
+const _errs317 = errors;
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+let missing1;
+if((data140.driver === undefined) && (missing1 = "driver")){
+const err293 = {};
+if(vErrors === null){
+vErrors = [err293];
+}
+else {
+vErrors.push(err293);
+}
+errors++;
+}
+else {
+if(data140.driver !== undefined){
+if("redis" !== data140.driver){
+const err294 = {};
+if(vErrors === null){
+vErrors = [err294];
+}
+else {
+vErrors.push(err294);
+}
+errors++;
+}
+}
+}
+}
+var _valid4 = _errs317 === errors;
+errors = _errs316;
+if(vErrors !== null){
+if(_errs316){
+vErrors.length = _errs316;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs319 = errors;
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+if(data140.url === undefined){
+const err295 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/then/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.shared_state.then.required,parentSchema:schema11.properties.shared_state.then,data:data140};
+if(vErrors === null){
+vErrors = [err295];
+}
+else {
+vErrors.push(err295);
+}
+errors++;
+}
+}
+var _valid4 = _errs319 === errors;
+valid61 = _valid4;
+}
+if(!valid61){
+const err296 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema",schema:schema11.properties.shared_state.if,parentSchema:schema11.properties.shared_state,data:data140};
+if(vErrors === null){
+vErrors = [err296];
+}
+else {
+vErrors.push(err296);
+}
+errors++;
+}
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+if(data140.driver === undefined){
+data140.driver = "store";
+}
+if(data140.key_prefix === undefined){
+data140.key_prefix = "gw:";
+}
+for(const key24 in data140){
+if(!(((key24 === "driver") || (key24 === "url")) || (key24 === "key_prefix"))){
+const err297 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shared_state,data:data140};
+if(vErrors === null){
+vErrors = [err297];
+}
+else {
+vErrors.push(err297);
+}
+errors++;
+}
+}
+let data142 = data140.driver;
+if(!((data142 === "store") || (data142 === "redis"))){
+const err298 = {instancePath:instancePath+"/shared_state/driver",schemaPath:"#/properties/shared_state/properties/driver/enum",keyword:"enum",params:{allowedValues: schema11.properties.shared_state.properties.driver.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.shared_state.properties.driver.enum,parentSchema:schema11.properties.shared_state.properties.driver,data:data142};
+if(vErrors === null){
+vErrors = [err298];
+}
+else {
+vErrors.push(err298);
+}
+errors++;
+}
+if(data140.url !== undefined){
+let data143 = data140.url;
+if(typeof data143 === "string"){
+if(!pattern7.test(data143)){
+const err299 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.shared_state.properties.url,data:data143};
+if(vErrors === null){
+vErrors = [err299];
+}
+else {
+vErrors.push(err299);
+}
+errors++;
+}
+}
+else {
+const err300 = {instancePath:instancePath+"/shared_state/url",schemaPath:"#/properties/shared_state/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.url.type,parentSchema:schema11.properties.shared_state.properties.url,data:data143};
+if(vErrors === null){
+vErrors = [err300];
+}
+else {
+vErrors.push(err300);
+}
+errors++;
+}
+}
+let data144 = data140.key_prefix;
+if(typeof data144 !== "string"){
+const err301 = {instancePath:instancePath+"/shared_state/key_prefix",schemaPath:"#/properties/shared_state/properties/key_prefix/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.shared_state.properties.key_prefix.type,parentSchema:schema11.properties.shared_state.properties.key_prefix,data:data144};
+if(vErrors === null){
+vErrors = [err301];
+}
+else {
+vErrors.push(err301);
+}
+errors++;
+}
+}
+else {
+const err302 = {instancePath:instancePath+"/shared_state",schemaPath:"#/properties/shared_state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shared_state.type,parentSchema:schema11.properties.shared_state,data:data140};
+if(vErrors === null){
+vErrors = [err302];
+}
+else {
+vErrors.push(err302);
+}
+errors++;
+}
+}
+else {
+const err303 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err303];
+}
+else {
+vErrors.push(err303);
 }
 errors++;
 }

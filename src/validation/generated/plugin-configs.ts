@@ -5098,7 +5098,7 @@ validate19.errors = vErrors;
 return errors === 0;
 }
 
-const schema21 = {"type":"object","additionalProperties":false,"properties":{"stream_idle_timeout_ms":{"type":"integer","minimum":1,"default":120000},"max_response_bytes":{"type":"integer","minimum":1024,"default":16777216},"max_event_bytes":{"type":"integer","minimum":1024,"default":4194304},"max_forwarded_headers":{"type":"integer","minimum":0,"maximum":1000,"default":32},"max_forwarded_header_bytes":{"type":"integer","minimum":0,"default":8192}}};
+const schema21 = {"type":"object","additionalProperties":false,"properties":{"stream_idle_timeout_ms":{"type":"integer","minimum":1,"default":120000},"max_response_bytes":{"type":"integer","minimum":1024,"default":16777216},"max_event_bytes":{"type":"integer","minimum":1024,"default":4194304},"max_forwarded_headers":{"type":"integer","minimum":0,"maximum":1000,"default":32},"max_forwarded_header_bytes":{"type":"integer","minimum":0,"default":8192},"measures":{"type":"object","additionalProperties":false,"default":{},"properties":{"publish_ms":{"type":"integer","minimum":10,"default":1000},"refresh_ms":{"type":"integer","minimum":10,"default":1000}}}}};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5119,8 +5119,11 @@ data.max_forwarded_headers = 32;
 if(data.max_forwarded_header_bytes === undefined){
 data.max_forwarded_header_bytes = 8192;
 }
+if(data.measures === undefined){
+data.measures = {};
+}
 for(const key0 in data){
-if(!(((((key0 === "stream_idle_timeout_ms") || (key0 === "max_response_bytes")) || (key0 === "max_event_bytes")) || (key0 === "max_forwarded_headers")) || (key0 === "max_forwarded_header_bytes"))){
+if(!((((((key0 === "stream_idle_timeout_ms") || (key0 === "max_response_bytes")) || (key0 === "max_event_bytes")) || (key0 === "max_forwarded_headers")) || (key0 === "max_forwarded_header_bytes")) || (key0 === "measures"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema21,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -5256,14 +5259,91 @@ vErrors.push(err11);
 errors++;
 }
 }
+let data5 = data.measures;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.publish_ms === undefined){
+data5.publish_ms = 1000;
 }
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.type,parentSchema:schema21,data};
+if(data5.refresh_ms === undefined){
+data5.refresh_ms = 1000;
+}
+for(const key1 in data5){
+if(!((key1 === "publish_ms") || (key1 === "refresh_ms"))){
+const err12 = {instancePath:instancePath+"/measures",schemaPath:"#/properties/measures/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema21.properties.measures,data:data5};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+}
+let data6 = data5.publish_ms;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err13 = {instancePath:instancePath+"/measures/publish_ms",schemaPath:"#/properties/measures/properties/publish_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.measures.properties.publish_ms.type,parentSchema:schema21.properties.measures.properties.publish_ms,data:data6};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 10 || isNaN(data6)){
+const err14 = {instancePath:instancePath+"/measures/publish_ms",schemaPath:"#/properties/measures/properties/publish_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema21.properties.measures.properties.publish_ms,data:data6};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+let data7 = data5.refresh_ms;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err15 = {instancePath:instancePath+"/measures/refresh_ms",schemaPath:"#/properties/measures/properties/refresh_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema21.properties.measures.properties.refresh_ms.type,parentSchema:schema21.properties.measures.properties.refresh_ms,data:data7};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 10 || isNaN(data7)){
+const err16 = {instancePath:instancePath+"/measures/refresh_ms",schemaPath:"#/properties/measures/properties/refresh_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema21.properties.measures.properties.refresh_ms,data:data7};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/measures",schemaPath:"#/properties/measures/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.properties.measures.type,parentSchema:schema21.properties.measures,data:data5};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema21.type,parentSchema:schema21,data};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }
