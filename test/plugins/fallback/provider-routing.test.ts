@@ -66,6 +66,8 @@ describe('provider routing: the provider object, variants, presets, per-deployme
       ),
     );
     ({ key, accountId } = await makeAccountKey(gw, { credits: 100 }));
+    // A gateway's first requests are slow (code not yet optimised): a few on another model, not measured here.
+    for (let i = 0; i < 5; i++) expect((await chat({ model: 'm/other' })).status).to.equal(200);
     // Each provider measured once (`only` names one): latency and throughput as the gateway saw them.
     for (const n of NAMES) expect((await route({ provider: { only: [n] } })).calls).to.deep.equal([n]);
   });
