@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'embeddings_unsupported',
   'forbidden_header',
   'generation_not_found',
+  'guardrail_blocked',
+  'guardrail_unavailable',
   'headers_too_large',
   'host_not_allowed',
   'insufficient_account_credits',

@@ -167,6 +167,24 @@ export const errors = {
       param,
       message: `This key may not use the model '${truncate(model, 200)}'`,
     }),
+  guardrailBlocked: (rule: string, side: 'input' | 'output') =>
+    new GatewayError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'guardrail_blocked',
+      param: side === 'input' ? 'messages' : null,
+      message: `The ${side === 'input' ? 'request' : 'answer'} was blocked by the guardrail rule '${truncate(rule, 100)}'`,
+      details: { rule, side },
+    }),
+  guardrailUnavailable: (check: string) =>
+    new GatewayError({
+      status: 503,
+      type: 'server_error',
+      code: 'guardrail_unavailable',
+      message: `The guardrail check '${truncate(check, 100)}' could not run and its policy fails closed`,
+      retryable: true,
+      retryAfter: 1,
+    }),
   upstreamTimeout: (provider: string) =>
     new GatewayError({
       status: 504,

@@ -74,5 +74,6 @@ export function buildGeneration(ctx: GatewayContext, out: Outcome): Generation {
     cacheSimilarity: s.cache?.similarity ?? null,
     variant: s.variant ?? null,
     insured: out.insured === true,
+    guardrails: s.guardrails && s.guardrails.length > 0 ? JSON.stringify(s.guardrails) : null,
   };
 }

@@ -5,7 +5,15 @@
  * when credit settles it. A failed write never breaks the answer: it is counted and logged.
  */
 import type { Logger } from 'pino';
-import { deferWrite, type Counter, type GatewayContext, type SweepGate, type Usage } from '../../src/plugin';
+import {
+  deferWrite,
+  STORED_VIEW,
+  type Counter,
+  type GatewayContext,
+  type StoredView,
+  type SweepGate,
+  type Usage,
+} from '../../src/plugin';
 import { toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS } from './routes';
 import { putStatement, type ResponseRepo } from './store/repo';
@@ -67,9 +75,12 @@ export class ResponseWriter {
     });
   }
 
-  recordOf(ctx: GatewayContext, body: Record<string, unknown>, status: string) {
+  recordOf(ctx: GatewayContext, sent: Record<string, unknown>, status: string) {
     const s = ctx.state.gateway;
     const now = Date.now();
+    // A guard that restored redacted values for the client keeps them out of the store (STORED_VIEW).
+    const view = s.extensions[STORED_VIEW] as StoredView | undefined;
+    const body = view ? view(sent) : sent;
     return {
       id: s.completionId,
       accountId: s.principal?.accountId ?? ANONYMOUS,

@@ -14,6 +14,7 @@ import type { SmtpSettings } from '../mail/smtp';
 import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
 import type { StoredResponses } from '../api/responses/contract';
 import type { Tracer } from '@opentelemetry/api';
+import type { DetectorRegistry } from '../guardrails/contract';
 
 /**
  * What plugins offer one another through `services.shared`, by name and type. A plugin that
@@ -39,6 +40,7 @@ export interface SharedSlots {
   'credit.charge': CreditCharge;
   /** The tracing plugin's OpenTelemetry tracer, for spans of work outside the chat chain (MCP tool calls). */
   'tracing.tracer': Tracer;
+  'guardrails.detectors': DetectorRegistry;
 }
 export const TRACER = 'tracing.tracer';
 

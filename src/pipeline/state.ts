@@ -5,6 +5,7 @@ import type { ChatStream } from '../stream/chat-stream';
 import type { InboundWire, SameWireRequest } from '../providers/types';
 import { countPromptTokens } from '../tokens/count';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../types/embeddings';
+import type { GuardrailEvent } from '../guardrails/contract';
 
 /**
  * What the client sent alongside the chat fields, that the gateway consumes itself (spec 4.1, advanced configuration).
@@ -168,6 +169,8 @@ export interface GatewayState {
    * exactly what the client gets). Streams use observers' onWritten / onEnd instead.
    */
   beforeAnswer?: Array<() => Promise<void> | void>;
+  /** What guardrails did to this request (rule, side, action; never a matched value), kept in its generation record. */
+  guardrails?: GuardrailEvent[];
   extensions: Record<string, unknown>;
 }
 

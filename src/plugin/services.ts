@@ -47,7 +47,17 @@ export {
   INPUT_ITEMS,
   RESPONSE_SAVER,
   STORED_RESPONSES,
+  STORED_VIEW,
   type ResponseSaver,
   type StoredResponse,
   type StoredResponses,
+  type StoredView,
 } from '../api/responses/contract';
+export {
+  detectorRegistry,
+  GUARDRAIL_DETECTORS,
+  type Detector,
+  type DetectorMatch,
+  type DetectorRegistry,
+  type GuardrailEvent,
+} from '../guardrails/contract';

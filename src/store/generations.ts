@@ -44,6 +44,8 @@ export interface Generation {
   variant?: string | null;
   /** Zero-completion insurance: no output and a failure or empty finish, so nothing was charged. */
   insured?: boolean;
+  /** What guardrails did (JSON text: `[{rule, side, action, count}]`, never a matched value); null when nothing. */
+  guardrails?: string | null;
 }
 
 /** The columns of a generation record as generationParams gives them. */
@@ -78,6 +80,7 @@ export const GENERATION_COLUMNS = [
   'cache_similarity',
   'variant',
   'insured',
+  'guardrails',
 ] as const;
 
 export const GENERATION_INSERT =
@@ -116,6 +119,7 @@ export function generationParams(g: Generation): Param[] {
     g.cacheSimilarity ?? null,
     g.variant ?? null,
     g.insured ? 1 : null,
+    g.guardrails ?? null,
   ];
 }
 
@@ -153,6 +157,7 @@ function toGeneration(r: Row): Generation {
     cacheSimilarity: numOrNull(r.cache_similarity),
     variant: (r.variant as string | null) ?? null,
     insured: num(r.insured) === 1,
+    guardrails: (r.guardrails as string | null) ?? null,
   };
 }
 
@@ -187,6 +192,7 @@ export function generationJson(g: Generation) {
       : {}),
     variant: g.variant ?? null,
     insured: g.insured === true,
+    ...(g.guardrails ? { guardrails: JSON.parse(g.guardrails) as unknown[] } : {}),
   };
 }
 

@@ -26,9 +26,17 @@ const APPLIED_AT = 1_700_000_000_000;
  * Migrations added since the fixture, and what each adds to the old schema (issue 43: key_roles api_keys.role,
  * key_parents api_keys.parent_hash, oauth@2 oauth_codes.parent_hash, console@2 its sessions' and SSO logins' tables;
  * issue 47: generations_cache generations.cache, cache_entry, cache_similarity; issue 46: routing_record
- * generations.variant and .insured).
+ * generations.variant and .insured; issue 48: guardrails@1 generations.guardrails).
  */
-const ADDED = ['key_roles@1', 'key_parents@1', 'oauth@2', 'console@2', 'generations_cache@1', 'routing_record@1'];
+const ADDED = [
+  'key_roles@1',
+  'key_parents@1',
+  'oauth@2',
+  'console@2',
+  'generations_cache@1',
+  'routing_record@1',
+  'guardrails@1',
+];
 const ADDED_OBJECTS = ['console_sessions', 'console_sessions_open', 'console_sso_logins'];
 const withoutAdded = (o: { type: string; name: string; sql: string }) =>
   o.name === 'api_keys'
@@ -39,7 +47,7 @@ const withoutAdded = (o: { type: string; name: string; sql: string }) =>
         ? {
             ...o,
             sql: o.sql.replace(
-              /, cache TEXT, cache_entry TEXT, cache_similarity DOUBLE PRECISION, variant TEXT, insured INTEGER\)$/,
+              /, cache TEXT, cache_entry TEXT, cache_similarity DOUBLE PRECISION, variant TEXT, insured INTEGER, guardrails TEXT\)$/,
               ')',
             ),
           }

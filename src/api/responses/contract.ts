@@ -32,3 +32,11 @@ export interface StoredResponses {
   get(id: string): Promise<StoredResponse | undefined>;
 }
 export const STORED_RESPONSES = 'storage.responses';
+
+/**
+ * A plugin that changed what the client sees from what the upstream said (a guard that restored redacted values) puts
+ * a StoredView into `state.extensions[STORED_VIEW]`: the storage plugin passes each response object it keeps through
+ * it, so the store holds the upstream's form (placeholders) while the client got the restored one.
+ */
+export const STORED_VIEW = 'storage.storedView';
+export type StoredView = (body: Record<string, unknown>) => Record<string, unknown>;

@@ -9,6 +9,7 @@ import { keyRoleMigrations } from './key_roles';
 import { keyParentMigrations } from './key_parents';
 import { generationsCacheMigrations } from './generations_cache';
 import { routingRecordMigrations } from './routing_record';
+import { guardrailsMigrations } from './guardrails';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   ...keyParentMigrations,
   ...generationsCacheMigrations,
   ...routingRecordMigrations,
+  ...guardrailsMigrations,
 ];
