@@ -3,6 +3,7 @@ import {
   countTextTokens,
   hasContent,
   isGatewayError,
+  type GatewayError,
   type ChatCompletionChunk,
   type Usage,
 } from '../../src/plugin';
@@ -47,7 +48,15 @@ export async function openStream(
     if (reasoning > 0) u.completion_tokens_details = { reasoning_tokens: reasoning };
     return u;
   };
-  return new ChatStream(new Rest(held, source, seen, sig), (reason) => sig.abort(reason), usageSoFar);
+  const rest = new Rest(held, source, seen, sig);
+  return new ChatStream(
+    rest,
+    (reason) => {
+      rest.stop(reason);
+      sig.abort(reason);
+    },
+    usageSoFar,
+  );
 }
 
 /** What a stream produced: its content, reasoning and tool-call text, counted for usage when none is reported. */
@@ -92,7 +101,20 @@ class Rest implements AsyncIterator<ChatCompletionChunk> {
     private readonly sig: AttemptAbort,
   ) {}
 
+  /** Why stream.abort was called with a reason (an observer's block, shutdown), if it was. */
+  private stopped: GatewayError | undefined;
+
+  stop(reason: unknown): void {
+    if (isGatewayError(reason)) this.stopped ??= reason;
+  }
+
   next(): Promise<IteratorResult<ChatCompletionChunk>> {
+    // stream.abort(err) ends the stream with err at once, even when chunks are still held or already parsed from the
+    // upstream's last read (they would otherwise be written, then [DONE]).
+    if (this.stopped && !this.done) {
+      this.close();
+      return Promise.reject(this.stopped);
+    }
     if (this.held.length > 0) return Promise.resolve({ done: false, value: this.held.shift()! });
     if (this.done) return Promise.resolve({ done: true, value: undefined });
     return this.source.next().then(this.onResult, this.onError);
