@@ -55,6 +55,7 @@ const groups = [
   pluginBodies('console', 'signIn', 'signInBody'),
   pluginBodies('oauth', 'keyExchange', 'keyExchangeBody'),
   pluginBodies('mcp', 'access', 'accessBody'),
+  pluginBodies('guardrails', 'policyBody', 'policyBodySchema'),
   {
     file: 'plugins/cache/generated/bodies',
     exportName: 'bodies',

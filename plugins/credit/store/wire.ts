@@ -41,6 +41,7 @@ type PackedGeneration = [
   cacheSimilarity: number | null,
   variant: string | null,
   insured: boolean,
+  guardrails: string | null,
 ];
 
 function packGeneration(g: Generation): PackedGeneration {
@@ -75,6 +76,7 @@ function packGeneration(g: Generation): PackedGeneration {
     g.cacheSimilarity ?? null,
     g.variant ?? null,
     g.insured === true,
+    g.guardrails ?? null,
   ];
 }
 
@@ -110,6 +112,7 @@ function unpackGeneration(p: PackedGeneration): Generation {
     cacheSimilarity: p[27] ?? null,
     variant: p[28] ?? null,
     insured: p[29] === true,
+    guardrails: p[30] ?? null,
   };
 }
 
