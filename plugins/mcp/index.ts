@@ -5,8 +5,9 @@
  * servers of its config, over Streamable HTTP or stdio processes it supervises (upstream.ts, upstreams.ts): tools,
  * prompts and resources named `server__name` (names.ts). Every tool call passes the key's and account's allowlists,
  * the per-key rate limit and its price (governance.ts; charged through the credit plugin's `credit.charge`) and is
- * recorded (calls.ts, store/, metrics.ts). An admin API sets the allowlists and reads the call log (routes.ts). No
- * step on the chat chain. See README.md.
+ * recorded (calls.ts, store/, metrics.ts). An admin API sets the allowlists and reads the call log (routes.ts). It
+ * offers the servers to Responses requests that declare `{type: "mcp"}` tools (remote.ts, `tools.remote`). No step
+ * on the chat chain. See README.md.
  *
  * @example
  * ```yaml
@@ -21,9 +22,10 @@
  *   - routing
  * ```
  */
-import { ADMIN_GUARD, addReadinessCheck, definePlugin, getAuthenticate } from '../../src/plugin';
+import { ADMIN_GUARD, addReadinessCheck, definePlugin, getAuthenticate, REMOTE_TOOLS } from '../../src/plugin';
 import { callLimiter, pricer, Access } from './governance';
 import { mcpMetrics } from './metrics';
+import { remoteTools } from './remote';
 import { registerMcpRoutes } from './routes';
 import { configSchema, type McpConfig } from './schema';
 import { Sessions } from './sessions';
@@ -78,6 +80,7 @@ export default definePlugin<McpConfig>({
       store,
     });
     addReadinessCheck(shared, upstreams.readiness());
+    shared.set(REMOTE_TOOLS, remoteTools(deps, config.max_tool_rounds));
     upstreams.start();
     return {
       async close() {

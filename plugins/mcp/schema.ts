@@ -56,6 +56,8 @@ export interface McpConfig {
   calls_per_minute: number;
   /** Keep tool arguments and results in the call log (off: only who, what, how long and how it ended). */
   record_payloads: boolean;
+  /** Model calls one Responses request with mcp tools may make; the last may not call tools. */
+  max_tool_rounds: number;
 }
 
 const name = { type: 'string', pattern: '^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$', maxLength: 40 };
@@ -124,5 +126,6 @@ export const configSchema = {
     },
     calls_per_minute: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
     record_payloads: { type: 'boolean', default: false },
+    max_tool_rounds: { type: 'integer', minimum: 2, maximum: 32, default: 8 },
   },
 };

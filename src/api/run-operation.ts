@@ -49,6 +49,11 @@ export interface OperationSpec<P extends ParsedRequest> {
   /** Called with the state once it exists (e.g. a count the endpoint already knows). */
   prepare?(s: GatewayState, parsed: P): void;
   answer(ctx: GatewayContext, s: GatewayState, parsed: P): Promise<void> | void;
+  /**
+   * After the chain: another round, as a new request through the whole chain (its own state, credit reservation,
+   * limits and record: each round is metered as any request is), or null to answer. Responses' remote MCP tools.
+   */
+  again?(ctx: GatewayContext, s: GatewayState, parsed: P): Promise<P | null>;
   /** How a failure of the chain is shown on this endpoint (default: as it is). */
   chainError?(e: unknown): unknown;
 }
@@ -102,25 +107,49 @@ export function runOperation<P extends ParsedRequest>(
         spec.endpoint === 'embeddings',
       ));
     if (!servesEndpoint(model, spec.endpoint)) throw errors.wrongEndpoint(model.id, spec.name);
-    const init: StateInit = {
-      startedAt,
-      variant,
-      operation: spec.name,
-      request: parsed.request,
-      options: parsed.options,
-      model,
-      ...spec.state?.(model, parsed),
-    };
-    const s = (ctx.state.gateway = createState(ctx, init, deps.lifecycle));
-    spec.prepare?.(s, parsed);
-    if (spec.chainError) {
-      const mapError = spec.chainError;
-      await deps.chain(ctx).catch((e: unknown) => {
-        throw mapError(e);
-      });
-    } else await deps.chain(ctx);
-    await spec.answer(ctx, s, parsed);
+    let round = parsed;
+    let s = enterRound(ctx, spec, deps, { model, variant }, round, startedAt);
+    await runChain(ctx, spec, deps);
+    // Plain functions, no await of an absent hook: chat's request path keeps its turns of the microtask queue.
+    if (spec.again)
+      for (let next = await spec.again(ctx, s, round); next; next = await spec.again(ctx, s, round)) {
+        s = enterRound(ctx, spec, deps, { model, variant }, (round = next), process.hrtime.bigint());
+        await runChain(ctx, spec, deps);
+      }
+    await spec.answer(ctx, s, round);
   };
+}
+
+/** A round's state (the request's, or a later round's), made the request's current one. */
+function enterRound<P extends ParsedRequest>(
+  ctx: GatewayContext,
+  spec: OperationSpec<P>,
+  deps: OperationDeps,
+  { model, variant }: { model: ModelConfig; variant: string | undefined },
+  parsed: P,
+  startedAt: bigint,
+): GatewayState {
+  const init: StateInit = {
+    startedAt,
+    variant,
+    operation: spec.name,
+    request: parsed.request,
+    options: parsed.options,
+    model,
+    ...spec.state?.(model, parsed),
+  };
+  const s = (ctx.state.gateway = createState(ctx, init, deps.lifecycle));
+  spec.prepare?.(s, parsed);
+  return s;
+}
+
+/** The chain on the current state, its failure shown as the operation says. */
+function runChain<P extends ParsedRequest>(ctx: GatewayContext, spec: OperationSpec<P>, deps: OperationDeps) {
+  const mapError = spec.chainError;
+  if (!mapError) return deps.chain(ctx);
+  return deps.chain(ctx).catch((e: unknown) => {
+    throw mapError(e);
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import type { GatewayError } from '../errors';
 import type { SmtpSettings } from '../mail/smtp';
 import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
 import type { StoredResponses } from '../api/responses/contract';
+import type { RemoteTools } from '../api/responses/remote-tools';
 import type { Tracer } from '@opentelemetry/api';
 import type { DetectorRegistry } from '../guardrails/contract';
 
@@ -41,6 +42,8 @@ export interface SharedSlots {
   /** The tracing plugin's OpenTelemetry tracer, for spans of work outside the chat chain (MCP tool calls). */
   'tracing.tracer': Tracer;
   'guardrails.detectors': DetectorRegistry;
+  /** Remote MCP tools for Responses requests (the mcp plugin; src/api/responses/remote-tools.ts). */
+  'tools.remote': RemoteTools;
 }
 export const TRACER = 'tracing.tracer';
 

@@ -44,6 +44,13 @@ export { DeploymentMeasures, MEASURES, type MeasuresOptions } from '../deploymen
 export { readPreferences, VARIANT_SORT, type Preferences, type SortBy } from '../deployments/preferences';
 export { noProviderMatches, preferDeployments, type Excluded } from '../deployments/prefer';
 export {
+  REMOTE_TOOLS,
+  type RemoteCallResult,
+  type RemoteToolDecl,
+  type RemoteTools,
+  type RemoteToolSet,
+} from '../api/responses/remote-tools';
+export {
   INPUT_ITEMS,
   RESPONSE_SAVER,
   STORED_RESPONSES,

@@ -149,11 +149,34 @@ export interface OutputMessage {
   content: OutputContent[];
 }
 
+/** The tools a remote MCP server offered (OpenAI's `mcp_list_tools` item). */
+export interface McpListToolsItem {
+  type: 'mcp_list_tools';
+  id: string;
+  server_label: string;
+  tools: Array<{ name: string; description?: string; input_schema: Record<string, unknown>; annotations?: unknown }>;
+  error?: string | null;
+}
+
+/** A call the gateway made to a remote MCP server for the model (OpenAI's `mcp_call` item). */
+export interface McpCallItem {
+  type: 'mcp_call';
+  id: string;
+  server_label: string;
+  name: string;
+  arguments: string;
+  output: string | null;
+  error: string | null;
+  approval_request_id: null;
+}
+
 export type OutputItem =
   | OutputMessage
   | (FunctionCallItem & { id: string; status: string })
   | (CustomToolCallItem & { id: string; status: string })
-  | ReasoningItem;
+  | ReasoningItem
+  | McpListToolsItem
+  | McpCallItem;
 
 export interface ResponseUsage {
   input_tokens: number;

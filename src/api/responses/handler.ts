@@ -19,6 +19,8 @@ import { echoOf, fromCompletion, type ResponseMeta } from './output';
 import { inResponsesTerms, inputItems, outputAsInput, toChatBody } from './request';
 import { summaryAsked } from './reasoning';
 import type { ToolMap } from './tools';
+import { nextRound, openRemoteTools, totalUsage, type RemoteRun } from './remote-rounds';
+import { responseUsage } from './output';
 
 /** The response header naming what the gateway ignored (the params plugin adds the model's own to it). */
 const DROPPED_HEADER = 'X-Gateway-Dropped-Params';
@@ -56,6 +58,8 @@ interface ParsedResponses extends ParsedRequest {
   /** What was ignored, for X-Gateway-Dropped-Params. */
   dropped: string[];
   meta?: ResponseMeta;
+  /** Its remote MCP tools and their rounds so far (./remote-rounds.ts). */
+  remote?: RemoteRun;
 }
 
 /**
@@ -73,20 +77,27 @@ export function responsesOperation(deps: ResponsesDeps): OperationSpec<ParsedRes
       const previous = (body.previous_response_id ?? null) as string | null;
       const before = previous === null ? [] : await previousItems(ctx, deps, previous);
       const items = [...before, ...inputItems(body.input)];
-      const { chat, tools, dropped } = toChatBody(body, items);
-      return { ...splitChatRequest(chat, limits), items, body, previous, tools, dropped };
+      const remote = await openRemoteTools(ctx, deps.shared, body);
+      const { chat, tools, dropped } = toChatBody(remote?.body ?? body, items);
+      const parsed = { ...splitChatRequest(chat, limits), items, body, previous, tools, dropped };
+      return remote ? { ...parsed, remote: remote.run } : parsed;
     },
     state(model, p) {
-      const meta: ResponseMeta = {
+      const meta: ResponseMeta = (p.meta ??= {
         id: randomId('resp_'),
         model: model.id,
         createdAt: Math.floor(Date.now() / 1000),
         echo: echoOf(p.body, p.previous),
         tools: p.tools,
         summaries: summaryAsked(p.body),
-      };
-      p.meta = meta;
-      return { completionId: meta.id };
+      });
+      // A remote tool's later rounds are requests of their own: the response's id with the round's number.
+      const round = p.remote?.round ?? 0;
+      return { completionId: round === 0 ? meta.id : `${meta.id}_r${round}` };
+    },
+    async again(_ctx, s, p) {
+      const request = p.remote ? await nextRound(s, p.request, p.remote) : null;
+      return request && { ...p, request };
     },
     prepare(s, p) {
       if (p.dropped.length > 0) s.responseHeaders[DROPPED_HEADER] = p.dropped.join(', ').slice(0, 1000);
@@ -99,7 +110,7 @@ export function responsesOperation(deps: ResponsesDeps): OperationSpec<ParsedRes
 async function answerResponse(
   ctx: GatewayContext,
   s: GatewayState,
-  { items, meta }: ParsedResponses,
+  { items, meta, remote }: ParsedResponses,
   deps: ResponsesDeps,
 ): Promise<void> {
   const saver = s.extensions[RESPONSE_SAVER] as ResponseSaver | undefined;
@@ -107,6 +118,10 @@ async function answerResponse(
   if (!result || result.kind === 'embeddings' || !meta) throw errors.internal();
   if (result.kind === 'completion') {
     const r = fromCompletion(result.body, meta);
+    if (remote) {
+      r.output = [...remote.items, ...r.output];
+      r.usage = responseUsage(totalUsage(result.body.usage, remote.usage));
+    }
     await saver?.({ ...r, [INPUT_ITEMS]: items }, r.status);
     ctx.set(s.responseHeaders);
     ctx.body = r;

@@ -4127,7 +4127,7 @@ validate16.errors = vErrors;
 return errors === 0;
 }
 
-const schema18 = {"type":"object","additionalProperties":false,"properties":{"servers":{"type":"array","default":[],"maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$","maxLength":40},"price_per_call":{"type":"number","minimum":0,"maximum":1000000,"default":0},"tool_prices":{"type":"object","propertyNames":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"additionalProperties":{"type":"number","minimum":0,"maximum":1000000},"default":{}},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000},"url":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"object","additionalProperties":{"type":"string"}},"cwd":{"type":"string"}},"oneOf":[{"required":["url"],"not":{"anyOf":[{"required":["command"]},{"required":["args"]},{"required":["env"]},{"required":["cwd"]}]}},{"required":["command"],"not":{"anyOf":[{"required":["url"]},{"required":["headers"]}]}}]}},"path":{"type":"string","pattern":"^/[A-Za-z0-9/_-]*$","default":"/mcp"},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":60000},"connect_timeout_ms":{"type":"integer","minimum":100,"maximum":600000,"default":10000},"health_interval_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":15000},"backoff":{"type":"object","additionalProperties":false,"default":{},"properties":{"initial_ms":{"type":"integer","minimum":10,"maximum":600000,"default":500},"max_ms":{"type":"integer","minimum":10,"maximum":3600000,"default":30000}}},"session_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000,"default":1800000},"max_sessions":{"type":"integer","minimum":1,"maximum":1000000,"default":10000},"access":{"type":"object","additionalProperties":false,"default":{},"properties":{"default":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000,"default":["*"]},"accounts":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}},"keys":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}}}},"calls_per_minute":{"type":"integer","minimum":0,"maximum":1000000000,"default":0},"record_payloads":{"type":"boolean","default":false}}};
+const schema18 = {"type":"object","additionalProperties":false,"properties":{"servers":{"type":"array","default":[],"maxItems":100,"items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$","maxLength":40},"price_per_call":{"type":"number","minimum":0,"maximum":1000000,"default":0},"tool_prices":{"type":"object","propertyNames":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"additionalProperties":{"type":"number","minimum":0,"maximum":1000000},"default":{}},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000},"url":{"type":"string","pattern":"^https?://"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"env":{"type":"object","additionalProperties":{"type":"string"}},"cwd":{"type":"string"}},"oneOf":[{"required":["url"],"not":{"anyOf":[{"required":["command"]},{"required":["args"]},{"required":["env"]},{"required":["cwd"]}]}},{"required":["command"],"not":{"anyOf":[{"required":["url"]},{"required":["headers"]}]}}]}},"path":{"type":"string","pattern":"^/[A-Za-z0-9/_-]*$","default":"/mcp"},"timeout_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":60000},"connect_timeout_ms":{"type":"integer","minimum":100,"maximum":600000,"default":10000},"health_interval_ms":{"type":"integer","minimum":100,"maximum":3600000,"default":15000},"backoff":{"type":"object","additionalProperties":false,"default":{},"properties":{"initial_ms":{"type":"integer","minimum":10,"maximum":600000,"default":500},"max_ms":{"type":"integer","minimum":10,"maximum":3600000,"default":30000}}},"session_idle_ms":{"type":"integer","minimum":1000,"maximum":86400000,"default":1800000},"max_sessions":{"type":"integer","minimum":1,"maximum":1000000,"default":10000},"access":{"type":"object","additionalProperties":false,"default":{},"properties":{"default":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000,"default":["*"]},"accounts":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}},"keys":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"maxItems":1000},"default":{}}}},"calls_per_minute":{"type":"integer","minimum":0,"maximum":1000000000,"default":0},"record_payloads":{"type":"boolean","default":false},"max_tool_rounds":{"type":"integer","minimum":2,"maximum":32,"default":8}}};
 const pattern12 = new RegExp("^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$", "u");
 const pattern13 = new RegExp("^[^\\s]+$", "u");
 const pattern15 = new RegExp("^/[A-Za-z0-9/_-]*$", "u");
@@ -4168,6 +4168,9 @@ data.calls_per_minute = 0;
 }
 if(data.record_payloads === undefined){
 data.record_payloads = false;
+}
+if(data.max_tool_rounds === undefined){
+data.max_tool_rounds = 8;
 }
 for(const key0 in data){
 if(!(func3.call(schema18.properties, key0))){
@@ -5467,14 +5470,47 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-else {
-const err99 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.type,parentSchema:schema18,data};
+let data36 = data.max_tool_rounds;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err99 = {instancePath:instancePath+"/max_tool_rounds",schemaPath:"#/properties/max_tool_rounds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema18.properties.max_tool_rounds.type,parentSchema:schema18.properties.max_tool_rounds,data:data36};
 if(vErrors === null){
 vErrors = [err99];
 }
 else {
 vErrors.push(err99);
+}
+errors++;
+}
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 > 32 || isNaN(data36)){
+const err100 = {instancePath:instancePath+"/max_tool_rounds",schemaPath:"#/properties/max_tool_rounds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 32},message:"must be <= 32",schema:32,parentSchema:schema18.properties.max_tool_rounds,data:data36};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+if(data36 < 2 || isNaN(data36)){
+const err101 = {instancePath:instancePath+"/max_tool_rounds",schemaPath:"#/properties/max_tool_rounds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema18.properties.max_tool_rounds,data:data36};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+}
+else {
+const err102 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema18.type,parentSchema:schema18,data};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
 }
 errors++;
 }
