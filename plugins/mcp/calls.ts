@@ -41,7 +41,8 @@ export interface CallDeps {
   log: CallLog;
   metrics: McpMetrics;
   logger: Logger;
-  recordPayloads: boolean;
+  /** What the log keeps of a payload (./payloads.ts): null unless record_payloads. */
+  payload(v: unknown): string | null;
   timeoutMs: number;
 }
 
@@ -165,7 +166,7 @@ async function record(deps: CallDeps, caller: Caller, d: Done): Promise<void> {
   deps.metrics.calls.inc({ server, tool, outcome: d.end.outcome });
   if (d.end.outcome !== 'refused') deps.metrics.duration.observe({ server, tool }, ms / 1000);
   const p = caller.principal;
-  const payload = (v: unknown) => (deps.recordPayloads && v !== undefined && v !== null ? JSON.stringify(v) : null);
+
   try {
     await deps.log.add({
       keyHash: p.isAdmin ? null : p.keyHash,
@@ -177,8 +178,8 @@ async function record(deps: CallDeps, caller: Caller, d: Done): Promise<void> {
       errorCode: d.end.errorCode,
       cost: d.cost,
       requestId: caller.requestId ?? null,
-      arguments: payload(d.args),
-      result: payload(d.end.result),
+      arguments: deps.payload(d.args),
+      result: deps.payload(d.end.result),
     });
   } catch (e) {
     deps.logger.error({ err: e, server, tool }, 'MCP call record not written');

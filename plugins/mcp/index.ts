@@ -25,6 +25,7 @@
 import { ADMIN_GUARD, addReadinessCheck, definePlugin, getAuthenticate, REMOTE_TOOLS } from '../../src/plugin';
 import { callLimiter, pricer, Access } from './governance';
 import { mcpMetrics } from './metrics';
+import { payloadWriter } from './payloads';
 import { remoteTools } from './remote';
 import { registerMcpRoutes } from './routes';
 import { configSchema, type McpConfig } from './schema';
@@ -61,7 +62,7 @@ export default definePlugin<McpConfig>({
       log,
       metrics,
       logger,
-      recordPayloads: config.record_payloads,
+      payload: payloadWriter(shared, config.record_payloads),
       timeoutMs: config.timeout_ms,
     };
     const sessions = new Sessions(deps, { idleMs: config.session_idle_ms, max: config.max_sessions, metrics, logger });

@@ -48,7 +48,8 @@ describe('mcp: the gateway as an MCP server (issue 50)', function () {
       record_payloads: true,
     };
     // Through the YAML parser, as gateway.yaml is read: the header's ${WEB_MCP_TOKEN} comes from the environment.
-    const yaml = JSON.stringify({ ...testConfigObject(), plugins: ['auth', { mcp }, 'routing'] });
+    // guardrails in the chain: the call log's payloads pass through its detectors.
+    const yaml = JSON.stringify({ ...testConfigObject(), plugins: ['auth', 'guardrails', { mcp }, 'routing'] });
     gw = await startTestGateway(
       parseConfig(yaml, { env: { GATEWAY_ADMIN_KEY: ADMIN_KEY, WEB_MCP_TOKEN: SECRET }, baseDir: process.cwd() }),
     );
@@ -83,6 +84,14 @@ describe('mcp: the gateway as an MCP server (issue 50)', function () {
     const rows = calls.body.data as Array<Record<string, unknown>>;
     expect(rows.map((r) => `${r.server}/${r.tool}/${r.outcome}`)).to.include.members(['web/add/ok', 'files/echo/ok']);
     expect(rows.find((r) => r.tool === 'add')?.arguments).to.equal('{"a":2,"b":3}');
+    // The client gets the tool's answer as it is; the log keeps it with the guardrails' placeholders.
+    const mail = await c.callTool({ name: 'files__echo', arguments: { text: 'write to ada@example.com' } });
+    expect(textOf(mail)).to.equal('write to ada@example.com');
+    const logged = (await adminCall(gw, 'GET', `/v1/mcp/calls?key=${key.hash}&limit=1`)).body.data as Array<
+      Record<string, unknown>
+    >;
+    expect(logged[0].arguments).to.equal('{"text":"write to [EMAIL]"}');
+    expect(String(logged[0].result)).to.include('write to [EMAIL]').and.not.include('ada@example.com');
   });
 
   it('passes progress notifications through, and a cancellation reaches the upstream server', async () => {
