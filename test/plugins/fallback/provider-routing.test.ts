@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
+import { sseData, startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
 import { costOf, NAMES, PROVIDERS, routingConfig, startUpstreams, type Name, type Upstreams } from './providers';
 
@@ -170,6 +170,45 @@ describe('provider routing: the provider object, variants, presets, per-deployme
     expect(d.reasoning).to.equal(0);
     expect(d.upstream_inference_cost).to.be.closeTo(a.body.usage?.cost as number, 1e-12);
     expect((await route({ provider: { only: ['bulk'] } })).a.body.usage?.cost_details).to.equal(undefined);
+  });
+
+  it('streamed: every chunk names the provider; the usage chunk has the cost breakdown; an empty stream is free', async () => {
+    const stream = async (only: Name) => {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'm/multi',
+          messages: [{ role: 'user', content: 'hi' }],
+          stream: true,
+          stream_options: { include_usage: true },
+          usage: { include: true },
+          provider: { only: [only] },
+        }),
+      });
+      expect(res.status).to.equal(200);
+      const frames = sseData(await res.text());
+      expect(frames.at(-1)).to.equal('[DONE]');
+      return frames.slice(0, -1).map((f) => JSON.parse(f) as Record<string, unknown>);
+    };
+    const chunks = await stream('bulk');
+    expect(chunks.every((c) => c.provider === 'bulk')).to.equal(true);
+    const usage = chunks.at(-1)?.usage as { cost: number; cost_details: Record<string, number> };
+    expect(usage.cost).to.be.closeTo(costOf('bulk'), 1e-12);
+    expect(usage.cost_details.completion).to.be.closeTo(PROVIDERS.bulk.tokens * PROVIDERS.bulk.completion, 1e-12);
+    const g = await generation(chunks[0].id as string);
+    expect([g.provider, g.streamed]).to.deep.equal(['bulk', true]);
+    expect(g.total_cost).to.be.closeTo(costOf('bulk'), 1e-12);
+    u.empty.add('dear');
+    try {
+      const empty = await stream('dear');
+      const last = empty.at(-1)?.usage as { cost: number; cost_details: Record<string, unknown> };
+      expect([last.cost, last.cost_details.zero_completion_insurance]).to.deep.equal([0, true]);
+      const record = await generation(empty[0].id as string);
+      expect([record.insured, record.total_cost]).to.deep.equal([true, 0]);
+    } finally {
+      u.empty.delete('dear');
+    }
   });
 
   it('presets: @preset/<name> and preset: <name>, request fields over the preset’s', async () => {

@@ -3,7 +3,7 @@
  * (issue 46), and the config that serves them. Shared by the provider-routing tests (one gateway and two replicas).
  */
 import type { ServerResponse } from 'node:http';
-import { MockUpstream, sendJson, type RecordedRequest } from '../../helpers/mock-upstream';
+import { MockUpstream, openaiFixtures, sendJson, writeSse, type RecordedRequest } from '../../helpers/mock-upstream';
 
 /**
  * Prices are credits per token (per million: x 1e6); delays in ms; output tokens per answer. Latency order: fast <
@@ -40,13 +40,14 @@ export interface Upstreams {
 }
 
 function answer(name: Name, u: Upstreams) {
-  return async (_req: RecordedRequest, res: ServerResponse) => {
+  return async (req: RecordedRequest, res: ServerResponse) => {
     u.calls.push(name);
     const p = PROVIDERS[name];
     await new Promise((r) => setTimeout(r, p.delayMs));
     if (u.failing.has(name)) return sendJson(res, 503, { error: { message: `${name} is down` } });
     const empty = u.empty.has(name);
     const lying = u.lying.has(name);
+    if ((req.json as { stream?: boolean }).stream === true) return streamAnswer(res, name, empty);
     sendJson(res, 200, {
       id: `chatcmpl-${name}`,
       object: 'chat.completion',
@@ -66,6 +67,17 @@ function answer(name: Name, u: Upstreams) {
       },
     });
   };
+}
+
+/** A streamed answer: role, content (none when `empty`), finish (none when `empty`), then the usage chunk. */
+function streamAnswer(res: ServerResponse, name: Name, empty: boolean): Promise<void> {
+  const tokens = empty ? 0 : PROVIDERS[name].tokens;
+  const usage = { prompt_tokens: PROMPT_TOKENS, completion_tokens: tokens, total_tokens: PROMPT_TOKENS + tokens };
+  return writeSse(res, [
+    openaiFixtures.chunk({ role: 'assistant', content: '' }),
+    ...(empty ? [] : [openaiFixtures.chunk({ content: `from ${name}` }), openaiFixtures.chunk({}, 'stop')]),
+    { ...openaiFixtures.chunk({}), choices: [], usage },
+  ]);
 }
 
 export async function startUpstreams(): Promise<Upstreams> {
