@@ -56,6 +56,7 @@ const groups = [
   pluginBodies('oauth', 'keyExchange', 'keyExchangeBody'),
   pluginBodies('mcp', 'access', 'accessBody'),
   pluginBodies('guardrails', 'policyBody', 'policyBodySchema'),
+  pluginBodies('routing', 'preset', 'presetBody'),
   {
     file: 'plugins/cache/generated/bodies',
     exportName: 'bodies',

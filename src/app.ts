@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { Registry } from './metrics/prom-client';
 import type { GatewayConfig } from './config/types';
 import { createLogger } from './logger';
+import { PresetBook, PRESETS } from './models/presets';
 import { ModelRegistry } from './models/registry';
 import { loadPlugins, setupPlugins } from './pipeline/loader';
 import { compose } from './pipeline/compose';
@@ -119,6 +120,9 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
       ? redisBackend(config.shared_state.url, config.shared_state.key_prefix)
       : storeBackend(store);
   const services = coreServices(config, store, logger, stateBackend);
+  // gateway.yaml's presets; the routing plugin adds the admin API's (src/models/presets.ts).
+  const presets = new PresetBook(config.presets);
+  services.shared.set(PRESETS, presets);
   const { router } = services;
   const lifecycle = new Lifecycle();
   const instances = await setupPlugins(loaded, services, stateBackend);
@@ -137,6 +141,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     lifecycle,
     chain: buildChain(instances, services, logger),
     authenticate: getAuthenticate(services.shared),
+    presets,
   };
   const chat = runOperation(chatOperation(deps), deps);
   router.post(CHAT_ROUTE, (ctx) => chat(ctx as unknown as GatewayContext));

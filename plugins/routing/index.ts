@@ -14,9 +14,12 @@
  *       max_forwarded_headers: 32        # client headers/extra_headers forwarded upstream (400 too_many_headers)
  *       max_forwarded_header_bytes: 8192 # their total size (400 headers_too_large)
  *       measures: { publish_ms: 1000, refresh_ms: 1000 } # latency/throughput shared across replicas (sort, :nitro)
+ *       presets_refresh_ms: 5000         # the admin API's presets (/v1/presets) read again from the store
  * ```
  */
 import { definePlugin, deploymentKey, DeploymentMeasures, MEASURES } from '../../src/plugin';
+import { presetRoutes } from './presets';
+import { routingMigrations } from './store/migrations';
 import { attemptRunner } from './attempt';
 import { routingMiddleware } from './middleware';
 import { configSchema, type RoutingConfig } from './schema';
@@ -27,7 +30,8 @@ export default definePlugin<RoutingConfig>({
   terminal: true,
   provides: ['result'],
   configSchema,
-  setup(config, services) {
+  store: { migrations: routingMigrations },
+  async setup(config, services) {
     const keys = services.models.all().flatMap((m) => m.deployments.map(deploymentKey));
     const measures = new DeploymentMeasures(
       [...new Set(keys)],
@@ -36,6 +40,7 @@ export default definePlugin<RoutingConfig>({
       (err: unknown) => services.logger.warn({ err }, 'deployment measures: shared state unavailable'),
     );
     services.shared.set(MEASURES, measures);
+    const presets = await presetRoutes(config.presets_refresh_ms, services);
     const attemptOnce = attemptRunner({
       measures,
       transport: services.transport,
@@ -53,7 +58,10 @@ export default definePlugin<RoutingConfig>({
         attemptOnce,
         measures,
       }),
-      close: () => measures.close(),
+      close() {
+        measures.close();
+        if (presets) clearInterval(presets);
+      },
     };
   },
 });

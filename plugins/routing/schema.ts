@@ -18,6 +18,8 @@ export interface RoutingConfig {
    * most every publish_ms per deployment, read from the others when older than refresh_ms.
    */
   measures: { publish_ms: number; refresh_ms: number };
+  /** How often the admin API's presets are read again from the store (another replica's changes). */
+  presets_refresh_ms: number;
 }
 
 export const configSchema = {
@@ -38,5 +40,6 @@ export const configSchema = {
         refresh_ms: { type: 'integer', minimum: 10, default: 1000 },
       },
     },
+    presets_refresh_ms: { type: 'integer', minimum: 100, default: 5000 },
   },
 };

@@ -10,6 +10,7 @@ import type { ChatRequest } from '../types/openai';
 import { parseSize } from './read-json';
 import { servesEndpoint } from '../models/endpoints';
 import { resolveModel } from '../models/resolve';
+import { PresetBook } from '../models/presets';
 import { createState, type StateInit } from '../pipeline/request-state';
 import { readChainBody, readInputBody } from './read-body';
 import { writeStream, type StreamFramer } from '../stream/sse-writer';
@@ -24,6 +25,8 @@ export interface OperationDeps {
   chain: (ctx: GatewayContext) => Promise<void>;
   /** When the auth plugin is in the chain: checked from the headers before the body is read. */
   authenticate?: Authenticate;
+  /** The presets requests may name (gateway.yaml's and the admin API's); default: gateway.yaml's. */
+  presets?: PresetBook;
 }
 
 /** A request as an operation parsed it: the chat request the chain sees and the gateway's own options. */
@@ -86,7 +89,7 @@ export function runOperation<P extends ParsedRequest>(
   deps: OperationDeps,
 ): (ctx: GatewayContext) => Promise<void> {
   const bodyLimits = chainBodyLimits(deps);
-  const presets = new Map(deps.config.presets.map((p) => [p.name, p]));
+  const presets = deps.presets ?? new PresetBook(deps.config.presets);
   return async (ctx) => {
     const startedAt = process.hrtime.bigint();
     const body = spec.requiresInput

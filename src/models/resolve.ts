@@ -8,6 +8,7 @@ import type { ModelConfig, PresetConfig } from '../config/types';
 import { errors } from '../errors';
 import { VARIANT_SORT } from '../deployments/preferences';
 import type { ModelRegistry } from './registry';
+import type { PresetBook } from './presets';
 import type { GatewayRequestOptions } from '../pipeline/state';
 import type { ChatRequest } from '../types/openai';
 import { PROTOTYPE_KEYS } from '../api/chat-request';
@@ -36,7 +37,7 @@ function applyPreset(p: PresetConfig, request: ChatRequest, options: GatewayRequ
 }
 
 /** The preset a request names, applied to it (404-like 400 when there is none by that name). */
-function presetFor(presets: ReadonlyMap<string, PresetConfig>, request: ChatRequest, options: GatewayRequestOptions) {
+function presetFor(presets: PresetBook, request: ChatRequest, options: GatewayRequestOptions) {
   const byName = request.model.startsWith(PRESET_PREFIX);
   const name = byName ? request.model.slice(PRESET_PREFIX.length) : options.preset;
   if (typeof name !== 'string')
@@ -57,7 +58,7 @@ function presetFor(presets: ReadonlyMap<string, PresetConfig>, request: ChatRequ
  */
 export function resolveModel(
   models: ModelRegistry,
-  presets: ReadonlyMap<string, PresetConfig>,
+  presets: PresetBook,
   request: ChatRequest,
   options: GatewayRequestOptions,
   embeddings: boolean,

@@ -9,6 +9,7 @@ import type {
 } from '../auth/contract';
 import type { DeploymentHealth } from '../deployments/health';
 import type { DeploymentMeasures } from '../deployments/measures';
+import type { PresetBook } from '../models/presets';
 import type { GatewayError } from '../errors';
 import type { SmtpSettings } from '../mail/smtp';
 import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
@@ -34,6 +35,7 @@ export interface SharedSlots {
   'ready.checks': ReadinessCheck[];
   'routing.health': DeploymentHealth;
   'routing.measures': DeploymentMeasures;
+  'models.presets': PresetBook;
   'admin.guard': AdminGuard;
   'params.validate': ValidateChatRequest;
   'mail.smtp': SmtpSettings;

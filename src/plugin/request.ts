@@ -10,6 +10,8 @@ export { RequestAbort, type AbortLike } from '../pipeline/request-abort';
 export { countPromptTokens, countTextTokens, messageText, promptTokensAtMost } from '../tokens/count';
 export { maxRequestTokens, requestTokenBound, worstCase, type BoundTarget, type TokenBound } from '../tokens/bound';
 export { deploymentPricing } from '../models/pricing';
+export { presetSchema } from '../config/schema';
+export { PresetBook, PRESETS, type ListedPreset } from '../models/presets';
 export { billedFeatureProblem, featureCharges, type FeatureCharges } from '../models/billed-features';
 export { reasoningAsk, type ReasoningAsk } from '../providers/reasoning';
 export { inputTokenBound, toEmbeddingsResponse } from '../api/embeddings/encode';

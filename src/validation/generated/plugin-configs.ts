@@ -6163,7 +6163,7 @@ validate20.errors = vErrors;
 return errors === 0;
 }
 
-const schema22 = {"type":"object","additionalProperties":false,"properties":{"stream_idle_timeout_ms":{"type":"integer","minimum":1,"default":120000},"max_response_bytes":{"type":"integer","minimum":1024,"default":16777216},"max_event_bytes":{"type":"integer","minimum":1024,"default":4194304},"max_forwarded_headers":{"type":"integer","minimum":0,"maximum":1000,"default":32},"max_forwarded_header_bytes":{"type":"integer","minimum":0,"default":8192},"measures":{"type":"object","additionalProperties":false,"default":{},"properties":{"publish_ms":{"type":"integer","minimum":10,"default":1000},"refresh_ms":{"type":"integer","minimum":10,"default":1000}}}}};
+const schema22 = {"type":"object","additionalProperties":false,"properties":{"stream_idle_timeout_ms":{"type":"integer","minimum":1,"default":120000},"max_response_bytes":{"type":"integer","minimum":1024,"default":16777216},"max_event_bytes":{"type":"integer","minimum":1024,"default":4194304},"max_forwarded_headers":{"type":"integer","minimum":0,"maximum":1000,"default":32},"max_forwarded_header_bytes":{"type":"integer","minimum":0,"default":8192},"measures":{"type":"object","additionalProperties":false,"default":{},"properties":{"publish_ms":{"type":"integer","minimum":10,"default":1000},"refresh_ms":{"type":"integer","minimum":10,"default":1000}}},"presets_refresh_ms":{"type":"integer","minimum":100,"default":5000}}};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6187,8 +6187,11 @@ data.max_forwarded_header_bytes = 8192;
 if(data.measures === undefined){
 data.measures = {};
 }
+if(data.presets_refresh_ms === undefined){
+data.presets_refresh_ms = 5000;
+}
 for(const key0 in data){
-if(!((((((key0 === "stream_idle_timeout_ms") || (key0 === "max_response_bytes")) || (key0 === "max_event_bytes")) || (key0 === "max_forwarded_headers")) || (key0 === "max_forwarded_header_bytes")) || (key0 === "measures"))){
+if(!(((((((key0 === "stream_idle_timeout_ms") || (key0 === "max_response_bytes")) || (key0 === "max_event_bytes")) || (key0 === "max_forwarded_headers")) || (key0 === "max_forwarded_header_bytes")) || (key0 === "measures")) || (key0 === "presets_refresh_ms"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema22,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -6401,14 +6404,37 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema22.type,parentSchema:schema22,data};
+let data8 = data.presets_refresh_ms;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err18 = {instancePath:instancePath+"/presets_refresh_ms",schemaPath:"#/properties/presets_refresh_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema22.properties.presets_refresh_ms.type,parentSchema:schema22.properties.presets_refresh_ms,data:data8};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 100 || isNaN(data8)){
+const err19 = {instancePath:instancePath+"/presets_refresh_ms",schemaPath:"#/properties/presets_refresh_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema22.properties.presets_refresh_ms,data:data8};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema22.type,parentSchema:schema22,data};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }

@@ -228,6 +228,29 @@ describe('provider routing: the provider object, variants, presets, per-deployme
     expect([missing.status, missing.body.error?.code]).to.deep.equal([400, 'preset_not_found']);
   });
 
+  it('presets through the admin API: made, used, listed, audited; gateway.yaml’s read-only; operators only', async () => {
+    const put = await adminCall(gw, 'PUT', '/v1/presets/quick', { model: 'm/multi', provider: { sort: 'latency' } });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    expect((await route({ model: '@preset/quick' })).calls).to.deep.equal(['fast']);
+    const list = (await adminCall(gw, 'GET', '/v1/presets')).body.data as Array<{ name: string; source: string }>;
+    expect(list.map((p) => [p.name, p.source])).to.deep.equal([
+      ['elsewhere', 'config'],
+      ['quick', 'store'],
+      ['thrifty', 'config'],
+    ]);
+    expect((await adminCall(gw, 'PUT', '/v1/presets/thrifty', { model: 'm/other' })).status).to.equal(409);
+    const bad = await adminCall(gw, 'PUT', '/v1/presets/x', { model: 'm/none' });
+    expect([bad.status, (bad.body.error as { code: string }).code]).to.deep.equal([400, 'model_not_found']);
+    expect((await adminCall(gw, 'PUT', '/v1/presets/mine', { model: 'm/multi' }, key)).status).to.equal(403);
+    const audit = await gw.services.store.db.all<{ action: string; target: string }>(
+      "SELECT action, target FROM audit_log WHERE action LIKE 'preset.%'",
+    );
+    expect(audit.map((a) => [a.action, a.target])).to.deep.equal([['preset.set', 'preset:quick']]);
+    expect((await adminCall(gw, 'DELETE', '/v1/presets/quick')).status).to.equal(204);
+    const gone = await chat({ model: '@preset/quick' });
+    expect([gone.status, gone.body.error?.code]).to.deep.equal([400, 'preset_not_found']);
+  });
+
   it('a preset or a provider object never takes a key past its allowlist or its credit limit', async () => {
     const limited = await makeAccountKey(gw, { credits: 100, limit: 0.0001 });
     expect(
