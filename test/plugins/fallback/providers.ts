@@ -11,10 +11,10 @@ import { MockUpstream, openaiFixtures, sendJson, writeSse, type RecordedRequest 
  * cheap < bulk < fast < dear. Only `dear` promises not to keep prompts (data_collection: deny).
  */
 export const PROVIDERS = {
-  cheap: { prompt: 1e-6, completion: 2e-6, delayMs: 250, tokens: 10 },
+  cheap: { prompt: 1e-6, completion: 2e-6, delayMs: 400, tokens: 10 },
   fast: { prompt: 3e-6, completion: 6e-6, delayMs: 2, tokens: 10 },
-  bulk: { prompt: 2e-6, completion: 4e-6, delayMs: 120, tokens: 8000 },
-  dear: { prompt: 5e-6, completion: 10e-6, delayMs: 60, tokens: 10 },
+  bulk: { prompt: 2e-6, completion: 4e-6, delayMs: 250, tokens: 8000 },
+  dear: { prompt: 5e-6, completion: 10e-6, delayMs: 150, tokens: 10 },
 } as const;
 export type Name = keyof typeof PROVIDERS;
 export const NAMES = Object.keys(PROVIDERS) as Name[];
