@@ -15,7 +15,8 @@ const server = createServer((req, res) => {
   req.on('data', (c: Buffer) => parts.push(c));
   req.on('end', () => {
     const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { model: string; stream?: boolean };
-    body.model = 'bench-model';
+    // The stream bench's models name their chunk count (oa/chunks-1000): the upstream reads it from the model.
+    body.model = body.model.startsWith('oa/') ? body.model.slice(3) : 'bench-model';
     upstream
       .request({
         path: '/v1/chat/completions',

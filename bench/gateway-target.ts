@@ -57,6 +57,7 @@ export function writeGatewayConfig(
   upUrl: string,
   plugins: unknown[],
   store: Record<string, unknown> = {},
+  more: { providers?: unknown[]; models?: unknown[] } = {},
 ): { cfgPath: string; db: string } {
   const cfgPath = join(dir, 'gateway.yaml');
   const db = join(dir, 'bench.db');
@@ -65,7 +66,10 @@ export function writeGatewayConfig(
     JSON.stringify({
       server: { host: '127.0.0.1', port: 0, log_level: 'info' },
       store: { ...store, driver: 'sqlite', path: db },
-      providers: [{ name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' }],
+      providers: [
+        { name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' },
+        ...(more.providers ?? []),
+      ],
       models: [
         {
           id: 'bench/model',
@@ -74,6 +78,7 @@ export function writeGatewayConfig(
           pricing: { prompt: 0.000001, completion: 0.000002 },
           deployments: [{ provider: 'up', model: 'bench-model' }],
         },
+        ...(more.models ?? []),
       ],
       plugins,
     }),
@@ -104,8 +109,9 @@ export async function startGateway(
   plugins: unknown[],
   track: ChildProcess[] = [],
   store: Record<string, unknown> = {},
+  more: Parameters<typeof writeGatewayConfig>[4] = {},
 ): Promise<BenchGateway> {
-  const { cfgPath, db } = writeGatewayConfig(dir, upUrl, plugins, store);
+  const { cfgPath, db } = writeGatewayConfig(dir, upUrl, plugins, store, more);
   const { child, url } = await startProcess(
     [join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath],
     { ...process.env, GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY },
