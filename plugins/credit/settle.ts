@@ -270,6 +270,8 @@ export function observeStream(
   let finish: string | null = null;
   stream.observe({
     name: 'credit',
+    // It edits only the usage chunk's usage (the charge): a stream it observes may pass through.
+    readOnly: true,
     onChunk(chunk) {
       const c = chunk.choices[0];
       if (c) {

@@ -64,6 +64,7 @@ function streamObserver(
   let last = 0;
   return {
     name: 'metrics',
+    readOnly: true,
     onChunk: (chunk) => {
       const now = nowMs();
       if (last !== 0 && chunk.choices.length > 0) m.interToken.with(model).observe((now - last) / 1000);

@@ -70,6 +70,7 @@ export function storageMiddleware({ disabled, noContent, writer }: StorageDeps) 
     const assembler = new StreamAssembler();
     s.result.stream.observe({
       name: 'storage',
+      readOnly: true,
       // What the client got, after every plugin outside this one had its say (a redactor's edits included).
       onWritten: (chunk) => assembler.push(chunk),
       onEnd: (end) =>

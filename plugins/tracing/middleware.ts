@@ -45,6 +45,7 @@ export function tracingMiddleware(t: TracingSetup, config: Readonly<TracingConfi
       let text = '';
       result.stream.observe({
         name: 'tracing',
+        readOnly: true,
         onChunk: config.capture_content ? (chunk) => void (text += chunk.choices[0]?.delta.content ?? '') : undefined,
         onEnd: (end) =>
           endRequestSpan(

@@ -38,3 +38,27 @@ export function withNativeError(error: object, bytes: string): void {
 export function nativeErrorOf(error: object): string | undefined {
   return (error as { [ERROR_FRAME]?: string })[ERROR_FRAME];
 }
+
+/**
+ * A chat chunk read without a parse (chat passthrough, docs/decisions/0035-chat-stream-passthrough.md): the frame to
+ * write as it is when every stream observer is read-only, and the whole chunk, parsed and translated as before, for
+ * a stream that must go through the gateway's own serialisation (an observer that may rewrite, another wire).
+ */
+export interface ChatFrame {
+  /** `data: <the upstream's JSON, with the gateway's id and the client's model>\n\n`. */
+  readonly frame: string;
+  /** The chunk as the translator makes it from a full parse (the same object a non-passthrough stream has). */
+  full(): ChatCompletionChunk;
+}
+
+const CHAT_FRAME = Symbol('chat passthrough frame');
+
+/** Attach to a chunk made from a cheap read of an upstream event the frame it stands for. */
+export function withChatFrame(chunk: ChatCompletionChunk, frame: ChatFrame): void {
+  (chunk as { [CHAT_FRAME]?: ChatFrame })[CHAT_FRAME] = frame;
+}
+
+/** The passthrough frame of a chunk read without a parse, undefined for a chunk made the usual way. */
+export function chatFrameOf(chunk: ChatCompletionChunk): ChatFrame | undefined {
+  return (chunk as { [CHAT_FRAME]?: ChatFrame })[CHAT_FRAME];
+}

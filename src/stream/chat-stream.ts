@@ -34,9 +34,19 @@ export interface StreamEnd {
  * - `stream.abort(err)` stops the upstream; the stream ends with `err` as its one error
  *   event (or silently for `undefined`, used when the client is gone).
  * Observers must not throw; if one does, the writer logs it with the observer's name and goes on.
+ *
+ * - `readOnly: true` promises that `onChunk` never replaces or withholds a chunk and changes nothing in one but the
+ *   usage chunk's `usage` (credit shows the charge there; the gateway always writes that chunk itself), and that
+ *   `onChunk`/`onWritten` read only the fields the gateway reads of a chunk: `id`, `object`, `created`, `model`,
+ *   `usage`, and of each choice `index`, `finish_reason` and the delta's `role`, `content`, `refusal`, `reasoning`,
+ *   `tool_calls`, `function_call`. When every observer that has `onChunk` or `onWritten` says so, a chat stream from
+ *   an upstream of the same wire passes through: the upstream's bytes are forwarded and the observers get those fields
+ *   read without a parse (docs/decisions/0035-chat-stream-passthrough.md). An observer that does not say so may
+ *   rewrite (the safe default): the stream is then parsed and serialised by the gateway, as every stream was before.
  */
 export interface StreamObserver {
   name: string;
+  readOnly?: boolean;
   onChunk?(chunk: ChatCompletionChunk): ChatCompletionChunk | null | void;
   onWritten?(chunk: ChatCompletionChunk): void;
   onEnd?(end: StreamEnd): void | Promise<void>;
@@ -60,5 +70,11 @@ export class ChatStream {
 
   observe(o: StreamObserver): void {
     this.observers.push(o);
+  }
+
+  /** Whether no observer may rewrite, withhold or need more of a chunk than the gateway reads (see readOnly). */
+  readOnly(): boolean {
+    for (const o of this.observers) if (!o.readOnly && (o.onChunk || o.onWritten)) return false;
+    return true;
   }
 }

@@ -4,6 +4,7 @@ import { toGatewayError, toSseErrorFrame, type GatewayError } from '../errors';
 import type { ChatCompletionChunk, Usage } from '../types/openai';
 import type { ChatStream, StreamEnd } from './chat-stream';
 import { headList } from '../http/response-head';
+import { chatFrameOf } from '../providers/same-wire';
 
 export interface WriteStreamOptions {
   /** Whether the client asked for `stream_options.include_usage`. */
@@ -43,6 +44,8 @@ const STREAM_HEADERS: Record<string, string> = {
  * The one loop that writes a chat stream to the client: frames exactly `data: <json>\n\n`,
  * each flushed as it comes, `usage: null` on every chunk but the usage chunk (sent only
  * when the client asked), `[DONE]` at the end, one error event if the upstream breaks.
+ * A chunk read without a parse (chat passthrough) is written as its upstream frame when every observer is read-only
+ * and the stream is chat chunks; otherwise it is parsed whole first, as every chunk was before.
  */
 export function writeStream(res: ServerResponse, stream: ChatStream, opts: WriteStreamOptions): Promise<StreamEnd> {
   return new StreamWriter(res, stream, opts).run();
@@ -51,6 +54,11 @@ export function writeStream(res: ServerResponse, stream: ChatStream, opts: Write
 /** One stream being written: what the loop has seen so far, and the socket's corking. */
 class StreamWriter {
   private corked = false;
+  /** Frames of this turn, written as one at its end (one chunk of the response's chunked encoding, one syscall). */
+  private pending = '';
+  private flushScheduled = false;
+  /** Chunks read without a parse go out as their upstream frames (decided once every observer is registered). */
+  private passthrough = false;
   private cancelled = false;
   private error: GatewayError | null = null;
   private usage: Usage | null = null;
@@ -59,9 +67,18 @@ class StreamWriter {
   private flushedFirst = false;
   private readonly finishReasons: Array<string | null> = [];
   private ended: StreamEnd | null = null;
-  private readonly uncork = () => {
-    this.corked = false;
-    this.res.uncork();
+  /** Write this turn's frames as one, and let them (with the head, the first time) leave in one syscall. */
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    if (this.pending.length > 0) {
+      const frames = this.pending;
+      this.pending = '';
+      if (!this.res.writableEnded && !this.res.destroyed) this.res.write(frames);
+    }
+    if (this.corked) {
+      this.corked = false;
+      this.res.uncork();
+    }
   };
   private readonly onClose = () => {
     if (!this.res.writableEnded) {
@@ -87,6 +104,7 @@ class StreamWriter {
     if (opts.framer) res.write(opts.framer.start());
     res.on('close', this.onClose);
     opts.stop?.addEventListener('abort', this.onStop, { once: true });
+    this.passthrough = !opts.framer && stream.readOnly();
     try {
       await this.loop();
       if (!this.cancelled) {
@@ -98,6 +116,7 @@ class StreamWriter {
     } catch (e) {
       if (!this.cancelled) await this.writeError(toGatewayError(e));
     } finally {
+      this.flush();
       res.off('close', this.onClose);
       opts.stop?.removeEventListener('abort', this.onStop);
       if (!res.writableEnded) res.end();
@@ -108,43 +127,60 @@ class StreamWriter {
   }
 
   /**
-   * Writes made in one turn of the loop leave in one syscall: the headers with the first chunks, and every chunk
-   * parsed from one upstream read together. Nothing waits longer, and the first chunk with content leaves at once
-   * (time to first token), not at the end of the turn that may go on to translate the rest of the upstream's read.
+   * Writes made in one turn of the loop leave as one write and one syscall: the headers with the first chunks, and
+   * every chunk parsed from one upstream read together. Nothing waits longer, and the first chunk with content leaves
+   * at once (time to first token), not at the end of the turn that may go on to translate the rest of the read.
    */
   private cork(): void {
-    if (this.corked) return;
-    this.corked = true;
-    this.res.cork();
-    process.nextTick(this.uncork);
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+    }
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flush);
+    }
   }
 
-  private write(frame: string): boolean {
-    this.cork();
-    return this.res.write(frame);
+  /** Queue a frame for the end of this turn (see cork). */
+  private write(frame: string): void {
+    this.pending += frame;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flush);
+    }
   }
 
   private async loop(): Promise<void> {
-    const { stream, opts } = this;
+    const { stream, opts, passthrough } = this;
     for (;;) {
       const next = await stream.chunks.next();
       if (next.done) return;
-      const chunk: ChatCompletionChunk = next.value;
+      let chunk: ChatCompletionChunk = next.value;
+      const raw = chatFrameOf(chunk);
+      if (raw && !passthrough) chunk = raw.full();
       const isUsageChunk = this.note(chunk);
       const first = this.firstContentAt !== null && !this.flushedFirst;
       const out = this.observe(chunk);
       if (this.cancelled) return;
       if (out === null || (isUsageChunk && !opts.includeUsage && !opts.framer)) continue;
-      const frame = opts.framer ? opts.framer.chunk(out) : `data: ${JSON.stringify(out)}\n\n`;
+      const frame = opts.framer
+        ? opts.framer.chunk(out)
+        : raw && passthrough
+          ? raw.frame
+          : `data: ${JSON.stringify(out)}\n\n`;
       if (!frame) continue;
       this.chunks++;
-      const ok = this.write(frame);
+      this.write(frame);
       if (first) {
         this.flushedFirst = true;
-        if (this.corked) this.uncork();
+        this.flush();
       }
-      if (!ok) await drained(this.res);
       this.written(out);
+      if (this.res.writableNeedDrain) {
+        this.flush();
+        await drained(this.res);
+      }
     }
   }
 
@@ -193,6 +229,7 @@ class StreamWriter {
     this.error = error;
     const frame = this.opts.framer ? await this.opts.framer.error(error) : toSseErrorFrame(error);
     if (!this.res.writableEnded && !this.res.destroyed) this.write(frame);
+    this.flush();
   }
 
   private finish(): StreamEnd {

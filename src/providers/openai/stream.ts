@@ -3,6 +3,7 @@ import type { ChatCompletionChunk } from '../../types/openai';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
 import { isRecord, parseEventJson } from '../shared';
 import { finishOf, normaliseReasoning } from './response';
+import { PassthroughReader } from './passthrough';
 
 /** Status of an error object sent inside a stream (which has no HTTP status of its own). */
 const STREAM_ERROR_STATUS: Record<string, number> = {
@@ -40,16 +41,21 @@ export function streamErrorOf(provider: string, body: Record<string, unknown>): 
 /**
  * OpenAI SSE: each `data:` is a chunk, `[DONE]` ends, `{"error":...}` is a mid-stream failure. A class, not an object
  * literal with a `done` getter: V8 keeps such a literal as a dictionary (slow properties), one made per stream.
+ * A content chunk is read without a parse and carries its passthrough frame (./passthrough.ts); the rest, and such a
+ * chunk when the stream cannot pass through, are parsed and translated whole (`full`).
  */
 class OpenAITranslator implements StreamTranslator {
   done = false;
   private readonly name: string;
+  private readonly passthrough: PassthroughReader;
 
   constructor(
     private readonly ctx: AdapterContext,
     provider: string,
   ) {
     this.name = ctx.provider ?? provider;
+    const ids = { id: ctx.id, model: ctx.model, modelJson: JSON.stringify(ctx.model).slice(1, -1) };
+    this.passthrough = new PassthroughReader(ids, (data) => this.translate({ data }));
   }
 
   push(ev: UpstreamEvent): ChatCompletionChunk[] {
@@ -57,6 +63,11 @@ class OpenAITranslator implements StreamTranslator {
       this.done = true;
       return [];
     }
+    return [this.passthrough.read(ev.data) ?? this.translate(ev)];
+  }
+
+  /** The whole chunk: parsed, checked, its finish reasons and reasoning in OpenAI's names, the gateway's id and model. */
+  private translate(ev: UpstreamEvent): ChatCompletionChunk {
     const { ctx, name } = this;
     const parsed = parseEventJson(ev, name);
     if (!isRecord(parsed)) throw errors.upstreamProtocol(name, 'a stream event was not an object');
@@ -73,7 +84,7 @@ class OpenAITranslator implements StreamTranslator {
     chunk.model = ctx.model;
     chunk.object = 'chat.completion.chunk';
     if (typeof chunk.created !== 'number') chunk.created = ctx.created;
-    return [chunk];
+    return chunk;
   }
 
   finish(): ChatCompletionChunk[] {
