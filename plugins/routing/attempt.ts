@@ -130,13 +130,8 @@ function measureAnswer(s: GatewayState, key: string, started: number, m: Deploym
 export function nameProvider(s: GatewayState, name: string): void {
   const r = s.result;
   if (r?.kind === 'completion') r.body.provider = name;
-  else if (r?.kind === 'stream')
-    r.stream.observe({
-      name: 'provider',
-      onChunk(chunk) {
-        chunk.provider = name;
-      },
-    });
+  // A stamp, not an observer that rewrites: the stream may still pass through (docs/decisions/0035).
+  else if (r?.kind === 'stream') r.stream.stamp('provider', name);
 }
 
 /**

@@ -47,6 +47,8 @@ export function nativeErrorOf(error: object): string | undefined {
 export interface ChatFrame {
   /** `data: <the upstream's JSON, with the gateway's id and the client's model>\n\n`. */
   readonly frame: string;
+  /** The same with `extra` (`,"name":value` members) added at the end of the top-level object. */
+  frameWith(extra: string): string;
   /** The chunk as the translator makes it from a full parse (the same object a non-passthrough stream has). */
   full(): ChatCompletionChunk;
 }
@@ -62,3 +64,9 @@ export function withChatFrame(chunk: ChatCompletionChunk, frame: ChatFrame): voi
 export function chatFrameOf(chunk: ChatCompletionChunk): ChatFrame | undefined {
   return (chunk as { [CHAT_FRAME]?: ChatFrame })[CHAT_FRAME];
 }
+
+/**
+ * Top-level fields the gateway may set on every chunk of a stream (ChatStream.stamp: the served provider): a chunk
+ * whose upstream JSON has one of them is not read without a parse, so a stamped passthrough frame never repeats a key.
+ */
+export const STAMPABLE_FIELDS: readonly string[] = ['provider'];

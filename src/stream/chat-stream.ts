@@ -1,5 +1,6 @@
 import type { GatewayError } from '../errors';
 import type { ChatCompletionChunk, Usage } from '../types/openai';
+import { STAMPABLE_FIELDS } from '../providers/same-wire';
 
 /** How a stream ended, as every observer sees it once. */
 export interface StreamEnd {
@@ -55,6 +56,10 @@ export interface StreamObserver {
 /** A stream of OpenAI chunks from the routing plugin, on its way to the client. */
 export class ChatStream {
   readonly observers: StreamObserver[] = [];
+  /** Top-level fields set on every chunk the client gets (stamp). */
+  readonly stamps: Array<[string, string]> = [];
+  /** The same as JSON members (`,"name":"value"`), added at the end of a passed-through frame. */
+  stampJson = '';
 
   constructor(
     /** Chunks in order; the usage chunk (choices: []) comes last when the upstream or the gateway produced one. */
@@ -70,6 +75,18 @@ export class ChatStream {
 
   observe(o: StreamObserver): void {
     this.observers.push(o);
+  }
+
+  /**
+   * Set the top-level `field` to `value` on every chunk the client gets (routing's served provider, OpenRouter's
+   * `provider`). Unlike an observer that rewrites each chunk, it leaves a stream free to pass through: a passed-through
+   * frame gets the field at its end (a chunk whose upstream JSON has it is parsed whole instead). Only the fields in
+   * STAMPABLE_FIELDS (src/providers/same-wire.ts).
+   */
+  stamp(field: string, value: string): void {
+    if (!STAMPABLE_FIELDS.includes(field)) throw new Error(`'${field}' cannot be stamped on stream chunks`);
+    this.stamps.push([field, value]);
+    this.stampJson += `,${JSON.stringify(field)}:${JSON.stringify(value)}`;
   }
 
   /** Whether no observer may rewrite, withhold or need more of a chunk than the gateway reads (see readOnly). */

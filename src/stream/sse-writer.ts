@@ -159,6 +159,7 @@ class StreamWriter {
       let chunk: ChatCompletionChunk = next.value;
       const raw = chatFrameOf(chunk);
       if (raw && !passthrough) chunk = raw.full();
+      for (let i = 0; i < stream.stamps.length; i++) chunk[stream.stamps[i][0]] = stream.stamps[i][1];
       const isUsageChunk = this.note(chunk);
       const first = this.firstContentAt !== null && !this.flushedFirst;
       const out = this.observe(chunk);
@@ -167,7 +168,7 @@ class StreamWriter {
       const frame = opts.framer
         ? opts.framer.chunk(out)
         : raw && passthrough
-          ? raw.frame
+          ? raw.frameWith(stream.stampJson)
           : `data: ${JSON.stringify(out)}\n\n`;
       if (!frame) continue;
       this.chunks++;

@@ -30,12 +30,15 @@ function sse(res: ServerResponse, events: string[], end = true): void {
   if (end) res.end('data: [DONE]\n\n');
 }
 
-/** The upstream's chunk as the client should get it: the gateway's id and the client's model, nothing else. */
+/**
+ * The upstream's chunk as the client should get it: the gateway's id and the client's model, and the provider that
+ * served it stamped at its end (OpenRouter's `provider` field, as on every chunk), nothing else.
+ */
 const asForwarded = (upstream: string, id: string) => {
   const s = upstream
     .replace('"id":"chatcmpl-up"', `"id":"${id}"`)
     .replace('"model":"gpt-4o-2024-08-06"', '"model":"up/m"');
-  return s.includes('"usage"') ? s : `${s.slice(0, -1)},"usage":null}`;
+  return `${s.includes('"usage"') ? s.slice(0, -1) : `${s.slice(0, -1)},"usage":null`},"provider":"up"}`;
 };
 
 const MODEL = {

@@ -62,6 +62,7 @@ describe('OpenAI chat passthrough reader', () => {
       `{${head.replace('"m"', '"m\\u0041"')},"choices":[{"index":0,"delta":{"content":"x"}}]}`,
       `{${head.replace('chat.completion.chunk', 'other')},"choices":[{"index":0,"delta":{"content":"x"}}]}`,
       `{${head},"meta":{"a":1},"choices":[{"index":0,"delta":{"content":"x"}}]}`,
+      `{${head},"provider":"OpenAI","choices":[{"index":0,"delta":{"content":"x"}}]}`, // a field the gateway stamps
       `{ ${head},"choices":[{"index":0,"delta":{"content":"x"}}]}`,
       `{${head},"choices": [{"index":0,"delta":{"content":"x"}}]}`,
       `{${head},"choices":[{"index":0,"delta":{"content":"x"}}]`,

@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk } from '../../types/openai';
-import { withChatFrame, type ChatFrame } from '../same-wire';
+import { STAMPABLE_FIELDS, withChatFrame, type ChatFrame } from '../same-wire';
 
 /**
  * A chat chunk read without a parse (docs/decisions/0035-chat-stream-passthrough.md): only a chunk of the shape most
@@ -128,6 +128,9 @@ class Walk {
           return this.isNull(v) ? v + 4 : -1;
         }
         return this.key(from, to, 'error') ? -1 : this.skip(v);
+      case 8:
+        // A field the gateway stamps on every chunk itself (STAMPABLE_FIELDS): left to the full parse.
+        return this.key(from, to, STAMPABLE_FIELDS[0]) ? -1 : this.skip(v);
       case 6:
         if (!this.key(from, to, 'object')) return this.skip(v);
         this.object = d.startsWith('"chat.completion.chunk"', v);
@@ -273,7 +276,8 @@ export class PassthroughReader {
       d.slice(idFirst ? w.idTo : w.modelTo, idFirst ? w.modelFrom : w.idFrom) +
       (idFirst ? ids.modelJson : ids.id);
     const restFrom = idFirst ? w.modelTo : w.idTo;
-    const text = head + (w.usage ? d.slice(restFrom) : `${d.slice(restFrom, n - 1)},"usage":null}`) + '\n\n';
+    // The frame without its closing `}\n\n`, so that stamped fields can go at its end.
+    const text = head + (w.usage ? d.slice(restFrom, n - 1) : `${d.slice(restFrom, n - 1)},"usage":null`);
     if (w.contentFrom > restFrom) {
       // The ids come before the content: later chunks that differ only in their text match this one.
       const at = head.length + (w.contentFrom - restFrom);
@@ -293,7 +297,8 @@ export class PassthroughReader {
   }
 
   private chunk(
-    frame: string,
+    /** The frame without its closing `}\n\n`. */
+    body: string,
     d: string,
     created: number,
     index: number,
@@ -307,7 +312,7 @@ export class PassthroughReader {
       choices: [{ index, delta: content === undefined ? {} : { content }, finish_reason: null }],
       usage: null,
     };
-    withChatFrame(chunk, new LazyChunk(frame, d, this.full));
+    withChatFrame(chunk, new LazyChunk(body, d, this.full));
     return chunk;
   }
 }
@@ -315,10 +320,18 @@ export class PassthroughReader {
 /** The frame, and the full chunk made only when asked for. */
 class LazyChunk implements ChatFrame {
   constructor(
-    readonly frame: string,
+    private readonly body: string,
     private readonly data: string,
     private readonly make: (data: string) => ChatCompletionChunk,
   ) {}
+
+  get frame(): string {
+    return this.body + '}\n\n';
+  }
+
+  frameWith(extra: string): string {
+    return this.body + extra + '}\n\n';
+  }
 
   full(): ChatCompletionChunk {
     return this.make(this.data);
