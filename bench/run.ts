@@ -18,6 +18,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, runLoad, timeToFirstToken, type LoadResult } from './load';
+import { cacheBench } from './cache';
 import { hotPath } from './hot-path';
 import { longRun } from './long';
 import { cpuMs, mainThreadCpuMs, rssMb, type Target } from './proc';
@@ -259,6 +260,8 @@ async function main(): Promise<void> {
   ];
   if (full.plugins!.includes('metrics'))
     lines.push('', ...(await pluginCosts(full.url.replace('/v1/chat/completions', ''))));
+  // The response cache's own runs (bench/cache.ts), on the same upstream, with the other targets idle.
+  lines.push('', ...(await cacheBench(up.url)));
   for (const c of children) c.kill('SIGTERM');
   lines.push('', ...(await hotPath()));
   process.stdout.write(`${lines.join('\n')}\n`);
