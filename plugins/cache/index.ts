@@ -63,19 +63,23 @@ export default definePlugin<CacheConfig>({
     sweeper?.unref();
     const admin = services.shared.get(ADMIN_GUARD);
     if (admin) registerCacheRoutes(services.router, store, admin, backend, settings);
-    const middleware = cacheMiddleware({
-      rules: new ModelRules(config, services.models),
-      settings,
-      backend,
-      metrics: cacheMetrics(services.metrics),
-      logger,
-      keysIn: config.keys === 'in',
-      global: config.scope === 'global',
-      ttlMs: config.ttl_seconds * 1000,
-      maxBytes: config.max_entry_bytes,
-      charge: chargeFraction(config.charge),
-      countsLimits: config.count_rate_limits,
-    });
+    const rules = new ModelRules(config, services.models);
+    // No model cached: no step on the chain (a plugin without middleware costs a request nothing); routes stay.
+    const middleware = rules.any
+      ? cacheMiddleware({
+          rules,
+          settings,
+          backend,
+          metrics: cacheMetrics(services.metrics),
+          logger,
+          keysIn: config.keys === 'in',
+          global: config.scope === 'global',
+          ttlMs: config.ttl_seconds * 1000,
+          maxBytes: config.max_entry_bytes,
+          charge: chargeFraction(config.charge),
+          countsLimits: config.count_rate_limits,
+        })
+      : undefined;
     return {
       middleware,
       async close() {

@@ -73,4 +73,15 @@ describe('cache plugin: backends and limits', function () {
     expect((await chat(out, k.key, ASK)).cache).to.equal('miss');
     expect((await chat(out, k.key, ASK)).cache).to.equal('hit');
   });
+
+  it('with no model cached the plugin has no step on the chain: no header, every request upstream', async () => {
+    const gw = await cacheGateway(up, { models: [] });
+    gws.push(gw);
+    const { key } = await makeAccountKey(gw);
+    const calls = up.requests.length;
+    const a = await chat(gw, key, ASK);
+    const b = await chat(gw, key, ASK);
+    expect([a.status, a.cache, b.cache]).to.deep.equal([200, null, null]);
+    expect(up.requests.length - calls).to.equal(2);
+  });
 });
