@@ -56,7 +56,8 @@ function guardOutput(s: GatewayState, run: GuardRun, deps: GuardrailsDeps): void
   if (!result || result.kind === 'embeddings') return;
   if (run.policy.output.length === 0 && !run.redactor.restores) return;
   if (result.kind === 'completion') {
-    s.result = { kind: 'completion', body: rewriteCompletion(result.body, (t) => run.answer(t)) };
+    const body = rewriteCompletion(result.body, (t) => run.answer(t));
+    if (body !== result.body) s.result = { kind: 'completion', body };
     return;
   }
   const stream = result.stream;

@@ -48,9 +48,24 @@ export function inputText(s: GatewayState, max: number): string {
   return parts.join('\n\n').slice(0, max);
 }
 
-/** A completion's answer as the client gets it: a copy (the stored one keeps what the upstream said). */
+/**
+ * A completion's answer as the client gets it: the same body when no text changed, else a copy with the changed
+ * messages (the original, which a deferred store write may hold, keeps what the upstream said).
+ */
 export function rewriteCompletion(body: ChatCompletion, fn: Rewrite): ChatCompletion {
-  const copy = structuredClone(body);
-  for (const c of copy.choices) message(c.message, fn);
-  return copy;
+  let changed = false;
+  const track: Rewrite = (t) => {
+    const r = fn(t);
+    if (r !== t) changed = true;
+    return r;
+  };
+  const choices = body.choices.map((c) => {
+    const m = c.message;
+    const copy: typeof m = { ...m };
+    if (Array.isArray(m.content)) copy.content = m.content.map((p) => ({ ...p }));
+    if (m.tool_calls) copy.tool_calls = m.tool_calls.map((t) => ({ ...t, function: { ...t.function } }));
+    message(copy, track);
+    return { ...c, message: copy };
+  });
+  return changed ? { ...body, choices } : body;
 }

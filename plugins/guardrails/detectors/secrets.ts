@@ -6,6 +6,7 @@
  */
 import type { Detector, DetectorMatch } from '../../../src/plugin';
 import { GITLEAKS_RULES, type SecretRule } from './gitleaks-rules';
+import { KeywordIndex } from './keywords';
 
 /** Shannon entropy (bits per character) of a string, as gitleaks computes it. */
 export function shannonEntropy(s: string): number {
@@ -36,14 +37,19 @@ function ruleMatches(rule: SecretRule, text: string, out: DetectorMatch[]): void
   }
 }
 
+/** Every rule's keywords in one index: a rule runs when one of its keywords is in the text. */
+const INDEX = new KeywordIndex(COMPILED.flatMap((r) => r.keywords));
+const RULE_OF = COMPILED.flatMap((r) => r.keywords.map(() => r));
+
 /** Every gitleaks rule whose keyword is in the text; one detector (`secrets`) for all, labelled SECRET. */
 export const secrets: Detector = {
   id: 'secrets',
   label: 'SECRET',
   find(text) {
-    const lower = text.toLowerCase();
     const out: DetectorMatch[] = [];
-    for (const rule of COMPILED) if (rule.keywords.some((k) => lower.includes(k))) ruleMatches(rule, text, out);
+    const rules = new Set<SecretRule>();
+    for (const k of INDEX.found(text.toLowerCase())) rules.add(RULE_OF[k]);
+    for (const rule of rules) ruleMatches(rule, text, out);
     return out;
   },
 };
