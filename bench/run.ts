@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { median, runLoad, timeToFirstToken, type LoadResult } from './load';
 import { cacheBench } from './cache';
 import { hotPath } from './hot-path';
+import { guardrailsScenario } from './guardrails';
 import { longRun } from './long';
 import { cpuMs, mainThreadCpuMs, rssMb, type Target } from './proc';
 import { defaultPlugins, startGateway, startProcess } from './gateway-target';
@@ -264,6 +265,7 @@ async function main(): Promise<void> {
   lines.push('', ...(await cacheBench(up.url)));
   for (const c of children) c.kill('SIGTERM');
   lines.push('', ...(await hotPath()));
+  lines.push('', ...(await guardrailsScenario(seconds, rounds)));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
