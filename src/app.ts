@@ -143,7 +143,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     authenticate: getAuthenticate(services.shared),
     presets,
   };
-  const chat = runOperation(chatOperation(deps), deps);
+  const chat = runOperation(chatOperation(deps, services.shared), deps);
   router.post(CHAT_ROUTE, (ctx) => chat(ctx as unknown as GatewayContext));
   registerOperationRoutes(router, { ...deps, shared: services.shared, store });
 

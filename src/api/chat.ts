@@ -2,28 +2,30 @@ import type { ServerResponse } from 'node:http';
 import { errors } from '../errors';
 import { splitChatRequest } from './chat-request';
 import { headList } from '../http/response-head';
-import {
-  answerStream,
-  timeoutLimits,
-  type OperationDeps,
-  type OperationSpec,
-  type ParsedRequest,
-} from './run-operation';
+import { answerStream, timeoutLimits, type OperationDeps, type OperationSpec } from './run-operation';
+import type { SharedServices } from '../pipeline/shared-services';
+import { nextChatRound, parseWithRemoteTools, withRemoteOutput, type ChatParsed } from './chat-remote';
+import { declaresRemoteTools } from './responses/remote-rounds';
 
 /** POST /v1/chat/completions: the request as it is; the answer a completion or a chat chunk stream. */
-export function chatOperation(deps: OperationDeps): OperationSpec<ParsedRequest> {
+export function chatOperation(deps: OperationDeps, shared?: SharedServices): OperationSpec<ChatParsed> {
   const limits = timeoutLimits(deps);
   return {
     name: 'chat',
     endpoint: 'chat',
-    parse: (_ctx, body) => splitChatRequest(body, limits),
-    async answer(ctx, s, { request }) {
+    parse: (ctx, body) =>
+      shared && declaresRemoteTools(body)
+        ? parseWithRemoteTools(ctx, shared, body, limits)
+        : splitChatRequest(body, limits),
+    again: (_ctx, s, p) => nextChatRound(s, p),
+    async answer(ctx, s, { request, remote }) {
       const result = s.result;
       if (!result || result.kind === 'embeddings') throw errors.internal();
       if (result.kind === 'completion') {
         if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
         ctx.respond = false;
-        return writeCompletion(ctx.res, s.requestId, s.responseHeaders, JSON.stringify(result.body));
+        const body = remote ? withRemoteOutput(result.body, remote) : result.body;
+        return writeCompletion(ctx.res, s.requestId, s.responseHeaders, JSON.stringify(body));
       }
       await answerStream(ctx, s, result.stream, deps, request.stream_options?.include_usage === true);
     },

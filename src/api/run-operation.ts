@@ -56,7 +56,7 @@ export interface OperationSpec<P extends ParsedRequest> {
    * After the chain: another round, as a new request through the whole chain (its own state, credit reservation,
    * limits and record: each round is metered as any request is), or null to answer. Responses' remote MCP tools.
    */
-  again?(ctx: GatewayContext, s: GatewayState, parsed: P): Promise<P | null>;
+  again?(ctx: GatewayContext, s: GatewayState, parsed: P): Promise<P | null> | null;
   /** How a failure of the chain is shown on this endpoint (default: as it is). */
   chainError?(e: unknown): unknown;
 }
@@ -113,12 +113,13 @@ export function runOperation<P extends ParsedRequest>(
     let round = parsed;
     let s = enterRound(ctx, spec, deps, { model, variant }, round, startedAt);
     await runChain(ctx, spec, deps);
-    // Plain functions, no await of an absent hook: chat's request path keeps its turns of the microtask queue.
-    if (spec.again)
-      for (let next = await spec.again(ctx, s, round); next; next = await spec.again(ctx, s, round)) {
-        s = enterRound(ctx, spec, deps, { model, variant }, (round = next), process.hrtime.bigint());
-        await runChain(ctx, spec, deps);
-      }
+    // A hook that answers null at once is not awaited: chat's request path keeps its turns of the microtask queue.
+    for (let again = spec.again?.(ctx, s, round); again; again = spec.again?.(ctx, s, round)) {
+      const next = await again;
+      if (!next) break;
+      s = enterRound(ctx, spec, deps, { model, variant }, (round = next), process.hrtime.bigint());
+      await runChain(ctx, spec, deps);
+    }
     await spec.answer(ctx, s, round);
   };
 }

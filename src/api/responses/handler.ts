@@ -77,7 +77,7 @@ export function responsesOperation(deps: ResponsesDeps): OperationSpec<ParsedRes
       const previous = (body.previous_response_id ?? null) as string | null;
       const before = previous === null ? [] : await previousItems(ctx, deps, previous);
       const items = [...before, ...inputItems(body.input)];
-      const remote = await openRemoteTools(ctx, deps.shared, body);
+      const remote = await openRemoteTools(ctx, deps.shared, body, 'responses');
       const { chat, tools, dropped } = toChatBody(remote?.body ?? body, items);
       const parsed = { ...splitChatRequest(chat, limits), items, body, previous, tools, dropped };
       return remote ? { ...parsed, remote: remote.run } : parsed;
@@ -95,9 +95,9 @@ export function responsesOperation(deps: ResponsesDeps): OperationSpec<ParsedRes
       const round = p.remote?.round ?? 0;
       return { completionId: round === 0 ? meta.id : `${meta.id}_r${round}` };
     },
-    async again(_ctx, s, p) {
-      const request = p.remote ? await nextRound(s, p.request, p.remote) : null;
-      return request && { ...p, request };
+    again(_ctx, s, p) {
+      const remote = p.remote;
+      return remote ? nextRound(s, p.request, remote).then((request) => request && { ...p, request }) : null;
     },
     prepare(s, p) {
       if (p.dropped.length > 0) s.responseHeaders[DROPPED_HEADER] = p.dropped.join(', ').slice(0, 1000);

@@ -25,14 +25,21 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The chat name pattern (^[a-zA-Z0-9_-]{1,64}$) for `label__tool`. */
 const chatName = (name: string) => name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
 
+/** Whether a body declares `mcp` tools (checked before anything async: chat's parse stays synchronous without). */
+export function declaresRemoteTools(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.tools) && body.tools.some((t) => isRecord(t) && t.type === 'mcp');
+}
+
 /**
  * The request's `mcp` tools opened through the mcp plugin: the body with them as function tools (named
- * `label__tool`), and the run that maps the model's calls back. Null when it declares none.
+ * `label__tool`, in the endpoint's own shape: chat's `{type, function: {...}}` or Responses' flat one), and the run
+ * that maps the model's calls back. Null when it declares none.
  */
 export async function openRemoteTools(
   ctx: Koa.Context,
   shared: SharedServices,
   body: Record<string, unknown>,
+  shape: 'chat' | 'responses',
 ): Promise<{ body: Record<string, unknown>; run: RemoteRun } | null> {
   const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
   const decls = tools.filter((t): t is RemoteToolDecl => isRecord(t) && t.type === 'mcp');
@@ -51,7 +58,8 @@ export async function openRemoteTools(
     for (const t of set.tools) {
       const name = chatName(`${set.serverLabel}__${t.name}`);
       run.byModelName.set(name, { set, tool: t.name });
-      functions.push({ type: 'function', name, description: t.description, parameters: t.input_schema });
+      const fn = { name, description: t.description, parameters: t.input_schema };
+      functions.push(shape === 'chat' ? { type: 'function', function: fn } : { type: 'function', ...fn });
     }
   }
   return {

@@ -110,6 +110,35 @@ describe('mcp: remote MCP tools on a Responses request', function () {
     expect(await gw.services.store.ledger.sum(k.accountId)).to.equal(charged);
   });
 
+  it('does the same on chat: the answer, with the rounds in mcp_output and the usage summed', async () => {
+    const k = await makeAccountKey(gw, { credits: 5 });
+    const before = model.requests.length;
+    const res = await postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'up/m', messages: [{ role: 'user', content: 'What is 2 + 3?' }], tools: [MCP_TOOL] },
+      { authorization: `Bearer ${k.key}` },
+    );
+    const r = (await res.json()) as {
+      choices: Array<{ message: { content: string } }>;
+      mcp_output: Array<Record<string, unknown>>;
+      usage: { prompt_tokens: number };
+    };
+    expect(res.status, JSON.stringify(r)).to.equal(200);
+    expect(r.choices[0].message.content).to.equal('The sum is 5');
+    expect(r.mcp_output.map((o) => o.type)).to.deep.equal(['mcp_list_tools', 'mcp_call']);
+    expect(r.mcp_output[1]).to.deep.include({ server_label: 'web', name: 'add', output: '5', error: null });
+    expect(r.usage.prompt_tokens).to.equal(2 * 19);
+    expect(model.requests.length - before).to.equal(2);
+    const calls = (await adminCall(gw, 'GET', `/v1/mcp/calls?key=${k.hash}`)).body.data as unknown[];
+    expect(calls).to.have.length(1);
+    const streamed = await postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'up/m', stream: true, messages: [{ role: 'user', content: 'hi' }], tools: [MCP_TOOL] },
+      { authorization: `Bearer ${k.key}` },
+    );
+    expect(streamed.status).to.equal(400);
+  });
+
   it('lists only what the key may use, and refuses a server_url or an approval flow', async () => {
     const k = await makeAccountKey(gw, { credits: 5 });
     expect((await adminCall(gw, 'PUT', `/v1/mcp/access/keys/${k.hash}`, { tools: ['web__slow'] })).status).to.equal(
