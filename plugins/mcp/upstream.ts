@@ -143,14 +143,23 @@ export class Upstream {
 
   private transport(): Transport {
     const c = this.config;
-    if (isStdio(c))
-      return new StdioClientTransport({
+    if (isStdio(c)) {
+      const t = new StdioClientTransport({
         command: c.command,
         args: c.args ?? [],
         env: { ...getDefaultEnvironment(), ...c.env },
-        stderr: 'ignore',
+        stderr: 'pipe',
         ...(c.cwd ? { cwd: c.cwd } : {}),
       });
+      // What the process says on stderr goes to the gateway's log (its secrets cut, each chunk bounded).
+      t.stderr?.on('data', (chunk: Buffer) =>
+        this.opts.logger.info(
+          { server: this.name, stderr: this.redact(chunk.toString('utf8')).slice(0, 1000) },
+          'MCP server stderr',
+        ),
+      );
+      return t;
+    }
     return new StreamableHTTPClientTransport(new URL(c.url), {
       requestInit: { headers: c.headers ?? {} },
       // The gateway reconnects (a new session) itself; the SDK's own retries of its GET stream would only hide it.

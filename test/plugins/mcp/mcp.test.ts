@@ -248,5 +248,9 @@ describe('mcp: the gateway as an MCP server (issue 50)', function () {
     expect(servers).to.not.include(SECRET);
     expect(servers).to.not.include(web.url);
     expect(gw.logs.join('\n')).to.not.include(SECRET);
+    expect(gw.logs.join('\n')).to.not.include(FILES_SECRET);
+    expect(
+      gw.logs.some((l) => l.includes('MCP server stderr') && l.includes('files server starting with [redacted]')),
+    ).to.equal(true, "the stdio server's stderr is logged, its secret cut");
   });
 });
