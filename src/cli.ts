@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfigFile, resolveConfigPath } from './config/load';
+import { resolveConfigPath } from './config/load';
 import { configWarnings } from './config/warnings';
-import { loadPlugins } from './pipeline/loader';
+import { checkConfig, checkSetup, problemsText } from './cli/check';
 import { createLogger } from './logger';
 import { startGateway, handleSignals } from './start';
 import cluster from 'node:cluster';
-import { runWorkers, workersProblem } from './workers';
+import { runWorkers, WORKER_READY } from './workers';
 
 /** The store commands (and what they import) load only for a command or the usage text, not for `start`. */
 const cliCommands = () => require('./cli/commands') as typeof import('./cli/commands');
@@ -44,17 +44,17 @@ async function main(argv: string[]): Promise<number> {
       strict: true,
     });
     const path = resolveConfigPath(values.config);
-    let config;
-    try {
-      config = loadConfigFile(path);
-      loadPlugins(config.plugins, config.baseDir);
-    } catch (e) {
-      if (e instanceof ConfigError) {
-        // Plugin sections are checked after the file: name the file there too.
-        process.stderr.write(`${(e.source === path ? e : new ConfigError(e.problems, path)).message}\n`);
-        return 1;
-      }
-      throw e;
+    const count = values.workers === undefined ? undefined : Number(values.workers);
+    if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 64)) {
+      process.stderr.write(`gateway: --workers must be an integer from 1 to 64\n`);
+      return 2;
+    }
+    // One set of checks for both: check never passes what start refuses (src/cli/check.ts).
+    const { config, problems } = checkConfig(path, count);
+    if (config && problems.length === 0 && command === 'check') problems.push(...(await checkSetup(config)));
+    if (!config || problems.length > 0) {
+      process.stderr.write(`${problemsText(path, problems)}\n`);
+      return 1;
     }
     if (command === 'check') {
       for (const w of configWarnings(config)) process.stderr.write(`warning: ${w}\n`);
@@ -64,16 +64,7 @@ async function main(argv: string[]): Promise<number> {
       );
       return 0;
     }
-    const workers = values.workers === undefined ? config.server.workers : Number(values.workers);
-    if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
-      process.stderr.write(`gateway: --workers must be an integer from 1 to 64\n`);
-      return 2;
-    }
-    const problem = workersProblem(config, workers);
-    if (problem) {
-      process.stderr.write(`${path}: ${problem}\n`);
-      return 1;
-    }
+    const workers = count ?? config.server.workers;
     const root = createLogger(config.server.log_level);
     // A worker's lines (its access log included) say which worker wrote them.
     const logger = cluster.worker ? root.child({ worker: cluster.worker.id }) : root;
@@ -85,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
     if (cluster.isPrimary) for (const w of configWarnings(config)) logger.warn(w);
     const gw = await startGateway(config, { logger });
     handleSignals(gw, logger);
+    if (cluster.worker) process.send?.(WORKER_READY);
     logger.info(
       { url: gw.url, store: config.store.driver, chain: config.plugins.map((p) => p.name) },
       'gateway listening',

@@ -4,6 +4,7 @@
  */
 export const ERROR_CODES = [
   'account_key_required',
+  'account_name_taken',
   'account_not_found',
   'admin_key_not_allowed',
   'admin_key_required',

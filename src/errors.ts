@@ -266,6 +266,14 @@ export const errors = {
       message: `Upstream provider '${provider}' sent ${what} larger than the gateway's limit of ${limit} bytes`,
       retryable: true,
     }),
+  accountNameTaken: (name: string, id: string) =>
+    new GatewayError({
+      status: 409,
+      type: 'invalid_request_error',
+      code: 'account_name_taken',
+      param: 'name',
+      message: `An account named '${truncate(name, 64)}' already exists (${id}): use it, or choose another name`,
+    }),
   reportReplayed: () =>
     new GatewayError({
       status: 409,

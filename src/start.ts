@@ -6,6 +6,7 @@ import type { GatewayConfig } from './config/types';
 import { createApp, type CreateOptions, type Gateway } from './app';
 import { capConnectionsPerAddress } from './http/connection-cap';
 import { applyServerTimeouts, checkingIntervalMs } from './http/timeouts';
+import { LISTENING } from './pipeline/hooks';
 
 export interface RunningGateway extends Gateway {
   server: Server;
@@ -25,10 +26,18 @@ export async function startGateway(
   const server = createServer({ connectionsCheckingInterval: checkingIntervalMs(config.server) }, gw.listener);
   applyServerTimeouts(server, config.server);
   capConnectionsPerAddress(server, config.server.max_connections_per_ip);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? config.server.port, config.server.host, () => resolve());
-  });
+  const port = opts.port ?? config.server.port;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, config.server.host, () => resolve());
+    });
+  } catch (e) {
+    await gw.close();
+    throw listenError(e, config.server.host, port);
+  }
+  // Only now, listening with every plugin set up: a first start's keys (the auth plugin's), once.
+  for (const hook of gw.services.shared.get(LISTENING) ?? []) await hook();
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   let stopping: Promise<void> | undefined;
@@ -45,6 +54,21 @@ export async function startGateway(
       await gw.close();
     })());
   return { ...gw, server, url: `http://${host}:${addr.port}`, stop };
+}
+
+/** The listen error for people: an address in use names PORT and server.port, the two ways to choose another. */
+function listenError(e: unknown, host: string, port: number): Error {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `${host}:${port} is already in use (another gateway, or another program, listens there): stop it, or choose ` +
+        `another port with the PORT environment variable (PORT=8081 npm start) or server.port in the config`,
+    );
+  if (code === 'EACCES')
+    return new Error(
+      `${host}:${port} may not be bound by this user: choose a port above 1023 with PORT or server.port`,
+    );
+  return e instanceof Error ? e : new Error(String(e));
 }
 
 /** SIGTERM/SIGINT: a graceful stop, then exit 0. A second signal exits at once. */

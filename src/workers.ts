@@ -11,10 +11,13 @@ export function workersProblem(config: GatewayConfig, workers: number): string |
   );
 }
 
+/** What a worker sends its primary once it listens and its first-start work is done. */
+export const WORKER_READY = 'gateway:ready';
+
 /**
  * Run `count` gateway processes on one port (node's cluster: this process listens for them and hands each a share of
  * the connections). The first is started alone, so that first-start work (the bootstrap account) happens once; the
- * others follow once it listens. A worker that dies is started again after a pause that grows with each death in a
+ * others follow once it is ready. A worker that dies is started again after a pause that grows with each death in a
  * row; SIGTERM or SIGINT stops every worker gracefully (each drains its streams) and then this process.
  */
 export function runWorkers(count: number, logger: Logger): void {
@@ -26,10 +29,15 @@ export function runWorkers(count: number, logger: Logger): void {
     return w;
   };
   const first = fork();
-  first.once('listening', () => {
+  // Not at 'listening': a first start's keys are made just after the listen (startGateway's listening hooks); the
+  // others wait for the first's READY so that they read what it stored instead of making their own.
+  const onReady = (m: unknown) => {
+    if (m !== WORKER_READY) return;
+    first.off('message', onReady);
     for (let i = 1; i < count; i++) fork();
     logger.info({ workers: count }, 'gateway workers listening');
-  });
+  };
+  first.on('message', onReady);
   cluster.on('exit', (w, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);

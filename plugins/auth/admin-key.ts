@@ -47,38 +47,43 @@ export function checkAdminKey(key: string): void {
 
 /**
  * The admin key's hash: from GATEWAY_ADMIN_KEY / server.admin_key when set (refused when weak: checkAdminKey);
- * otherwise the first start generates a key, prints it once to the terminal (stderr; never the log) and stores
- * only its hash, which later starts reuse. The generation is audited (never the key nor its hash).
+ * otherwise the stored hash of the key a first start generated, or, on a first start, a new key's hash with `persist`,
+ * which stores only its hash, audits the generation (never the key nor its hash) and prints the key once to the
+ * terminal (stderr; never the log). The caller runs `persist` once the gateway listens (addListeningHook): a first
+ * start that fails before then has made nothing, and the retry generates and prints a key again.
  */
 export async function adminKeyHash(
   store: Store,
   configured: string | undefined,
   print: (line: string) => void,
-): Promise<string> {
+): Promise<{ hash: string; persist?: () => Promise<void> }> {
   if (configured) {
     checkAdminKey(configured);
-    return hashKey(configured);
+    return { hash: hashKey(configured) };
   }
   const stored = await store.getMeta(META);
-  if (stored) return stored;
+  if (stored) return { hash: stored };
   const key = generateKey();
   const hash = hashKey(key);
-  await store.setMeta(META, hash);
-  await store.audit.append({
-    actor: 'admin',
-    role: 'admin',
-    source: 'startup',
-    action: 'admin_key.generate',
-    target: 'admin_key',
-  });
-  print(`Generated the admin key (shown once, store it now): ${key}\n`);
-  return hash;
+  const persist = async () => {
+    await store.setMeta(META, hash);
+    await store.audit.append({
+      actor: 'admin',
+      role: 'admin',
+      source: 'startup',
+      action: 'admin_key.generate',
+      target: 'admin_key',
+    });
+    print(`Generated the admin key (shown once, store it now): ${key}\n`);
+  };
+  return { hash, persist };
 }
 
 /**
  * A first local start: when the store holds no account at all, create one with some
  * credit and a key, and print the key once, so that the README's curl works at once.
  * Only when the operator's config asks for it (the example gateway.yaml does). Both are audited (never the key).
+ * Called once the gateway listens (addListeningHook), so a failed first start leaves no account whose key nobody saw.
  */
 export async function bootstrapAccount(
   store: Store,

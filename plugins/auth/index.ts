@@ -16,6 +16,7 @@
  * ```
  */
 import {
+  addListeningHook,
   ADMIN_GUARD,
   AUTHENTICATE,
   AUTHENTICATE_KEY,
@@ -42,7 +43,13 @@ export default definePlugin<AuthConfig>({
   provides: ['principal'],
   configSchema,
   async setup(config, services) {
-    const adminHash = await adminKeyHash(services.store, services.config.server.admin_key, printSecret);
+    const { hash: adminHash, persist } = await adminKeyHash(
+      services.store,
+      services.config.server.admin_key,
+      printSecret,
+    );
+    // A first start's keys are made once the gateway listens: a start that fails before then leaves none unseen.
+    if (persist) addListeningHook(services.shared, persist);
     const auth = new Authenticator(services.store, {
       cacheTtlMs: config.cache_ttl_ms,
       cacheMax: config.cache_max_entries,
@@ -60,7 +67,8 @@ export default definePlugin<AuthConfig>({
     const admin = adminGuard(auth);
     services.shared.set(ADMIN_GUARD, admin);
     registerAdminRoutes(services.router, services.store, auth, admin);
-    if (config.bootstrap) await bootstrapAccount(services.store, config.bootstrap, printSecret);
+    const { bootstrap } = config;
+    if (bootstrap) addListeningHook(services.shared, () => bootstrapAccount(services.store, bootstrap, printSecret));
     return { middleware: authMiddleware(auth) };
   },
 });

@@ -1,11 +1,11 @@
-import { fail, print, withStore, type CliCommand } from '../../src/plugin';
+import { fail, findAccount, findKey, print, withStore, type CliCommand } from '../../src/plugin';
 import { LimitSettingsRepo, type LimitSubject, type RateLimitSettings } from './store/repo';
 import { limitSettingsJson } from './routes';
 
 const COUNTS = ['rpm', 'tpm', 'concurrency'] as const;
 
 /**
- * `keys limits HASH` / `accounts limits ID`: show, or with flags set, a key's or an
+ * `keys limits KEY` / `accounts limits ACCOUNT`: show, or with flags set, a key's or an
  * account's model allowlist and rate limits. --models takes a comma list of ids and globs,
  * `all` (no allowlist) or `none`; --rpm/--tpm/--concurrency a number (0 = no limit) or
  * `inherit`; --plan a plan name (accounts) or `inherit`.
@@ -20,9 +20,17 @@ function runLimits(subject: LimitSubject, args: string[]): Promise<number> {
       concurrency: { type: 'string' },
       plan: { type: 'string' },
     },
-    async (store, v, [id]) => {
-      if (!id)
-        return fail(`${subject === 'key' ? 'keys limits needs the key hash' : 'accounts limits needs the account id'}`);
+    async (store, v, [ref]) => {
+      if (!ref)
+        return fail(
+          subject === 'key'
+            ? 'keys limits needs the key: its hash (or its first 6+ characters), name or label'
+            : 'accounts limits needs the account: its id or name',
+        );
+      // By name, hash start or label too, as every key and account command takes them.
+      const found = subject === 'key' ? await findKey(store, ref) : await findAccount(store, ref);
+      if (typeof found === 'string') return fail(found);
+      const id = 'hash' in found ? found.hash : found.id;
       const repo = new LimitSettingsRepo(store.db);
       const current = await repo.get(subject, id);
       if (!current) return fail(`no ${subject} '${id.slice(0, 64)}'`);
@@ -67,15 +75,15 @@ function runLimits(subject: LimitSubject, args: string[]): Promise<number> {
   );
 }
 
-/** The plugin's CLI: `gateway keys limits HASH ...` and `gateway accounts limits ID ...` (the definition's `cli`). */
+/** The plugin's CLI: `gateway keys limits KEY ...` and `gateway accounts limits ACCOUNT ...` (the definition's `cli`). */
 export const limitsCommands: CliCommand[] = [
   {
     parent: 'keys',
     name: 'limits',
-    usage: 'keys limits HASH',
+    usage: 'keys limits KEY',
     summary: "show or set a key's allowlist and rate limits",
     help: [
-      'keys limits HASH [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
+      'keys limits KEY [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
       "                                  show or set the key's allowlist and rate limits",
     ],
     run: (args) => runLimits('key', args),
@@ -83,10 +91,10 @@ export const limitsCommands: CliCommand[] = [
   {
     parent: 'accounts',
     name: 'limits',
-    usage: 'accounts limits ID',
+    usage: 'accounts limits ACCOUNT',
     summary: "show or set an account's allowlist, rate limits and plan",
     help: [
-      'accounts limits ID [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N] [--plan P]',
+      'accounts limits ACCOUNT [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N] [--plan P]',
       "                                  show or set the account's allowlist, rate limits and plan",
     ],
     run: (args) => runLimits('account', args),

@@ -4,6 +4,7 @@ import type { LimitReset } from '../store/keys';
 import { MAX_CREDITS_TEXT, nanoOrNull } from '../store/money';
 import type { CliCommand } from './command';
 import { findAccount } from './account-ref';
+import { findKey } from './key-ref';
 import { auditCli, fail, print, withStore } from './store-cli';
 import { runScan } from './scan';
 
@@ -18,7 +19,7 @@ export const keysCommand: CliCommand = {
     '                                  a new key for ACCOUNT (id or unique name), printed once;',
     '                                  --limit: credits per reset period (or for ever)',
     'keys list [--account ACCOUNT]     keys with their limits and usage (never the keys)',
-    'keys disable|delete HASH          by the hash that keys list shows',
+    'keys disable|delete KEY           KEY: its hash (or its first 6+ characters), name or label',
     'keys scan [PATH]                  find gateway keys committed in files (exit 1 if any)',
   ],
   run: async (args) =>
@@ -32,7 +33,7 @@ export const keysCommand: CliCommand = {
             limit: { type: 'string' },
             reset: { type: 'string' },
           },
-          async (store, v, [sub, hash]) => {
+          async (store, v, [sub, ref]) => {
             const json = v.json === true;
             if (sub === 'create') {
               if (typeof v.account !== 'string' || typeof v.name !== 'string')
@@ -71,10 +72,10 @@ export const keysCommand: CliCommand = {
               return 0;
             }
             if (sub === 'disable' || sub === 'delete') {
-              if (!hash || !/^[0-9a-f]{64}$/.test(hash))
-                return fail(`keys ${sub} needs the key's hash (64 hex characters)`);
-              const before = await store.keys.get(hash);
-              if (!before) return fail('no key with that hash');
+              if (!ref) return fail(`keys ${sub} needs the key: its hash, the start of it, its name or its label`);
+              const before = await findKey(store, ref);
+              if (typeof before === 'string') return fail(before);
+              const { hash } = before;
               const after = sub === 'disable' ? await store.keys.update(hash, { disabled: true }) : undefined;
               const ok = sub === 'disable' ? Boolean(after) : await store.keys.delete(hash);
               if (!ok) return fail('no key with that hash');

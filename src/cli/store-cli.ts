@@ -48,13 +48,30 @@ export function print(rows: Array<Record<string, unknown>>, json: boolean): void
     return;
   }
   const cols = Object.keys(rows[0]);
-  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
+  const cells = rows.map((r) => cols.map((c) => cell(r[c])));
+  const width = cols.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
   const line = (vals: string[]) =>
     vals
       .map((v, i) => v.padEnd(width[i]))
       .join('  ')
       .trimEnd();
-  process.stdout.write(`${[line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c] ?? ''))))].join('\n')}\n`);
+  process.stdout.write(`${[line(cols), ...cells.map(line)].join('\n')}\n`);
+}
+
+/**
+ * One table cell for people: a nested object as `key=value` pairs (`rpm=60 tpm=0`), a list comma-separated, an empty
+ * list `(none)`, null or undefined as `-`.
+ */
+export function cell(v: unknown): string {
+  if (v === null || v === undefined) return '-';
+  if (Array.isArray(v)) return v.length === 0 ? '(none)' : v.map(cell).join(',');
+  if (typeof v === 'object')
+    return (
+      Object.entries(v as Record<string, unknown>)
+        .map(([k, x]) => `${k}=${cell(x)}`)
+        .join(' ') || '-'
+    );
+  return String(v);
 }
 
 export function fail(message: string): number {

@@ -20,6 +20,11 @@ export class ConfigError extends Error {
   constructor(
     readonly problems: ConfigProblem[],
     readonly source: string,
+    /**
+     * The plugin entries, when the file's plugin list could be read though other sections have problems: `gateway
+     * check` checks them too, so that a typo elsewhere does not hide a plugin's problems.
+     */
+    readonly plugins?: PluginEntry[],
   ) {
     super(`Invalid configuration ${source}:\n${problems.map((p) => `  ${p.pointer || '/'}: ${p.message}`).join('\n')}`);
     this.name = 'ConfigError';
@@ -84,7 +89,7 @@ export function fromObject(raw: unknown, opts: ParseOptions = {}, problems: Conf
   const unset = new Set(problems.map((p) => p.pointer));
   const validate = configValidator();
   if (!validate(data)) problems.push(...formatAjvErrors(validate.errors ?? []).filter((p) => !unset.has(p.pointer)));
-  if (problems.length > 0) throw new ConfigError(problems, source);
+  if (problems.length > 0) throw new ConfigError(problems, source, readablePlugins(data.plugins, problems));
   const cfg = data as unknown as Omit<GatewayConfig, 'plugins' | 'baseDir'> & { plugins: unknown[] };
   if (env.PORT !== undefined && env.PORT !== '') {
     const port = Number(env.PORT);
@@ -104,6 +109,13 @@ export function fromObject(raw: unknown, opts: ParseOptions = {}, problems: Conf
   problems.push(...crossCheck(config));
   if (problems.length > 0) throw new ConfigError(problems, source);
   return deepFreeze(config);
+}
+
+/** The plugin entries when the schema found no problem under /plugins (they can be loaded and checked alone). */
+function readablePlugins(list: unknown, problems: readonly ConfigProblem[]): PluginEntry[] | undefined {
+  if (!Array.isArray(list) || problems.some((p) => p.pointer === '/plugins' || p.pointer.startsWith('/plugins/')))
+    return undefined;
+  return list.map(normalisePluginEntry);
 }
 
 function normalisePluginEntry(entry: unknown): PluginEntry {

@@ -45,3 +45,15 @@ export const READINESS = 'ready.checks';
 export function addReadinessCheck(shared: SharedServices, check: ReadinessCheck): void {
   shared.set(READINESS, [...(shared.get(READINESS) ?? []), check]);
 }
+
+/**
+ * Work that must wait until the gateway listens (startGateway runs these once the port is bound and every plugin is
+ * set up): a first start's keys are created and printed only then, so that a start that fails (the port taken, a
+ * plugin's error) leaves nothing behind that the retry would not print again.
+ */
+export type ListeningHook = () => Promise<void>;
+export const LISTENING = 'server.listening';
+
+export function addListeningHook(shared: SharedServices, hook: ListeningHook): void {
+  shared.set(LISTENING, [...(shared.get(LISTENING) ?? []), hook]);
+}

@@ -12,7 +12,7 @@ import type { DeploymentMeasures } from '../deployments/measures';
 import type { PresetBook } from '../models/presets';
 import type { GatewayError } from '../errors';
 import type { SmtpSettings } from '../mail/smtp';
-import type { HttpObserver, PluginTimer, ReadinessCheck } from './hooks';
+import type { HttpObserver, ListeningHook, PluginTimer, ReadinessCheck } from './hooks';
 import type { StoredResponses } from '../api/responses/contract';
 import type { RemoteTools } from '../api/responses/remote-tools';
 import type { Tracer } from '@opentelemetry/api';
@@ -33,6 +33,7 @@ export interface SharedSlots {
   'pipeline.timer': PluginTimer;
   'http.observer': HttpObserver;
   'ready.checks': ReadinessCheck[];
+  'server.listening': ListeningHook[];
   'routing.health': DeploymentHealth;
   'routing.measures': DeploymentMeasures;
   'models.presets': PresetBook;

@@ -10,3 +10,5 @@ export { Counter, Gauge, Histogram, collectDefaultMetrics, type Registry } from 
 export { smtpSchema, smtpTransport, type SmtpSettings } from '../mail/smtp';
 /** For a plugin's CLI commands (`cli.commands` in its definition): flags with --config/--json, the store, output. */
 export { auditCli, fail, print, withStore } from '../cli/store-cli';
+export { findKey } from '../cli/key-ref';
+export { findAccount } from '../cli/account-ref';

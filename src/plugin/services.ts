@@ -31,10 +31,12 @@ export { hasRole, parseRole, requireRole, roleOf, roleRequired, ROLES } from '..
 export { auditActor, recordAudit, type AuditChange } from '../auth/audit';
 export { MAIL_SMTP } from '../mail/smtp';
 export {
+  addListeningHook,
   addPluginTimer,
   addReadinessCheck,
   HTTP_OBSERVER,
   type HttpObserver,
+  type ListeningHook,
   type PluginTimer,
   type ReadinessCheck,
 } from '../pipeline/hooks';

@@ -1,3 +1,4 @@
+import { errors } from '../errors';
 import { randomId } from '../ids';
 import { spelled, type Db } from './db';
 import { columnsWithHeld } from './engine/holds';
@@ -63,12 +64,23 @@ export class AccountRepo {
   }): Promise<Account> {
     const now = Date.now();
     const id = randomId('acct_');
-    await this.db.run(
+    // Names are unique (accounts_name, migration account_names): the CLI and the docs name accounts by name.
+    const r = await this.db.run(
       'INSERT INTO accounts (id, name, email, credits, usage, reserved, custom_pricing, created_at, updated_at) ' +
-        'VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?)',
+        'VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
       [id, input.name, input.email ?? null, input.credits ?? 0, input.customPricing ? 1 : 0, now, now],
     );
+    if (r.changes === 0) {
+      const taken = await this.byName(input.name);
+      throw errors.accountNameTaken(input.name, taken?.id ?? '?');
+    }
     return (await this.get(id)) as Account;
+  }
+
+  /** The account with this name (names are unique), or undefined. */
+  async byName(name: string): Promise<Account | undefined> {
+    const r = await this.db.get<{ id: string }>('SELECT id FROM accounts WHERE name = ?', [name]);
+    return r ? this.get(r.id) : undefined;
   }
 
   async get(id: string): Promise<Account | undefined> {

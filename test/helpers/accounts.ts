@@ -19,12 +19,16 @@ export async function adminCall(
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
+let made = 0;
+
 /** An account with `credits` and a key on it (with an optional limit); returns the raw key and ids. */
 export async function makeAccountKey(
   gw: TestGateway | { url: string },
   opts: { credits?: number; limit?: number | null; name?: string } = {},
 ): Promise<{ key: string; accountId: string; hash: string }> {
-  const a = await adminCall(gw, 'POST', '/v1/accounts', { name: opts.name ?? 'test', credits: opts.credits ?? 100 });
+  // Account names are unique (issue 49): tests sharing one gateway get one account each unless they name theirs.
+  const name = opts.name ?? `test-${(++made).toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const a = await adminCall(gw, 'POST', '/v1/accounts', { name, credits: opts.credits ?? 100 });
   if (a.status !== 201) throw new Error(`account: ${a.status} ${JSON.stringify(a.body)}`);
   const accountId = (a.body.data as { id: string }).id;
   const k = await adminCall(gw, 'POST', '/v1/keys', {

@@ -35,7 +35,8 @@ function moneyRange(name: string, store: () => Promise<Record<string, unknown>>)
     });
 
     const account = async (credits: number) => {
-      const r = await adminCall(gw, 'POST', '/v1/accounts', { name: 'rich', credits });
+      // Names are unique: one per call.
+      const r = await adminCall(gw, 'POST', '/v1/accounts', { name: `rich-${Math.random()}`, credits });
       expect(r.status, JSON.stringify(r.body)).to.equal(201);
       return r.body.data as AccountJson;
     };

@@ -34,7 +34,7 @@ describe('gateway db stats', function () {
       ) as StoreStats;
     const requests = async (n: number) => {
       const store = await openChainStore({ driver: 'sqlite', path }, {});
-      const a = await store.accounts.create({ name: 's', credits: 1e12 });
+      const a = await store.accounts.create({ name: `s-${Date.now()}-${Math.random()}`, credits: 1e12 }); // names are unique
       for (let i = 0; i < n; i++) {
         const r = await creditOf(store).reserve(a.id, null, 10);
         if (!r.ok) throw new Error('refused');

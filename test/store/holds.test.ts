@@ -260,7 +260,7 @@ describe('credit reservations held by the SQLite engine', function () {
       );
       await fc.assert(
         fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
-          const id = (await store.accounts.create({ name: 'p', credits: 10_000 })).id;
+          const id = (await store.accounts.create({ name: `p-${Math.random()}`, credits: 10_000 })).id; // names are unique
           const hash = `p${Math.random().toString(36).slice(2)}`.padEnd(64, '0');
           await store.keys.create({ hash, accountId: id, name: 'p', label: 'sk-...p' });
           await store.keys.update(hash, { limit: 6_000 });

@@ -26,7 +26,8 @@ const APPLIED_AT = 1_700_000_000_000;
  * Migrations added since the fixture, and what each adds to the old schema (issue 43: key_roles api_keys.role,
  * key_parents api_keys.parent_hash, oauth@2 oauth_codes.parent_hash, console@2 its sessions' and SSO logins' tables;
  * issue 47: generations_cache generations.cache, cache_entry, cache_similarity; issue 46: routing_record
- * generations.variant and .insured; issue 48: guardrails@1 generations.guardrails).
+ * generations.variant and .insured; issue 48: guardrails@1 generations.guardrails; issue 49: account_names the unique
+ * index accounts_name).
  */
 const ADDED = [
   'key_roles@1',
@@ -36,8 +37,9 @@ const ADDED = [
   'generations_cache@1',
   'routing_record@1',
   'guardrails@1',
+  'account_names@1',
 ];
-const ADDED_OBJECTS = ['console_sessions', 'console_sessions_open', 'console_sso_logins'];
+const ADDED_OBJECTS = ['console_sessions', 'console_sessions_open', 'console_sso_logins', 'accounts_name'];
 const withoutAdded = (o: { type: string; name: string; sql: string }) =>
   o.name === 'api_keys'
     ? { ...o, sql: o.sql.replace(/, role TEXT, parent_hash TEXT\)$/, ')') }

@@ -10,6 +10,7 @@ import { keyParentMigrations } from './key_parents';
 import { generationsCacheMigrations } from './generations_cache';
 import { routingRecordMigrations } from './routing_record';
 import { guardrailsMigrations } from './guardrails';
+import { accountNameMigrations } from './account_names';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -36,4 +37,5 @@ export const migrations: readonly Migration[] = [
   ...generationsCacheMigrations,
   ...routingRecordMigrations,
   ...guardrailsMigrations,
+  ...accountNameMigrations,
 ];

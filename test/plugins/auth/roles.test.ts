@@ -67,6 +67,7 @@ describe('roles on the admin API', function () {
 
   it('each role against each admin route: allowed, or 403 role_required naming the role', async () => {
     // A fresh target per call, so that each allowed change really changes something.
+    let named = 0;
     const target = async () => {
       const r = await mint({ name: 'target' });
       return (r.body.data as { hash: string }).hash;
@@ -77,7 +78,11 @@ describe('roles on the admin API', function () {
       { least: 'viewer', call: (k) => adminCall(gw, 'GET', '/v1/keys', undefined, k) },
       { least: 'viewer', call: async (k) => adminCall(gw, 'GET', `/v1/keys/${await target()}`, undefined, k) },
       { least: 'viewer', call: (k) => adminCall(gw, 'GET', '/v1/audit', undefined, k) },
-      { least: 'operator', call: (k) => adminCall(gw, 'POST', '/v1/accounts', { name: 'by-role' }, k) },
+      // (Account names are unique: one per call.)
+      {
+        least: 'operator',
+        call: (k) => adminCall(gw, 'POST', '/v1/accounts', { name: `by-role-${++named}` }, k),
+      },
       { least: 'operator', call: (k) => adminCall(gw, 'POST', `/v1/accounts/${accountId}/credits`, { amount: 1 }, k) },
       {
         least: 'operator',
