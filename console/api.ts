@@ -8,6 +8,8 @@ export interface Me {
   opened_with: 'admin_key' | 'key' | 'sso';
   key_label: string;
   csrf_token: string;
+  /** What this gateway calls a credit (console.credit_unit). */
+  credit_unit?: string;
   account: { id: string; name: string; credits: number; usage: number } | null;
 }
 
@@ -37,13 +39,43 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     body: body === undefined ? undefined : JSON.stringify(body),
     credentials: 'same-origin',
   });
-  const text = await res.text();
-  const json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  const json = await readJson(res);
   if (!res.ok) {
     const e = (json.error ?? {}) as { code?: string; message?: string };
     throw new ApiError(res.status, e.code ?? 'error', e.message ?? `HTTP ${res.status}`);
   }
   return json as T;
+}
+
+/**
+ * The body as JSON; anything else (an HTML error page from a proxy in front of the gateway, a cut body) becomes an
+ * ApiError that says in words what came back, never a parser's "Unexpected token '<'".
+ */
+export async function readJson(res: Response): Promise<Record<string, unknown>> {
+  const text = await res.text().catch(() => '');
+  if (!text) {
+    if (res.ok) return {};
+    throw new ApiError(
+      res.status,
+      'empty_answer',
+      `The gateway answered ${statusText(res)} with no details; try again.`,
+    );
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    const what = res.ok ? 'an answer that is not JSON' : statusText(res);
+    throw new ApiError(
+      res.ok ? 502 : res.status,
+      'not_json',
+      `The console got ${what} (${res.headers.get('content-type') ?? 'no content type'}) instead of the gateway's ` +
+        'JSON: a proxy or load balancer in front of the gateway may have answered. Try again in a moment.',
+    );
+  }
+}
+
+function statusText(res: Response): string {
+  return `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
 }
 
 export function query(params: Record<string, string | undefined>): string {

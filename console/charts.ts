@@ -24,11 +24,16 @@ function niceMax(v: number): number {
   return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
-function fmt(v: number): string {
-  if (v >= 1e6) return `${(v / 1e6).toFixed(1)}M`;
-  if (v >= 1e3) return `${(v / 1e3).toFixed(1)}k`;
-  if (v > 0 && v < 0.01) return String(Number(v.toPrecision(2)));
-  return Number.isInteger(v) ? String(v) : v.toFixed(2);
+/**
+ * An axis tick for people: whole numbers with thousands separators up to a million (`3,750`), then `1.5M`; a fraction
+ * with as few decimals as the step between ticks needs (`0.25`, `0.0040`), never an exponent.
+ */
+export function fmt(v: number, step = v): string {
+  if (v === 0) return '0';
+  if (Math.abs(v) >= 1e6) return `${Number((v / 1e6).toFixed(2))}M`;
+  if (Number.isInteger(v) && Number.isInteger(step)) return v.toLocaleString('en-US');
+  const decimals = Math.min(6, Math.max(0, -Math.floor(Math.log10(Math.abs(step) || 1)) + 1));
+  return v.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 
 function frame(title: string, labels: string[], max: number, unit: string): SVGSVGElement {
@@ -46,7 +51,7 @@ function frame(title: string, labels: string[], max: number, unit: string): SVGS
       svg(
         'text',
         { x: PAD.l - 6, y: y + 4, 'text-anchor': 'end', class: 'tick' },
-        `${fmt((max * i) / 4)}${i === 4 ? unit : ''}`,
+        `${fmt((max * i) / 4, max / 4)}${i === 4 ? unit : ''}`,
       ),
     );
   }

@@ -30,9 +30,29 @@ export function clear(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
+/** The label of money (console.credit_unit, from GET /console/api/me). */
+export const unit = { label: 'credits' };
+
+/**
+ * Money for people: fixed decimals with thousands separators (`1,234.50`), never an exponent; amounts below 1 keep
+ * four decimals (`0.0037`), smaller ones two significant digits (`0.000000060`).
+ */
 export function credits(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
-  return String(Math.abs(n) < 0.01 ? Number(n.toPrecision(3)) : Number(n.toFixed(Math.abs(n) < 100 ? 6 : 2)));
+  const abs = Math.abs(n);
+  // Below 0.0001 (one request's cost): two significant digits, in fixed notation (0.000000060, not 6e-8).
+  const digits = abs >= 1 ? 2 : abs >= 0.0001 || abs === 0 ? 4 : Math.min(12, 1 - Math.floor(Math.log10(abs)));
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Money with its unit: `1,234.50 USD`. */
+export function money(n: number | null | undefined): string {
+  return n === null || n === undefined ? '—' : `${credits(n)} ${unit.label}`;
+}
+
+/** A share for people: `2.5%`, `0%`, or `—` without a total. */
+export function percent(part: number, whole: number): string {
+  return whole ? `${((100 * part) / whole).toFixed(part === 0 ? 0 : 1)}%` : '—';
 }
 
 export function int(n: number | null | undefined): string {

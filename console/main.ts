@@ -1,5 +1,5 @@
-import { api, ApiError, atLeast, setCsrf, type Me, type Role } from './api';
-import { clear, h, notice } from './dom';
+import { api, ApiError, atLeast, readJson, setCsrf, type Me, type Role } from './api';
+import { clear, h, notice, unit } from './dom';
 import { overviewPage } from './pages/overview';
 import { keysPage } from './pages/keys';
 import { activityPage } from './pages/activity';
@@ -79,14 +79,16 @@ function signIn(message?: string): void {
 async function render(me: Me): Promise<void> {
   const PAGES = ALL_PAGES.filter((p) => !p.role || atLeast(me, p.role));
   const id = location.hash.replace(/^#\//, '').split('?')[0] || 'overview';
-  const current = PAGES.find((p) => p.id === id) ?? PAGES[0];
+  // A path under /console that is not the app (a typo, an old link): the app's own not-found page.
+  const stray = !/^\/console\/?$/.test(location.pathname);
+  const current = stray ? NOT_FOUND : (PAGES.find((p) => p.id === id) ?? NOT_FOUND);
   const main = h('main', { id: `page-${current.id}` });
   const nav = h(
     'nav',
     {},
     h('span', { class: 'brand' }, 'model-gateway'),
     ...PAGES.map((p) =>
-      h('a', { href: `#/${p.id}`, class: p.id === current.id ? 'active' : null, id: `nav-${p.id}` }, p.title),
+      h('a', { href: `/console#/${p.id}`, class: p.id === current.id ? 'active' : null, id: `nav-${p.id}` }, p.title),
     ),
     h('span', { class: 'spacer' }),
     h(
@@ -121,18 +123,36 @@ async function render(me: Me): Promise<void> {
   }
 }
 
+const NOT_FOUND = {
+  id: 'not-found',
+  title: 'Not found',
+  page: async (main: HTMLElement) => {
+    main.append(
+      h('h1', {}, 'Page not found'),
+      h(
+        'p',
+        { class: 'empty' },
+        `There is no console page at ${location.pathname}${location.hash}. `,
+        h('a', { href: '/console#/overview', id: 'not-found-home' }, 'Go to the overview'),
+        ', or pick a page above.',
+      ),
+    );
+  },
+};
+
 async function start(): Promise<void> {
   let me: Me;
   try {
     const r = await fetch('/console/api/me', { credentials: 'same-origin' });
     if (r.headers.get('x-console-sso')) ssoOn = r.headers.get('x-console-sso') === 'on';
-    const json = (await r.json()) as { data: Me; error?: { code: string; message: string } };
+    const json = (await readJson(r)) as { data: Me; error?: { code: string; message: string } };
     if (!r.ok) throw new ApiError(r.status, json.error?.code ?? 'error', json.error?.message ?? `HTTP ${r.status}`);
     me = json.data;
   } catch (e) {
     return signIn(e instanceof ApiError && e.code !== 'console_session_required' ? e.message : undefined);
   }
   setCsrf(me.csrf_token);
+  unit.label = me.credit_unit ?? 'credits';
   window.onhashchange = () => void render(me);
   await render(me);
 }

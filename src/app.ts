@@ -22,6 +22,7 @@ import { Lifecycle } from './http/lifecycle';
 import { startIdleGc } from './http/idle-gc';
 import { jsonBodiesWithoutWebGlobals } from './http/json-body';
 import { outerMiddleware } from './http/outer';
+import { RefusalRecorder } from './http/refusals';
 import { fastPathListener } from './http/fast-path';
 import { hostCheck } from './http/host-check';
 import { chatOperation } from './api/chat';
@@ -153,11 +154,13 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   app.maxIpsCount = 1;
   jsonBodiesWithoutWebGlobals(app);
   const idleGc = startIdleGc();
+  const refusals = new RefusalRecorder(store, logger);
   const outer = {
     logger,
     lifecycle,
     httpObserver: services.shared.get(HTTP_OBSERVER),
     allowHost: hostCheck(config.server),
+    refusals,
   };
   const chatRoute = (ctx: Koa.Context) => {
     (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
@@ -179,6 +182,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     lifecycle,
     async close() {
       idleGc.stop();
+      await refusals.close();
       for (const i of [...instances].reverse()) await i.instance.close?.();
       await services.transport.close();
       await stateBackend.close();

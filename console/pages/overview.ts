@@ -1,28 +1,34 @@
 import { api, query } from '../api';
 import { barChart, lineChart } from '../charts';
-import { clear, credits, h, int, ms } from '../dom';
+import { clear, credits, h, int, money, ms, percent, unit } from '../dom';
 import type { Me } from '../api';
 
 interface Bucket {
   t: string;
   requests: number;
   errors: number;
-  p50: number | null;
-  p99: number | null;
+  timeouts: number;
+  cancelled: number;
+  client_errors: number;
+  upstream_errors: number;
   tokens: number;
   cost: number;
+  mean_latency_ms: number | null;
+  max_latency_ms: number | null;
 }
 interface Overview {
   window: string;
   bucket_seconds: number;
-  truncated: boolean;
+  totals: Bucket;
   series: Bucket[];
   daily: Array<{ date: string; requests: number; errors: number; tokens: number; usage: number }>;
 }
 
-function pct(values: number[], p: number): number | null {
-  const v = values.filter((x) => x !== null).sort((a, b) => a - b);
-  return v.length ? v[Math.min(v.length - 1, Math.ceil(p * v.length) - 1)] : null;
+const WINDOWS = ['15m', '1h', '6h', '24h', '7d'];
+
+/** A bucket's label: its time of day, or its date and hour when buckets span hours. */
+function bucketLabel(iso: string, seconds: number): string {
+  return seconds >= 3600 ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16);
 }
 
 export async function overviewPage(main: HTMLElement, me: Me): Promise<void> {
@@ -31,16 +37,14 @@ export async function overviewPage(main: HTMLElement, me: Me): Promise<void> {
   const select = h(
     'select',
     { id: 'overview-window', onchange: () => ((win = select.value), void load()) },
-    ...['15m', '1h', '6h', '24h'].map((w) => h('option', { value: w, selected: w === win }, `last ${w}`)),
+    ...WINDOWS.map((w) => h('option', { value: w, selected: w === win }, `last ${w}`)),
   );
   main.append(
     h(
       'header',
       { class: 'page-head' },
       h('h1', {}, 'Overview'),
-      me.account
-        ? h('span', { class: 'pill' }, `balance ${credits(me.account.credits - me.account.usage)} credits`)
-        : null,
+      me.account ? h('span', { class: 'pill' }, `balance ${money(me.account.credits - me.account.usage)}`) : null,
       h('span', { class: 'spacer' }),
       select,
     ),
@@ -50,21 +54,19 @@ export async function overviewPage(main: HTMLElement, me: Me): Promise<void> {
   async function load(): Promise<void> {
     const o = await api<Overview>('GET', `overview${query({ window: win })}`);
     const s = o.series;
-    const labels = s.map((b) => b.t.slice(11, 16));
-    const total = s.reduce((a, b) => a + b.requests, 0);
-    const errs = s.reduce((a, b) => a + b.errors, 0);
-    const spend = s.reduce((a, b) => a + b.cost, 0);
-    const tokens = s.reduce((a, b) => a + b.tokens, 0);
-    const p50s = s.map((b) => b.p50).filter((v): v is number => v !== null);
-    const p99s = s.map((b) => b.p99).filter((v): v is number => v !== null);
+    const t = o.totals;
+    const labels = s.map((b) => bucketLabel(b.t, o.bucket_seconds));
     const tiles: Array<[string, string, string]> = [
-      ['requests', 'Requests', int(total)],
-      ['rps', 'Requests/s', String(Number((total / (s.length * o.bucket_seconds)).toPrecision(2)))],
-      ['error-rate', 'Error rate', total ? `${((errs / total) * 100).toFixed(1)}%` : '—'],
-      ['p50', 'p50 latency', ms(pct(p50s, 0.5))],
-      ['p99', 'p99 latency', ms(p99s.length ? Math.max(...p99s) : null)],
-      ['tokens', 'Tokens', int(tokens)],
-      ['spend', 'Spend', credits(spend)],
+      ['requests', 'Requests', int(t.requests)],
+      ['rps', 'Requests/s', (t.requests / (s.length * o.bucket_seconds)).toFixed(2)],
+      ['error-rate', 'Error rate', percent(t.errors, t.requests)],
+      ['upstream-errors', 'Upstream errors', int(t.upstream_errors)],
+      ['timeouts', 'Timeouts', int(t.timeouts)],
+      ['client-errors', 'Client errors (4xx)', int(t.client_errors)],
+      ['cancelled', 'Cancelled', int(t.cancelled)],
+      ['latency', 'Mean latency', ms(t.mean_latency_ms)],
+      ['tokens', 'Tokens', int(t.tokens)],
+      ['spend', `Spend (${unit.label})`, credits(t.cost)],
     ];
     clear(
       body,
@@ -75,7 +77,14 @@ export async function overviewPage(main: HTMLElement, me: Me): Promise<void> {
           h('div', { class: 'card tile', id: `tile-${id}` }, h('small', {}, label), h('strong', {}, value)),
         ),
       ),
-      o.truncated ? h('p', { class: 'muted' }, 'Busy window: the charts show the newest 20,000 requests.') : null,
+      t.requests === 0
+        ? h(
+            'p',
+            { class: 'empty', id: 'overview-empty' },
+            `No requests in the last ${o.window}. Send one with an account's key (Keys page: create a key), `,
+            'e.g. curl /v1/chat/completions, and it shows here within a second.',
+          )
+        : null,
       h(
         'div',
         { class: 'grid2' },
@@ -103,13 +112,13 @@ export async function overviewPage(main: HTMLElement, me: Me): Promise<void> {
           'Latency',
           labels,
           [
-            { name: 'p50', color: '#059669', values: s.map((b) => b.p50) },
-            { name: 'p99', color: '#d97706', values: s.map((b) => b.p99) },
+            { name: 'mean', color: '#059669', values: s.map((b) => b.mean_latency_ms) },
+            { name: 'max', color: '#d97706', values: s.map((b) => b.max_latency_ms) },
           ],
           ' ms',
         ),
         barChart('Tokens', labels, { name: 'prompt + completion', color: '#7c3aed', values: s.map((b) => b.tokens) }),
-        barChart('Spend (credits)', labels, { name: 'credits', color: '#0891b2', values: s.map((b) => b.cost) }),
+        barChart(`Spend (${unit.label})`, labels, { name: unit.label, color: '#0891b2', values: s.map((b) => b.cost) }),
         barChart(
           'Daily requests, last 30 days',
           o.daily.map((d) => d.date.slice(5)),

@@ -35,6 +35,8 @@ export interface SessionRouteDeps {
   need: (ctx: Parameters<Router.Middleware>[0]) => Promise<ConsoleSession>;
   /** Whether single sign-on is configured (GET /console/api/me tells the sign-in page without a session). */
   sso: { enabled: boolean };
+  /** What the console calls a credit (console.credit_unit). */
+  creditUnit: string;
 }
 
 /** A key typed into the sign-in form, checked through the failed-auth throttle (limits') when there is one. */
@@ -97,6 +99,7 @@ export function registerSessionRoutes(router: Router, deps: SessionRouteDeps): v
         opened_with: s.openedWith,
         key_label: s.keyLabel,
         csrf_token: s.csrf,
+        credit_unit: deps.creditUnit,
         account: account
           ? { id: account.id, name: account.name, credits: fromNano(account.credits), usage: fromNano(account.usage) }
           : null,

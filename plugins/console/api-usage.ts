@@ -13,12 +13,14 @@ import {
 } from '../../src/plugin';
 import { serveActivity } from './activity';
 import { limitParam, qs, timeParam, type Scope } from './params';
-import { listRecords, overview } from './records';
+import { listRecords } from './records';
+import { series, WINDOWS, type SeriesBucket } from './series';
+import { OUTCOMES, type Outcome } from './store/rollups';
 import type { ConsoleSession } from './session';
 import { dayOf, dayString } from './usage';
 
-const WINDOWS: Record<string, number> = { '15m': 15 * 60_000, '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000 };
 const STATUSES = ['completed', 'incomplete', 'error'] as const;
+const OUTCOME_FILTERS: readonly string[] = [...OUTCOMES, 'error'];
 
 type Ctx = Parameters<Router.Middleware>[0];
 
@@ -52,25 +54,28 @@ export function registerUsageRoutes(router: Router, c: ServiceContext): void {
   });
 }
 
-/** The overview: the window's live series from the records, and 30 daily totals from the aggregates. */
+/**
+ * The overview: the window's series (minute aggregates, exact), its totals, and 30 daily totals (daily aggregates);
+ * every number from aggregates kept as records are written, none from the records.
+ */
 async function overviewPage({ store, usage }: ServiceContext, s: Scope, ctx: Ctx) {
   const win = qs(ctx, 'window', 4) ?? '1h';
-  const span = Object.hasOwn(WINDOWS, win) ? WINDOWS[win] : undefined;
-  if (!span)
+  const w = Object.hasOwn(WINDOWS, win) ? WINDOWS[win] : undefined;
+  if (!w)
     throw errors.invalidRequest(
       `window must be one of ${Object.keys(WINDOWS).join(', ')}`,
       'window',
       'invalid_parameter',
     );
   const accountId = scoped(s, qs(ctx, 'account_id', 64));
-  const live = await overview(store.db, { accountId, keyHash: qs(ctx, 'key_hash', 64) }, span, 60);
+  const buckets = await series(store.db, { accountId, keyHash: qs(ctx, 'key_hash', 64) }, w);
   const today = dayOf(Date.now());
   const daily = await usage.query({ fromDay: today - 29, toDay: today, accountId, groupBy: ['date'], limit: 31 });
   return {
     window: win,
-    bucket_seconds: span / 60 / 1000,
-    truncated: live.truncated,
-    series: live.buckets.map((b) => ({ ...b, t: new Date(b.t).toISOString(), cost: fromNano(b.cost) })),
+    bucket_seconds: w.minutes * 60,
+    totals: bucketJson(sumBuckets(buckets)),
+    series: buckets.map(bucketJson),
     // Every one of the 30 days, oldest first, zero where nothing happened.
     daily: Array.from({ length: 30 }, (_, i) => {
       const day = today - 29 + i;
@@ -86,11 +91,42 @@ async function overviewPage({ store, usage }: ServiceContext, s: Scope, ctx: Ctx
   };
 }
 
+function sumBuckets(list: readonly SeriesBucket[]): SeriesBucket {
+  const t: SeriesBucket = { ...list[0], requests: 0, errors: 0, timeouts: 0, cancelled: 0, clientErrors: 0 };
+  Object.assign(t, { tokens: 0, cost: 0, latencyMsSum: 0, latencyMsMax: 0 });
+  for (const b of list) {
+    for (const k of ['requests', 'errors', 'timeouts', 'cancelled', 'clientErrors', 'tokens', 'cost'] as const)
+      t[k] += b[k];
+    t.latencyMsSum += b.latencyMsSum;
+    t.latencyMsMax = Math.max(t.latencyMsMax, b.latencyMsMax);
+  }
+  return t;
+}
+
+function bucketJson(b: SeriesBucket) {
+  return {
+    t: new Date(b.t).toISOString(),
+    requests: b.requests,
+    errors: b.errors,
+    timeouts: b.timeouts,
+    cancelled: b.cancelled,
+    client_errors: b.clientErrors,
+    upstream_errors: b.errors - b.timeouts - b.clientErrors,
+    tokens: b.tokens,
+    cost: fromNano(b.cost),
+    mean_latency_ms: b.requests ? Math.round(b.latencyMsSum / b.requests) : null,
+    max_latency_ms: b.requests ? Math.round(b.latencyMsMax) : null,
+  };
+}
+
 /** One page of generation records, filtered, newest first. */
 async function recordsPage({ store }: ServiceContext, s: Scope, ctx: Ctx) {
   const status = qs(ctx, 'status', 20);
   if (status !== undefined && !(STATUSES as readonly string[]).includes(status))
     throw errors.invalidRequest(`status must be one of ${STATUSES.join(', ')}`, 'status', 'invalid_parameter');
+  const outcome = qs(ctx, 'outcome', 20);
+  if (outcome !== undefined && !OUTCOME_FILTERS.includes(outcome))
+    throw errors.invalidRequest(`outcome must be one of ${OUTCOME_FILTERS.join(', ')}`, 'outcome', 'invalid_parameter');
   const page = await listRecords(
     store.db,
     {
@@ -98,6 +134,7 @@ async function recordsPage({ store }: ServiceContext, s: Scope, ctx: Ctx) {
       keyHash: qs(ctx, 'key_hash', 64),
       model: qs(ctx, 'model'),
       status: status as (typeof STATUSES)[number] | undefined,
+      outcome: outcome as Outcome | 'error' | undefined,
       from: timeParam(ctx, 'from'),
       to: timeParam(ctx, 'to'),
     },
@@ -123,6 +160,8 @@ function recordJson(r: Record<string, unknown>) {
     time_to_first_token_ms: numOrNull(r.ttft_ms),
     status: r.status,
     error_code: r.error_code,
+    outcome: r.outcome,
+    http_status: numOrNull(r.http_status),
     streamed: num(r.streamed) === 1,
     app: r.app_title ?? r.app_referer ?? null,
   };

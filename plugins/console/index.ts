@@ -3,7 +3,8 @@
  * The console plugin: the operator console at /console (pages: overview, keys, activity, models, rankings, audit
  * log; front end in console/) and the usage analytics API (GET /v1/activity, OpenRouter's shape, with CSV export:
  * activity.ts),
- * over daily aggregates rolled up from the generation records (usage.ts, rollup.ts, store/). Sign-in is with the
+ * over minute and daily aggregates the database keeps as generation records are written (store/rollups.ts: a trigger,
+ * in the writing transaction; usage.ts, series.ts). Sign-in is with the
  * admin key, an account's key or single sign-on (OpenID Connect: sso.ts); sessions are server-side records any replica
  * can end (session.ts), each with a role every route checks (admin > operator > viewer > account); an account sees
  * only its own data (routes.ts). It has no step on the
@@ -16,8 +17,7 @@
  *   - console:
  *       enabled: auto             # auto: served when server.host is a loopback address; true / false
  *       session_ttl_hours: 12     # console sign-in lifetime
- *       rollup_interval_ms: 5000  # how often generation records are rolled up into daily aggregates
- *       rollup_lag_ms: 10000      # records younger than this wait for the next roll-up
+ *       credit_unit: credits      # the label of money in the console (e.g. USD, EUR, tokens)
  *       sso:                      # optional: single sign-on with OpenID Connect (sso.ts)
  *         issuer: https://login.example.com
  *         client_id: gateway-console
@@ -28,7 +28,6 @@
  * ```
  */
 import { definePlugin } from '../../src/plugin';
-import { startRollUps } from './rollup';
 import { registerActivityApi, registerConsoleRoutes } from './routes';
 import { configSchema, type ConsoleConfig } from './schema';
 import { Sessions } from './session';
@@ -40,17 +39,11 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 export default definePlugin<ConsoleConfig>({
   name: 'console',
   description: 'Operator console (/console) and usage analytics (/v1/activity).',
-  store: { migrations: consoleMigrations, procedures: require.resolve('./store/procedures') },
+  store: { migrations: consoleMigrations },
   configSchema,
   async setup(config, services) {
     const { store, router, logger, shared } = services;
-    const usage = new UsageRepo(store.db, {
-      lagMs: config.rollup_lag_ms,
-      maxSpanMs: 6 * 3_600_000,
-      // PostgreSQL's replicas record generations too: there every roll-up asks the store.
-      ...(store.driver === 'postgres' ? {} : { recorded: () => store.generations.recorded }),
-    });
-    const close = startRollUps(usage, config.rollup_interval_ms, logger);
+    const usage = new UsageRepo(store.db);
     registerActivityApi(router, usage, shared);
 
     const host = services.config.server.host;
@@ -60,7 +53,7 @@ export default definePlugin<ConsoleConfig>({
         { host },
         'console off: the gateway does not listen on loopback only (set console.enabled: true to serve it)',
       );
-      return { close };
+      return {};
     }
     const sessions = new Sessions(store, config.session_ttl_hours * 3_600_000, services.config.server.admin_key);
     registerConsoleRoutes(router, {
@@ -71,7 +64,8 @@ export default definePlugin<ConsoleConfig>({
       sessions,
       logger,
       sso: config.sso,
+      creditUnit: config.credit_unit,
     });
-    return { close };
+    return {};
   },
 });

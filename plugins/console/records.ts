@@ -1,4 +1,5 @@
-import { num, numOrNull, type Db, type Param } from '../../src/plugin';
+import { num, type Db, type Param } from '../../src/plugin';
+import { outcomeSql, type Outcome } from './store/rollups';
 import { whereSql } from './sql';
 
 export interface RecordFilter {
@@ -6,6 +7,8 @@ export interface RecordFilter {
   keyHash?: string;
   model?: string;
   status?: 'completed' | 'incomplete' | 'error';
+  /** One of OUTCOMES (store/rollups.ts); `error` for any of upstream_error, timeout and client_error. */
+  outcome?: Outcome | 'error';
   /** epoch ms, inclusive / exclusive */
   from?: number;
   to?: number;
@@ -19,7 +22,7 @@ export interface RecordPage {
 
 const LIST_COLUMNS =
   'id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cost, latency_ms, ' +
-  'ttft_ms, status, error_code, streamed, app_referer, app_title, created_at';
+  `ttft_ms, status, error_code, streamed, app_referer, app_title, created_at, http_status, (${outcomeSql()}) AS outcome`;
 
 function where(f: RecordFilter): { sql: string[]; params: Param[] } {
   const sql: string[] = [];
@@ -34,6 +37,13 @@ function where(f: RecordFilter): { sql: string[]; params: Param[] } {
   eq('key_hash', f.keyHash);
   eq('model', f.model);
   eq('status', f.status);
+  // The very expression of the index generations_outcome, so that a rare outcome is found by it, not by a scan.
+  if (f.outcome === 'error') {
+    sql.push(`(${outcomeSql()}) IN ('upstream_error', 'timeout', 'client_error')`);
+  } else if (f.outcome !== undefined) {
+    sql.push(`(${outcomeSql()}) = ?`);
+    params.push(f.outcome);
+  }
   if (f.from !== undefined) {
     sql.push('created_at >= ?');
     params.push(f.from);
@@ -77,72 +87,4 @@ function parseRecordCursor(s: string): { t: number; id: string } | undefined {
     // fall through
   }
   return undefined;
-}
-
-export interface OverviewBucket {
-  /** bucket start, epoch ms */
-  t: number;
-  requests: number;
-  errors: number;
-  p50: number | null;
-  p99: number | null;
-  tokens: number;
-  /** nano-credits */
-  cost: number;
-}
-
-/** Most records the live overview reads (the newest ones in its window). */
-export const OVERVIEW_MAX_RECORDS = 20_000;
-
-/**
- * The live overview: the last `windowMs` in `buckets` equal buckets, from the newest
- * records (at most OVERVIEW_MAX_RECORDS, read by the created_at index): requests, errors,
- * latency percentiles, tokens, spend. Longer ranges come from the daily aggregates.
- */
-export async function overview(
-  db: Db,
-  f: RecordFilter,
-  windowMs: number,
-  buckets: number,
-  now = Date.now(),
-): Promise<{ buckets: OverviewBucket[]; truncated: boolean }> {
-  const start = now - windowMs;
-  const w = where({ ...f, from: start });
-  const rows = await db.all<Record<string, unknown>>(
-    'SELECT created_at, latency_ms, status, prompt_tokens, completion_tokens, cost FROM generations ' +
-      `WHERE ${w.sql.join(' AND ')} ORDER BY created_at DESC LIMIT ?`,
-    [...w.params, OVERVIEW_MAX_RECORDS],
-  );
-  const size = windowMs / buckets;
-  const out: Array<OverviewBucket & { lat: number[] }> = [];
-  for (let i = 0; i < buckets; i++)
-    out.push({
-      t: Math.round(start + i * size),
-      requests: 0,
-      errors: 0,
-      p50: null,
-      p99: null,
-      tokens: 0,
-      cost: 0,
-      lat: [],
-    });
-  for (const r of rows) {
-    const i = Math.min(buckets - 1, Math.floor((num(r.created_at) - start) / size));
-    if (i < 0) continue;
-    const b = out[i];
-    b.requests++;
-    if (r.status === 'error') b.errors++;
-    b.tokens += num(r.prompt_tokens) + num(r.completion_tokens);
-    b.cost += num(r.cost);
-    const l = numOrNull(r.latency_ms);
-    if (l !== null) b.lat.push(l);
-  }
-  return {
-    truncated: rows.length === OVERVIEW_MAX_RECORDS,
-    buckets: out.map(({ lat, ...b }) => {
-      lat.sort((x, y) => x - y);
-      const pct = (p: number) => (lat.length ? lat[Math.min(lat.length - 1, Math.ceil(p * lat.length) - 1)] : null);
-      return { ...b, p50: pct(0.5), p99: pct(0.99) };
-    }),
-  };
 }

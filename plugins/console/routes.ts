@@ -48,6 +48,7 @@ export interface ConsoleRouteDeps {
   sessions: Sessions;
   logger: PluginServices['logger'];
   sso: SsoConfig | undefined;
+  creditUnit: string;
 }
 
 /**
@@ -55,12 +56,19 @@ export interface ConsoleRouteDeps {
  * the session and its role) and its three front-end files.
  */
 export function registerConsoleRoutes(router: Router, deps: ConsoleRouteDeps) {
-  const { store, usage, models, shared, sessions, logger, sso } = deps;
+  const { store, usage, models, shared, sessions, logger, sso, creditUnit } = deps;
   const need = (ctx: Koa.Context) => {
     secure(ctx);
     return sessions.require(ctx);
   };
-  registerSessionRoutes(router, { store, shared, sessions, need, sso: { enabled: sso !== undefined } });
+  registerSessionRoutes(router, {
+    store,
+    shared,
+    sessions,
+    need,
+    sso: { enabled: sso !== undefined },
+    creditUnit,
+  });
   if (sso) registerSso(router, sso, { store, sessions, logger, need });
   else ssoOff(router);
   const forget: ForgetKey = (hash) => shared.get(FORGET_KEY)?.(hash);
@@ -70,7 +78,10 @@ export function registerConsoleRoutes(router: Router, deps: ConsoleRouteDeps) {
   registerAssets(router);
 }
 
-/** GET /console (and /console/), /console/app.js, /console/app.css: loaded (or bundled) at the first request. */
+/**
+ * GET /console (and /console/), /console/app.js, /console/app.css: loaded (or bundled) at the first request; any other
+ * /console/ page path the app's not-found page (404); GET / a redirect to /console.
+ */
 function registerAssets(router: Router): void {
   let assets: Promise<Map<string, Asset>> | undefined;
   const serve = async (ctx: Koa.Context, file: string) => {
@@ -86,4 +97,14 @@ function registerAssets(router: Router): void {
   router.get('/console/', (ctx) => serve(ctx, 'index.html'));
   router.get('/console/app.js', (ctx) => serve(ctx, 'app.js'));
   router.get('/console/app.css', (ctx) => serve(ctx, 'app.css'));
+  // Any other page path (not the data API): the app, which shows its own not-found page, with a 404.
+  router.get(/^\/console\/(?!api\/|api$|sso\/)/, async (ctx) => {
+    await serve(ctx, 'index.html');
+    ctx.status = 404;
+  });
+  // The root of a gateway whose console is on: the console (a browser's first visit lands somewhere useful).
+  router.get('/', (ctx) => {
+    ctx.status = 302;
+    ctx.redirect('/console');
+  });
 }

@@ -7,10 +7,12 @@ export interface ConsoleConfig {
   /** auto: on when the gateway listens on a loopback address only; true/false: always on / off. */
   enabled: 'auto' | boolean;
   session_ttl_hours: number;
-  /** How often generation records are rolled up into the daily aggregates. */
-  rollup_interval_ms: number;
-  /** Records younger than this are left to the next roll-up (a record may commit a little after its created_at). */
-  rollup_lag_ms: number;
+  /** No longer used: the aggregates are kept as records are written (accepted so that old configs still load). */
+  rollup_interval_ms?: number;
+  /** No longer used (see rollup_interval_ms). */
+  rollup_lag_ms?: number;
+  /** What the console calls a credit (e.g. USD): its money columns and tiles are labelled with it. */
+  credit_unit: string;
   /** Single sign-on with OpenID Connect (sso.ts); absent: sign-in with a key only. */
   sso?: SsoConfig;
 }
@@ -43,8 +45,9 @@ export const configSchema = {
   properties: {
     enabled: { enum: ['auto', true, false], default: 'auto' },
     session_ttl_hours: { type: 'number', exclusiveMinimum: 0, maximum: 720, default: 12 },
-    rollup_interval_ms: { type: 'integer', minimum: 100, default: 5000 },
-    rollup_lag_ms: { type: 'integer', minimum: 0, default: 10000 },
+    rollup_interval_ms: { type: 'integer', minimum: 100 },
+    rollup_lag_ms: { type: 'integer', minimum: 0 },
+    credit_unit: { type: 'string', minLength: 1, maxLength: 16, default: 'credits' },
     sso: {
       type: 'object',
       additionalProperties: false,

@@ -1,5 +1,5 @@
 import { fromNano, num, type Db, type Param } from '../../src/plugin';
-import { DAY_MS, FROM_GENERATIONS, rollupStepProc, SUMS, WATERMARK } from './store/procedures';
+import { DAY_MS, SUMS } from './store/rollups';
 
 export { DAY_MS };
 
@@ -39,7 +39,11 @@ export interface UsageRow {
   deployment: string | null;
   app: string | null;
   requests: number;
+  /** Upstream errors, timeouts and client errors (store/rollups.ts). */
   errors: number;
+  timeouts: number;
+  cancelled: number;
+  clientErrors: number;
   promptTokens: number;
   completionTokens: number;
   reasoningTokens: number;
@@ -65,62 +69,11 @@ export function parseDay(s: string): number | undefined {
 }
 
 /**
- * Daily usage aggregates. `rollUp` moves generation records older than `lagMs` into
- * usage_daily and advances the watermark in the same transaction (replicas take turns on
- * an advisory lock); `query` reads the aggregates plus the few records past the watermark,
- * in one statement so both sides see the same watermark. Nothing scans all records.
+ * The usage aggregates, kept by the database as records are written (store/rollups.ts): every number is exact at once
+ * and a query reads aggregate rows only, never the records.
  */
 export class UsageRepo {
-  private readonly opts: { lagMs: number; maxSpanMs: number; maxRecords: number };
-  private readonly recorded: (() => number) | undefined;
-  /** `recorded`'s count when a roll-up last found every record rolled up. */
-  private allRolledAt: number | undefined;
-
-  /**
-   * `recorded`: where this process is the only one recording generations (SQLite, memory), how many it has committed
-   * so far. While that count stays where it was when a roll-up found nothing left to roll up, roll-ups skip the store
-   * altogether: an idle gateway sends its store nothing, and its worker thread can stop.
-   */
-  constructor(
-    private readonly db: Db,
-    opts: { lagMs?: number; maxSpanMs?: number; maxRecords?: number; recorded?: () => number } = {},
-  ) {
-    this.opts = {
-      lagMs: opts.lagMs ?? 10_000,
-      maxSpanMs: opts.maxSpanMs ?? 6 * 3_600_000,
-      maxRecords: opts.maxRecords ?? 2_000,
-    };
-    this.recorded = opts.recorded;
-  }
-
-  /**
-   * Roll up what is due; returns the number of aggregate rows written. Loops over steps of at most maxSpanMs and
-   * about maxRecords records each, so that the store's writer is never held long: the settlements of requests
-   * commit between them.
-   */
-  async rollUp(now = Date.now()): Promise<number> {
-    // Read before the store: a record committed after this reading moves the count again.
-    const count = this.recorded?.();
-    if (count !== undefined && count === this.allRolledAt) return 0;
-    // Nothing recorded since the watermark: no transaction, no write (an idle gateway leaves its store untouched,
-    // so SQLite's WAL is truncated and its checkpointer stops). The watermark stays; the next records widen the span.
-    const mark = await this.db.get<{ value: string }>('SELECT value FROM gateway_meta WHERE key = ?', [WATERMARK]);
-    if (mark) {
-      const newer = await this.db.get('SELECT 1 AS x FROM generations WHERE created_at > ? LIMIT 1', [
-        Number(mark.value),
-      ]);
-      if (!newer) {
-        this.allRolledAt = count;
-        return 0;
-      }
-    }
-    let written = 0;
-    for (;;) {
-      const step = await this.db.call(rollupStepProc, { now, ...this.opts });
-      written += step.rows;
-      if (!step.more) return written;
-    }
-  }
+  constructor(private readonly db: Db) {}
 
   async query(q: UsageQuery): Promise<UsageRow[]> {
     const where: string[] = [];
@@ -147,15 +100,7 @@ export class UsageRepo {
       ? `'' AS key_hash, '' AS model, '' AS provider, '' AS deployment, '' AS app, ` +
         `${SUMS.join(', ')} FROM usage_daily_accounts`
       : `key_hash, model, provider, deployment, app, ${SUMS.join(', ')} FROM usage_daily`;
-    const all: Param[] = [
-      q.fromDay,
-      q.toDay,
-      ...params,
-      WATERMARK,
-      q.fromDay * DAY_MS,
-      (q.toDay + 1) * DAY_MS,
-      ...params,
-    ];
+    const all: Param[] = [q.fromDay, q.toDay, ...params];
     let page = '';
     if (q.after && q.after.length === cols.length && cols.length > 0) {
       // Keyset: day descending, every other column ascending.
@@ -176,10 +121,6 @@ export class UsageRepo {
     const rows = await this.db.all<Record<string, unknown>>(
       `SELECT ${cols.length ? `${cols.join(', ')}, ` : ''}${SUMS.map((s) => `SUM(${s}) AS ${s}`).join(', ')} FROM (
          SELECT day, account_id, ${rolled} WHERE day >= ? AND day <= ?${cond}
-         UNION ALL
-         SELECT * FROM (SELECT ${FROM_GENERATIONS} FROM generations
-           WHERE created_at > COALESCE((SELECT CAST(value AS BIGINT) FROM gateway_meta WHERE key = ?), -1)
-           AND created_at >= ? AND created_at < ?) tail WHERE true${cond}
        ) u ${page} ${cols.length ? `GROUP BY ${cols.join(', ')} ORDER BY ${order}` : ''} LIMIT ?`,
       all,
     );
@@ -202,6 +143,9 @@ function toUsageRow(r: Record<string, unknown>): UsageRow {
     app: str(r.app),
     requests: num(r.requests),
     errors: num(r.errors),
+    timeouts: num(r.timeouts),
+    cancelled: num(r.cancelled),
+    clientErrors: num(r.client_errors),
     promptTokens: num(r.prompt_tokens),
     completionTokens: num(r.completion_tokens),
     reasoningTokens: num(r.reasoning_tokens),
@@ -227,6 +171,9 @@ export function activityJson(r: UsageRow) {
     reasoning_tokens: r.reasoningTokens,
     cached_tokens: r.cachedTokens,
     errors: r.errors,
+    timeouts: r.timeouts,
+    cancelled: r.cancelled,
+    client_errors: r.clientErrors,
     mean_latency_ms: r.requests ? Math.round((r.latencyMsSum / r.requests) * 10) / 10 : null,
     api_key_hash: r.keyHash === null ? null : r.keyHash || null,
     account_id: r.accountId,

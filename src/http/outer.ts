@@ -6,6 +6,7 @@ import { accessLogger } from '../logger';
 import type { GatewayContext } from '../pipeline/plugin';
 import type { HttpObserver } from '../pipeline/hooks';
 import type { Lifecycle } from './lifecycle';
+import type { RefusalRecorder } from './refusals';
 import { activity } from './idle-gc';
 import { serializeJsonBody } from './json-body';
 
@@ -18,6 +19,8 @@ export interface OuterDeps {
   httpObserver?: HttpObserver;
   /** The Host names answered (server.allowed_hosts); undefined answers any. */
   allowHost?: (host: string | undefined) => boolean;
+  /** Light records of refused requests (4xx on the chain endpoints): every outcome counted. */
+  refusals?: RefusalRecorder;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface OuterDeps {
  * one call (see api/chat.ts).
  */
 export function outerMiddleware(deps: OuterDeps, early: boolean): Koa.Middleware {
-  const { logger, lifecycle, httpObserver, allowHost } = deps;
+  const { logger, lifecycle, httpObserver, allowHost, refusals } = deps;
   const access = accessLogger(logger);
   return async (ctx, next) => {
     activity.requests++;
@@ -58,6 +61,7 @@ export function outerMiddleware(deps: OuterDeps, early: boolean): Koa.Middleware
         if (!early) ctx.res.setHeader('X-Request-Id', requestId);
         respondError(ctx, err);
         serializeJsonBody(ctx);
+        refusals?.note(ctx, err, Number(process.hrtime.bigint() - started) / 1e6);
       }
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -46,6 +46,8 @@ export interface Generation {
   insured?: boolean;
   /** What guardrails did (JSON text: `[{rule, side, action, count}]`, never a matched value); null when nothing. */
   guardrails?: string | null;
+  /** The HTTP status of a refused request's light record (4xx, written by the outer error writer); else null. */
+  httpStatus?: number | null;
 }
 
 /** The columns of a generation record as generationParams gives them. */
@@ -81,6 +83,7 @@ export const GENERATION_COLUMNS = [
   'variant',
   'insured',
   'guardrails',
+  'http_status',
 ] as const;
 
 export const GENERATION_INSERT =
@@ -120,6 +123,7 @@ export function generationParams(g: Generation): Param[] {
     g.variant ?? null,
     g.insured ? 1 : null,
     g.guardrails ?? null,
+    g.httpStatus ?? null,
   ];
 }
 
@@ -158,6 +162,7 @@ function toGeneration(r: Row): Generation {
     variant: (r.variant as string | null) ?? null,
     insured: num(r.insured) === 1,
     guardrails: (r.guardrails as string | null) ?? null,
+    httpStatus: numOrNull(r.http_status),
   };
 }
 

@@ -67,3 +67,8 @@ export function takeBatch(extensions: Record<string, unknown>): PendingWrite[] {
   }
   return out;
 }
+
+/** Whether a plugin opened the request's batch (the credit plugin's settlement then writes its record). */
+export function batchOpened(extensions: Record<string, unknown>): boolean {
+  return KEY in extensions;
+}

@@ -27,7 +27,8 @@ const APPLIED_AT = 1_700_000_000_000;
  * key_parents api_keys.parent_hash, oauth@2 oauth_codes.parent_hash, console@2 its sessions' and SSO logins' tables;
  * issue 47: generations_cache generations.cache, cache_entry, cache_similarity; issue 46: routing_record
  * generations.variant and .insured; issue 48: guardrails@1 generations.guardrails; issue 49: account_names the unique
- * index accounts_name).
+ * index accounts_name, generation_outcomes generations.http_status, console@3 usage_minute, the outcome columns of
+ * the daily aggregates, the trigger that keeps them and the outcome index).
  */
 const ADDED = [
   'key_roles@1',
@@ -38,8 +39,22 @@ const ADDED = [
   'routing_record@1',
   'guardrails@1',
   'account_names@1',
+  'generation_outcomes@1',
+  'console@3',
 ];
-const ADDED_OBJECTS = ['console_sessions', 'console_sessions_open', 'console_sso_logins', 'accounts_name'];
+const ADDED_OBJECTS = [
+  'console_sessions',
+  'console_sessions_open',
+  'console_sso_logins',
+  'accounts_name',
+  'usage_minute',
+  'usage_minute_account',
+  'usage_minute_key',
+  'generations_rollup',
+  'generations_outcome',
+];
+const OUTCOME_COLUMNS =
+  /, timeouts BIGINT NOT NULL DEFAULT 0, cancelled BIGINT NOT NULL DEFAULT 0, client_errors BIGINT NOT NULL DEFAULT 0,/;
 const withoutAdded = (o: { type: string; name: string; sql: string }) =>
   o.name === 'api_keys'
     ? { ...o, sql: o.sql.replace(/, role TEXT, parent_hash TEXT\)$/, ')') }
@@ -49,11 +64,13 @@ const withoutAdded = (o: { type: string; name: string; sql: string }) =>
         ? {
             ...o,
             sql: o.sql.replace(
-              /, cache TEXT, cache_entry TEXT, cache_similarity DOUBLE PRECISION, variant TEXT, insured INTEGER, guardrails TEXT\)$/,
+              /, cache TEXT, cache_entry TEXT, cache_similarity DOUBLE PRECISION, variant TEXT, insured INTEGER, guardrails TEXT, http_status INTEGER\)$/,
               ')',
             ),
           }
-        : o;
+        : o.name === 'usage_daily' || o.name === 'usage_daily_accounts'
+          ? { ...o, sql: o.sql.replace(OUTCOME_COLUMNS, ',') }
+          : o;
 
 function schemaOf(path: string): Array<{ type: string; name: string; sql: string }> {
   const db = new Database(path, { readonly: true });

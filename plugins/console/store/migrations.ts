@@ -1,4 +1,5 @@
 import type { Migration } from '../../../src/plugin';
+import { rollupMigration } from './rollups';
 
 /**
  * The console's usage analytics: `usage_daily` holds one row per UTC day, account, key,
@@ -12,6 +13,11 @@ import type { Migration } from '../../../src/plugin';
  * Version 2: `console_sessions`, one row per console sign-in (the cookie holds a random token; only its SHA-256 is
  * kept), ended by sign-out, revocation, a rotated admin key or a disabled key (`ended_at`, `ended_reason`); and
  * `console_sso_logins`, the single sign-ons under way (state, PKCE verifier, nonce), each used once.
+ *
+ * Version 3 (issue 49): the aggregates are kept by the database as records are written (a trigger on generations,
+ * ./rollups.ts), not rolled up behind a watermark: `usage_minute` for the live overview, outcome columns (timeouts,
+ * cancelled, client errors) in the daily ones, the backfill from the records there are, and an index on each
+ * record's outcome for the activity filter.
  */
 export const consoleMigrations: Migration[] = [
   {
@@ -85,5 +91,11 @@ export const consoleMigrations: Migration[] = [
         expires_at BIGINT NOT NULL
       );
     `,
+  },
+  {
+    module: 'console',
+    version: 3,
+    description: 'aggregates kept by a trigger as records are written: usage_minute, outcome columns, backfill',
+    up: { sqlite: rollupMigration('sqlite'), postgres: rollupMigration('postgres') },
   },
 ];

@@ -11,6 +11,7 @@ import { generationsCacheMigrations } from './generations_cache';
 import { routingRecordMigrations } from './routing_record';
 import { guardrailsMigrations } from './guardrails';
 import { accountNameMigrations } from './account_names';
+import { generationOutcomeMigrations } from './generation_outcomes';
 
 /**
  * Versioned migrations, per module so that each part of the store evolves on its own.
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   ...routingRecordMigrations,
   ...guardrailsMigrations,
   ...accountNameMigrations,
+  ...generationOutcomeMigrations,
 ];

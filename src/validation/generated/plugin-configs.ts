@@ -690,7 +690,7 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema13 = {"type":"object","additionalProperties":false,"properties":{"enabled":{"enum":["auto",true,false],"default":"auto"},"session_ttl_hours":{"type":"number","exclusiveMinimum":0,"maximum":720,"default":12},"rollup_interval_ms":{"type":"integer","minimum":100,"default":5000},"rollup_lag_ms":{"type":"integer","minimum":0,"default":10000},"sso":{"type":"object","additionalProperties":false,"required":["issuer","client_id","role_claim"],"properties":{"issuer":{"type":"string","pattern":"^https?://"},"client_id":{"type":"string","minLength":1},"client_secret":{"type":"string","minLength":1},"redirect_uri":{"type":"string","pattern":"^https?://"},"scopes":{"type":"array","items":{"type":"string","minLength":1},"default":["openid","profile","email"]},"role_claim":{"type":"string","minLength":1},"roles":{"type":"object","additionalProperties":{"enum":["admin","operator","viewer"]},"default":{}},"default_role":{"enum":["admin","operator","viewer"]},"label":{"type":"string","minLength":1,"maxLength":60,"default":"Sign in with SSO"}}}}};
+const schema13 = {"type":"object","additionalProperties":false,"properties":{"enabled":{"enum":["auto",true,false],"default":"auto"},"session_ttl_hours":{"type":"number","exclusiveMinimum":0,"maximum":720,"default":12},"rollup_interval_ms":{"type":"integer","minimum":100},"rollup_lag_ms":{"type":"integer","minimum":0},"credit_unit":{"type":"string","minLength":1,"maxLength":16,"default":"credits"},"sso":{"type":"object","additionalProperties":false,"required":["issuer","client_id","role_claim"],"properties":{"issuer":{"type":"string","pattern":"^https?://"},"client_id":{"type":"string","minLength":1},"client_secret":{"type":"string","minLength":1},"redirect_uri":{"type":"string","pattern":"^https?://"},"scopes":{"type":"array","items":{"type":"string","minLength":1},"default":["openid","profile","email"]},"role_claim":{"type":"string","minLength":1},"roles":{"type":"object","additionalProperties":{"enum":["admin","operator","viewer"]},"default":{}},"default_role":{"enum":["admin","operator","viewer"]},"label":{"type":"string","minLength":1,"maxLength":60,"default":"Sign in with SSO"}}}}};
 const pattern0 = new RegExp("^https?://", "u");
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -703,14 +703,11 @@ data.enabled = "auto";
 if(data.session_ttl_hours === undefined){
 data.session_ttl_hours = 12;
 }
-if(data.rollup_interval_ms === undefined){
-data.rollup_interval_ms = 5000;
-}
-if(data.rollup_lag_ms === undefined){
-data.rollup_lag_ms = 10000;
+if(data.credit_unit === undefined){
+data.credit_unit = "credits";
 }
 for(const key0 in data){
-if(!(((((key0 === "enabled") || (key0 === "session_ttl_hours")) || (key0 === "rollup_interval_ms")) || (key0 === "rollup_lag_ms")) || (key0 === "sso"))){
+if(!((((((key0 === "enabled") || (key0 === "session_ttl_hours")) || (key0 === "rollup_interval_ms")) || (key0 === "rollup_lag_ms")) || (key0 === "credit_unit")) || (key0 === "sso"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema13,data};
 if(vErrors === null){
 vErrors = [err0];
@@ -765,6 +762,7 @@ vErrors.push(err4);
 }
 errors++;
 }
+if(data.rollup_interval_ms !== undefined){
 let data2 = data.rollup_interval_ms;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
 const err5 = {instancePath:instancePath+"/rollup_interval_ms",schemaPath:"#/properties/rollup_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.rollup_interval_ms.type,parentSchema:schema13.properties.rollup_interval_ms,data:data2};
@@ -788,6 +786,8 @@ vErrors.push(err6);
 errors++;
 }
 }
+}
+if(data.rollup_lag_ms !== undefined){
 let data3 = data.rollup_lag_ms;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 const err7 = {instancePath:instancePath+"/rollup_lag_ms",schemaPath:"#/properties/rollup_lag_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema13.properties.rollup_lag_ms.type,parentSchema:schema13.properties.rollup_lag_ms,data:data3};
@@ -811,20 +811,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.sso !== undefined){
-let data4 = data.sso;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.scopes === undefined){
-data4.scopes = ["openid","profile","email"];
 }
-if(data4.roles === undefined){
-data4.roles = {};
-}
-if(data4.label === undefined){
-data4.label = "Sign in with SSO";
-}
-if(data4.issuer === undefined){
-const err9 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data4};
+let data4 = data.credit_unit;
+if(typeof data4 === "string"){
+if(func2(data4) > 16){
+const err9 = {instancePath:instancePath+"/credit_unit",schemaPath:"#/properties/credit_unit/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters",schema:16,parentSchema:schema13.properties.credit_unit,data:data4};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -833,8 +824,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data4.client_id === undefined){
-const err10 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data4};
+if(func2(data4) < 1){
+const err10 = {instancePath:instancePath+"/credit_unit",schemaPath:"#/properties/credit_unit/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.credit_unit,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -843,8 +834,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data4.role_claim === undefined){
-const err11 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "role_claim"},message:"must have required property '"+"role_claim"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data4};
+}
+else {
+const err11 = {instancePath:instancePath+"/credit_unit",schemaPath:"#/properties/credit_unit/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.credit_unit.type,parentSchema:schema13.properties.credit_unit,data:data4};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -853,9 +845,20 @@ vErrors.push(err11);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!(func3.call(schema13.properties.sso.properties, key1))){
-const err12 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema13.properties.sso,data:data4};
+if(data.sso !== undefined){
+let data5 = data.sso;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.scopes === undefined){
+data5.scopes = ["openid","profile","email"];
+}
+if(data5.roles === undefined){
+data5.roles = {};
+}
+if(data5.label === undefined){
+data5.label = "Sign in with SSO";
+}
+if(data5.issuer === undefined){
+const err12 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "issuer"},message:"must have required property '"+"issuer"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data5};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -864,12 +867,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data4.issuer !== undefined){
-let data5 = data4.issuer;
-if(typeof data5 === "string"){
-if(!pattern0.test(data5)){
-const err13 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema13.properties.sso.properties.issuer,data:data5};
+if(data5.client_id === undefined){
+const err13 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "client_id"},message:"must have required property '"+"client_id"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data5};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -878,9 +877,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.issuer.type,parentSchema:schema13.properties.sso.properties.issuer,data:data5};
+if(data5.role_claim === undefined){
+const err14 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/required",keyword:"required",params:{missingProperty: "role_claim"},message:"must have required property '"+"role_claim"+"'",schema:schema13.properties.sso.required,parentSchema:schema13.properties.sso,data:data5};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -889,12 +887,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data4.client_id !== undefined){
-let data6 = data4.client_id;
-if(typeof data6 === "string"){
-if(func2(data6) < 1){
-const err15 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.client_id,data:data6};
+for(const key1 in data5){
+if(!(func3.call(schema13.properties.sso.properties, key1))){
+const err15 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema13.properties.sso,data:data5};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -904,8 +899,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.client_id.type,parentSchema:schema13.properties.sso.properties.client_id,data:data6};
+if(data5.issuer !== undefined){
+let data6 = data5.issuer;
+if(typeof data6 === "string"){
+if(!pattern0.test(data6)){
+const err16 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema13.properties.sso.properties.issuer,data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -915,11 +913,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data4.client_secret !== undefined){
-let data7 = data4.client_secret;
-if(typeof data7 === "string"){
-if(func2(data7) < 1){
-const err17 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.client_secret,data:data7};
+else {
+const err17 = {instancePath:instancePath+"/sso/issuer",schemaPath:"#/properties/sso/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.issuer.type,parentSchema:schema13.properties.sso.properties.issuer,data:data6};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -929,8 +924,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-else {
-const err18 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.client_secret.type,parentSchema:schema13.properties.sso.properties.client_secret,data:data7};
+if(data5.client_id !== undefined){
+let data7 = data5.client_id;
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+const err18 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.client_id,data:data7};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -940,11 +938,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data4.redirect_uri !== undefined){
-let data8 = data4.redirect_uri;
-if(typeof data8 === "string"){
-if(!pattern0.test(data8)){
-const err19 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema13.properties.sso.properties.redirect_uri,data:data8};
+else {
+const err19 = {instancePath:instancePath+"/sso/client_id",schemaPath:"#/properties/sso/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.client_id.type,parentSchema:schema13.properties.sso.properties.client_id,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -954,8 +949,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.redirect_uri.type,parentSchema:schema13.properties.sso.properties.redirect_uri,data:data8};
+if(data5.client_secret !== undefined){
+let data8 = data5.client_secret;
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+const err20 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.client_secret,data:data8};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -965,14 +963,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-let data9 = data4.scopes;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(typeof data10 === "string"){
-if(func2(data10) < 1){
-const err21 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.scopes.items,data:data10};
+else {
+const err21 = {instancePath:instancePath+"/sso/client_secret",schemaPath:"#/properties/sso/properties/client_secret/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.client_secret.type,parentSchema:schema13.properties.sso.properties.client_secret,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -982,8 +974,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.scopes.items.type,parentSchema:schema13.properties.sso.properties.scopes.items,data:data10};
+if(data5.redirect_uri !== undefined){
+let data9 = data5.redirect_uri;
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err22 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema13.properties.sso.properties.redirect_uri,data:data9};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -993,9 +988,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
 else {
-const err23 = {instancePath:instancePath+"/sso/scopes",schemaPath:"#/properties/sso/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema13.properties.sso.properties.scopes.type,parentSchema:schema13.properties.sso.properties.scopes,data:data9};
+const err23 = {instancePath:instancePath+"/sso/redirect_uri",schemaPath:"#/properties/sso/properties/redirect_uri/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.redirect_uri.type,parentSchema:schema13.properties.sso.properties.redirect_uri,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1004,11 +998,15 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data4.role_claim !== undefined){
-let data11 = data4.role_claim;
+}
+let data10 = data5.scopes;
+if(Array.isArray(data10)){
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+let data11 = data10[i0];
 if(typeof data11 === "string"){
 if(func2(data11) < 1){
-const err24 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.role_claim,data:data11};
+const err24 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.scopes.items,data:data11};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1019,7 +1017,7 @@ errors++;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.role_claim.type,parentSchema:schema13.properties.sso.properties.role_claim,data:data11};
+const err25 = {instancePath:instancePath+"/sso/scopes/" + i0,schemaPath:"#/properties/sso/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.scopes.items.type,parentSchema:schema13.properties.sso.properties.scopes.items,data:data11};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1029,12 +1027,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-let data12 = data4.roles;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-for(const key2 in data12){
-let data13 = data12[key2];
-if(!(((data13 === "admin") || (data13 === "operator")) || (data13 === "viewer"))){
-const err26 = {instancePath:instancePath+"/sso/roles/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/sso/properties/roles/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema13.properties.sso.properties.roles.additionalProperties.enum},message:"must be equal to one of the allowed values",schema:schema13.properties.sso.properties.roles.additionalProperties.enum,parentSchema:schema13.properties.sso.properties.roles.additionalProperties,data:data13};
+}
+else {
+const err26 = {instancePath:instancePath+"/sso/scopes",schemaPath:"#/properties/sso/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema13.properties.sso.properties.scopes.type,parentSchema:schema13.properties.sso.properties.scopes,data:data10};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1043,10 +1038,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/sso/roles",schemaPath:"#/properties/sso/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.properties.sso.properties.roles.type,parentSchema:schema13.properties.sso.properties.roles,data:data12};
+if(data5.role_claim !== undefined){
+let data12 = data5.role_claim;
+if(typeof data12 === "string"){
+if(func2(data12) < 1){
+const err27 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.role_claim,data:data12};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1055,10 +1051,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data4.default_role !== undefined){
-let data14 = data4.default_role;
-if(!(((data14 === "admin") || (data14 === "operator")) || (data14 === "viewer"))){
-const err28 = {instancePath:instancePath+"/sso/default_role",schemaPath:"#/properties/sso/properties/default_role/enum",keyword:"enum",params:{allowedValues: schema13.properties.sso.properties.default_role.enum},message:"must be equal to one of the allowed values",schema:schema13.properties.sso.properties.default_role.enum,parentSchema:schema13.properties.sso.properties.default_role,data:data14};
+}
+else {
+const err28 = {instancePath:instancePath+"/sso/role_claim",schemaPath:"#/properties/sso/properties/role_claim/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.role_claim.type,parentSchema:schema13.properties.sso.properties.role_claim,data:data12};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1068,10 +1063,12 @@ vErrors.push(err28);
 errors++;
 }
 }
-let data15 = data4.label;
-if(typeof data15 === "string"){
-if(func2(data15) > 60){
-const err29 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters",schema:60,parentSchema:schema13.properties.sso.properties.label,data:data15};
+let data13 = data5.roles;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key2 in data13){
+let data14 = data13[key2];
+if(!(((data14 === "admin") || (data14 === "operator")) || (data14 === "viewer"))){
+const err29 = {instancePath:instancePath+"/sso/roles/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/sso/properties/roles/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema13.properties.sso.properties.roles.additionalProperties.enum},message:"must be equal to one of the allowed values",schema:schema13.properties.sso.properties.roles.additionalProperties.enum,parentSchema:schema13.properties.sso.properties.roles.additionalProperties,data:data14};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1080,8 +1077,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(func2(data15) < 1){
-const err30 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.label,data:data15};
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/sso/roles",schemaPath:"#/properties/sso/properties/roles/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.properties.sso.properties.roles.type,parentSchema:schema13.properties.sso.properties.roles,data:data13};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1090,9 +1089,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.label.type,parentSchema:schema13.properties.sso.properties.label,data:data15};
+if(data5.default_role !== undefined){
+let data15 = data5.default_role;
+if(!(((data15 === "admin") || (data15 === "operator")) || (data15 === "viewer"))){
+const err31 = {instancePath:instancePath+"/sso/default_role",schemaPath:"#/properties/sso/properties/default_role/enum",keyword:"enum",params:{allowedValues: schema13.properties.sso.properties.default_role.enum},message:"must be equal to one of the allowed values",schema:schema13.properties.sso.properties.default_role.enum,parentSchema:schema13.properties.sso.properties.default_role,data:data15};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1102,8 +1102,10 @@ vErrors.push(err31);
 errors++;
 }
 }
-else {
-const err32 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.properties.sso.type,parentSchema:schema13.properties.sso,data:data4};
+let data16 = data5.label;
+if(typeof data16 === "string"){
+if(func2(data16) > 60){
+const err32 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters",schema:60,parentSchema:schema13.properties.sso.properties.label,data:data16};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1112,15 +1114,47 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-}
-else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.type,parentSchema:schema13,data};
+if(func2(data16) < 1){
+const err33 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema13.properties.sso.properties.label,data:data16};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/sso/label",schemaPath:"#/properties/sso/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema13.properties.sso.properties.label.type,parentSchema:schema13.properties.sso.properties.label,data:data16};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/sso",schemaPath:"#/properties/sso/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.properties.sso.type,parentSchema:schema13.properties.sso,data:data5};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema13.type,parentSchema:schema13,data};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 }

@@ -1,4 +1,9 @@
 import { expect } from 'chai';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoreConfig } from '../../../src/config/types';
+import { consoleMigrations } from '../../../plugins/console/store/migrations';
 import { openStore, type Store } from '../../../src/store/index';
 import { builtinExtensions } from '../../helpers/store';
 import { GENERATION_INSERT, generationParams, type Generation } from '../../../src/store/generations';
@@ -83,14 +88,10 @@ function contract(name: string, open: () => Promise<Store>) {
     });
     after(async () => store?.close());
 
-    it('daily aggregates (rolled up + the tail past the watermark) equal a naive sum, page by page with cursors', async () => {
-      const usage = new UsageRepo(store.db, { lagMs: 60_000, maxSpanMs: 3 * DAY_MS });
-      const old = makeRecords(3000, now - 60_000, 20, 1);
-      await insertRecords(store, old);
-      await usage.rollUp(now);
-      const fresh = makeRecords(200, now, 0.0005, 2); // within the lag: only in the tail
-      await insertRecords(store, fresh);
-      const all = [...old, ...fresh];
+    it('daily aggregates, kept as records are written, equal a naive sum, page by page with cursors', async () => {
+      const usage = new UsageRepo(store.db);
+      const all = [...makeRecords(3000, now - 60_000, 20, 1), ...makeRecords(200, now, 0.0005, 2)];
+      await insertRecords(store, all);
       const group: Dimension[] = ['date', 'key', 'model', 'app'];
       const fromDay = dayOf(now) - 29;
       const toDay = dayOf(now);
@@ -113,58 +114,53 @@ function contract(name: string, open: () => Promise<Store>) {
         }
         expect(pages).to.be.greaterThan(2);
         expect(got).to.deep.equal(expected);
-        // Daily totals come from the per-account table (plus the same tail): the same sums per day.
+        // Daily totals come from the per-account table: the same sums per day.
         const perDay = new Map<string, number>();
         for (const [k, v] of expected) perDay.set(k.split('|')[0], (perDay.get(k.split('|')[0]) ?? 0) + v.cost);
         const totals = await usage.query({ fromDay, toDay, accountId, groupBy: ['date'], limit: 31 });
         expect(new Map(totals.map((r) => [dayString(r.day as number), r.cost]))).to.deep.equal(perDay);
       }
-      // Rolling up again later moves the tail in without counting anything twice.
-      await usage.rollUp(now + 120_000);
       const total = await usage.query({ fromDay, toDay, groupBy: [], limit: 1 });
       expect(total[0].requests).to.equal(all.length);
       expect(total[0].cost).to.equal(all.reduce((a, g) => a + g.cost, 0));
-      const rolled = await store.db.get<{ n: unknown }>('SELECT SUM(requests) AS n FROM usage_daily');
-      expect(Number(rolled?.n)).to.equal(all.length);
+      const minutes = await store.db.get<{ n: unknown; c: unknown }>(
+        'SELECT SUM(requests) AS n, SUM(cost) AS c FROM usage_minute',
+      );
+      expect([Number(minutes?.n), Number(minutes?.c)]).to.deep.equal([all.length, total[0].cost]);
     });
 
-    it('a roll-up goes in steps of about maxRecords records, and the steps add up to what one would', async () => {
-      const at = now + 10 * DAY_MS; // after the records of the test above, so it rolls up only these
-      const rows = makeRecords(2500, at, 0.2, 5);
+    it('a record that does not commit leaves no aggregate behind (the same transaction)', async () => {
+      const before = await store.db.get<{ n: unknown }>('SELECT SUM(requests) AS n FROM usage_daily');
+      const [g] = makeRecords(1, now, 1, 9);
+      await store.db
+        .tx(async (t) => {
+          await t.run(GENERATION_INSERT, generationParams(g));
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      const after = await store.db.get<{ n: unknown }>('SELECT SUM(requests) AS n FROM usage_daily');
+      expect(Number(after?.n)).to.equal(Number(before?.n));
+    });
+
+    it('each outcome is counted: a stream cut by upstream_timeout is a timeout and an error; 4xx; cancelled', async () => {
+      const at = now + 40 * DAY_MS;
+      const base = makeRecords(5, at, 0.0001, 11).map((g) => ({ ...g, accountId: 'acct_outcomes' }));
+      const rows: Generation[] = [
+        { ...base[0], status: 'completed' },
+        { ...base[1], status: 'incomplete', errorCode: 'upstream_timeout', streamed: true },
+        { ...base[2], status: 'error', errorCode: 'upstream_error' },
+        { ...base[3], status: 'error', errorCode: 'rate_limit_exceeded', httpStatus: 429 },
+        { ...base[4], status: 'incomplete', cancelled: true, errorCode: 'client_closed_request' },
+      ];
       await insertRecords(store, rows);
-      const usage = new UsageRepo(store.db, { lagMs: 0, maxSpanMs: 30 * DAY_MS, maxRecords: 400 });
-      let steps = 0;
-      const prev = store.db.observer;
-      store.db.observer = (op, s, f) => {
-        if (op === 'tx') steps++;
-        prev?.(op, s, f);
-      };
-      try {
-        await usage.rollUp(at + 1);
-      } finally {
-        store.db.observer = prev;
-      }
-      expect(steps, 'steps of 400 records').to.be.within(Math.ceil(2500 / 400), Math.ceil(2500 / 400) + 2);
-      const fromDay = dayOf(at) - 1;
-      const got = await usage.query({
-        fromDay,
+      const [r] = await new UsageRepo(store.db).query({
+        fromDay: dayOf(at) - 1,
         toDay: dayOf(at),
-        groupBy: ['date', 'key', 'model', 'app'],
-        limit: 1000,
+        accountId: 'acct_outcomes',
+        groupBy: [],
+        limit: 1,
       });
-      const expected = naive(rows, fromDay, dayOf(at));
-      expect(
-        new Map(
-          got.map((r) => [
-            [dayString(r.day as number), r.keyHash, r.model, r.app].join('|'),
-            { requests: r.requests, cost: r.cost, prompt: r.promptTokens, errors: r.errors },
-          ]),
-        ),
-      ).to.deep.equal(expected);
-      const rolled = await store.db.get<{ n: unknown }>('SELECT SUM(requests) AS n FROM usage_daily WHERE day >= ?', [
-        fromDay,
-      ]);
-      expect(Number(rolled?.n), 'all of them rolled up, none twice').to.equal(rows.length);
+      expect(r).to.include({ requests: 5, errors: 3, timeouts: 1, clientErrors: 1, cancelled: 1 });
     });
 
     it('one day (OpenRouter `date`) and a key filter', async () => {
@@ -179,36 +175,52 @@ function contract(name: string, open: () => Promise<Store>) {
 
 contract('SQLite', () => openStore({ driver: 'memory' }, {}, builtinExtensions('console')));
 
-describe('usage roll-up of a store only this process records to', () => {
-  it('asks the store nothing while no generation was recorded since it found everything rolled up', async () => {
-    const store = await openStore({ driver: 'memory' }, {}, builtinExtensions('console'));
+/**
+ * console@3 on a store that console@1-2 made: the days that have records are counted again from them (outcomes
+ * included); an older day, whose records retention deleted, keeps its aggregate.
+ */
+function backfill(name: string, location: () => Promise<StoreConfig>) {
+  it(`console@3 backfills the aggregates from the records there are (${name})`, async function () {
+    this.timeout(60_000);
+    const config = await location();
+    const older = { migrations: consoleMigrations.filter((m) => m.version < 3), procedures: [] };
+    const now = Date.UTC(2026, 5, 15, 12);
+    const rows = makeRecords(1500, now, 10, 21);
+    const old = await openStore(config, {}, older);
+    await insertRecords(old, rows);
+    const gone = dayOf(now) - 100;
+    await old.db.run(
+      'INSERT INTO usage_daily_accounts (day, account_id, requests, errors, prompt_tokens, completion_tokens, ' +
+        "reasoning_tokens, cached_tokens, cost, latency_ms_sum) VALUES (?, 'acct_gone', 7, 0, 0, 0, 0, 0, 70, 0)",
+      [gone],
+    );
+    await old.close();
+    const store = await openStore(config, {}, builtinExtensions('console'));
     try {
-      let recorded = 0;
-      let asked = 0;
-      store.db.observer = () => void asked++;
-      const usage = new UsageRepo(store.db, { lagMs: 0, recorded: () => recorded });
-      const now = Date.now();
-      const [first, second] = makeRecords(2, now, 1).map((g, i) => ({ ...g, createdAt: now - 60_000 + i * 20_000 }));
-      await insertRecords(store, [first]);
-      recorded++;
-      expect(await usage.rollUp(now - 50_000)).to.be.above(0);
-      asked = 0;
-      expect(await usage.rollUp(now - 50_000)).to.equal(0);
-      expect(asked, 'it looks once and finds nothing newer').to.be.above(0);
-      asked = 0;
-      expect(await usage.rollUp(now - 50_000)).to.equal(0);
-      expect(asked, 'then asks nothing').to.equal(0);
-
-      await insertRecords(store, [second]);
-      recorded++;
-      expect(await usage.rollUp(now), 'a new record is rolled up').to.be.above(0);
-      const n = await store.db.get<{ n: unknown }>('SELECT SUM(requests) AS n FROM usage_daily');
-      expect(Number(n?.n)).to.equal(2);
+      const usage = new UsageRepo(store.db);
+      const got = await usage.query({ fromDay: gone, toDay: dayOf(now), groupBy: ['date'], limit: 200 });
+      const expected = new Map<number, number>([[gone, 7]]);
+      for (const g of rows) expected.set(dayOf(g.createdAt), (expected.get(dayOf(g.createdAt)) ?? 0) + 1);
+      expect(new Map(got.map((r) => [r.day as number, r.requests]))).to.deep.equal(expected);
+      const [all] = await usage.query({ fromDay: dayOf(now) - 20, toDay: dayOf(now), groupBy: [], limit: 1 });
+      expect(all.errors).to.equal(rows.filter((g) => g.status === 'error').length);
+      const minutes = await store.db.get<{ n: unknown }>('SELECT SUM(requests) AS n FROM usage_minute');
+      expect(Number(minutes?.n)).to.equal(rows.length);
     } finally {
       await store.close();
     }
   });
+}
+
+describe('usage aggregates of an older store', () => {
+  backfill('SQLite', async () => ({
+    driver: 'sqlite',
+    path: join(mkdtempSync(join(tmpdir(), 'gw-backfill-')), 'g.db'),
+  }));
+  if (POSTGRES_URL)
+    backfill('PostgreSQL', async () => ({ driver: 'postgres', url: await freshPostgresUrl(), pool_size: 2 }));
 });
+
 if (POSTGRES_URL)
   contract('PostgreSQL', async () =>
     openStore({ driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 }, {}, builtinExtensions('console')),
@@ -219,10 +231,7 @@ describe('GET /v1/activity', function () {
   let gw: TestGateway;
   before(async () => {
     gw = await startTestGateway(
-      testConfig(
-        { plugins: ['auth', { console: { rollup_lag_ms: 0 } }, 'credit', 'routing'] },
-        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
-      ),
+      testConfig({ plugins: ['auth', 'console', 'credit', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }),
     );
   });
   after(async () => gw?.stop());
@@ -274,6 +283,9 @@ describe('GET /v1/activity', function () {
       'reasoning_tokens',
       'cached_tokens',
       'errors',
+      'timeouts',
+      'cancelled',
+      'client_errors',
       'mean_latency_ms',
       'api_key_hash',
       'account_id',
@@ -298,11 +310,6 @@ describe('GET /v1/activity', function () {
       store,
       makeRecords(6000, now, 25, 3).map((g) => ({ ...g, keyHash: `${g.keyHash ?? 'x'}-${g.id.slice(-3)}` })),
     );
-    // Back-dated records arrive behind the watermark: recompute the aggregates from scratch, as after an import.
-    await store.db.run('DELETE FROM usage_daily');
-    await store.db.run('DELETE FROM usage_daily_accounts');
-    await store.db.run("DELETE FROM gateway_meta WHERE key = 'usage_rollup_watermark'");
-    await new UsageRepo(store.db, { lagMs: 0, maxSpanMs: 3 * DAY_MS }).rollUp();
     let reads = 0;
     const prev = store.db.observer;
     store.db.observer = (op, s, f) => {

@@ -99,7 +99,8 @@ describe('console API', function () {
   it('overview, records, models and rankings answer their shapes; bad parameters are 400s', async () => {
     const overview = await call('GET', '/console/api/overview?window=15m');
     expect(overview.status).to.equal(200);
-    expect(overview.body).to.include({ window: '15m', bucket_seconds: 15 });
+    expect(overview.body).to.include({ window: '15m', bucket_seconds: 60 });
+    expect(overview.body.series).to.have.length(15);
     expect(overview.body.daily).to.have.length(30);
     expect((await call('GET', '/console/api/overview?window=2d')).status).to.equal(400);
 

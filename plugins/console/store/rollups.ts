@@ -1,0 +1,177 @@
+/**
+ * @module
+ * The console's aggregates, maintained by the database itself as generation records are written: a trigger on
+ * `generations` adds each inserted record to its minute (`usage_minute`, per account and key), its day
+ * (`usage_daily`, per account, key, model, provider, deployment and app) and its day's account totals
+ * (`usage_daily_accounts`), in the inserting statement's own transaction. So whoever writes a record (the credit
+ * plugin's settlement, the outer error writer's light record, a bulk import) commits it and its aggregates together
+ * or not at all, on SQLite (a row trigger) and PostgreSQL (a statement trigger over the inserted rows, one grouped
+ * upsert per statement however many rows a settlement batch inserts). Records deleted by retention stay counted.
+ */
+
+/**
+ * Each record's outcome (docs/decisions/0055-analytics-from-rollups.md). `r`: the record's row alias, or '' for bare
+ * column names (the expression index generations_outcome, which the console's outcome filter uses: same text).
+ */
+export function outcomeSql(r = ''): string {
+  const c = (col: string) => (r ? `${r}.${col}` : col);
+  return `CASE WHEN ${c('cancelled')} = 1 THEN 'cancelled' WHEN ${c('http_status')} >= 400 AND ${c('http_status')} < 500 THEN 'client_error' WHEN ${c('error_code')} LIKE '%timeout%' THEN 'timeout' WHEN ${c('status')} = 'error' OR (${c('status')} = 'incomplete' AND ${c('error_code')} IS NOT NULL) THEN 'upstream_error' ELSE 'success' END`;
+}
+
+export const OUTCOMES = ['success', 'upstream_error', 'timeout', 'cancelled', 'client_error'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** The summed columns of every aggregate: `errors` counts upstream errors, timeouts and client errors. */
+export const SUMS = [
+  'requests',
+  'errors',
+  'timeouts',
+  'cancelled',
+  'client_errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+  'cached_tokens',
+  'cost',
+  'latency_ms_sum',
+] as const;
+
+/** One record's contribution to each of SUMS, in their order. */
+function contributions(r: string): string[] {
+  const o = outcomeSql(r);
+  const is = (...outcomes: Outcome[]) =>
+    `CASE WHEN (${o}) IN (${outcomes.map((x) => `'${x}'`).join(', ')}) THEN 1 ELSE 0 END`;
+  return [
+    '1',
+    is('upstream_error', 'timeout', 'client_error'),
+    is('timeout'),
+    is('cancelled'),
+    is('client_error'),
+    `${r}.prompt_tokens`,
+    `${r}.completion_tokens`,
+    `${r}.reasoning_tokens`,
+    `${r}.cached_tokens`,
+    `${r}.cost`,
+    `COALESCE(${r}.latency_ms, 0)`,
+  ];
+}
+
+interface Rollup {
+  table: string;
+  /** Key columns and the expression of each over a record. */
+  keys: Array<[string, (r: string) => string]>;
+  /** latency_ms_max as well (the minute aggregate). */
+  max?: boolean;
+}
+
+export const DAY_MS = 86_400_000;
+export const MINUTE_MS = 60_000;
+
+const ROLLUPS: Rollup[] = [
+  {
+    table: 'usage_minute',
+    keys: [
+      ['minute', (r) => `CAST(${r}.created_at / ${MINUTE_MS} AS INTEGER)`],
+      ['account_id', (r) => `${r}.account_id`],
+      ['key_hash', (r) => `COALESCE(${r}.key_hash, '')`],
+    ],
+    max: true,
+  },
+  {
+    table: 'usage_daily',
+    keys: [
+      ['day', (r) => `CAST(${r}.created_at / ${DAY_MS} AS INTEGER)`],
+      ['account_id', (r) => `${r}.account_id`],
+      ['key_hash', (r) => `COALESCE(${r}.key_hash, '')`],
+      ['model', (r) => `${r}.model`],
+      ['provider', (r) => `COALESCE(${r}.provider, '')`],
+      ['deployment', (r) => `COALESCE(${r}.deployment, '')`],
+      ['app', (r) => `COALESCE(${r}.app_referer, ${r}.app_title, '')`],
+    ],
+  },
+  {
+    table: 'usage_daily_accounts',
+    keys: [
+      ['day', (r) => `CAST(${r}.created_at / ${DAY_MS} AS INTEGER)`],
+      ['account_id', (r) => `${r}.account_id`],
+    ],
+  },
+];
+
+function conflict(u: Rollup): string {
+  const sets = SUMS.map((s) => `${s} = ${u.table}.${s} + excluded.${s}`);
+  if (u.max) sets.push(`latency_ms_max = GREATEST_(${u.table}.latency_ms_max, excluded.latency_ms_max)`);
+  return `ON CONFLICT (${u.keys.map(([k]) => k).join(', ')}) DO UPDATE SET ${sets.join(', ')}`;
+}
+
+function columns(u: Rollup): string {
+  return [...u.keys.map(([k]) => k), ...SUMS, ...(u.max ? ['latency_ms_max'] : [])].join(', ');
+}
+
+/** The upsert of `rows` (a table or subquery of generation records) grouped into `u`; `where` limits the rows. */
+function groupedUpsert(u: Rollup, rows: string, where = 'true'): string {
+  const keys = u.keys.map(([, e]) => e('g'));
+  const sums = contributions('g').map((c) => `SUM(${c})`);
+  if (u.max) sums.push('MAX(COALESCE(g.latency_ms, 0))');
+  return `INSERT INTO ${u.table} (${columns(u)})
+    SELECT ${[...keys, ...sums].join(', ')} FROM ${rows} g WHERE ${where}
+    GROUP BY ${keys.join(', ')} ORDER BY ${keys.join(', ')} ${conflict(u)}`;
+}
+
+/** SQLite: one row trigger, an upsert per aggregate. */
+function sqliteTrigger(): string {
+  const upserts = ROLLUPS.map((u) => {
+    const vals = [...u.keys.map(([, e]) => e('NEW')), ...contributions('NEW')];
+    if (u.max) vals.push('COALESCE(NEW.latency_ms, 0)');
+    return `INSERT INTO ${u.table} (${columns(u)}) VALUES (${vals.join(', ')}) ${conflict(u)};`;
+  });
+  return `CREATE TRIGGER generations_rollup AFTER INSERT ON generations BEGIN
+    ${upserts.join('\n    ').replaceAll('GREATEST_', 'MAX')}
+  END;`;
+}
+
+/** PostgreSQL: a statement trigger over the statement's inserted rows (a transition table). */
+function postgresTrigger(): string {
+  const upserts = ROLLUPS.map((u) => `${groupedUpsert(u, 'inserted_generations')};`);
+  return `CREATE FUNCTION console_usage_rollup() RETURNS trigger LANGUAGE plpgsql AS $rollup$
+  BEGIN
+    ${upserts.join('\n    ').replaceAll('GREATEST_', 'GREATEST')}
+    RETURN NULL;
+  END $rollup$;
+  CREATE TRIGGER generations_rollup AFTER INSERT ON generations
+    REFERENCING NEW TABLE AS inserted_generations FOR EACH STATEMENT EXECUTE FUNCTION console_usage_rollup();`;
+}
+
+const SUM_COLUMNS = (extra: string) =>
+  `${SUMS.map((s) => `${s} ${s === 'latency_ms_sum' ? 'DOUBLE PRECISION' : 'BIGINT'} NOT NULL DEFAULT 0`).join(', ')}${extra}`;
+
+/**
+ * console@3: the minute aggregate, the outcome columns of the daily ones, the trigger, and the backfill. Days that
+ * still have records are counted again from them (the roll-up behind a watermark that this replaces counted errors
+ * without timeouts, and had not yet reached the newest records); older days, whose records retention deleted, keep
+ * their aggregates.
+ */
+export function rollupMigration(dialect: 'sqlite' | 'postgres'): string {
+  const max = (f: string) =>
+    dialect === 'sqlite' ? f.replaceAll('GREATEST_', 'MAX') : f.replaceAll('GREATEST_', 'GREATEST');
+  const firstDay = `(SELECT CAST(MIN(created_at) / ${DAY_MS} AS INTEGER) FROM generations)`;
+  const added = ['timeouts', 'cancelled', 'client_errors'];
+  return `
+    CREATE TABLE usage_minute (
+      minute BIGINT NOT NULL, account_id TEXT NOT NULL, key_hash TEXT NOT NULL,
+      ${SUM_COLUMNS(', latency_ms_max DOUBLE PRECISION NOT NULL DEFAULT 0')},
+      PRIMARY KEY (minute, account_id, key_hash)
+    );
+    CREATE INDEX usage_minute_account ON usage_minute(account_id, minute);
+    CREATE INDEX usage_minute_key ON usage_minute(key_hash, minute);
+    ${['usage_daily', 'usage_daily_accounts']
+      .flatMap((t) => added.map((c) => `ALTER TABLE ${t} ADD COLUMN ${c} BIGINT NOT NULL DEFAULT 0;`))
+      .join('\n    ')}
+    DELETE FROM usage_daily WHERE day >= ${firstDay};
+    DELETE FROM usage_daily_accounts WHERE day >= ${firstDay};
+    DELETE FROM gateway_meta WHERE key = 'usage_rollup_watermark';
+    ${ROLLUPS.map((u) => max(`${groupedUpsert(u, 'generations')};`)).join('\n    ')}
+    ${dialect === 'sqlite' ? sqliteTrigger() : postgresTrigger()}
+    CREATE INDEX generations_outcome ON generations((${outcomeSql()}), created_at);
+  `;
+}
