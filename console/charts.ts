@@ -2,7 +2,7 @@
 const NS = 'http://www.w3.org/2000/svg';
 const W = 560;
 const H = 180;
-const PAD = { l: 52, r: 12, t: 12, b: 26 };
+const PAD = { l: 64, r: 12, t: 12, b: 26 };
 
 export interface Series {
   name: string;
@@ -17,11 +17,18 @@ function svg(tag: string, attrs: Record<string, string | number>, text?: string)
   return el;
 }
 
-function niceMax(v: number): number {
-  if (v <= 0) return 1;
-  const p = 10 ** Math.floor(Math.log10(v));
-  const m = v / p;
-  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+/**
+ * The top of the axis: four equal steps of 1, 2 or 5 times a power of ten (0, 2, 4, 6, 8 rather than 0, 1.3, 2.5, 3.8,
+ * 5), whole steps for whole numbers (counts never get a tick of 0.5).
+ */
+function niceMax(v: number, whole = Number.isInteger(v)): number {
+  if (v <= 0) return 4;
+  const raw = v / 4;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const m = raw / p;
+  let step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+  if (whole) step = Math.max(1, Math.ceil(step));
+  return step * 4;
 }
 
 /**
@@ -72,7 +79,7 @@ function frame(title: string, labels: string[], max: number, unit: string): SVGS
 
 export function lineChart(title: string, labels: string[], series: Series[], unit = ''): HTMLElement {
   const all = series.flatMap((s) => s.values.filter((v): v is number => v !== null));
-  const max = niceMax(Math.max(0, ...all));
+  const max = niceMax(Math.max(0, ...all), all.every((x) => Number.isInteger(x)));
   const root = frame(title, labels, max, unit);
   const iw = W - PAD.l - PAD.r;
   const ih = H - PAD.t - PAD.b;
@@ -103,7 +110,7 @@ export function lineChart(title: string, labels: string[], series: Series[], uni
 
 export function barChart(title: string, labels: string[], s: Series, unit = ''): HTMLElement {
   const vals = s.values.map((v) => v ?? 0);
-  const max = niceMax(Math.max(0, ...vals));
+  const max = niceMax(Math.max(0, ...vals), vals.every((x) => Number.isInteger(x)));
   const root = frame(title, labels, max, unit);
   const iw = W - PAD.l - PAD.r;
   const ih = H - PAD.t - PAD.b;

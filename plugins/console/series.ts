@@ -32,8 +32,8 @@ const SUMS =
 
 /**
  * The live overview: the window's buckets (the last one holds the current minute), each the exact sum of its minutes
- * from usage_minute (kept as records are written), filtered by account and key. Reads at most the window's minute
- * rows, whatever the volume of records.
+ * (or hours) from the aggregates kept as records are written, filtered by account and key. Reads at most the window's
+ * minute rows of an account or a key (hour rows for a week), whatever the volume of records.
  */
 export async function series(
   db: Db,
@@ -44,8 +44,16 @@ export async function series(
   const size = window.minutes;
   const last = Math.floor(Math.floor(now / MINUTE_MS) / size);
   const first = last - window.buckets + 1;
-  const where = ['minute >= ?', 'minute < ?'];
-  const params: Param[] = [first * size, (last + 1) * size];
+  // The smallest aggregate that answers: a key's minutes, else the accounts' minutes, or their hours for a week.
+  const hourly = f.keyHash === undefined && size % 60 === 0;
+  const [table, col, unit] =
+    f.keyHash !== undefined
+      ? ['usage_minute', 'minute', 1]
+      : hourly
+        ? ['usage_hour_accounts', 'hour', 60]
+        : ['usage_minute_accounts', 'minute', 1];
+  const where = [`${col} >= ?`, `${col} < ?`];
+  const params: Param[] = [(first * size) / unit, ((last + 1) * size) / unit];
   for (const [col, v] of [
     ['account_id', f.accountId],
     ['key_hash', f.keyHash],
@@ -56,7 +64,7 @@ export async function series(
   }
   // `size` is one of WINDOWS' integers, written into the statement so that both databases divide integers.
   const rows = await db.all<Record<string, unknown>>(
-    `SELECT minute / ${Math.trunc(size)} AS b, ${SUMS} FROM usage_minute WHERE ${where.join(' AND ')} GROUP BY b`,
+    `SELECT ${col} / ${Math.trunc(size / unit)} AS b, ${SUMS} FROM ${table} WHERE ${where.join(' AND ')} GROUP BY b`,
     params,
   );
   const byBucket = new Map(rows.map((r) => [num(r.b), r]));

@@ -1,7 +1,8 @@
 /**
  * @module
  * The console's aggregates, maintained by the database itself as generation records are written: a trigger on
- * `generations` adds each inserted record to its minute (`usage_minute`, per account and key), its day
+ * `generations` adds each inserted record to its minute (`usage_minute` per account and key, for a key's overview;
+ * `usage_minute_accounts` per account), its hour (`usage_hour_accounts`, for the week's overview), its day
  * (`usage_daily`, per account, key, model, provider, deployment and app) and its day's account totals
  * (`usage_daily_accounts`), in the inserting statement's own transaction. So whoever writes a record (the credit
  * plugin's settlement, the outer error writer's light record, a bulk import) commits it and its aggregates together
@@ -66,6 +67,7 @@ interface Rollup {
 
 export const DAY_MS = 86_400_000;
 export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
 
 const ROLLUPS: Rollup[] = [
   {
@@ -74,6 +76,22 @@ const ROLLUPS: Rollup[] = [
       ['minute', (r) => `CAST(${r}.created_at / ${MINUTE_MS} AS INTEGER)`],
       ['account_id', (r) => `${r}.account_id`],
       ['key_hash', (r) => `COALESCE(${r}.key_hash, '')`],
+    ],
+    max: true,
+  },
+  {
+    table: 'usage_minute_accounts',
+    keys: [
+      ['minute', (r) => `CAST(${r}.created_at / ${MINUTE_MS} AS INTEGER)`],
+      ['account_id', (r) => `${r}.account_id`],
+    ],
+    max: true,
+  },
+  {
+    table: 'usage_hour_accounts',
+    keys: [
+      ['hour', (r) => `CAST(${r}.created_at / ${HOUR_MS} AS INTEGER)`],
+      ['account_id', (r) => `${r}.account_id`],
     ],
     max: true,
   },
@@ -162,8 +180,17 @@ export function rollupMigration(dialect: 'sqlite' | 'postgres'): string {
       ${SUM_COLUMNS(', latency_ms_max DOUBLE PRECISION NOT NULL DEFAULT 0')},
       PRIMARY KEY (minute, account_id, key_hash)
     );
-    CREATE INDEX usage_minute_account ON usage_minute(account_id, minute);
     CREATE INDEX usage_minute_key ON usage_minute(key_hash, minute);
+    CREATE TABLE usage_minute_accounts (
+      minute BIGINT NOT NULL, account_id TEXT NOT NULL,
+      ${SUM_COLUMNS(', latency_ms_max DOUBLE PRECISION NOT NULL DEFAULT 0')},
+      PRIMARY KEY (minute, account_id)
+    );
+    CREATE TABLE usage_hour_accounts (
+      hour BIGINT NOT NULL, account_id TEXT NOT NULL,
+      ${SUM_COLUMNS(', latency_ms_max DOUBLE PRECISION NOT NULL DEFAULT 0')},
+      PRIMARY KEY (hour, account_id)
+    );
     ${['usage_daily', 'usage_daily_accounts']
       .flatMap((t) => added.map((c) => `ALTER TABLE ${t} ADD COLUMN ${c} BIGINT NOT NULL DEFAULT 0;`))
       .join('\n    ')}
