@@ -4,7 +4,8 @@
  * serve (model, key, Cache-Control, determinism: policy.ts) is looked up by a digest of everything that changes its
  * answer (key.ts); a hit is answered from the entry, plain or as a stream (entry.ts), with no upstream call, and
  * billed `charge` by credit; a miss's answer is stored (middleware.ts) in the store or Redis (backends/). Purges and
- * key/account settings through the admin API (routes.ts) and the CLI (cli.ts). See README.md.
+ * key/account settings through the admin API (routes.ts) and the CLI (cli.ts). Opt-in semantic matching per model
+ * (semantic.ts). See README.md.
  *
  * @example
  * ```yaml
@@ -32,7 +33,7 @@ import type { CacheBackend } from './backends/types';
 import { cacheCommands } from './cli';
 import { cacheMetrics } from './metrics';
 import { cacheMiddleware } from './middleware';
-import { ModelRules } from './policy';
+import { ModelRules, semanticOf } from './policy';
 import { registerCacheRoutes } from './routes';
 import { chargeFraction, configSchema, type CacheConfig } from './schema';
 import { cacheMigrations } from './store/migrations';
@@ -78,6 +79,7 @@ export default definePlugin<CacheConfig>({
           maxBytes: config.max_entry_bytes,
           charge: chargeFraction(config.charge),
           countsLimits: config.count_rate_limits,
+          semantic: semanticOf(config),
         })
       : undefined;
     return {

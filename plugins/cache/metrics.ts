@@ -15,7 +15,9 @@ export function cacheMetrics(registry: Registry) {
     }),
     skipped: new Counter({
       name: 'gateway_cache_skipped_total',
-      help: 'Cache reads or writes that did not happen: backend_error (read or write failed), too_large (entry size)',
+      help:
+        'Cache reads or writes that did not happen: backend_error (read or write failed), too_large (entry size), ' +
+        'embedding_error (the semantic cache could not embed the prompt)',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),

@@ -13,6 +13,7 @@ import { resultOf, StreamAssembler, type Entry } from './entry';
 import { cacheKey, nonDeterministic } from './key';
 import type { CacheMetrics } from './metrics';
 import { clientDirective, type ModelRules } from './policy';
+import { embed, paramsKey, promptText, type SemanticConfig, type SemanticIndex } from './semantic';
 import type { CacheSettings } from './store/settings';
 
 // Read once, at load (a re-exported name is a getter): docs/decisions/0034.
@@ -33,6 +34,8 @@ export interface CacheDeps {
   /** A hit's charge (GatewayState.cache.charge) and whether it counts against rate limits. */
   charge: number;
   countsLimits: boolean;
+  /** The semantic cache, when some model has it. */
+  semantic?: { config: SemanticConfig; index: SemanticIndex; on: (model: string) => boolean };
 }
 
 const HEADER = 'X-Gateway-Cache';
@@ -74,19 +77,59 @@ export function cacheMiddleware(d: CacheDeps) {
         metrics.skipped.inc({ reason: 'backend_error' });
         logger.warn({ err: e, requestId: s.requestId }, 'cache: read failed; answering from upstream');
       }
-      if (text !== undefined) {
-        s.result = resultOf(text, s.completionId, s.request.stream === true);
-        mark(s, { status: 'hit', entry: key, charge: d.charge, countsLimits: d.countsLimits });
-        s.responseHeaders['X-Gateway-Attempts'] = '0';
-        metrics.requests.inc({ model: s.model.id, result: 'hit' });
-        return;
-      }
+      if (text !== undefined) return hit(d, s, text, key);
+    }
+    const near = semanticFor(d, ctx, account);
+    if (near && directive !== 'no-cache') {
+      const found = await near.lookup();
+      if (found) return hit(d, s, found.text, found.entry, found.similarity);
     }
     mark(s, directive === 'no-cache' ? BYPASS : MISS);
     metrics.requests.inc({ model: s.model.id, result: directive === 'no-cache' ? 'bypass' : 'miss' });
     await next();
     const entry = { key, accountId: account, keyHash: s.principal?.keyHash ?? null, model: s.model.id };
     await keep(d, s, entry);
+    if (near && s.result) await near.remember(key);
+  };
+}
+
+/** The request answered from an entry. */
+function hit(d: CacheDeps, s: GatewayState, text: string, entry: string, similarity?: number): void {
+  s.result = resultOf(text, s.completionId, s.request.stream === true);
+  mark(s, { status: 'hit', entry, charge: d.charge, countsLimits: d.countsLimits, similarity });
+  s.responseHeaders['X-Gateway-Attempts'] = '0';
+  d.metrics.requests.inc({ model: s.model.id, result: 'hit' });
+}
+
+/**
+ * The semantic half for a request whose model has it: `lookup` embeds the prompt (once) and reads the nearest entry
+ * above the threshold; `remember` files this request's vector under the entry its answer was stored as. A failed
+ * embedding is a miss, logged.
+ */
+function semanticFor(d: CacheDeps, ctx: GatewayContext, account: string) {
+  const sem = d.semantic;
+  const s = ctx.state.gateway;
+  if (!sem || s.operation === 'embeddings' || !sem.on(s.model.id)) return undefined;
+  const params = paramsKey(s, d.global ? null : account);
+  let vector: Promise<Float32Array | undefined> | undefined;
+  const vectorOf = () =>
+    (vector ??= embed(ctx, sem.config, promptText(s)).catch((e: unknown) => {
+      d.metrics.skipped.inc({ reason: 'embedding_error' });
+      d.logger.warn({ err: e, requestId: s.requestId }, 'cache: the prompt was not embedded; no semantic lookup');
+      return undefined;
+    }));
+  return {
+    async lookup(): Promise<{ text: string; entry: string; similarity: number } | undefined> {
+      const v = await vectorOf();
+      const near = v && sem.index.nearest(params, v, sem.config.threshold, Date.now());
+      if (!near) return undefined;
+      const text = await d.backend.get(near.entry, Date.now()).catch(() => undefined);
+      return text === undefined ? undefined : { text, ...near };
+    },
+    async remember(entry: string): Promise<void> {
+      const v = await vectorOf();
+      if (v) sem.index.add(params, v, entry, Date.now() + d.ttlMs);
+    },
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { ModelRegistry } from '../../src/plugin';
 import type { CacheConfig } from './schema';
+import { SemanticIndex } from './semantic';
 
 /** What the cache does for a model. */
 export interface ModelRule {
@@ -56,4 +57,11 @@ export function clientDirective(header: string): 'no-store' | 'no-cache' | null 
   if (header === '') return null;
   const h = header.toLowerCase();
   return h.includes('no-store') ? 'no-store' : h.includes('no-cache') ? 'no-cache' : null;
+}
+
+/** The semantic cache's part of the middleware's dependencies, when some model has it (and it can embed). */
+export function semanticOf(config: Readonly<CacheConfig>) {
+  const sem = config.semantic;
+  if (sem.models.length === 0 || !sem.embeddings_model || !sem.api_key) return undefined;
+  return { config: sem, index: new SemanticIndex(sem.max_entries), on: matcher(sem.models) };
 }

@@ -2,6 +2,7 @@
  * @module
  * The cache plugin's YAML section: its type, and the JSON Schema the loader checks it with.
  */
+import type { SemanticConfig } from './semantic';
 
 export interface CacheConfig {
   /** Where entries live: `store` (the gateway's SQLite or PostgreSQL, table cache_entries) or `redis`. */
@@ -29,6 +30,8 @@ export interface CacheConfig {
   settings_refresh_ms: number;
   /** Expired entries in the store are deleted in the background this often (0: never). */
   sweep_interval_ms: number;
+  /** The semantic cache: off unless `models` names some (and they are cached exactly too). */
+  semantic: SemanticConfig;
 }
 
 const models = { type: 'array', items: { type: 'string', minLength: 1 }, default: [] };
@@ -62,6 +65,18 @@ export const configSchema = {
     count_rate_limits: { type: 'boolean', default: false },
     settings_refresh_ms: { type: 'integer', minimum: 100, default: 5000 },
     sweep_interval_ms: { type: 'integer', minimum: 0, default: 60000 },
+    semantic: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        models,
+        embeddings_model: { type: 'string', default: '' },
+        api_key: { type: 'string', default: '' },
+        threshold: { type: 'number', minimum: 0, maximum: 1, default: 0.95 },
+        max_entries: { type: 'integer', minimum: 1, default: 10000 },
+      },
+    },
   },
 };
 

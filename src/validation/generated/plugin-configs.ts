@@ -211,7 +211,7 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"backend":{"enum":["store","redis"],"default":"store"},"redis":{"type":"object","additionalProperties":false,"default":{},"properties":{"url":{"type":"string","default":"redis://127.0.0.1:6379"},"prefix":{"type":"string","default":"gw:cache:"},"timeout_ms":{"type":"integer","minimum":1,"default":500}}},"ttl_seconds":{"type":"integer","minimum":1,"default":3600},"max_entry_bytes":{"type":"integer","minimum":1,"default":1048576},"scope":{"enum":["account","global"],"default":"account"},"models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"exclude_models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"non_deterministic_models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"keys":{"enum":["in","out"],"default":"in"},"charge":{"anyOf":[{"enum":["free","full"]},{"type":"number","minimum":0,"maximum":1}],"default":"free"},"count_rate_limits":{"type":"boolean","default":false},"settings_refresh_ms":{"type":"integer","minimum":100,"default":5000},"sweep_interval_ms":{"type":"integer","minimum":0,"default":60000}}};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"backend":{"enum":["store","redis"],"default":"store"},"redis":{"type":"object","additionalProperties":false,"default":{},"properties":{"url":{"type":"string","default":"redis://127.0.0.1:6379"},"prefix":{"type":"string","default":"gw:cache:"},"timeout_ms":{"type":"integer","minimum":1,"default":500}}},"ttl_seconds":{"type":"integer","minimum":1,"default":3600},"max_entry_bytes":{"type":"integer","minimum":1,"default":1048576},"scope":{"enum":["account","global"],"default":"account"},"models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"exclude_models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"non_deterministic_models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"keys":{"enum":["in","out"],"default":"in"},"charge":{"anyOf":[{"enum":["free","full"]},{"type":"number","minimum":0,"maximum":1}],"default":"free"},"count_rate_limits":{"type":"boolean","default":false},"settings_refresh_ms":{"type":"integer","minimum":100,"default":5000},"sweep_interval_ms":{"type":"integer","minimum":0,"default":60000},"semantic":{"type":"object","additionalProperties":false,"default":{},"properties":{"models":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"embeddings_model":{"type":"string","default":""},"api_key":{"type":"string","default":""},"threshold":{"type":"number","minimum":0,"maximum":1,"default":0.95},"max_entries":{"type":"integer","minimum":1,"default":10000}}}}};
 const func3 = Object.prototype.hasOwnProperty;
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -256,6 +256,9 @@ data.settings_refresh_ms = 5000;
 }
 if(data.sweep_interval_ms === undefined){
 data.sweep_interval_ms = 60000;
+}
+if(data.semantic === undefined){
+data.semantic = {};
 }
 for(const key0 in data){
 if(!(func3.call(schema12.properties, key0))){
@@ -675,14 +678,171 @@ vErrors.push(err32);
 errors++;
 }
 }
+let data19 = data.semantic;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.models === undefined){
+data19.models = [];
 }
-else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.type,parentSchema:schema12,data};
+if(data19.embeddings_model === undefined){
+data19.embeddings_model = "";
+}
+if(data19.api_key === undefined){
+data19.api_key = "";
+}
+if(data19.threshold === undefined){
+data19.threshold = 0.95;
+}
+if(data19.max_entries === undefined){
+data19.max_entries = 10000;
+}
+for(const key2 in data19){
+if(!(((((key2 === "models") || (key2 === "embeddings_model")) || (key2 === "api_key")) || (key2 === "threshold")) || (key2 === "max_entries"))){
+const err33 = {instancePath:instancePath+"/semantic",schemaPath:"#/properties/semantic/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema12.properties.semantic,data:data19};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+let data20 = data19.models;
+if(Array.isArray(data20)){
+const len3 = data20.length;
+for(let i3=0; i3<len3; i3++){
+let data21 = data20[i3];
+if(typeof data21 === "string"){
+if(func2(data21) < 1){
+const err34 = {instancePath:instancePath+"/semantic/models/" + i3,schemaPath:"#/properties/semantic/properties/models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12.properties.semantic.properties.models.items,data:data21};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/semantic/models/" + i3,schemaPath:"#/properties/semantic/properties/models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.semantic.properties.models.items.type,parentSchema:schema12.properties.semantic.properties.models.items,data:data21};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/semantic/models",schemaPath:"#/properties/semantic/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.semantic.properties.models.type,parentSchema:schema12.properties.semantic.properties.models,data:data20};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+let data22 = data19.embeddings_model;
+if(typeof data22 !== "string"){
+const err37 = {instancePath:instancePath+"/semantic/embeddings_model",schemaPath:"#/properties/semantic/properties/embeddings_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.semantic.properties.embeddings_model.type,parentSchema:schema12.properties.semantic.properties.embeddings_model,data:data22};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+let data23 = data19.api_key;
+if(typeof data23 !== "string"){
+const err38 = {instancePath:instancePath+"/semantic/api_key",schemaPath:"#/properties/semantic/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.semantic.properties.api_key.type,parentSchema:schema12.properties.semantic.properties.api_key,data:data23};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+let data24 = data19.threshold;
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 1 || isNaN(data24)){
+const err39 = {instancePath:instancePath+"/semantic/threshold",schemaPath:"#/properties/semantic/properties/threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema12.properties.semantic.properties.threshold,data:data24};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(data24 < 0 || isNaN(data24)){
+const err40 = {instancePath:instancePath+"/semantic/threshold",schemaPath:"#/properties/semantic/properties/threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.semantic.properties.threshold,data:data24};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/semantic/threshold",schemaPath:"#/properties/semantic/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema12.properties.semantic.properties.threshold.type,parentSchema:schema12.properties.semantic.properties.threshold,data:data24};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+let data25 = data19.max_entries;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err42 = {instancePath:instancePath+"/semantic/max_entries",schemaPath:"#/properties/semantic/properties/max_entries/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema12.properties.semantic.properties.max_entries.type,parentSchema:schema12.properties.semantic.properties.max_entries,data:data25};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 1 || isNaN(data25)){
+const err43 = {instancePath:instancePath+"/semantic/max_entries",schemaPath:"#/properties/semantic/properties/max_entries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema12.properties.semantic.properties.max_entries,data:data25};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/semantic",schemaPath:"#/properties/semantic/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.semantic.type,parentSchema:schema12.properties.semantic,data:data19};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.type,parentSchema:schema12,data};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
 }
 errors++;
 }
