@@ -47,6 +47,9 @@ const generation: fc.Arbitrary<Generation> = fc.record(
     cache: orNull(fc.constantFrom('hit' as const, 'miss' as const, 'bypass' as const)),
     cacheEntry: orNull(text),
     cacheSimilarity: orNull(ms),
+    variant: orNull(text),
+    insured: fc.boolean(),
+    guardrails: orNull(text),
   },
   plain,
 );
