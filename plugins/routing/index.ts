@@ -18,6 +18,7 @@
  * ```
  */
 import { definePlugin, deploymentKey, DeploymentMeasures, MEASURES } from '../../src/plugin';
+import { presetCommands } from './cli';
 import { presetRoutes } from './presets';
 import { routingMigrations } from './store/migrations';
 import { attemptRunner } from './attempt';
@@ -31,6 +32,7 @@ export default definePlugin<RoutingConfig>({
   provides: ['result'],
   configSchema,
   store: { migrations: routingMigrations },
+  cli: { commands: presetCommands },
   async setup(config, services) {
     const keys = services.models.all().flatMap((m) => m.deployments.map(deploymentKey));
     const measures = new DeploymentMeasures(

@@ -28,7 +28,7 @@ const readPreset = bodyReader<Omit<PresetConfig, 'name'> & { name?: string }>(bo
 const json = (p: PresetConfig, source: 'config' | 'store') => ({ ...p, source });
 
 /** A preset's models and provider names must exist, as gateway.yaml's are checked at start. */
-function check(p: PresetConfig, models: ModelRegistry): void {
+export function checkPreset(p: PresetConfig, models: Pick<ModelRegistry, 'has' | 'hasProvider'>): void {
   const ids = [p.model, ...(p.models ?? [])].filter((id): id is string => id !== undefined);
   if (ids.length === 0) throw errors.invalidRequest('A preset names a model or models', 'model', 'missing_field');
   for (const id of ids)
@@ -81,7 +81,7 @@ export function registerPresetRoutes(
     const preset = { ...(await readPreset(ctx)), name } as PresetConfig;
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name))
       throw errors.invalidRequest('A preset name is 1-64 of A-Z a-z 0-9 _ . -', 'name', 'invalid_value');
-    check(preset, models);
+    checkPreset(preset, models);
     const before = (await repo.get(name)) ?? null;
     await repo.put(preset);
     await reload();
