@@ -155,6 +155,22 @@ describe('cache plugin: exact cache (SQLite store)', function () {
     expect(((await got.json()) as { output: unknown }).output).to.deep.equal(hit.json.output);
   });
 
+  it('/v1/messages (Anthropic wire) is cached too, plain and streamed, apart from chat', async () => {
+    const ask = { model: 'up/m', max_tokens: 50, temperature: 0, messages: [{ role: 'user', content: 'wire?' }] };
+    const headers = { 'anthropic-version': '2023-06-01' };
+    const calls = up.requests.length;
+    const a = await chat(gw, key, ask, headers, '/v1/messages');
+    const b = await chat(gw, key, ask, headers, '/v1/messages');
+    expect([a.status, a.cache, b.status, b.cache]).to.deep.equal([200, 'miss', 200, 'hit']);
+    expect(b.json.content).to.deep.equal(a.json.content);
+    const s = await chat(gw, key, { ...ask, stream: true }, headers, '/v1/messages');
+    expect([s.status, s.cache]).to.deep.equal([200, 'hit']);
+    expect(s.text).to.include('message_stop');
+    // The same request on chat completions is another endpoint: a miss.
+    expect((await chat(gw, key, ask)).cache).to.equal('miss');
+    expect(up.requests.length - calls).to.equal(2);
+  });
+
   it('embeddings are cached per input', async () => {
     const calls = up.requests.length;
     const a = await chat(gw, key, { model: 'up/e', input: 'embed me' }, {}, '/v1/embeddings');
