@@ -142,6 +142,33 @@ describe('provider routing: the provider object, variants, presets, per-deployme
     expect(within.calls).to.deep.equal(['bulk']);
   });
 
+  it('the provider object routes /v1/responses and /v1/messages too', async () => {
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const before = u.calls.length;
+      const res = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, text: await res.text(), calls: u.calls.slice(before) };
+    };
+    const responses = await post('/v1/responses', { model: 'm/multi', input: 'hi', provider: { only: ['dear'] } });
+    expect([responses.status, responses.calls], responses.text).to.deep.equal([200, ['dear']]);
+    const messages = await post('/v1/messages', {
+      model: 'm/multi:floor',
+      max_tokens: 20,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect([messages.status, messages.calls], messages.text).to.deep.equal([200, ['cheap']]);
+    const refused = await post('/v1/messages', {
+      model: 'm/multi',
+      max_tokens: 20,
+      messages: [{ role: 'user', content: 'hi' }],
+      provider: { max_price: { completion: 0.1 } },
+    });
+    expect([refused.status, refused.calls]).to.deep.equal([404, []]);
+  });
+
   it('unknown provider names, fields and variants are 400s naming them, before any upstream call', async () => {
     const before = u.calls.length;
     const unknown = await chat({ provider: { order: ['nope', 'cheap'], ignore: ['gone'] } });
