@@ -21,9 +21,6 @@ interface Key {
   disabled: boolean;
   expires_at: string | null;
   created_at: string;
-  /** Filled in once per-key allowlists and rate limits exist (issue 16); null until then. */
-  allowlists: unknown;
-  rate_limits: unknown;
 }
 interface Page<T> {
   data: T[];
@@ -39,6 +36,10 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
   const accountsBox = h('section', { class: 'card' });
   const keysBox = h('section', { class: 'card' });
   let filter = '';
+  let search = '';
+  let keysCursor: string | undefined;
+  /** The cursors of the pages before this one ("Newer" goes back). */
+  let pages: Array<string | undefined> = [];
   main.append(
     h('header', { class: 'page-head' }, h('h1', {}, atLeast(me, 'viewer') ? 'Accounts & keys' : 'Your account & keys')),
     status,
@@ -121,7 +122,19 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
       atLeast(me, 'operator') ? newAccountForm() : null,
     );
 
-    const keys = await api<Page<Key>>('GET', `keys${query({ account_id: filter || undefined, limit: '200' })}`);
+    // Newest first, 50 a page, searched on the server: every key is reachable however many there are.
+    const keys = await api<Page<Key>>(
+      'GET',
+      `keys${query({ account_id: filter || undefined, q: search || undefined, limit: '50', cursor: keysCursor })}`,
+    );
+    const searchBox = h('input', {
+      id: 'keys-search',
+      type: 'search',
+      placeholder: 'name, label or hash',
+      'aria-label': 'search keys',
+      value: search,
+      onchange: () => ((search = searchBox.value.trim()), (keysCursor = undefined), (pages = []), void load()),
+    });
     const accountSelect = h(
       'select',
       { id: 'key-account', 'aria-label': 'account' },
@@ -146,6 +159,21 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
             )
           : null,
       ),
+      h(
+        'div',
+        { class: 'inline filters' },
+        searchBox,
+        pages.length ? h('span', { class: 'muted' }, `page ${pages.length + 1}`) : null,
+      ),
+      keys.data.length === 0
+        ? h(
+            'p',
+            { class: 'empty', id: 'keys-empty' },
+            search
+              ? `No key matches '${search}'. Clear the search to see every key.`
+              : 'No keys yet. Create one below (pick the account, give it a name); it is shown once.',
+          )
+        : null,
       table(
         [
           'Name',
@@ -155,7 +183,6 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
           'Remaining',
           'Used',
           'Status',
-          'Allowlists · rate limits',
           ...(atLeast(me, 'operator') ? ['Actions'] : []),
         ],
         keys.data.map((k) => [
@@ -172,17 +199,26 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
             { class: `badge ${k.disabled ? 'off' : 'on'}`, 'data-key-status': k.label },
             k.disabled ? 'disabled' : 'active',
           ),
-          // Where per-key allowlists and rate limits will be shown and edited once they exist.
-          h(
-            'span',
-            { class: 'muted', title: 'per-key allowlists and rate limits appear here when the gateway has them' },
-            k.allowlists || k.rate_limits
-              ? JSON.stringify({ allowlists: k.allowlists, rate_limits: k.rate_limits })
-              : '—',
-          ),
           ...(atLeast(me, 'operator') ? [keyActions(k)] : []),
         ]),
         { id: 'keys-table' },
+      ),
+      h(
+        'div',
+        { class: 'inline' },
+        pages.length
+          ? h('button', { id: 'keys-newer', onclick: () => ((keysCursor = pages.pop()), void load()) }, 'Newer')
+          : null,
+        keys.next_cursor
+          ? h(
+              'button',
+              {
+                id: 'keys-older',
+                onclick: () => (pages.push(keysCursor), (keysCursor = keys.next_cursor ?? undefined), void load()),
+              },
+              'Older',
+            )
+          : null,
       ),
       atLeast(me, 'operator') ? newKeyForm(accountSelect) : null,
     );
@@ -225,6 +261,7 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
       ),
       limit,
       reset,
+      deleteButton(k),
       h(
         'button',
         {
@@ -241,6 +278,20 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
         'Set limit',
       ),
     );
+  }
+
+  /** Delete takes two clicks: the first asks, the second deletes (the key stops working at once). */
+  function deleteButton(k: Key): HTMLElement {
+    const b = h('button', { 'data-delete-key': k.label, class: 'danger' }, 'Delete');
+    b.addEventListener('click', () => {
+      if (b.dataset.armed !== 'yes') {
+        b.dataset.armed = 'yes';
+        b.textContent = 'Delete for good?';
+        return;
+      }
+      void act(() => api('DELETE', `keys/${k.hash}`), `${k.name} deleted: it no longer works`);
+    });
+    return b;
   }
 
   function newAccountForm(): HTMLElement {

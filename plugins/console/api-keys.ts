@@ -54,7 +54,7 @@ function audit(store: Store, ctx: Ctx, s: ConsoleSession, change: AuditChange): 
 }
 
 /**
- * Accounts and keys for the console, oldest first with keyset cursors: the admin sees and
+ * Accounts and keys for the console, newest first with keyset cursors and a search: the admin sees and
  * changes every account; an account session sees its own account and keys, read-only.
  * `forget` drops a key from the auth cache at once (disable takes effect on the next request).
  */
@@ -71,6 +71,16 @@ export function registerKeyRoutes(router: Router, store: Store, need: Require, f
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = created;
+  });
+  router.delete('/console/api/keys/:hash', async (ctx) => {
+    const s = operator(await need(ctx));
+    const hash = ctx.params.hash;
+    const before = /^[0-9a-f]{64}$/.test(hash) ? await store.keys.get(hash) : undefined;
+    if (!before || !(s.isAdmin || before.accountId === s.accountId) || !(await store.keys.delete(hash)))
+      throw errors.notFound('key_not_found', 'No key with that hash');
+    forget(hash);
+    await audit(store, ctx, s, { action: 'key.delete', target: hash, before: keyJson(before) });
+    ctx.body = { data: { hash, deleted: true } };
   });
   router.patch('/console/api/keys/:hash', async (ctx) => {
     const s = operator(await need(ctx));
@@ -94,12 +104,21 @@ function registerAccountRoutes(router: Router, store: Store, need: Require): voi
     const after = cursorIn(qs(ctx, 'cursor', 500));
     const where = [s.isAdmin ? '1 = 1' : 'id = ?'];
     const params: Array<string | number> = s.isAdmin ? [] : [s.accountId];
+    const q = qs(ctx, 'q', 100)?.trim();
+    if (q) {
+      where.push("(LOWER(name) LIKE ? ESCAPE '\\' OR id = ?)");
+      params.push(`%${likeEscape(q.toLowerCase())}%`, q);
+    }
+    // Newest first (order=oldest the other way), keyset-paged.
+    const oldest = qs(ctx, 'order', 10) === 'oldest';
+    const cmp = oldest ? '>' : '<';
+    const dir = oldest ? '' : ' DESC';
     if (after) {
-      where.push('(created_at > ? OR (created_at = ? AND id > ?))');
+      where.push(`(created_at ${cmp} ? OR (created_at = ? AND id ${cmp} ?))`);
       params.push(after[0], after[0], after[1]);
     }
     const rows = await store.db.all<{ id: string; created_at: unknown }>(
-      `SELECT id, created_at FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT ?`,
+      `SELECT id, created_at FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at${dir}, id${dir} LIMIT ?`,
       [...params, limit + 1],
     );
     const page = rows.slice(0, limit);
@@ -143,32 +162,49 @@ function registerAccountRoutes(router: Router, store: Store, need: Require): voi
   });
 }
 
-/** One page of the keys a session sees: its account's, or (admin) one account's or all. */
+/**
+ * One page of the keys a session sees (its account's, or for the admin one account's or all), newest first (`order=
+ * oldest` the other way), with keyset cursors so that every key is reachable however many there are; `q` finds keys
+ * by name (a part of it), label or the start of the hash.
+ */
 async function keysPage(store: Store, s: ConsoleSession, ctx: Ctx) {
   const limit = limitParam(ctx, 50, 200);
   const after = cursorIn(qs(ctx, 'cursor', 500));
   const account = s.isAdmin ? qs(ctx, 'account_id', 64) : s.accountId;
+  const oldest = qs(ctx, 'order', 10) === 'oldest';
   const where: string[] = [];
   const params: Array<string | number> = [];
   if (account) {
     where.push('account_id = ?');
     params.push(account);
   }
+  const q = qs(ctx, 'q', 100)?.trim();
+  if (q) {
+    where.push("(LOWER(name) LIKE ? ESCAPE '\\' OR label = ? OR hash LIKE ?)");
+    params.push(`%${likeEscape(q.toLowerCase())}%`, q, `${likeEscape(q.toLowerCase())}%`);
+  }
   if (after) {
-    where.push('(created_at > ? OR (created_at = ? AND hash > ?))');
+    const cmp = oldest ? '>' : '<';
+    where.push(`(created_at ${cmp} ? OR (created_at = ? AND hash ${cmp} ?))`);
     params.push(after[0], after[0], after[1]);
   }
+  const dir = oldest ? '' : ' DESC';
   const rows = await store.db.all<{ hash: string; created_at: unknown }>(
-    `SELECT hash, created_at FROM api_keys ${whereSql(where)} ORDER BY created_at, hash LIMIT ?`,
+    `SELECT hash, created_at FROM api_keys ${whereSql(where)} ORDER BY created_at${dir}, hash${dir} LIMIT ?`,
     [...params, limit + 1],
   );
   const page = rows.slice(0, limit);
   const keys = await Promise.all(page.map((r) => store.keys.get(r.hash)));
   const last = page[page.length - 1];
   return {
-    data: keys.filter((k) => k !== undefined).map((k) => ({ ...keyJson(k), allowlists: null, rate_limits: null })),
+    data: keys.filter((k) => k !== undefined).map((k) => keyJson(k)),
     next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.hash) : null,
   };
+}
+
+/** `%`, `_` and the escape itself, taken literally in a LIKE pattern (ESCAPE '\'). */
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** A new key of an existing account; its raw value is in this answer only. */

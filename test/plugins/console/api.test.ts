@@ -74,13 +74,15 @@ describe('console API', function () {
       const q = `/console/api/keys?account_id=${accountId}&limit=2${cursor ? `&cursor=${String(cursor)}` : ''}`;
       const page = await call('GET', q);
       expect(page.status).to.equal(200);
-      for (const k of page.body.data as Array<{ hash: string; allowlists: null }>) {
-        expect(k.allowlists).to.equal(null);
-        seen.push(k.hash);
-      }
+      for (const k of page.body.data as Array<{ hash: string }>) seen.push(k.hash);
       cursor = page.body.next_cursor;
     } while (cursor);
-    expect(seen).to.deep.equal(keys);
+    expect(seen, 'newest first').to.deep.equal([...keys].reverse());
+    const found = await call('GET', `/console/api/keys?q=k1&account_id=${accountId}`);
+    expect((found.body.data as Array<{ hash: string }>).map((k) => k.hash)).to.deep.equal([keys[1]]);
+    const deleted = await call('DELETE', `/console/api/keys/${keys[2]}`);
+    expect(deleted.body.data).to.deep.equal({ hash: keys[2], deleted: true });
+    expect((await call('DELETE', `/console/api/keys/${keys[2]}`)).status).to.equal(404);
     const accounts = await call('GET', '/console/api/accounts?limit=200');
     expect((accounts.body.data as Array<{ id: string }>).map((a) => a.id)).to.include(accountId);
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
 
 const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
 const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1440, height: 900 } } as const;
@@ -137,5 +137,54 @@ describe('operator console (browser): outcomes, formats, failures, phone and des
       await page.waitForSelector('#page-overview');
       await page.context().close();
     }
+  });
+
+  it('265 keys: newest first, every one reachable page by page, found by search, deleted in two clicks', async () => {
+    const a = await makeAccountKey(gw, { credits: 1, name: 'many-keys' });
+    const made: Array<{ hash: string; name: string }> = [];
+    for (let i = 0; i < 264; i++) {
+      const r = await adminCall(gw, 'POST', '/v1/keys', {
+        name: `bulk-${String(i).padStart(3, '0')}`,
+        account_id: a.accountId,
+      });
+      made.push({ hash: (r.body.data as { hash: string }).hash, name: `bulk-${String(i).padStart(3, '0')}` });
+    }
+    for (const width of ['phone', 'desktop'] as const) {
+      const page = await open(width, '/console#/keys');
+      await page.goto(`${gw.url}/console#/keys`);
+      await page.waitForSelector('#keys-table');
+      const first = await page.$$eval('#keys-table tbody tr td:first-child', (els) => els.map((e) => e.textContent));
+      expect(first[0]).to.equal('bulk-263'); // the newest
+      expect(await overflows(page), `${width}: nothing runs off the screen`).to.equal(false);
+      await shot(page, `keys-${width}`);
+      await page.context().close();
+    }
+    const page = await open('desktop', '/console#/keys');
+    await page.goto(`${gw.url}/console#/keys`);
+    await page.waitForSelector('#keys-table');
+    // Page by page to the oldest: every key of the account is reachable.
+    const seen = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      for (const n of await page.$$eval('#keys-table tbody tr td:first-child', (els) =>
+        els.map((e) => e.textContent ?? ''),
+      ))
+        seen.add(n);
+      if (!(await page.$('#keys-older'))) break;
+      const top = await page.textContent('#keys-table tbody tr td');
+      await page.click('#keys-older');
+      for (let t = 0; t < 100 && (await page.textContent('#keys-table tbody tr td')) === top; t++)
+        await new Promise((r) => setTimeout(r, 50));
+    }
+    for (const m of made) expect(seen.has(m.name), m.name).to.equal(true);
+    await page.fill('#keys-search', 'bulk-007');
+    await page.press('#keys-search', 'Enter');
+    await page.waitForSelector('#keys-table >> text=bulk-007');
+    expect(await page.$$eval('#keys-table tbody tr', (els) => els.length)).to.equal(1);
+    await page.click('[data-delete-key]');
+    await page.click('[data-delete-key]');
+    await page.waitForSelector('#keys-empty');
+    expect((await adminCall(gw, 'GET', `/v1/keys/${made[7].hash}`)).status).to.equal(404);
+    await shot(page, 'keys-deleted-desktop');
+    await page.context().close();
   });
 });
