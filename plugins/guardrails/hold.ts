@@ -27,35 +27,61 @@ function openPlaceholder(buf: string): number {
   return OPEN_PLACEHOLDER.test(buf.slice(i)) ? i : buf.length;
 }
 
-/** The start of the trailing words worth holding: the last word, groups before it, `words` more. */
+/**
+ * Where a word ends for the hold: white space, and the signs no detector's value contains (a value may start after
+ * one, never run across it), so `Hello!` leaves at once while `Hello` waits (it may become `Hello@example.com`).
+ */
+const BOUNDARY = new Set([
+  ' ',
+  '\n',
+  '\t',
+  '\r',
+  ',',
+  ';',
+  '!',
+  '?',
+  '"',
+  "'",
+  '`',
+  '<',
+  '>',
+  '{',
+  '}',
+  '|',
+  '\\',
+  '*',
+  '&',
+]);
+const isSpace = (ch: string) => BOUNDARY.has(ch);
+
+/**
+ * The start of the trailing words worth holding: the word touching the end (it may go on), then, going back, every
+ * short group (a number or an IBAN printed in groups may go on after a space) and `words` other words.
+ */
 function trailingWords(buf: string, words: number): number {
   let cut = buf.length;
   let i = buf.length;
-  let held = -1;
-  while (i > 0) {
-    let start = i;
-    while (start > 0 && !/\s/.test(buf[start - 1])) start--;
-    const word = buf.slice(start, i);
-    // The last word is held unless the text ends with a space; then short groups and the phrase's words.
-    if (word.length > 0) {
-      if (held >= 0 && !GROUP.test(word) && held >= words) break;
-      if (held >= 0 && !GROUP.test(word)) held++;
-      if (held < 0) held = 0;
-      cut = start;
+  let held = 0;
+  for (;;) {
+    let end = i;
+    while (end > 0 && isSpace(buf[end - 1])) end--;
+    let start = end;
+    while (start > 0 && !isSpace(buf[start - 1])) start--;
+    if (start === end) return cut;
+    const touchesEnd = end === buf.length;
+    if (!touchesEnd && !GROUP.test(buf.slice(start, end))) {
+      if (held >= words) return cut;
+      held++;
     }
-    i = start;
-    while (i > 0 && /\s/.test(buf[i - 1])) i--;
-    if (i === start && word.length === 0) break;
-    if (held < 0) held = 0;
+    cut = i = start;
   }
-  return cut;
 }
 
 /** Where the text that can go now ends: buf[0, cut) is final, buf[cut..] waits for more. */
 export function holdFrom(buf: string, rule: HoldRule): number {
   let cut = openPlaceholder(buf);
   if (rule.matches) {
-    cut = Math.min(cut, /\s$/.test(buf) && rule.words === 0 ? buf.length : trailingWords(buf, rule.words));
+    cut = Math.min(cut, trailingWords(buf, rule.words));
     const begin = buf.lastIndexOf('-----BEGIN');
     if (begin >= 0 && buf.indexOf('-----END', begin) < 0 && buf.length - begin <= KEY_BLOCK_MAX)
       cut = Math.min(cut, begin);

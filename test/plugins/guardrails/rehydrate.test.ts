@@ -77,6 +77,22 @@ describe('guardrails: redact, then restore the answer', function () {
     });
   }
 
+  for (const stream of [false, true]) {
+    it(`a card the answer itself holds is redacted for the client, never restored (${stream ? 'streamed' : 'plain'})`, async () => {
+      upstream.handler = echoUpstream(3, 'Card 5555 5555 5555 4444 ok. ').handler;
+      const res = await postJson(`${gw.url}/v1/chat/completions`, {
+        model: 'up/m',
+        stream,
+        messages: [{ role: 'user', content: SAID }],
+      });
+      const text = stream
+        ? streamedText(await res.text())
+        : ((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content;
+      expect(text).to.equal(`Card [CARD_2] ok. ${SAID}`);
+      expect(text).not.to.match(/5555/);
+    });
+  }
+
   it('holds back only what may still become a match or a placeholder, not the answer', async () => {
     upstream.handler = echoUpstream(4, '').handler;
     const res = await postJson(`${gw.url}/v1/chat/completions`, {
