@@ -77,6 +77,21 @@ describe('guardrails: redact, then restore the answer', function () {
     });
   }
 
+  it('/v1/responses: restored for the client; the stored response and its input items keep placeholders', async () => {
+    upstream.handler = echoUpstream(3).handler;
+    const res = await postJson(`${gw.url}/v1/responses`, { model: 'up/m', input: SAID });
+    expect(res.status).to.equal(200);
+    const body = (await res.json()) as { id: string; output: Array<{ content: Array<{ text: string }> }> };
+    expect(body.output[0].content[0].text).to.equal(`You said: ${SAID}`);
+    for (const v of [EMAIL, CARD, KEY]) expect(upstream.requests.at(-1)!.body).not.to.include(v);
+    const stored = await (await fetch(`${gw.url}/v1/responses/${body.id}`)).text();
+    expect(stored).to.include('[EMAIL_1]');
+    for (const v of [EMAIL, CARD, KEY]) expect(stored).not.to.include(v);
+    const items = await (await fetch(`${gw.url}/v1/responses/${body.id}/input_items`)).text();
+    expect(items).to.include('[EMAIL_1]');
+    for (const v of [EMAIL, CARD, KEY]) expect(items).not.to.include(v);
+  });
+
   for (const stream of [false, true]) {
     it(`a card the answer itself holds is redacted for the client, never restored (${stream ? 'streamed' : 'plain'})`, async () => {
       upstream.handler = echoUpstream(3, 'Card 5555 5555 5555 4444 ok. ').handler;
