@@ -6,6 +6,8 @@
  */
 const num = (minimum: number, maximum: number) => ({ type: 'number', minimum, maximum });
 const NAME = '^[a-zA-Z0-9_]{1,64}$';
+/** A string that is not empty, checked in constant time (see image_url.url). */
+export const NON_EMPTY = '^[\\s\\S]';
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
 
 const contentPart = {
@@ -17,7 +19,9 @@ const contentPart = {
     image_url: {
       type: 'object',
       required: ['url'],
-      properties: { url: { type: 'string', minLength: 1 }, detail: { enum: ['auto', 'low', 'high'] } },
+      // Not minLength: ajv counts a string's length character by character, a walk over every byte of a base64
+      // image (a quarter of a 4 MB request's CPU); an anchored pattern looks at its first character.
+      properties: { url: { type: 'string', pattern: NON_EMPTY }, detail: { enum: ['auto', 'low', 'high'] } },
     },
   },
   allOf: [

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { errors, type ChatRequest, type GatewayError, type GatewayErrorCode } from '../../src/plugin';
 import { requests } from './generated/requests';
+import { NON_EMPTY } from './request-schema';
 
 // Generated at build time from ./request-schema.ts (scripts/gen-validators.js).
 const validateRequest = requests.chatRequest;
@@ -56,7 +57,7 @@ function describe(e: ErrorObject): string {
     case 'minItems':
       return `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
     case 'pattern':
-      return `must match ${String(p.pattern)}`;
+      return p.pattern === NON_EMPTY ? 'must not be empty' : `must match ${String(p.pattern)}`;
     case 'propertyNames':
       return 'must have integer token ids as keys';
     case 'anyOf':

@@ -4,11 +4,12 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false}.
 import type { Validator } from '../../../src/plugin';
 
-const schema11 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"type":"object","required":["role"],"properties":{"role":{"enum":["system","developer","user","assistant","function","tool"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1},"text":{"type":"string"},"image_url":{"type":"object","required":["url"],"properties":{"url":{"type":"string","minLength":1},"detail":{"enum":["auto","low","high"]}}}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"]}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"]}}]}},{"type":"null"}]},"name":{"type":"string","pattern":"^[a-zA-Z0-9_]{1,64}$"},"function_call":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}},"tool_calls":{"type":"array","items":{"type":"object","required":["id","type","function"],"properties":{"id":{"type":"string","minLength":1},"type":{"const":"function"},"function":{"type":"object","required":["name","arguments"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}}},"tool_call_id":{"type":"string","minLength":1}}}},"temperature":{"type":"number","minimum":0,"maximum":2},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0},"min_p":{"type":"number","minimum":0,"maximum":1},"top_a":{"type":"number","minimum":0,"maximum":1},"seed":{"type":"integer"},"frequency_penalty":{"type":"number","minimum":-2,"maximum":2},"presence_penalty":{"type":"number","minimum":-2,"maximum":2},"repetition_penalty":{"type":"number","minimum":0,"maximum":2},"max_tokens":{"type":"integer","minimum":0},"max_completion_tokens":{"type":"integer","minimum":0},"stop":{"anyOf":[{"type":"string"},{"type":"array","maxItems":4,"items":{"type":"string"}},{"type":"null"}]},"n":{"type":"integer","minimum":1,"maximum":128},"verbosity":{"enum":["low","medium","high"]},"response_format":{"type":"object","required":["type"],"properties":{"type":{"enum":["text","json_object","json_schema"]},"json_schema":{"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"schema":{"type":"object"},"strict":{"type":["boolean","null"]},"description":{"type":"string"}}}},"if":{"properties":{"type":{"const":"json_schema"}}},"then":{"required":["json_schema"]}},"structured_outputs":{"type":"boolean"},"reasoning_effort":{"enum":["none","minimal","low","medium","high","xhigh"]},"reasoning":{"type":"object","properties":{"effort":{"enum":["none","minimal","low","medium","high","xhigh"]},"max_tokens":{"type":"integer","minimum":0},"exclude":{"type":"boolean"},"enabled":{"type":"boolean"}}},"tools":{"type":"array","items":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}]},"parallel_tool_calls":{"type":"boolean"},"functions":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}},"function_call":{"anyOf":[{"enum":["none","auto"]},{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}]},"logit_bias":{"type":"object","propertyNames":{"pattern":"^[0-9]+$"},"additionalProperties":{"type":"number","minimum":-100,"maximum":100}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer","minimum":0,"maximum":20},"stream":{"type":"boolean"},"stream_options":{"type":"object","properties":{"include_usage":{"type":"boolean"}}},"user":{"type":"string"}}};
+const schema11 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"type":"object","required":["role"],"properties":{"role":{"enum":["system","developer","user","assistant","function","tool"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1},"text":{"type":"string"},"image_url":{"type":"object","required":["url"],"properties":{"url":{"type":"string","pattern":"^[\\s\\S]"},"detail":{"enum":["auto","low","high"]}}}},"allOf":[{"if":{"properties":{"type":{"const":"text"}}},"then":{"required":["text"]}},{"if":{"properties":{"type":{"const":"image_url"}}},"then":{"required":["image_url"]}}]}},{"type":"null"}]},"name":{"type":"string","pattern":"^[a-zA-Z0-9_]{1,64}$"},"function_call":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}},"tool_calls":{"type":"array","items":{"type":"object","required":["id","type","function"],"properties":{"id":{"type":"string","minLength":1},"type":{"const":"function"},"function":{"type":"object","required":["name","arguments"],"properties":{"name":{"type":"string"},"arguments":{"type":"string"}}}}}},"tool_call_id":{"type":"string","minLength":1}}}},"temperature":{"type":"number","minimum":0,"maximum":2},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0},"min_p":{"type":"number","minimum":0,"maximum":1},"top_a":{"type":"number","minimum":0,"maximum":1},"seed":{"type":"integer"},"frequency_penalty":{"type":"number","minimum":-2,"maximum":2},"presence_penalty":{"type":"number","minimum":-2,"maximum":2},"repetition_penalty":{"type":"number","minimum":0,"maximum":2},"max_tokens":{"type":"integer","minimum":0},"max_completion_tokens":{"type":"integer","minimum":0},"stop":{"anyOf":[{"type":"string"},{"type":"array","maxItems":4,"items":{"type":"string"}},{"type":"null"}]},"n":{"type":"integer","minimum":1,"maximum":128},"verbosity":{"enum":["low","medium","high"]},"response_format":{"type":"object","required":["type"],"properties":{"type":{"enum":["text","json_object","json_schema"]},"json_schema":{"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"schema":{"type":"object"},"strict":{"type":["boolean","null"]},"description":{"type":"string"}}}},"if":{"properties":{"type":{"const":"json_schema"}}},"then":{"required":["json_schema"]}},"structured_outputs":{"type":"boolean"},"reasoning_effort":{"enum":["none","minimal","low","medium","high","xhigh"]},"reasoning":{"type":"object","properties":{"effort":{"enum":["none","minimal","low","medium","high","xhigh"]},"max_tokens":{"type":"integer","minimum":0},"exclude":{"type":"boolean"},"enabled":{"type":"boolean"}}},"tools":{"type":"array","items":{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}}}},"tool_choice":{"anyOf":[{"enum":["none","auto","required"]},{"type":"object","required":["type","function"],"properties":{"type":{"const":"function"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}}}]},"parallel_tool_calls":{"type":"boolean"},"functions":{"type":"array","items":{"type":"object","required":["name"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string"},"parameters":{"type":"object"},"strict":{"type":["boolean","null"]}}}},"function_call":{"anyOf":[{"enum":["none","auto"]},{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}]},"logit_bias":{"type":"object","propertyNames":{"pattern":"^[0-9]+$"},"additionalProperties":{"type":"number","minimum":-100,"maximum":100}},"logprobs":{"type":"boolean"},"top_logprobs":{"type":"integer","minimum":0,"maximum":20},"stream":{"type":"boolean"},"stream_options":{"type":"object","properties":{"include_usage":{"type":"boolean"}}},"user":{"type":"string"}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
-const pattern0 = new RegExp("^[a-zA-Z0-9_]{1,64}$", "u");
-const pattern1 = new RegExp("^[a-zA-Z0-9_-]{1,64}$", "u");
-const pattern4 = new RegExp("^[0-9]+$", "u");
+const pattern0 = new RegExp("^[\\s\\S]", "u");
+const pattern1 = new RegExp("^[a-zA-Z0-9_]{1,64}$", "u");
+const pattern2 = new RegExp("^[a-zA-Z0-9_-]{1,64}$", "u");
+const pattern5 = new RegExp("^[0-9]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -294,8 +295,8 @@ errors++;
 if(data10.url !== undefined){
 let data11 = data10.url;
 if(typeof data11 === "string"){
-if(func2(data11) < 1){
-const err19 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1+"/image_url/url",schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/properties/image_url/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern0.test(data11)){
+const err19 = {instancePath:instancePath+"/messages/" + i0+"/content/" + i1+"/image_url/url",schemaPath:"#/properties/messages/items/properties/content/anyOf/1/items/properties/image_url/properties/url/pattern",keyword:"pattern",params:{pattern: "^[\\s\\S]"},message:"must match pattern \""+"^[\\s\\S]"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -407,7 +408,7 @@ vErrors = null;
 if(data2.name !== undefined){
 let data13 = data2.name;
 if(typeof data13 === "string"){
-if(!pattern0.test(data13)){
+if(!pattern1.test(data13)){
 const err27 = {instancePath:instancePath+"/messages/" + i0+"/name",schemaPath:"#/properties/messages/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_]{1,64}$"},message:"must match pattern \""+"^[a-zA-Z0-9_]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -1255,7 +1256,7 @@ errors++;
 if(data43.name !== undefined){
 let data44 = data43.name;
 if(typeof data44 === "string"){
-if(!pattern1.test(data44)){
+if(!pattern2.test(data44)){
 const err94 = {instancePath:instancePath+"/response_format/json_schema/name",schemaPath:"#/properties/response_format/properties/json_schema/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,64}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err94];
@@ -1496,7 +1497,7 @@ errors++;
 if(data58.name !== undefined){
 let data59 = data58.name;
 if(typeof data59 === "string"){
-if(!pattern1.test(data59)){
+if(!pattern2.test(data59)){
 const err113 = {instancePath:instancePath+"/tools/" + i4+"/function/name",schemaPath:"#/properties/tools/items/properties/function/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,64}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err113];
@@ -1749,7 +1750,7 @@ errors++;
 if(data69.name !== undefined){
 let data70 = data69.name;
 if(typeof data70 === "string"){
-if(!pattern1.test(data70)){
+if(!pattern2.test(data70)){
 const err132 = {instancePath:instancePath+"/functions/" + i5+"/name",schemaPath:"#/properties/functions/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,64}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err132];
@@ -1917,7 +1918,7 @@ if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
 for(const key0 in data76){
 const _errs172 = errors;
 if(typeof key0 === "string"){
-if(!pattern4.test(key0)){
+if(!pattern5.test(key0)){
 const err144 = {instancePath:instancePath+"/logit_bias",schemaPath:"#/properties/logit_bias/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err144];

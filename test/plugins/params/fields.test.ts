@@ -69,6 +69,15 @@ const CASES: Array<[string, Record<string, unknown>, Record<string, unknown>, st
     'invalid_type',
   ],
   [
+    'messages[].content[].image_url.url (not empty, checked without walking a base64 image)',
+    {
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }],
+    },
+    { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: '' } }] }] },
+    'messages[0].content',
+    'invalid_type',
+  ],
+  [
     'messages[].content null',
     {
       messages: [
