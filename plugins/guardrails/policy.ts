@@ -96,10 +96,4 @@ export class Policies {
     if (!d) throw new Error(`guardrails: a policy names the detector '${id}', which no plugin registered`);
     return d;
   }
-
-  /** Every detector a policy names exists (checked when the first request comes, after every plugin's setup). */
-  check(): void {
-    for (const policy of Object.values(this.config.policies))
-      for (const c of policy.checks) if (c.detector !== CLASSIFIER) this.detector(c.detector);
-  }
 }
