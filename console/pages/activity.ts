@@ -13,6 +13,7 @@ interface RecordRow {
   total_cost: number;
   latency_ms: number | null;
   status: string;
+  outcome: string;
   error_code: string | null;
   streamed: boolean;
   app: string | null;
@@ -60,6 +61,15 @@ export async function activityPage(main: HTMLElement, _me: Me): Promise<void> {
     ['incomplete', 'incomplete'],
     ['error', 'error'],
   ]);
+  // Every outcome is counted and findable: `error` is any of the three errors (the error rate's numerator).
+  const fOutcome = sel('filter-outcome', 'outcome', [
+    ['error', 'any error'],
+    ['success', 'success'],
+    ['upstream_error', 'upstream error'],
+    ['timeout', 'timeout'],
+    ['client_error', 'client error (4xx)'],
+    ['cancelled', 'cancelled'],
+  ]);
   const fFrom = h('input', { id: 'filter-from', type: 'date', 'aria-label': 'from' });
   const fTo = h('input', { id: 'filter-to', type: 'date', 'aria-label': 'to (inclusive)' });
   const list = h('section', { class: 'card' });
@@ -72,6 +82,7 @@ export async function activityPage(main: HTMLElement, _me: Me): Promise<void> {
       key_hash: fKey.value || undefined,
       model: fModel.value || undefined,
       status: fStatus.value || undefined,
+      outcome: fOutcome.value || undefined,
       from: fFrom.value || undefined,
       to,
     };
@@ -126,7 +137,11 @@ export async function activityPage(main: HTMLElement, _me: Me): Promise<void> {
       document.createTextNode(r.api_key_hash ? (keyName.get(r.api_key_hash) ?? r.api_key_hash.slice(0, 8)) : '—'),
       document.createTextNode(r.model),
       document.createTextNode(r.app ?? ''),
-      h('span', { class: `badge ${r.status === 'completed' ? 'on' : 'off'}` }, r.error_code ?? r.status),
+      h(
+        'span',
+        { class: `badge ${r.outcome === 'success' ? 'on' : 'off'}`, title: r.outcome },
+        r.error_code ?? r.status,
+      ),
       document.createTextNode(int(r.tokens_prompt)),
       document.createTextNode(int(r.tokens_completion)),
       document.createTextNode(credits(r.total_cost)),
@@ -219,6 +234,7 @@ export async function activityPage(main: HTMLElement, _me: Me): Promise<void> {
       fKey,
       fModel,
       fStatus,
+      fOutcome,
       h('label', {}, 'from ', fFrom),
       h('label', {}, 'to ', fTo),
       h('button', { id: 'filter-apply', type: 'submit', class: 'primary' }, 'Apply'),

@@ -103,6 +103,27 @@ describe('operator console (browser): outcomes, formats, failures, phone and des
     }
   });
 
+  it('the Activity filter finds each outcome: the two refusals as client errors', async () => {
+    for (const width of ['phone', 'desktop'] as const) {
+      const page = await open(width, '/console#/activity');
+      await page.goto(`${gw.url}/console#/activity`);
+      await page.waitForSelector('#filter-outcome');
+      await page.selectOption('#filter-outcome', 'client_error');
+      await page.click('#filter-apply');
+      let outcomes: Array<string | null> = [];
+      for (let t = 0; t < 100; t++) {
+        outcomes = await page.$$eval('#records-table tbody tr .badge', (els) =>
+          els.map((e) => e.getAttribute('title')),
+        );
+        if (outcomes.length === 2) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(outcomes).to.deep.equal(['client_error', 'client_error']);
+      await shot(page, `activity-client-errors-${width}`);
+      await page.context().close();
+    }
+  });
+
   it("an HTML 502 from a proxy reads as a sentence, not a parser's error", async () => {
     const page = await open('desktop');
     await page.route('**/console/api/overview*', (route) =>
