@@ -24,6 +24,8 @@ import { guardrailsScenario } from './guardrails';
 import { longRun } from './long';
 import { cpuMs, mainThreadCpuMs, rssMb, type Target } from './proc';
 import { defaultPlugins, startGateway, startProcess } from './gateway-target';
+import { startStreamTargets, streamCost } from './stream-cost';
+import { bodyCost, startBodyTargets } from './body-cost';
 
 const { values } = parseArgs({
   options: {
@@ -266,6 +268,12 @@ async function main(): Promise<void> {
   for (const c of children) c.kill('SIGTERM');
   lines.push('', ...(await hotPath()));
   lines.push('', ...(await guardrailsScenario(seconds, rounds)));
+  // What users pay for beyond a request (issue 44): streams per chunk and large bodies, in their own processes.
+  lines.push(
+    '',
+    ...(await streamCost(await startStreamTargets(__dirname, fullPlugins, children, dirs), rounds, seconds)),
+  );
+  lines.push('', ...(await bodyCost(await startBodyTargets(__dirname, fullPlugins, children, dirs), rounds, 20)));
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
