@@ -79,7 +79,10 @@ function frame(title: string, labels: string[], max: number, unit: string): SVGS
 
 export function lineChart(title: string, labels: string[], series: Series[], unit = ''): HTMLElement {
   const all = series.flatMap((s) => s.values.filter((v): v is number => v !== null));
-  const max = niceMax(Math.max(0, ...all), all.every((x) => Number.isInteger(x)));
+  const max = niceMax(
+    Math.max(0, ...all),
+    all.every((x) => Number.isInteger(x)),
+  );
   const root = frame(title, labels, max, unit);
   const iw = W - PAD.l - PAD.r;
   const ih = H - PAD.t - PAD.b;
@@ -110,7 +113,10 @@ export function lineChart(title: string, labels: string[], series: Series[], uni
 
 export function barChart(title: string, labels: string[], s: Series, unit = ''): HTMLElement {
   const vals = s.values.map((v) => v ?? 0);
-  const max = niceMax(Math.max(0, ...vals), vals.every((x) => Number.isInteger(x)));
+  const max = niceMax(
+    Math.max(0, ...vals),
+    vals.every((x) => Number.isInteger(x)),
+  );
   const root = frame(title, labels, max, unit);
   const iw = W - PAD.l - PAD.r;
   const ih = H - PAD.t - PAD.b;
