@@ -94,7 +94,8 @@ export const limitsCommands: CliCommand[] = [
     usage: 'accounts limits ACCOUNT',
     summary: "show or set an account's allowlist, rate limits and plan",
     help: [
-      'accounts limits ACCOUNT [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N] [--plan P]',
+      'accounts limits ACCOUNT [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
+      '                        [--plan P]',
       "                                  show or set the account's allowlist, rate limits and plan",
     ],
     run: (args) => runLimits('account', args),
