@@ -26,8 +26,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const chatName = (name: string) => name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
 
 /** Whether a body declares `mcp` tools (checked before anything async: chat's parse stays synchronous without). */
-export function declaresRemoteTools(body: Record<string, unknown>): boolean {
-  return Array.isArray(body.tools) && body.tools.some((t) => isRecord(t) && t.type === 'mcp');
+export function declaresRemoteTools(body: unknown): boolean {
+  // Called before the body is known to be an object: `null` or an array is the parser's 400 to give, not a 500 here.
+  return isRecord(body) && Array.isArray(body.tools) && body.tools.some((t) => isRecord(t) && t.type === 'mcp');
 }
 
 /**
