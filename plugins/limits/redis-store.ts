@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { Admission, AdmitRequest, CounterStore, Dimension, ScopeLimits, ScopeUsage } from './counter-store';
+import { failFastRedis } from '../../src/plugin';
 import { ADMIT_LUA, CANCEL_LUA, FINISH_LUA } from './redis-scripts';
 
 export interface RedisStoreOptions {
@@ -69,18 +70,10 @@ export class RedisCounterStore implements CounterStore {
     private readonly opts: RedisStoreOptions,
     private readonly logger: Logger,
   ) {
-    // ioredis is loaded only when a gateway counts in Redis (the default store is memory).
-    const RedisClient = (require('ioredis') as typeof import('ioredis')).default;
-    this.client = new RedisClient(opts.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: opts.timeoutMs,
-      connectTimeout: Math.max(opts.timeoutMs, 1000),
-      retryStrategy: (times) => Math.min(100 * times, 2000),
+    this.client = failFastRedis(opts.url, opts.timeoutMs, {
       // A command left unanswered by a lost connection is never sent again by itself: an admission resent after its
       // undoing would count for good. What must reach Redis is in `pending`.
       autoResendUnfulfilledCommands: false,
-      lazyConnect: true,
     });
     this.client.defineCommand('limitsAdmit', { lua: ADMIT_LUA });
     this.client.defineCommand('limitsFinish', { lua: FINISH_LUA });

@@ -12,3 +12,5 @@ export { smtpSchema, smtpTransport, type SmtpSettings } from '../mail/smtp';
 export { auditCli, fail, print, withStore } from '../cli/store-cli';
 export { findKey } from '../cli/key-ref';
 export { findAccount } from '../cli/account-ref';
+/** A fail-fast ioredis client for a plugin's own state in Redis. */
+export { failFastRedis } from '../pipeline/redis-client';

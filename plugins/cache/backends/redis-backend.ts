@@ -5,6 +5,7 @@
  * request's).
  */
 import type Redis from 'ioredis';
+import { failFastRedis } from '../../../src/plugin';
 import type { CacheBackend, PurgeFilter, StoredEntry } from './types';
 
 export interface RedisBackendOptions {
@@ -18,16 +19,7 @@ export class RedisBackend implements CacheBackend {
   private readonly client: Redis;
 
   constructor(private readonly opts: RedisBackendOptions) {
-    // ioredis is loaded only when the cache lives in Redis.
-    const RedisClient = (require('ioredis') as typeof import('ioredis')).default;
-    this.client = new RedisClient(opts.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: opts.timeoutMs,
-      connectTimeout: Math.max(opts.timeoutMs, 1000),
-      retryStrategy: (times) => Math.min(100 * times, 2000),
-      lazyConnect: true,
-    });
+    this.client = failFastRedis(opts.url, opts.timeoutMs);
     // A Redis away is a miss (the answer comes from upstream), never a failed request: errors are the callers'.
     this.client.on('error', () => undefined);
   }
