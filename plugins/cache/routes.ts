@@ -5,11 +5,11 @@
  * account uses the cache. Every change is in the audit log.
  */
 import type Router from '@koa/router';
-import { bodyReader, errors, recordAudit, type AdminGuard, type Store } from '../../src/plugin';
+import { bodyReader, errors, existingSubject, recordAudit, type AdminGuard, type Store } from '../../src/plugin';
 import type { CacheBackend } from './backends/types';
 import { bodies } from './generated/bodies';
 import { purgeFilter, purgesSomething, type PurgeBody } from './purge';
-import type { CacheSettings, SettingSubject } from './store/settings';
+import type { CacheSettings } from './store/settings';
 
 const readPurge = bodyReader<PurgeBody>(bodies.purge);
 const readSetting = bodyReader<{ enabled: boolean | null }>(bodies.setting);
@@ -35,13 +35,13 @@ export function registerCacheRoutes(
   ] as const) {
     router.get(path, async (ctx) => {
       await admin(ctx, 'viewer');
-      await exists(store, subject, ctx.params.id);
+      await existingSubject(store, subject, ctx.params.id);
       ctx.body = { data: { enabled: settings.get(subject, ctx.params.id) } };
     });
     router.put(path, async (ctx) => {
       const principal = await admin(ctx, 'operator');
       const id = ctx.params.id;
-      await exists(store, subject, id);
+      await existingSubject(store, subject, id);
       const { enabled } = await readSetting(ctx);
       const before = settings.get(subject, id);
       await settings.set(subject, id, enabled);
@@ -54,16 +54,4 @@ export function registerCacheRoutes(
       ctx.body = { data: { enabled } };
     });
   }
-}
-
-/** 404 for a key or account that does not exist. */
-async function exists(store: Store, subject: SettingSubject, id: string): Promise<void> {
-  const found =
-    subject === 'key'
-      ? /^[0-9a-f]{64}$/.test(id) && (await store.keys.get(id)) !== undefined
-      : (await store.accounts.get(id)) !== undefined;
-  if (!found)
-    throw subject === 'key'
-      ? errors.notFound('key_not_found', 'No key with that hash')
-      : errors.notFound('account_not_found', 'No account with that id');
 }

@@ -5,9 +5,9 @@
  * after). A policy is named, never written here: the policies themselves are the operator's YAML.
  */
 import type Router from '@koa/router';
-import { bodyReader, errors, recordAudit, type AdminGuard, type Store } from '../../src/plugin';
+import { bodyReader, errors, existingSubject, recordAudit, type AdminGuard, type Store } from '../../src/plugin';
 import { bodies } from './generated/bodies';
-import type { Assignments, Subject } from './store/assignments';
+import type { Assignments } from './store/assignments';
 
 const readPolicy = bodyReader<{ policy: string | null }>(bodies.policyBody);
 
@@ -18,27 +18,19 @@ export function registerPolicyRoutes(
   assignments: Assignments,
   known: ReadonlySet<string>,
 ): void {
-  const exists = async (subject: Subject, id: string) =>
-    subject === 'key'
-      ? /^[0-9a-f]{64}$/.test(id) && (await store.keys.get(id)) !== undefined
-      : (await store.accounts.get(id)) !== undefined;
-  const notFound = (subject: Subject) =>
-    subject === 'key'
-      ? errors.notFound('key_not_found', 'No key with that hash')
-      : errors.notFound('account_not_found', 'No account with that id');
   for (const [subject, path] of [
     ['key', '/v1/keys/:id/guardrails'],
     ['account', '/v1/accounts/:id/guardrails'],
   ] as const) {
     router.get(path, async (ctx) => {
       await admin(ctx, 'viewer');
-      if (!(await exists(subject, ctx.params.id))) throw notFound(subject);
+      await existingSubject(store, subject, ctx.params.id);
       ctx.body = { data: { policy: assignments.get(subject, ctx.params.id) ?? null } };
     });
     router.put(path, async (ctx) => {
       const principal = await admin(ctx, 'operator');
       const id = ctx.params.id;
-      if (!(await exists(subject, id))) throw notFound(subject);
+      await existingSubject(store, subject, id);
       const { policy } = await readPolicy(ctx);
       if (policy !== null && !known.has(policy))
         throw errors.invalidRequest(`No guardrails policy named '${policy.slice(0, 64)}'`, 'policy', 'invalid_value');

@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import {
   bodyReader,
-  errors,
+  existingSubject,
   paging,
   recordAudit,
   type AdminGuard,
@@ -17,7 +17,7 @@ import {
 import { bodies } from './generated/bodies';
 import type { Access } from './governance';
 import type { Sessions } from './sessions';
-import type { CallLog, Subject } from './store/repo';
+import type { CallLog } from './store/repo';
 import type { Upstreams } from './upstreams';
 
 const readAccess = bodyReader<{ tools: string[] | null }>(bodies.access);
@@ -63,11 +63,13 @@ export function registerMcpRoutes(router: Router, d: RouteDeps): void {
   ] as const) {
     router.get(path, async (ctx) => {
       await admin(ctx, 'viewer');
-      ctx.body = { data: { tools: await d.access.get(subject, await known(d.store, subject, ctx.params.id)) } };
+      ctx.body = {
+        data: { tools: await d.access.get(subject, await existingSubject(d.store, subject, ctx.params.id)) },
+      };
     });
     router.put(path, async (ctx) => {
       const principal = await admin(ctx, 'operator');
-      const id = await known(d.store, subject, ctx.params.id);
+      const id = await existingSubject(d.store, subject, ctx.params.id);
       const { tools } = await readAccess(ctx);
       const before = await d.access.get(subject, id);
       await d.access.set(subject, id, tools);
@@ -80,14 +82,4 @@ export function registerMcpRoutes(router: Router, d: RouteDeps): void {
       ctx.body = { data: { tools } };
     });
   }
-}
-
-/** The key's hash or the account's id, when it exists (else 404). */
-async function known(store: Store, subject: Subject, id: string): Promise<string> {
-  if (subject === 'key') {
-    if (/^[0-9a-f]{64}$/.test(id) && (await store.keys.get(id))) return id;
-    throw errors.notFound('key_not_found', 'No key with that hash');
-  }
-  if (await store.accounts.get(id)) return id;
-  throw errors.notFound('account_not_found', 'No account with that id');
 }

@@ -15,6 +15,7 @@ export {
   readNewKey,
 } from '../api/admin-wire';
 export { creditsSchema } from '../api/admin-bodies';
+export { existingSubject, type AdminSubject } from '../api/admin-subject';
 export { checkKey, constantTimeEqual, generateKey, hashKey, keyLabel } from '../auth/key-format';
 export { issueKey } from '../auth/issue-key';
 export {
