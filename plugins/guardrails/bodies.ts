@@ -1,4 +1,7 @@
-/** JSON Schema of the guardrails admin API's body; its validator is generated at build time (scripts/gen-validators.js). */
+/**
+ * JSON Schema of the guardrails admin API's body; its validator is generated at build time
+ * (scripts/gen-validators.js).
+ */
 
 /** The body of PUT .../guardrails: a policy named in the YAML, or null to clear. */
 export const policyBodySchema = {

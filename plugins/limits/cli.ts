@@ -75,7 +75,10 @@ function runLimits(subject: LimitSubject, args: string[]): Promise<number> {
   );
 }
 
-/** The plugin's CLI: `gateway keys limits KEY ...` and `gateway accounts limits ACCOUNT ...` (the definition's `cli`). */
+/**
+ * The plugin's CLI: `gateway keys limits KEY ...` and `gateway accounts limits ACCOUNT ...` (the definition's
+ * `cli`).
+ */
 export const limitsCommands: CliCommand[] = [
   {
     parent: 'keys',

@@ -26,9 +26,9 @@ const DONE: IteratorResult<ChatCompletionChunk> = { done: true, value: undefined
  * chunks wait and the reader has not taken them by the next turn of the event loop (a client that does not read),
  * the body is paused until the reader has taken them all. Not at once: the chunks of one socket read come as many
  * 'data' events before the reader's turn, and pausing among them split what the writer sends in one write into a
- * write per HIGH_WATER chunks (3x the writes of a byte pipe, measured with strace). A failure (the body's error, a line too
- * long, the upstream's error event, a stream that ends unfinished) comes after the chunks parsed before it, mapped
- * by `fail`. `return()` destroys the body.
+ * write per HIGH_WATER chunks (3x the writes of a byte pipe). A failure (the body's error, a line too long, the
+ * upstream's error event, a stream that ends unfinished) comes after the chunks parsed before it, mapped by `fail`.
+ * `return()` destroys the body.
  */
 export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
   private queue: ChatCompletionChunk[] = [];

@@ -154,7 +154,10 @@ const provider = {
     options: { type: 'object' },
     max_connections: { type: 'integer', minimum: 1, default: 128 },
     connect_timeout_ms: { type: 'integer', minimum: 1, default: 10000 },
-    /** Whether this provider may keep or train on prompts; `provider.data_collection: "deny"` skips the `allow` ones. */
+    /**
+     * Whether this provider may keep or train on prompts; `provider.data_collection: "deny"` skips the `allow`
+     * ones.
+     */
     data_collection: { enum: ['allow', 'deny'], default: 'allow' },
   },
 } as const;

@@ -54,7 +54,10 @@ export function detectorRegistry(shared: SharedServices): DetectorRegistry {
   return made;
 }
 
-/** One thing a guard did: which rule (a detector id or a check's name), on which side, with what action. Never the value. */
+/**
+ * One thing a guard did: which rule (a detector id or a check's name), on which side, with what action. Never the
+ * value.
+ */
 export interface GuardrailEvent {
   rule: string;
   side: 'input' | 'output';

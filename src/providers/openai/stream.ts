@@ -66,7 +66,10 @@ class OpenAITranslator implements StreamTranslator {
     return [this.passthrough.read(ev.data) ?? this.translate(ev)];
   }
 
-  /** The whole chunk: parsed, checked, its finish reasons and reasoning in OpenAI's names, the gateway's id and model. */
+  /**
+   * The whole chunk: parsed, checked, its finish reasons and reasoning in OpenAI's names, the gateway's id and
+   * model.
+   */
   private translate(ev: UpstreamEvent): ChatCompletionChunk {
     const { ctx, name } = this;
     const parsed = parseEventJson(ev, name);

@@ -1,6 +1,9 @@
 import type { Migration } from './index';
 
-/** What a generation record says of its route (issue 46): the model variant asked for, and zero-completion insurance. */
+/**
+ * What a generation record says of its route (issue 46): the model variant asked for, and zero-completion
+ * insurance.
+ */
 export const routingRecordMigrations: Migration[] = [
   {
     module: 'routing_record',
