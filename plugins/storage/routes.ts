@@ -53,10 +53,13 @@ export function registerResponseRoutes(router: Router, responses: ResponseRepo, 
   });
 }
 
-/** The stored object as GET serves it: without the conversation kept for previous_response_id. */
+/** Where a stored chat completion keeps the request's messages (shown by the console's record view only). */
+export const REQUEST_MESSAGES = 'request_messages';
+
+/** The stored object as GET serves it: without the conversation kept for previous_response_id and the console. */
 export function publicBody(body: Record<string, unknown>): Record<string, unknown> {
-  if (!(INPUT_ITEMS in body)) return body;
-  const { [INPUT_ITEMS]: _items, ...rest } = body;
+  if (!(INPUT_ITEMS in body) && !(REQUEST_MESSAGES in body)) return body;
+  const { [INPUT_ITEMS]: _items, [REQUEST_MESSAGES]: _messages, ...rest } = body;
   return rest;
 }
 

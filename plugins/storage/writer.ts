@@ -15,7 +15,7 @@ import {
   type Usage,
 } from '../../src/plugin';
 import { toResponse, type ChoiceParts } from './assemble';
-import { ANONYMOUS } from './routes';
+import { ANONYMOUS, REQUEST_MESSAGES } from './routes';
 import { putStatement, type ResponseRepo } from './store/repo';
 
 export interface WriterDeps {
@@ -65,14 +65,12 @@ export class ResponseWriter {
   ): Record<string, unknown> {
     const s = ctx.state.gateway;
     const id = s.completionId;
-    return toResponse(parts, {
-      id,
-      model: s.model.id,
-      createdAt: Date.now(),
-      status,
-      usage,
-      withContent: !this.noContent.has(s.model.id),
-    });
+    const withContent = !this.noContent.has(s.model.id);
+    const body = toResponse(parts, { id, model: s.model.id, createdAt: Date.now(), status, usage, withContent });
+    // The messages as the upstream got them (a guard's redactions are made in place before the call), for the
+    // console's record view; GET never shows them (publicBody).
+    if (withContent) body[REQUEST_MESSAGES] = s.request.messages;
+    return body;
   }
 
   recordOf(ctx: GatewayContext, sent: Record<string, unknown>, status: string) {
