@@ -104,11 +104,15 @@ describe('operator console (browser)', function () {
     await page.click('#nav-activity');
     await page.waitForSelector(`#records-table a[data-id="${completionId}"]`);
     await page.click(`#records-table a[data-id="${completionId}"]`);
-    await page.waitForSelector('#record-response');
-    expect(await page.textContent('#record-json')).to.include(completionId);
-    expect(await page.textContent('#record-response'))
-      .to.include('"output"')
-      .and.include('Hello');
+    await page.waitForSelector('#record-answer');
+    expect(await page.textContent('#record-title')).to.include(completionId);
+    expect(await page.textContent('#record-answer')).to.include('Hello');
+    await page.click('#record-raw-toggle');
+    expect(await page.textContent('#record-json'))
+      .to.include(completionId)
+      .and.include('"output"');
+    await shot(page, 'activity-record');
+    await page.click('#record-close');
     expect(await page.textContent('#daily-table'))
       .to.include('mock/gpt-4o-mini')
       .and.include('https://app.example');
