@@ -26,7 +26,7 @@ import { RefusalRecorder } from './http/refusals';
 import { fastPathListener } from './http/fast-path';
 import { hostCheck } from './http/host-check';
 import { chatOperation } from './api/chat';
-import { runOperation } from './api/run-operation';
+import { runOperation, type OperationDeps } from './api/run-operation';
 import { registerOperationRoutes } from './api/operations';
 import { getAdapter } from './providers/registry';
 import { registerModelRoutes } from './api/models';
@@ -107,15 +107,64 @@ function buildChain(
   );
 }
 
-/** Build the Koa app for a validated config: store, plugins, routes. No listen(). */
-export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
-  const logger = opts.logger ?? createLogger(config.server.log_level);
-  const loaded = loadPlugins(config.plugins, config.baseDir);
-  const extensions = storeExtensionsOf(loaded);
+/** The configured store (or the one a test passes in), checked to hold every plugin's store extension. */
+async function openGatewayStore(
+  config: GatewayConfig,
+  opts: CreateOptions,
+  extensions: ReturnType<typeof storeExtensionsOf>,
+  logger: Logger,
+): Promise<Store> {
   const store = opts.store ?? (await openStore(config.store, { redo: true }, extensions));
   const missing = opts.store ? missingExtensions(opts.store.extensions, extensions) : null;
   if (missing) throw new Error(missing);
   if (!opts.store) store.maintain(config.store, logger);
+  return store;
+}
+
+/** The routes beside the chat chain: health, models, audit and the other operations. */
+function registerCoreRoutes(services: PluginServices, store: Store, deps: OperationDeps): void {
+  const { router } = services;
+  registerHealthRoutes(router, store, services);
+  const guard = services.shared.get(MODELS_GUARD) ?? (async () => undefined);
+  registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER));
+  const admin = services.shared.get(ADMIN_GUARD);
+  if (admin) registerAuditRoutes(router, store, admin);
+  registerOperationRoutes(router, { ...deps, shared: services.shared, store });
+}
+
+type ChatHandler = (ctx: GatewayContext) => Promise<void>;
+
+/** The Koa app around the router: the outer middleware, the chat route's shortcut, and the listener's fast path. */
+function buildKoa(
+  config: GatewayConfig,
+  services: PluginServices,
+  chat: ChatHandler,
+  outer: Parameters<typeof outerMiddleware>[0],
+): { app: Koa; listener: RequestListener } {
+  const app = new Koa();
+  // Behind a proxy the client's address is the last hop the proxy added to X-Forwarded-For; else the socket's.
+  app.proxy = config.server.trust_proxy;
+  app.maxIpsCount = 1;
+  jsonBodiesWithoutWebGlobals(app);
+  const chatRoute = (ctx: Koa.Context) => {
+    (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
+    return chat(ctx as unknown as GatewayContext);
+  };
+  app.use(outerMiddleware(outer, true));
+  // The hot route skips the router's matching (the router still has it, for other spellings and 405s).
+  app.use((ctx, next) => (ctx.method !== 'POST' || ctx.path !== CHAT_ROUTE ? next() : chatRoute(ctx)));
+  app.use(services.router.routes());
+  app.use(services.router.allowedMethods());
+  app.on('error', () => undefined); // errors are handled and logged in the outer middleware
+  const route = { method: 'POST', path: CHAT_ROUTE, handle: chatRoute };
+  return { app, listener: fastPathListener(app, route, outerMiddleware(outer, false)) };
+}
+
+/** Build the Koa app for a validated config: store, plugins, routes. No listen(). */
+export async function createApp(config: GatewayConfig, opts: CreateOptions = {}): Promise<Gateway> {
+  const logger = opts.logger ?? createLogger(config.server.log_level);
+  const loaded = loadPlugins(config.plugins, config.baseDir);
+  const store = await openGatewayStore(config, opts, storeExtensionsOf(loaded), logger);
   const stateBackend =
     config.shared_state.driver === 'redis' && config.shared_state.url
       ? redisBackend(config.shared_state.url, config.shared_state.key_prefix)
@@ -124,18 +173,12 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
   // gateway.yaml's presets; the routing plugin adds the admin API's (src/models/presets.ts).
   const presets = new PresetBook(config.presets);
   services.shared.set(PRESETS, presets);
-  const { router } = services;
   const lifecycle = new Lifecycle();
   const instances = await setupPlugins(loaded, services, stateBackend);
   // The configured adapters load now (plugins have registered theirs), the others never.
   for (const p of config.providers) getAdapter(p.type);
 
-  registerHealthRoutes(router, store, services);
-  const guard = services.shared.get(MODELS_GUARD) ?? (async () => undefined);
-  registerModelRoutes(router, services.models, guard, services.shared.get(MODELS_FILTER));
-  const admin = services.shared.get(ADMIN_GUARD);
-  if (admin) registerAuditRoutes(router, store, admin);
-  const deps = {
+  const deps: OperationDeps = {
     config,
     models: services.models,
     logger,
@@ -145,14 +188,9 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     presets,
   };
   const chat = runOperation(chatOperation(deps, services.shared), deps);
-  router.post(CHAT_ROUTE, (ctx) => chat(ctx as unknown as GatewayContext));
-  registerOperationRoutes(router, { ...deps, shared: services.shared, store });
+  services.router.post(CHAT_ROUTE, (ctx) => chat(ctx as unknown as GatewayContext));
+  registerCoreRoutes(services, store, deps);
 
-  const app = new Koa();
-  // Behind a proxy the client's address is the last hop the proxy added to X-Forwarded-For; else the socket's.
-  app.proxy = config.server.trust_proxy;
-  app.maxIpsCount = 1;
-  jsonBodiesWithoutWebGlobals(app);
   const idleGc = startIdleGc();
   const refusals = new RefusalRecorder(store, logger);
   const outer = {
@@ -162,18 +200,7 @@ export async function createApp(config: GatewayConfig, opts: CreateOptions = {})
     allowHost: hostCheck(config.server),
     refusals,
   };
-  const chatRoute = (ctx: Koa.Context) => {
-    (ctx as { _matchedRoute?: string })._matchedRoute = CHAT_ROUTE;
-    return chat(ctx as unknown as GatewayContext);
-  };
-  app.use(outerMiddleware(outer, true));
-  // The hot route skips the router's matching (the router still has it, for other spellings and 405s).
-  app.use((ctx, next) => (ctx.method !== 'POST' || ctx.path !== CHAT_ROUTE ? next() : chatRoute(ctx)));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
-  app.on('error', () => undefined); // errors are handled and logged in the outer middleware
-  const route = { method: 'POST', path: CHAT_ROUTE, handle: chatRoute };
-  const listener = fastPathListener(app, route, outerMiddleware(outer, false));
+  const { app, listener } = buildKoa(config, services, chat, outer);
 
   return {
     app,
