@@ -11,13 +11,14 @@ import {
   readAmount,
   readKeyPatch,
   readNewKey,
-  recordAudit,
   requireRole,
-  type AuditChange,
+  type SharedServices,
   type Store,
 } from '../../src/plugin';
+import { settingsSummaries } from './api-settings';
 import { limitParam, qs } from './params';
 import { whereSql } from './sql';
+import { audit } from './audit';
 import { principalOf, type ConsoleSession } from './session';
 
 type Ctx = Parameters<Router.Middleware>[0];
@@ -44,13 +45,13 @@ function operator(s: ConsoleSession): ConsoleSession {
   return s;
 }
 
-/** One change made in the console, in the audit log (source `console`, or `sso` for a single sign-on session). */
-function audit(store: Store, ctx: Ctx, s: ConsoleSession, change: AuditChange): Promise<string> {
-  return recordAudit(store, ctx, principalOf(s), {
-    source: s.openedWith === 'sso' ? 'sso' : 'console',
-    actor: s.openedWith === 'sso' ? `sso:${s.subject}` : s.openedWith === 'admin_key' ? 'admin' : undefined,
-    ...change,
-  });
+export interface KeyRouteDeps {
+  store: Store;
+  need: Require;
+  /** Drop a key from the auth cache at once (a disable takes effect on the next request). */
+  forget: (hash: string) => void;
+  /** Where other plugins' settings sections are (their summaries fill the lists' Settings column). */
+  shared: SharedServices;
 }
 
 /**
@@ -58,11 +59,19 @@ function audit(store: Store, ctx: Ctx, s: ConsoleSession, change: AuditChange): 
  * changes every account; an account session sees its own account and keys, read-only.
  * `forget` drops a key from the auth cache at once (disable takes effect on the next request).
  */
-export function registerKeyRoutes(router: Router, store: Store, need: Require, forget: (hash: string) => void): void {
+export function registerKeyRoutes(router: Router, deps: KeyRouteDeps): void {
+  const { store, need, forget, shared } = deps;
   registerAccountRoutes(router, store, need);
   router.get('/console/api/keys', async (ctx) => {
     const s = await need(ctx);
-    ctx.body = await keysPage(store, s, ctx);
+    const page = await keysPage(store, s, ctx);
+    const settings = await settingsSummaries(
+      shared,
+      s,
+      'key',
+      page.data.map((k) => k.hash),
+    );
+    ctx.body = { ...page, data: page.data.map((k) => ({ ...k, settings: settings.get(k.hash) ?? {} })) };
   });
   router.post('/console/api/keys', async (ctx) => {
     const s = operator(await need(ctx));

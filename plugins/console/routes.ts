@@ -20,6 +20,7 @@ import {
 import { serveActivity } from './activity';
 import { registerConsoleAudit } from './api-audit';
 import { registerKeyRoutes } from './api-keys';
+import { registerSettingsRoutes } from './api-settings';
 import { registerSessionRoutes } from './api-session';
 import { registerUsageRoutes } from './api-usage';
 import { loadAssets, type Asset } from './assets';
@@ -72,9 +73,10 @@ export function registerConsoleRoutes(router: Router, deps: ConsoleRouteDeps) {
   if (sso) registerSso(router, sso, { store, sessions, logger, need });
   else ssoOff(router);
   const forget: ForgetKey = (hash) => shared.get(FORGET_KEY)?.(hash);
-  registerKeyRoutes(router, store, need, forget);
+  registerKeyRoutes(router, { store, need, forget, shared });
   registerUsageRoutes(router, { store, usage, models, shared, need });
   registerConsoleAudit(router, store, need);
+  registerSettingsRoutes(router, { store, shared, need });
   registerAssets(router);
 }
 

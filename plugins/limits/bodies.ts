@@ -28,5 +28,22 @@ export const limitSettingsSchema = {
         { type: 'null' },
       ],
     },
+    budget_alerts: {
+      anyOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            key_limit_percent: {
+              type: 'array',
+              maxItems: 20,
+              items: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
+            },
+            account_balance_below: { type: 'array', maxItems: 20, items: { type: 'number', minimum: 0 } },
+          },
+        },
+        { type: 'null' },
+      ],
+    },
   },
 };

@@ -1,6 +1,6 @@
 import { fail, findAccount, findKey, print, withStore, type CliCommand } from '../../src/plugin';
 import { LimitSettingsRepo, type LimitSubject, type RateLimitSettings } from './store/repo';
-import { limitSettingsJson } from './routes';
+import { limitSettingsJson } from './section';
 
 const COUNTS = ['rpm', 'tpm', 'concurrency'] as const;
 

@@ -86,10 +86,9 @@ export default definePlugin<LimitsConfig>({
     const smtp = () => config.alerts.smtp ?? shared.get(MAIL_SMTP);
     const alerts = new BudgetAlerts(services.store, repo, config.alerts, smtp, logger);
 
-    // The admin routes of the settings, behind the admin API's check when a plugin offers one (auth, which comes
-    // before this plugin: it provides the principal).
-    const admin = shared.get(ADMIN_GUARD);
-    if (admin) registerLimitRoutes(services.router, services.store, admin);
+    // The settings as an admin section (the console's), and their admin routes behind the admin API's check when a
+    // plugin offers one (auth, which comes before this plugin: it provides the principal).
+    registerLimitRoutes(services.router, services.store, shared, repo, shared.get(ADMIN_GUARD));
 
     const admitter = new Admitter(counters, redis, config, leaseMs, metrics);
     const preAdmitted = new WeakMap<GatewayState, Attempt>();

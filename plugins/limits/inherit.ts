@@ -91,6 +91,8 @@ export function offerInheritance(
     const child: LimitSettings = {
       allowedModels: childAllowlist(k?.allowedModels ?? null, requested?.allowedModels),
       rateLimits: childRates(effective, own?.models, requested?.rateLimits),
+      // Its parent's own budget notice thresholds, if any: the made key is watched like the one it was made from.
+      budgetAlerts: k?.budgetAlerts ?? null,
     };
     await repo.set('key', childHash, child);
     return child;

@@ -59,7 +59,7 @@ export function limitsMiddleware({ governance, admitter, alerts, models, shared,
       try {
         await next();
       } finally {
-        alerts.poke(p.keyHash);
+        alerts.poke(p.keyHash, gov.ownAlerts);
       }
       return;
     }
@@ -88,7 +88,7 @@ export function limitsMiddleware({ governance, admitter, alerts, models, shared,
       // A response-cache hit the operator does not count: as if never admitted (the cache plugin's state.cache).
       if (s.cache?.status === 'hit' && !s.cache.countsLimits) void by.release(id, held);
       else void by.finish(id, held, used);
-      alerts.poke(p.keyHash);
+      alerts.poke(p.keyHash, gov.ownAlerts);
     };
     try {
       await next();

@@ -16,7 +16,7 @@ interface Cached {
   models: Table;
 }
 
-const NONE: LimitSettings = { allowedModels: null, rateLimits: null };
+const NONE: LimitSettings = { allowedModels: null, rateLimits: null, budgetAlerts: null };
 
 /** The first value set, from the most specific source to the least; 0 (no limit) when none is. */
 function pick(dim: keyof RateLimitValues, ...sources: Array<RateLimitValues | undefined>): number {
@@ -44,6 +44,9 @@ export interface RequestGovernance {
   scopes: ScopeLimits[];
   /** The model and key x model scopes alone: what each upstream attempt on the model counts against. */
   modelScopes: ScopeLimits[];
+  /** The key or its account has budget notice thresholds of its own (checked after the request even when the
+   * configured ones are empty). */
+  ownAlerts: boolean;
 }
 
 /**
@@ -137,6 +140,11 @@ export class Governance {
       scope(`km:${keyHash}:${modelId}`, matchFirst(k.models, modelId), matchFirst(this.keyModels, modelId)),
     ];
     const scopes = candidates.filter(limited);
-    return { allow: bothAllow(k.allow, a.allow), scopes, modelScopes: scopes.filter(isModelScope) };
+    return {
+      allow: bothAllow(k.allow, a.allow),
+      scopes,
+      modelScopes: scopes.filter(isModelScope),
+      ownAlerts: k.settings.budgetAlerts !== null || a.settings.budgetAlerts !== null,
+    };
   }
 }

@@ -10,8 +10,21 @@ import { combine } from './chat-request';
  * it parses (64 KB limit) and validates, with every problem in one 400.
  */
 export function bodyReader<T>(validate: Validator): (ctx: Koa.Context) => Promise<T> {
-  return async (ctx) => {
-    const body = await readJson(ctx.req, 64 * 1024, '64kb');
+  const check = bodyChecker<T>(validate);
+  return async (ctx) => check(await readJson(ctx.req, 64 * 1024, '64kb'));
+}
+
+/** A JSON body (64 KB at most) not yet checked: for a plugin's section, whose `write` checks it (bodyChecker). */
+export function readJsonBody(ctx: Koa.Context): Promise<unknown> {
+  return readJson(ctx.req, 64 * 1024, '64kb');
+}
+
+/**
+ * The check of bodyReader for a value already parsed (a body the console's settings route read for a plugin's
+ * section): the value as `T`, or one 400 with every problem, each naming its field.
+ */
+export function bodyChecker<T>(validate: Validator): (body: unknown) => T {
+  return (body) => {
     if (!validate(body)) {
       throw combine(
         (validate.errors ?? []).map((e) => {

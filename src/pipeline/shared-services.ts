@@ -17,6 +17,7 @@ import type { StoredResponses } from '../api/responses/contract';
 import type { RemoteTools } from '../api/responses/remote-tools';
 import type { Tracer } from '@opentelemetry/api';
 import type { DetectorRegistry } from '../guardrails/contract';
+import type { AdminSections } from '../api/admin-sections';
 
 /**
  * What plugins offer one another through `services.shared`, by name and type. A plugin that
@@ -47,6 +48,8 @@ export interface SharedSlots {
   'guardrails.detectors': DetectorRegistry;
   /** Remote MCP tools for Responses requests (the mcp plugin; src/api/responses/remote-tools.ts). */
   'tools.remote': RemoteTools;
+  /** Plugins' settings sections for the console and other admin front ends (src/api/admin-sections.ts). */
+  'admin.sections': AdminSections;
 }
 export const TRACER = 'tracing.tracer';
 

@@ -27,6 +27,16 @@ export {
   type CreditCharge,
   type ValidateChatRequest,
 } from '../pipeline/shared-services';
+export {
+  ADMIN_SECTIONS,
+  adminSections,
+  type AdminSection,
+  type AdminSections,
+  type SectionAction,
+  type SectionCaller,
+  type SectionSubject,
+  type SettingsField,
+} from '../api/admin-sections';
 export { hasRole, parseRole, requireRole, roleOf, roleRequired, ROLES } from '../auth/roles';
 export { auditActor, recordAudit, type AuditChange } from '../auth/audit';
 export { MAIL_SMTP } from '../mail/smtp';

@@ -4,7 +4,7 @@
 // ajv 8.20.0, options {"allErrors":true,"strict":false,"useDefaults":true}.
 import type { Validator } from '../../../src/plugin';
 
-const schema11 = {"type":"object","additionalProperties":false,"minProperties":1,"properties":{"allowed_models":{"anyOf":[{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"}},{"type":"null"}]},"rate_limits":{"anyOf":[{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0,"maximum":1000000000},"tpm":{"type":"integer","minimum":0,"maximum":1000000000},"concurrency":{"type":"integer","minimum":0,"maximum":1000000000},"models":{"type":"object","maxProperties":1000,"propertyNames":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0,"maximum":1000000000},"tpm":{"type":"integer","minimum":0,"maximum":1000000000},"concurrency":{"type":"integer","minimum":0,"maximum":1000000000}}}},"plan":{"type":"string","minLength":1,"maxLength":100}}},{"type":"null"}]}}};
+const schema11 = {"type":"object","additionalProperties":false,"minProperties":1,"properties":{"allowed_models":{"anyOf":[{"type":"array","maxItems":1000,"items":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"}},{"type":"null"}]},"rate_limits":{"anyOf":[{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0,"maximum":1000000000},"tpm":{"type":"integer","minimum":0,"maximum":1000000000},"concurrency":{"type":"integer","minimum":0,"maximum":1000000000},"models":{"type":"object","maxProperties":1000,"propertyNames":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[^\\s]+$"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"rpm":{"type":"integer","minimum":0,"maximum":1000000000},"tpm":{"type":"integer","minimum":0,"maximum":1000000000},"concurrency":{"type":"integer","minimum":0,"maximum":1000000000}}}},"plan":{"type":"string","minLength":1,"maxLength":100}}},{"type":"null"}]},"budget_alerts":{"anyOf":[{"type":"object","additionalProperties":false,"properties":{"key_limit_percent":{"type":"array","maxItems":20,"items":{"type":"number","exclusiveMinimum":0,"maximum":1000}},"account_balance_below":{"type":"array","maxItems":20,"items":{"type":"number","minimum":0}}}},{"type":"null"}]}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^[^\\s]+$", "u");
 
@@ -23,7 +23,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "allowed_models") || (key0 === "rate_limits"))){
+if(!(((key0 === "allowed_models") || (key0 === "rate_limits")) || (key0 === "budget_alerts"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -567,14 +567,194 @@ vErrors = null;
 }
 }
 }
-}
-else {
-const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.budget_alerts !== undefined){
+let data12 = data.budget_alerts;
+const _errs40 = errors;
+let valid9 = false;
+const _errs41 = errors;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key5 in data12){
+if(!((key5 === "key_limit_percent") || (key5 === "account_balance_below"))){
+const err44 = {instancePath:instancePath+"/budget_alerts",schemaPath:"#/properties/budget_alerts/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err44];
 }
 else {
 vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data12.key_limit_percent !== undefined){
+let data13 = data12.key_limit_percent;
+if(Array.isArray(data13)){
+if(data13.length > 20){
+const err45 = {instancePath:instancePath+"/budget_alerts/key_limit_percent",schemaPath:"#/properties/budget_alerts/anyOf/0/properties/key_limit_percent/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+const len1 = data13.length;
+for(let i1=0; i1<len1; i1++){
+let data14 = data13[i1];
+if(typeof data14 == "number"){
+if(data14 > 1000 || isNaN(data14)){
+const err46 = {instancePath:instancePath+"/budget_alerts/key_limit_percent/" + i1,schemaPath:"#/properties/budget_alerts/anyOf/0/properties/key_limit_percent/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(data14 <= 0 || isNaN(data14)){
+const err47 = {instancePath:instancePath+"/budget_alerts/key_limit_percent/" + i1,schemaPath:"#/properties/budget_alerts/anyOf/0/properties/key_limit_percent/items/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/budget_alerts/key_limit_percent/" + i1,schemaPath:"#/properties/budget_alerts/anyOf/0/properties/key_limit_percent/items/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/budget_alerts/key_limit_percent",schemaPath:"#/properties/budget_alerts/anyOf/0/properties/key_limit_percent/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+if(data12.account_balance_below !== undefined){
+let data15 = data12.account_balance_below;
+if(Array.isArray(data15)){
+if(data15.length > 20){
+const err50 = {instancePath:instancePath+"/budget_alerts/account_balance_below",schemaPath:"#/properties/budget_alerts/anyOf/0/properties/account_balance_below/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+const len2 = data15.length;
+for(let i2=0; i2<len2; i2++){
+let data16 = data15[i2];
+if(typeof data16 == "number"){
+if(data16 < 0 || isNaN(data16)){
+const err51 = {instancePath:instancePath+"/budget_alerts/account_balance_below/" + i2,schemaPath:"#/properties/budget_alerts/anyOf/0/properties/account_balance_below/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/budget_alerts/account_balance_below/" + i2,schemaPath:"#/properties/budget_alerts/anyOf/0/properties/account_balance_below/items/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/budget_alerts/account_balance_below",schemaPath:"#/properties/budget_alerts/anyOf/0/properties/account_balance_below/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/budget_alerts",schemaPath:"#/properties/budget_alerts/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid2 = _errs41 === errors;
+valid9 = valid9 || _valid2;
+if(!valid9){
+const _errs52 = errors;
+if(data12 !== null){
+const err55 = {instancePath:instancePath+"/budget_alerts",schemaPath:"#/properties/budget_alerts/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+var _valid2 = _errs52 === errors;
+valid9 = valid9 || _valid2;
+}
+if(!valid9){
+const err56 = {instancePath:instancePath+"/budget_alerts",schemaPath:"#/properties/budget_alerts/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+else {
+errors = _errs40;
+if(vErrors !== null){
+if(_errs40){
+vErrors.length = _errs40;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
 }
 errors++;
 }

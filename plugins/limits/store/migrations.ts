@@ -24,4 +24,14 @@ export const limitsMigrations: Migration[] = [
       );
     `,
   },
+  {
+    module: 'limits',
+    version: 2,
+    description: 'budget notice thresholds per key and per account',
+    // JSON text, NULL = the configured thresholds (alerts.key_limit_percent, alerts.account_balance_below).
+    up: `
+      ALTER TABLE api_keys ADD COLUMN budget_alerts TEXT;
+      ALTER TABLE accounts ADD COLUMN budget_alerts TEXT;
+    `,
+  },
 ];

@@ -13,10 +13,20 @@ export interface RateLimitSettings extends RateLimitValues {
   plan?: string;
 }
 
+/**
+ * A key's or an account's own budget notice thresholds, in place of the configured ones (`alerts`): a key's percent
+ * of its credit limit; an account's percent for its keys that have none of their own, and its balance thresholds.
+ */
+export interface BudgetAlertSettings {
+  key_limit_percent?: number[];
+  account_balance_below?: number[];
+}
+
 /** A key's or account's governance: null fields inherit / allow everything. */
 export interface LimitSettings {
   allowedModels: string[] | null;
   rateLimits: RateLimitSettings | null;
+  budgetAlerts: BudgetAlertSettings | null;
 }
 
 export type LimitSubject = 'key' | 'account';
@@ -45,16 +55,20 @@ export class LimitSettingsRepo {
   /** undefined when the key or account does not exist. */
   async get(subject: LimitSubject, id: string): Promise<LimitSettings | undefined> {
     const t = TABLE[subject];
-    const r = await this.db.get<{ allowed_models: unknown; rate_limits: unknown }>(
-      `SELECT allowed_models, rate_limits FROM ${t.table} WHERE ${t.id} = ?`,
+    const r = await this.db.get<{ allowed_models: unknown; rate_limits: unknown; budget_alerts: unknown }>(
+      `SELECT allowed_models, rate_limits, budget_alerts FROM ${t.table} WHERE ${t.id} = ?`,
       [id],
     );
     return r
-      ? { allowedModels: parse<string[]>(r.allowed_models), rateLimits: parse<RateLimitSettings>(r.rate_limits) }
+      ? {
+          allowedModels: parse<string[]>(r.allowed_models),
+          rateLimits: parse<RateLimitSettings>(r.rate_limits),
+          budgetAlerts: parse<BudgetAlertSettings>(r.budget_alerts),
+        }
       : undefined;
   }
 
-  /** Set the fields given (null clears one); false when the key or account does not exist. */
+  /** Set the fields given (null clears one), in one statement; false when the key or account does not exist. */
   async set(subject: LimitSubject, id: string, patch: Partial<LimitSettings>): Promise<boolean> {
     const t = TABLE[subject];
     const sets: string[] = [];
@@ -66,6 +80,10 @@ export class LimitSettingsRepo {
     if (patch.rateLimits !== undefined) {
       sets.push('rate_limits = ?');
       params.push(patch.rateLimits === null ? null : JSON.stringify(patch.rateLimits));
+    }
+    if (patch.budgetAlerts !== undefined) {
+      sets.push('budget_alerts = ?');
+      params.push(patch.budgetAlerts === null ? null : JSON.stringify(patch.budgetAlerts));
     }
     sets.push('updated_at = ?');
     params.push(Date.now(), id);

@@ -43,9 +43,17 @@ describe('gateway keys limits / accounts limits CLI', function () {
     const set = JSON.parse(
       await cli('keys', 'limits', key.hash, '--models', 'mock/*', '--rpm', '2', '--concurrency', '4', '--json'),
     );
-    expect(set).to.deep.equal({ allowed_models: ['mock/*'], rate_limits: { rpm: 2, concurrency: 4 } });
+    expect(set).to.deep.equal({
+      allowed_models: ['mock/*'],
+      rate_limits: { rpm: 2, concurrency: 4 },
+      budget_alerts: null,
+    });
     const acct = JSON.parse(await cli('accounts', 'limits', account.id, '--plan', 'pro', '--tpm', '1000000', '--json'));
-    expect(acct).to.deep.equal({ allowed_models: null, rate_limits: { plan: 'pro', tpm: 1000000 } });
+    expect(acct).to.deep.equal({
+      allowed_models: null,
+      rate_limits: { plan: 'pro', tpm: 1000000 },
+      budget_alerts: null,
+    });
     expect(JSON.parse(await cli('keys', 'limits', key.hash, '--rpm', 'inherit', '--json')).rate_limits).to.deep.equal({
       concurrency: 4,
     });

@@ -57,7 +57,7 @@ describe('limits plugin (one process, memory counters)', function () {
     const { key, hash } = await makeAccountKey(gw);
     const set = await adminCall(gw, 'PUT', `/v1/keys/${hash}/limits`, { rate_limits: { rpm: 7 } });
     expect(set.status).to.equal(200);
-    expect(set.body.data).to.deep.equal({ allowed_models: null, rate_limits: { rpm: 7 } });
+    expect(set.body.data).to.deep.equal({ allowed_models: null, rate_limits: { rpm: 7 }, budget_alerts: null });
     const answers = await Promise.all(Array.from({ length: 12 }, () => chat(gw, key)));
     const ok = answers.filter((r) => r.status === 200);
     const refused = answers.filter((r) => r.status === 429);

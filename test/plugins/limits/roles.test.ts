@@ -37,7 +37,7 @@ describe('limits settings routes by role', function () {
     const log = await gw.services.store.audit.list({ action: 'limits.set', limit: 5 });
     expect(log).to.have.length(1);
     expect(log[0]).to.deep.include({ role: 'operator', target: `key:${target.hash}` });
-    expect(log[0].before).to.deep.equal({ allowed_models: null, rate_limits: null });
-    expect(log[0].after).to.deep.equal({ allowed_models: null, rate_limits: { rpm: 5 } });
+    expect(log[0].before).to.deep.equal({ allowed_models: null, rate_limits: null, budget_alerts: null });
+    expect(log[0].after).to.deep.equal({ allowed_models: null, rate_limits: { rpm: 5 }, budget_alerts: null });
   });
 });
