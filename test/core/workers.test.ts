@@ -3,8 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { POSTGRES_URL, freshPostgresUrl } from '../helpers/postgres';
-import { ADMIN_KEY, makeAccountKey } from '../helpers/accounts';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
 import { postJson } from '../helpers/gateway';
 
 /** The pids whose parent is `pid` (from /proc). */
@@ -56,6 +57,24 @@ const base = (store: Record<string, unknown>) => ({
   ],
   plugins: ['auth', 'routing'],
 });
+
+const REDIS_URL = process.env.GATEWAY_TEST_REDIS_URL || undefined;
+
+/** The port of the first "gateway listening" line, once `n` workers have written theirs. */
+async function workersPort(child: ChildProcess, out: () => string, n: number): Promise<string> {
+  await until('the workers', () => childrenOf(child.pid!).length === n, 30000);
+  await until('every worker listening', () => (out().match(/"gateway listening"/g) ?? []).length >= n, 20000);
+  const port = /"url":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(out())?.[1];
+  expect(port).to.match(/^\d+$/);
+  return port!;
+}
+
+/** The access-log lines of chat requests: which worker answered, with what status. */
+const chatAnswers = (out: string) =>
+  out
+    .split('\n')
+    .filter((l) => l.includes('/v1/chat/completions'))
+    .map((l) => JSON.parse(l) as { worker: number; status: number });
 
 describe('gateway start --workers N (issue 44: every core)', function () {
   this.timeout(60000);
@@ -123,6 +142,53 @@ describe('gateway start --workers N (issue 44: every core)', function () {
         expect(workers.filter((p) => childrenOf(child.pid!).includes(p) || existsPid(p))).to.deep.equal([]);
       } finally {
         if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    },
+  );
+
+  (POSTGRES_URL && REDIS_URL ? it : it.skip)(
+    'limits in Redis hold exactly across the workers of one port: rpm 10, 25 requests, 10 admitted',
+    async () => {
+      const config = {
+        ...base({ driver: 'postgres', url: await freshPostgresUrl(), pool_size: 4 }),
+        plugins: [
+          'auth',
+          {
+            limits: { store: 'redis', redis: { url: REDIS_URL, prefix: `gw-test-${randomBytes(6).toString('hex')}:` } },
+          },
+          'routing',
+        ],
+      };
+      const { child, out } = startCli(config, ['--workers', '2']);
+      try {
+        const gw = { url: `http://127.0.0.1:${await workersPort(child, out, 2)}` };
+        const { key, hash } = await makeAccountKey(gw);
+        const put = await adminCall(gw, 'PUT', `/v1/keys/${hash}/limits`, { rate_limits: { rpm: 10 } });
+        expect(put.status).to.equal(200);
+        // A new connection each: node's cluster hands connections to the workers in turn.
+        const ask = () =>
+          postJson(
+            `${gw.url}/v1/chat/completions`,
+            { model: 'mock/m', messages: [{ role: 'user', content: 'hi' }] },
+            { authorization: `Bearer ${key}`, connection: 'close' },
+          ).then((r) => r.status);
+        // Six one after another: each worker admits some (each alone would admit ten) ...
+        const first: number[] = [];
+        for (let i = 0; i < 6; i++) first.push(await ask());
+        expect(first).to.deep.equal(Array(6).fill(200));
+        // ... then 19 at once: only the four left of the key's ten a minute, whichever worker takes them.
+        const rest = await Promise.all(Array.from({ length: 19 }, ask));
+        const count = (xs: number[], s: number) => xs.filter((x) => x === s).length;
+        expect([count(rest, 200), count(rest, 429)]).to.deep.equal([4, 15]);
+        await until('the access log', () => chatAnswers(out()).length >= 25);
+        const answers = chatAnswers(out());
+        const admittedBy = new Set(answers.filter((a) => a.status === 200).map((a) => a.worker));
+        expect([...admittedBy].sort()).to.deep.equal([1, 2]);
+        expect(answers.filter((a) => a.status === 200)).to.have.length(10);
+      } finally {
+        child.kill('SIGTERM');
+        if ((await Promise.race([exited(child), new Promise((r) => setTimeout(r, 10000, 'late'))])) === 'late')
+          child.kill('SIGKILL');
       }
     },
   );
