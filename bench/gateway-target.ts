@@ -36,6 +36,15 @@ export function startProcess(
   });
 }
 
+/**
+ * The node options a bench gateway starts with: with GATEWAY_BENCH_CPU_PROF=DIR, every gateway process (cluster
+ * workers inherit it) writes a V8 CPU profile there when it exits.
+ */
+export function gatewayNodeArgs(): string[] {
+  const dir = process.env.GATEWAY_BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** POST an admin API call with the bench's admin key. */
 export async function adminPost(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const r = await fetch(url + path, {
@@ -48,7 +57,8 @@ export async function adminPost(url: string, path: string, body: unknown): Promi
 }
 
 /**
- * Write a bench gateway's config into `dir`: loopback port, SQLite in `dir` (with `store`'s other settings), the
+ * Write a bench gateway's config into `dir`: loopback port, SQLite in `dir` (with `store`'s other settings; a `store`
+ * naming its own driver, e.g. postgres with its url, is taken as it is), the
  * loopback upstream at `upUrl` as an OpenAI provider serving `bench/model`, and `plugins`. Returns the config's and
  * the database's paths.
  */
@@ -65,7 +75,7 @@ export function writeGatewayConfig(
     cfgPath,
     JSON.stringify({
       server: { host: '127.0.0.1', port: 0, log_level: 'info' },
-      store: { ...store, driver: 'sqlite', path: db },
+      store: store.driver ? store : { ...store, driver: 'sqlite', path: db },
       providers: [
         { name: 'up', type: 'openai', api_base: `${upUrl}/v1`, api_key: 'sk-bench' },
         ...(more.providers ?? []),
@@ -113,7 +123,7 @@ export async function startGateway(
 ): Promise<BenchGateway> {
   const { cfgPath, db } = writeGatewayConfig(dir, upUrl, plugins, store, more);
   const { child, url } = await startProcess(
-    [join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath],
+    [...gatewayNodeArgs(), join(root, 'dist/src/cli.js'), 'start', '--config', cfgPath],
     { ...process.env, GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY },
     track,
   );

@@ -26,6 +26,7 @@ import { cpuMs, mainThreadCpuMs, rssMb, type Target } from './proc';
 import { defaultPlugins, startGateway, startProcess } from './gateway-target';
 import { startStreamTargets, streamCost } from './stream-cost';
 import { bodyCost, startBodyTargets } from './body-cost';
+import { workersBench } from './workers';
 
 const { values } = parseArgs({
   options: {
@@ -274,6 +275,13 @@ async function main(): Promise<void> {
     ...(await streamCost(await startStreamTargets(__dirname, fullPlugins, children, dirs), rounds, seconds)),
   );
   lines.push('', ...(await bodyCost(await startBodyTargets(__dirname, fullPlugins, children, dirs), rounds, 20)));
+  // Every core (issue 44): 2 workers against 1, on PostgreSQL with the limits in Redis (the only store they run on).
+  lines.push(
+    '',
+    ...(process.env.GATEWAY_TEST_POSTGRES_URL
+      ? await workersBench(rounds, seconds, warmup)
+      : ['workers: not measured (GATEWAY_TEST_POSTGRES_URL, and GATEWAY_TEST_REDIS_URL, name the servers to use)']),
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -1,0 +1,281 @@
+/**
+ * `npm run bench:workers`: what a second worker (server.workers: 2) buys. The full default chain on the PostgreSQL
+ * store (a fresh schema per target) with the limits counted in Redis, started once with 1 worker and once with 2; both
+ * stay up and take turns within each round at c=32, so that the ratio compares runs seconds apart. Each run reads the
+ * CPU of the target's whole process tree (the primary and its workers) and each process's main thread, and what the
+ * rest of the machine spent meanwhile (the upstream, the load generator, PostgreSQL, Redis, every core) so that a
+ * ratio short of the goal says where the cores went. Env: GATEWAY_TEST_POSTGRES_URL, GATEWAY_TEST_REDIS_URL (else
+ * the local defaults). `npm run bench` prints the same rows when GATEWAY_TEST_POSTGRES_URL is set.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { median, runLoad } from './load';
+import { cpuMs, mainThreadCpuMs } from './proc';
+import {
+  adminPost,
+  BENCH_ADMIN_KEY,
+  defaultPlugins,
+  gatewayNodeArgs,
+  startProcess,
+  writeGatewayConfig,
+} from './gateway-target';
+
+const PG_URL = process.env.GATEWAY_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.GATEWAY_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const root = resolve(__dirname, '../..');
+
+const body = JSON.stringify({
+  model: 'bench/model',
+  messages: [{ role: 'user', content: 'Hello, how are you?' }],
+  max_tokens: 64,
+});
+
+interface WorkersTarget {
+  name: string;
+  workers: number;
+  child: ChildProcess;
+  url: string;
+  headers: Record<string, string>;
+  schema: string;
+}
+
+/** The pids of the processes whose /proc/PID/stat line `match` accepts. */
+function pidsWhere(match: (stat: string) => boolean): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (match(readFileSync(`/proc/${d}/stat`, 'utf8'))) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+const parentOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+const commOf = (stat: string) => stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+const childrenOf = (pid: number) => pidsWhere((s) => parentOf(s) === pid);
+
+/** The machine's CPU time so far, ms over all cores: busy and total (from /proc/stat). */
+function machineMs(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0) * 10;
+  return { busy: total - (f[3] + f[4]) * 10, total };
+}
+
+/** CPU ms so far of each process of a list, summed; a process gone meanwhile counts 0. */
+const sumCpu = (pids: number[]) =>
+  pids.reduce((a, p) => {
+    try {
+      return a + cpuMs(p);
+    } catch {
+      return a;
+    }
+  }, 0);
+
+async function freshSchema(): Promise<{ url: string; schema: string }> {
+  const schema = `gw_bench_${randomBytes(6).toString('hex')}`;
+  const c = new Client({ connectionString: PG_URL });
+  await c.connect();
+  await c.query(`CREATE SCHEMA ${schema}`);
+  await c.end();
+  const u = new URL(PG_URL);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return { url: u.toString(), schema };
+}
+
+async function dropSchemas(schemas: string[]): Promise<void> {
+  const c = new Client({ connectionString: PG_URL });
+  await c.connect();
+  for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+  await c.end();
+}
+
+/** The default chain with the limits plugin counting in Redis (under a fresh prefix), as workers must. */
+function chainOnRedis(): unknown[] {
+  const prefix = `gw-bench-${randomBytes(4).toString('hex')}:`;
+  return defaultPlugins().map((p) => {
+    if (typeof p !== 'object' || p === null || !('limits' in p)) return p;
+    const cfg = (p as { limits: Record<string, unknown> }).limits;
+    return { limits: { ...cfg, store: 'redis', redis: { url: REDIS_URL, prefix } } };
+  });
+}
+
+/** Resolves once `n` lines "gateway listening" (one per worker) have been written on the child's stdout. */
+function listening(child: ChildProcess, n: number): Promise<void> {
+  return new Promise((res, rej) => {
+    let seen = 0;
+    let tail = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      const text = tail + d.toString();
+      seen += (text.match(/"msg":"gateway listening"/g) ?? []).length;
+      tail = text.slice(-40);
+      if (seen >= n) res();
+    });
+    child.on('exit', (code) => rej(new Error(`gateway exited (${code})`)));
+  });
+}
+
+async function startTarget(name: string, workers: number, upUrl: string, track: ChildProcess[], dirs: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
+  dirs.push(dir);
+  const { url: storeUrl, schema } = await freshSchema();
+  const { cfgPath } = writeGatewayConfig(dir, upUrl, chainOnRedis(), { driver: 'postgres', url: storeUrl });
+  const args = [
+    ...gatewayNodeArgs(),
+    join(root, 'dist/src/cli.js'),
+    ...['start', '--config', cfgPath, '--workers', String(workers)],
+  ];
+  const env = { ...process.env, GATEWAY_ADMIN_KEY: BENCH_ADMIN_KEY };
+  const started = startProcess(args, env, track);
+  const child = track[track.length - 1]; // startProcess tracks its child at once: count its workers from the start
+  const all = listening(child, workers);
+  const { url } = await started;
+  await all;
+  const account = await adminPost(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
+  const key = await adminPost(url, '/v1/keys', { name: 'bench', account_id: (account.data as { id: string }).id });
+  const headers = { authorization: `Bearer ${key.key as string}` };
+  return { name, workers, child, url: `${url}/v1/chat/completions`, headers, schema } satisfies WorkersTarget;
+}
+
+/** One run at c=32 of a target, with where the machine's CPU went meanwhile. */
+interface Run {
+  rps: number;
+  p99: number;
+  /** The target's process tree's CPU a request, us. */
+  cpuUs: number;
+  /** Each process's main thread busy share of the run's wall time: the primary first, then each worker. */
+  mainBusy: number[];
+  /** Cores kept busy by: the target's tree, the upstream, the load generator, PostgreSQL, Redis, the whole machine. */
+  cores: { target: number; upstream: number; load: number; postgres: number; redis: number; machine: number };
+}
+
+async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Promise<Run> {
+  const primary = t.child.pid!;
+  const tree = [primary, ...childrenOf(primary)];
+  const pg = pidsWhere((s) => commOf(s) === 'postgres');
+  const redis = pidsWhere((s) => commOf(s) === 'redis-server');
+  const before = { tree: sumCpu(tree), up: cpuMs(upstreamPid), pg: sumCpu(pg), redis: sumCpu(redis) };
+  const mains = tree.map((p) => mainThreadCpuMs(p));
+  const load = process.cpuUsage();
+  const machine = machineMs();
+  const r = await runLoad(t.url, body, t.headers, 32, seconds);
+  const wallMs = r.seconds * 1000;
+  const loadUsage = process.cpuUsage(load);
+  const m = machineMs();
+  const treeMs = sumCpu(tree) - before.tree;
+  if (r.errors > 0) throw new Error(`${t.name}: ${r.errors} of ${r.requests} requests failed`);
+  return {
+    rps: r.rps,
+    p99: r.p99,
+    cpuUs: (treeMs * 1000) / r.requests,
+    mainBusy: tree.map((p, i) => (mainThreadCpuMs(p) - mains[i]) / wallMs),
+    cores: {
+      target: treeMs / wallMs,
+      upstream: (cpuMs(upstreamPid) - before.up) / wallMs,
+      load: (loadUsage.user + loadUsage.system) / 1000 / wallMs,
+      postgres: (sumCpu(pg) - before.pg) / wallMs,
+      redis: (sumCpu(redis) - before.redis) / wallMs,
+      machine: ((m.busy - machine.busy) / (m.total - machine.total)) * availableParallelism(),
+    },
+  };
+}
+
+/** The rows the bench prints: per round 2w / 1w req/s, then each target's medians and where the cores went. */
+export function workersRows(runs: Record<string, Run[]>, seconds: number, warmup: number): string[] {
+  const f = (n: number, d = 2) => n.toFixed(d);
+  const one = runs['1 worker'];
+  const two = runs['2 workers'];
+  const ratios = two.map((r, i) => r.rps / one[i].rps);
+  const med = (rs: Run[], pick: (r: Run) => number) => median(rs.map(pick));
+  const lines = [
+    `workers (full default chain, PostgreSQL store, limits in Redis; c=32, ${seconds}s runs after ${warmup}s of warm-up, ` +
+      `the median of ${ratios.length} rounds taking the targets in turn; ${availableParallelism()} cores shared with ` +
+      'the upstream, the load generator, PostgreSQL and Redis):',
+    '',
+    '| target | c=32 req/s | c=32 p99 ms | CPU us/req (all processes) | main threads busy (primary; workers) | cores busy: target / upstream / load gen / postgres / redis / machine |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const [k, rs] of Object.entries(runs)) {
+    const busy = rs[0].mainBusy.map((_, i) => `${f(med(rs, (r) => r.mainBusy[i] ?? 0) * 100, 0)}%`);
+    const c = (pick: (x: Run['cores']) => number) => f(med(rs, (r) => pick(r.cores)));
+    lines.push(
+      `| ${k} | ${f(
+        med(rs, (r) => r.rps),
+        0,
+      )} | ${f(med(rs, (r) => r.p99))} | ${f(
+        med(rs, (r) => r.cpuUs),
+        0,
+      )} | ` +
+        `${busy[0]}; ${busy.slice(1).join(', ') || '(serves itself)'} | ${c((x) => x.target)} / ${c((x) => x.upstream)} / ` +
+        `${c((x) => x.load)} / ${c((x) => x.postgres)} / ${c((x) => x.redis)} / ${c((x) => x.machine)} |`,
+    );
+  }
+  lines.push(
+    '',
+    `2 workers / 1 worker req/s at c=32: ${f(median(ratios))}x (rounds ${ratios.map((x) => `${f(x)}x`).join(', ')}) (goal >= 1.2x)`,
+  );
+  return lines;
+}
+
+/** Both targets warmed up, then `rounds` rounds taking them in turn; returns the rows. */
+export async function workersBench(rounds: number, seconds: number, warmup: number): Promise<string[]> {
+  const children: ChildProcess[] = [];
+  const dirs: string[] = [];
+  const targets: WorkersTarget[] = [];
+  try {
+    const up = await startProcess([join(__dirname, 'upstream.js')], process.env, children);
+    for (const [name, n] of [
+      ['1 worker', 1],
+      ['2 workers', 2],
+    ] as const)
+      targets.push(await startTarget(name, n, up.url, children, dirs));
+    for (const t of targets) {
+      process.stderr.write(`bench: workers ${t.name}: warm-up\n`);
+      await runLoad(t.url, body, t.headers, 32, warmup);
+    }
+    const runs: Record<string, Run[]> = {};
+    for (let n = 1; n <= rounds; n++)
+      for (const t of targets) {
+        process.stderr.write(`bench: workers ${t.name}: round ${n}\n`);
+        (runs[t.name] ??= []).push(await run(t, seconds, up.child.pid!));
+      }
+    return workersRows(runs, seconds, warmup);
+  } finally {
+    await Promise.all(children.map((c) => stopped(c)));
+    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+    await dropSchemas(targets.map((t) => t.schema)).catch(() => undefined);
+  }
+}
+
+/** SIGTERM, resolved at its exit (a gateway lets go of its PostgreSQL schema before the bench drops it). */
+function stopped(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return Promise.resolve();
+  return new Promise((res) => {
+    c.once('exit', () => res());
+    c.kill('SIGTERM');
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rounds: { type: 'string', default: '5' },
+      seconds: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '5' },
+    },
+  });
+  const lines = await workersBench(Number(values.rounds), Number(values.seconds), Number(values.warmup));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+if (require.main === module)
+  main().catch((e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exitCode = 1;
+  });
