@@ -17,13 +17,16 @@ export function bytes(n: number): string {
   return `${(n / 1_000_000).toFixed(1)} MB`;
 }
 
-/** An image stands in as a line: its type and size for inline data, its address (cut) for a link; never the pixels. */
-export function imagePlaceholder(url: string, fileId?: string): string {
+/**
+ * An image stands in as a line: its type and size for inline data, its address (cut) for a link; never the pixels.
+ * `omitted` is the size the store gave a large inline image it kept as `data:<type>;base64,` alone.
+ */
+export function imagePlaceholder(url: string, fileId?: string, omitted?: unknown): string {
   if (fileId) return `[image: file ${fileId}]`;
   const data = /^data:([^;,]+)?(;base64)?,/.exec(url);
   if (data) {
     const payload = url.length - data[0].length;
-    const size = data[2] ? Math.floor((payload * 3) / 4) : payload;
+    const size = typeof omitted === 'number' ? omitted : data[2] ? Math.floor((payload * 3) / 4) : payload;
     return `[image: ${data[1] ?? 'unknown type'}, ${bytes(size)}]`;
   }
   return `[image: ${url.length > 80 ? `${url.slice(0, 79)}…` : url}]`;
@@ -49,11 +52,10 @@ function contentNodes(content: unknown): Node[] {
     const t = str(part.type);
     if (t === 'text' || t === 'input_text' || t === 'output_text') out.push(h('p', { class: 'text' }, str(part.text)));
     else if (t === 'refusal') out.push(h('p', { class: 'text refusal' }, `Refused: ${str(part.refusal)}`));
-    else if (t === 'image_url')
-      out.push(
-        h('p', { class: 'placeholder' }, imagePlaceholder(str(isObj(part.image_url) ? part.image_url.url : ''))),
-      );
-    else if (t === 'input_image')
+    else if (t === 'image_url') {
+      const img: Obj = isObj(part.image_url) ? part.image_url : {};
+      out.push(h('p', { class: 'placeholder' }, imagePlaceholder(str(img.url), undefined, img.omitted_bytes)));
+    } else if (t === 'input_image')
       out.push(h('p', { class: 'placeholder' }, imagePlaceholder(str(part.image_url), str(part.file_id) || undefined)));
     else out.push(h('p', { class: 'placeholder' }, `[${t || 'part'}]`));
   }

@@ -16,6 +16,7 @@ import {
 } from '../../src/plugin';
 import { toResponse, type ChoiceParts } from './assemble';
 import { ANONYMOUS, REQUEST_MESSAGES } from './routes';
+import { boundedMessages } from './bounded';
 import { putStatement, type ResponseRepo } from './store/repo';
 
 export interface WriterDeps {
@@ -68,8 +69,8 @@ export class ResponseWriter {
     const withContent = !this.noContent.has(s.model.id);
     const body = toResponse(parts, { id, model: s.model.id, createdAt: Date.now(), status, usage, withContent });
     // The messages as the upstream got them (a guard's redactions are made in place before the call), for the
-    // console's record view; GET never shows them (publicBody).
-    if (withContent) body[REQUEST_MESSAGES] = s.request.messages;
+    // console's record view; GET never shows them (publicBody). Inline images and audio as their size (bounded.ts).
+    if (withContent) body[REQUEST_MESSAGES] = boundedMessages(s.request.messages);
     return body;
   }
 

@@ -120,6 +120,8 @@ describe('operator console (browser): the readable record view', function () {
             content: [
               { type: 'text', text: 'And in Lyon? Use get_weather.' },
               { type: 'image_url', image_url: { url: PIXEL } },
+              // Stored as its type and size only (plugins/storage/bounded.ts): the view still says both.
+              { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${'A'.repeat(4_000_000)}` } },
             ],
           },
           {
@@ -216,7 +218,8 @@ describe('operator console (browser): the readable record view', function () {
       const messages = await text(page, '#record-messages');
       expect(messages)
         .to.include('And in Lyon?')
-        .and.match(/\[image: image\/png, \d+ B\]/);
+        .and.match(/\[image: image\/png, \d+ B\]/)
+        .and.include('[image: image/jpeg, 3.0 MB]');
       expect(await text(page, '#record-messages .tool-args')).to.include('"city": "Lyon"');
       expect(messages).to.include('Sunny, 18 C');
       expect(await text(page, '#record-answer')).to.include('Mock answer');

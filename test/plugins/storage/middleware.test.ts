@@ -51,6 +51,34 @@ describe('storage middleware', () => {
     expect(await stored()).to.equal(before);
   });
 
+  it("a chat request's large inline image is kept as its type and size, not its data; a small one as it came", async () => {
+    const image = Buffer.alloc(3 * 1024 * 1024, 7).toString('base64');
+    const pixel =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const content = [
+      { type: 'text', text: 'What is in these?' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${image}`, detail: 'low' } },
+      { type: 'image_url', image_url: { url: pixel } },
+    ];
+    const res = await postJson(`${gw.url}/v1/chat/completions`, {
+      model: MOCK_MODEL.id,
+      messages: [{ role: 'user', content }],
+    });
+    expect(res.status).to.equal(200);
+    const { id } = (await res.json()) as { id: string };
+    const row = await gw.services.store.db.get<{ body: string }>('SELECT body FROM responses WHERE id = ?', [id]);
+    expect(row!.body.length).to.be.below(2000);
+    const kept = (JSON.parse(row!.body) as { request_messages: Array<{ content: unknown[] }> }).request_messages;
+    expect(kept[0].content).to.deep.equal([
+      content[0],
+      {
+        type: 'image_url',
+        image_url: { url: 'data:image/png;base64,', detail: 'low', omitted_bytes: 3 * 1024 * 1024 },
+      },
+      content[2],
+    ]);
+  });
+
   it('an embeddings request stores nothing', async () => {
     const before = await stored();
     const res = await postJson(`${gw.url}/v1/embeddings`, { model: EMBED, input: 'hello' });
