@@ -68,6 +68,13 @@ export function sectionJson(s: AdminSection) {
       fields: a.fields,
       role: a.role ?? 'operator',
     })),
+    views: Object.entries(s.views ?? {}).map(([name, v]) => ({
+      name,
+      title: v.title,
+      description: v.description ?? null,
+      filters: v.filters,
+      role: v.role ?? s.roles?.read ?? 'viewer',
+    })),
   };
 }
 

@@ -21,6 +21,7 @@ import { serveActivity } from './activity';
 import { registerConsoleAudit } from './api-audit';
 import { registerKeyRoutes } from './api-keys';
 import { registerSettingsRoutes } from './api-settings';
+import { registerViewRoutes } from './api-views';
 import { registerSessionRoutes } from './api-session';
 import { registerUsageRoutes } from './api-usage';
 import { loadAssets, type Asset } from './assets';
@@ -76,6 +77,8 @@ export function registerConsoleRoutes(router: Router, deps: ConsoleRouteDeps) {
   registerKeyRoutes(router, { store, need, forget, shared });
   registerUsageRoutes(router, { store, usage, models, shared, need });
   registerConsoleAudit(router, store, need);
+  // Before the settings routes: /settings/{section}/views/{view} would otherwise read as a subject named `views`.
+  registerViewRoutes(router, { shared, need });
   registerSettingsRoutes(router, { store, shared, need });
   registerAssets(router);
 }

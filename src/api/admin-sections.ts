@@ -55,6 +55,23 @@ export interface SectionAction {
   run(body: unknown, caller: SectionCaller): Promise<unknown>;
 }
 
+/**
+ * A read-only list a section shows (decision 0054): the mcp plugin's servers, its call log. Filters are described as
+ * form fields; `read` gets their values as strings (and `cursor`, the `next` of the previous page) and checks them.
+ * Reading changes nothing, so nothing is audited.
+ */
+export interface SectionView {
+  title: string;
+  description?: string;
+  filters: readonly SettingsField[];
+  /** The least role to read it (default: the section's read role). */
+  role?: Role;
+  read(
+    query: Readonly<Record<string, string>>,
+    caller: SectionCaller,
+  ): Promise<{ data: unknown[]; next: string | null }>;
+}
+
 export interface AdminSection {
   /** Its place in URLs and audit actions: lower case letters, digits and `-`, unique. */
   name: string;
@@ -86,6 +103,7 @@ export interface AdminSection {
    */
   summarize?(subject: 'key' | 'account', ids: readonly string[]): Promise<Map<string, string>>;
   actions?: Readonly<Record<string, SectionAction>>;
+  views?: Readonly<Record<string, SectionView>>;
 }
 
 /** The sections registered so far, in registration order (the chain's order). */

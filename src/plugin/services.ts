@@ -35,6 +35,7 @@ export {
   type SectionAction,
   type SectionCaller,
   type SectionSubject,
+  type SectionView,
   type SettingsField,
 } from '../api/admin-sections';
 export { hasRole, parseRole, requireRole, roleOf, roleRequired, ROLES } from '../auth/roles';
