@@ -3,14 +3,17 @@
  * Presets through the admin API: GET /v1/presets and /v1/presets/{name} (viewer and above), PUT and DELETE
  * /v1/presets/{name} (operator and above; each change in the audit log). Kept in the store (routing_presets), loaded
  * into the core's preset book at start, at once on this replica's changes and every `presets_refresh_ms` for the
- * others'. gateway.yaml's presets are listed, read-only (409).
+ * others'. gateway.yaml's presets are listed, read-only (409). The console edits them through the same PresetAdmin,
+ * as the `presets` admin section (presets-section.ts).
  */
 import type Router from '@koa/router';
 import {
   ADMIN_GUARD,
-  bodyReader,
+  adminSections,
+  bodyChecker,
   errors,
   GatewayError,
+  readJsonBody,
   recordAudit,
   type AdminGuard,
   type ModelRegistry,
@@ -21,11 +24,12 @@ import {
   type Store,
 } from '../../src/plugin';
 import { bodies } from './generated/bodies';
+import { presetsSection } from './presets-section';
 import { PresetRepo } from './store/presets';
 
-const readPreset = bodyReader<Omit<PresetConfig, 'name'> & { name?: string }>(bodies.preset);
+const checkPresetBody = bodyChecker<Omit<PresetConfig, 'name'> & { name?: string }>(bodies.preset);
 
-const json = (p: PresetConfig, source: 'config' | 'store') => ({ ...p, source });
+export const presetJson = (p: PresetConfig, source: 'config' | 'store') => ({ ...p, source });
 
 /** A preset's models and provider names must exist, as gateway.yaml's are checked at start. */
 export function checkPreset(p: PresetConfig, models: Pick<ModelRegistry, 'has' | 'hasProvider'>): void {
@@ -40,61 +44,95 @@ export function checkPreset(p: PresetConfig, models: Pick<ModelRegistry, 'has' |
         throw errors.invalidRequest(`No provider named '${n.slice(0, 64)}'`, `provider.${f}`, 'unknown_provider');
 }
 
-export interface PresetRoutes {
-  /** Read the store's presets into the book (at start, and on a timer). */
-  reload(): Promise<void>;
+/** The presets' reads and changes, for the admin API and the console alike (each audits on its own). */
+export class PresetAdmin {
+  private readonly repo: PresetRepo;
+
+  constructor(
+    store: Store,
+    private readonly book: PresetBook,
+    private readonly models: ModelRegistry,
+  ) {
+    this.repo = new PresetRepo(store.db);
+  }
+
+  /** Read the store's presets into the book (at start, on a change, and on a timer). */
+  async reload(): Promise<void> {
+    this.book.replaceStored(await this.repo.all());
+  }
+
+  list() {
+    return this.book.list().map((l) => presetJson(l.preset, l.source));
+  }
+
+  get(name: string) {
+    const p = this.book.get(name);
+    if (!p) throw missing(name);
+    return presetJson(p, this.book.isFixed(p.name) ? 'config' : 'store');
+  }
+
+  /** The stored preset (null when none): the audit's `before`. */
+  async stored(name: string): Promise<PresetConfig | null> {
+    return (await this.repo.get(name)) ?? null;
+  }
+
+  /** Check `body` whole (400 naming the field; 409 for gateway.yaml's), then store it as preset `name`. */
+  async put(name: string, body: unknown): Promise<PresetConfig> {
+    if (this.book.isFixed(name)) throw fixed(name);
+    const preset = { ...checkPresetBody(body), name } as PresetConfig;
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name))
+      throw errors.invalidRequest('A preset name is 1-64 of A-Z a-z 0-9 _ . -', 'name', 'invalid_value');
+    checkPreset(preset, this.models);
+    await this.repo.put(preset);
+    await this.reload();
+    return preset;
+  }
+
+  /** Delete stored preset `name`; what it was (404 when there is none, 409 for gateway.yaml's). */
+  async remove(name: string): Promise<PresetConfig> {
+    if (this.book.isFixed(name)) throw fixed(name);
+    const before = await this.repo.get(name);
+    if (!before || !(await this.repo.delete(name))) throw missing(name);
+    await this.reload();
+    return before;
+  }
 }
 
-export function registerPresetRoutes(
-  router: Router,
-  store: Store,
-  admin: AdminGuard,
-  book: PresetBook,
-  models: ModelRegistry,
-): PresetRoutes {
-  const repo = new PresetRepo(store.db);
-  const reload = async () => book.replaceStored(await repo.all());
-  const fixed = (name: string) =>
-    new GatewayError({
-      status: 409,
-      type: 'invalid_request_error',
-      code: 'invalid_request',
-      param: 'name',
-      message: `The preset '${name}' is set in gateway.yaml; change it there`,
-    });
-  const missing = (name: string) =>
-    errors.notFound('preset_not_found', `There is no preset named '${name.slice(0, 64)}'`, 'name');
+function fixed(name: string): GatewayError {
+  return new GatewayError({
+    status: 409,
+    type: 'invalid_request_error',
+    code: 'invalid_request',
+    param: 'name',
+    message: `The preset '${name}' is set in gateway.yaml; change it there`,
+  });
+}
+
+function missing(name: string): GatewayError {
+  return errors.notFound('preset_not_found', `There is no preset named '${name.slice(0, 64)}'`, 'name');
+}
+
+export function registerPresetRoutes(router: Router, store: Store, admin: AdminGuard, presets: PresetAdmin): void {
   router.get('/v1/presets', async (ctx) => {
     await admin(ctx, 'viewer');
-    ctx.body = { data: book.list().map((l) => json(l.preset, l.source)) };
+    ctx.body = { data: presets.list() };
   });
   router.get('/v1/presets/:name', async (ctx) => {
     await admin(ctx, 'viewer');
-    const p = book.get(ctx.params.name);
-    if (!p) throw missing(ctx.params.name);
-    ctx.body = { data: json(p, book.isFixed(p.name) ? 'config' : 'store') };
+    ctx.body = { data: presets.get(ctx.params.name) };
   });
   router.put('/v1/presets/:name', async (ctx) => {
     const principal = await admin(ctx, 'operator');
     const name = ctx.params.name;
-    if (book.isFixed(name)) throw fixed(name);
-    const preset = { ...(await readPreset(ctx)), name } as PresetConfig;
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name))
-      throw errors.invalidRequest('A preset name is 1-64 of A-Z a-z 0-9 _ . -', 'name', 'invalid_value');
-    checkPreset(preset, models);
-    const before = (await repo.get(name)) ?? null;
-    await repo.put(preset);
-    await reload();
+    const before = await presets.stored(name);
+    const preset = await presets.put(name, await readJsonBody(ctx));
     await recordAudit(store, ctx, principal, { action: 'preset.set', target: `preset:${name}`, before, after: preset });
-    ctx.body = { data: json(preset, 'store') };
+    ctx.body = { data: presetJson(preset, 'store') };
   });
   router.delete('/v1/presets/:name', async (ctx) => {
     const principal = await admin(ctx, 'operator');
     const name = ctx.params.name;
-    if (book.isFixed(name)) throw fixed(name);
-    const before = await repo.get(name);
-    if (!before || !(await repo.delete(name))) throw missing(name);
-    await reload();
+    const before = await presets.remove(name);
     await recordAudit(store, ctx, principal, {
       action: 'preset.delete',
       target: `preset:${name}`,
@@ -103,18 +141,22 @@ export function registerPresetRoutes(
     });
     ctx.status = 204;
   });
-  return { reload };
 }
 
-/** The presets admin API (with the auth plugin's admin check): its presets loaded now and every `everyMs`. */
+/**
+ * The presets admin API (with the auth plugin's admin check) and the console's `presets` section: the store's
+ * presets loaded now and every `everyMs`.
+ */
 export async function presetRoutes(everyMs: number, services: PluginServices): Promise<NodeJS.Timeout | undefined> {
-  const admin = services.shared.get(ADMIN_GUARD);
   const book = services.shared.get(PRESETS);
-  if (!admin || !book) return undefined;
-  const routes = registerPresetRoutes(services.router, services.store, admin, book, services.models);
-  await routes.reload();
+  if (!book) return undefined;
+  const presets = new PresetAdmin(services.store, book, services.models);
+  const admin = services.shared.get(ADMIN_GUARD);
+  if (admin) registerPresetRoutes(services.router, services.store, admin, presets);
+  adminSections(services.shared).register(presetsSection(presets));
+  await presets.reload();
   const timer = setInterval(
-    () => void routes.reload().catch((err: unknown) => services.logger.warn({ err }, 'presets: reload failed')),
+    () => void presets.reload().catch((err: unknown) => services.logger.warn({ err }, 'presets: reload failed')),
     everyMs,
   );
   timer.unref();
