@@ -26,7 +26,7 @@
  *   - routing
  * ```
  */
-import { ADMIN_GUARD, definePlugin } from '../../src/plugin';
+import { ADMIN_GUARD, adminSections, definePlugin } from '../../src/plugin';
 import { RedisBackend } from './backends/redis-backend';
 import { StoreBackend } from './backends/store-backend';
 import type { CacheBackend } from './backends/types';
@@ -35,6 +35,7 @@ import { cacheMetrics } from './metrics';
 import { cacheMiddleware } from './middleware';
 import { ModelRules, semanticOf } from './policy';
 import { registerCacheRoutes } from './routes';
+import { cacheSection } from './section';
 import { chargeFraction, configSchema, type CacheConfig } from './schema';
 import { cacheMigrations } from './store/migrations';
 import { CacheSettings } from './store/settings';
@@ -64,6 +65,7 @@ export default definePlugin<CacheConfig>({
     sweeper?.unref();
     const admin = services.shared.get(ADMIN_GUARD);
     if (admin) registerCacheRoutes(services.router, store, admin, backend, settings);
+    adminSections(services.shared).register(cacheSection(backend, settings));
     const rules = new ModelRules(config, services.models);
     // No model cached: no step on the chain (a plugin without middleware costs a request nothing); routes stay.
     const middleware = rules.any
