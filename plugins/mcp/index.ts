@@ -22,12 +22,20 @@
  *   - routing
  * ```
  */
-import { ADMIN_GUARD, addReadinessCheck, definePlugin, getAuthenticate, REMOTE_TOOLS } from '../../src/plugin';
+import {
+  ADMIN_GUARD,
+  addReadinessCheck,
+  adminSections,
+  definePlugin,
+  getAuthenticate,
+  REMOTE_TOOLS,
+} from '../../src/plugin';
 import { callLimiter, pricer, Access } from './governance';
 import { mcpMetrics } from './metrics';
 import { payloadWriter } from './payloads';
 import { remoteTools } from './remote';
 import { registerMcpRoutes } from './routes';
+import { mcpSection } from './section';
 import { configSchema, type McpConfig } from './schema';
 import { Sessions } from './sessions';
 import { mcpMigrations } from './store/migrations';
@@ -80,6 +88,7 @@ export default definePlugin<McpConfig>({
       log,
       store,
     });
+    adminSections(shared).register(mcpSection({ upstreams, access, log }));
     addReadinessCheck(shared, upstreams.readiness());
     shared.set(REMOTE_TOOLS, remoteTools(deps, config.max_tool_rounds));
     upstreams.start();

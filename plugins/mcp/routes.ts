@@ -16,6 +16,7 @@ import {
 } from '../../src/plugin';
 import { bodies } from './generated/bodies';
 import type { Access } from './governance';
+import { serversJson } from './section';
 import type { Sessions } from './sessions';
 import type { CallLog } from './store/repo';
 import type { Upstreams } from './upstreams';
@@ -42,19 +43,20 @@ export function registerMcpRoutes(router: Router, d: RouteDeps): void {
   if (!admin) return;
   router.get('/v1/mcp/servers', async (ctx) => {
     await admin(ctx, 'viewer');
-    const tools = d.upstreams.tools();
-    ctx.body = {
-      data: d.upstreams.health().map((h) => ({
-        ...h,
-        tool_names: tools.filter((t) => t.name.startsWith(`${h.name}__`)).map((t) => t.name),
-      })),
-    };
+    ctx.body = { data: serversJson(d.upstreams) };
   });
   router.get('/v1/mcp/calls', async (ctx) => {
     await admin(ctx, 'viewer');
     const q = (k: string) => (typeof ctx.query[k] === 'string' ? (ctx.query[k] as string) : undefined);
     ctx.body = {
-      data: await d.log.list({ keyHash: q('key'), accountId: q('account'), server: q('server'), ...paging(ctx) }),
+      data: await d.log.list({
+        keyHash: q('key'),
+        accountId: q('account'),
+        server: q('server'),
+        tool: q('tool'),
+        outcome: q('outcome'),
+        ...paging(ctx),
+      }),
     };
   });
   for (const [subject, path] of [

@@ -30,6 +30,9 @@ export interface CallQuery {
   keyHash?: string;
   accountId?: string;
   server?: string;
+  /** The tool's name on its server. */
+  tool?: string;
+  outcome?: string;
   limit: number;
   offset: number;
 }
@@ -66,6 +69,8 @@ export class CallLog {
       ['key_hash', q.keyHash],
       ['account_id', q.accountId],
       ['server', q.server],
+      ['tool', q.tool],
+      ['outcome', q.outcome],
     ] as const)
       if (v !== undefined) {
         where.push(`${col} = ?`);
