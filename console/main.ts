@@ -7,16 +7,26 @@ import { modelsPage } from './pages/models';
 import { rankingsPage } from './pages/rankings';
 import { sessionsPage, ssoPage } from './pages/sessions';
 import { auditPage } from './pages/audit';
+import { presetsPage } from './pages/presets';
+import { cachePage } from './pages/cache';
+import { mcpPage } from './pages/mcp';
+import { sectionNames } from './pages/sections';
 
 export type Page = (main: HTMLElement, me: Me) => Promise<void>;
 
-/** The pages; `role`: the least role that sees the page in the menu (the server checks every call anyway). */
-const ALL_PAGES: Array<{ id: string; title: string; page: Page; role?: Role }> = [
+/**
+ * The pages; `role`: the least role that sees the page in the menu (the server checks every call anyway); `section`:
+ * the admin section (another plugin's) the page needs, so that a gateway without that plugin shows no such page.
+ */
+const ALL_PAGES: Array<{ id: string; title: string; page: Page; role?: Role; section?: string }> = [
   { id: 'overview', title: 'Overview', page: overviewPage },
   { id: 'keys', title: 'Accounts & keys', page: keysPage },
   { id: 'activity', title: 'Activity', page: activityPage },
   { id: 'models', title: 'Models', page: modelsPage },
   { id: 'rankings', title: 'Rankings', page: rankingsPage },
+  { id: 'presets', title: 'Presets', page: presetsPage, role: 'viewer', section: 'presets' },
+  { id: 'cache', title: 'Cache', page: cachePage, role: 'viewer', section: 'cache' },
+  { id: 'mcp', title: 'MCP', page: mcpPage, role: 'viewer', section: 'mcp' },
   { id: 'audit', title: 'Audit log', page: auditPage, role: 'viewer' },
   { id: 'sessions', title: 'Sessions', page: sessionsPage, role: 'admin' },
   { id: 'sso', title: 'Single sign-on', page: ssoPage, role: 'admin' },
@@ -76,8 +86,11 @@ function signIn(message?: string): void {
   input.focus();
 }
 
+/** The admin sections this gateway's plugins registered (read once a sign-in). */
+let sections = new Set<string>();
+
 async function render(me: Me): Promise<void> {
-  const PAGES = ALL_PAGES.filter((p) => !p.role || atLeast(me, p.role));
+  const PAGES = ALL_PAGES.filter((p) => (!p.role || atLeast(me, p.role)) && (!p.section || sections.has(p.section)));
   const id = location.hash.replace(/^#\//, '').split('?')[0] || 'overview';
   // A path under /console that is not the app (a typo, an old link): the app's own not-found page.
   const stray = !/^\/console\/?$/.test(location.pathname);
@@ -153,6 +166,7 @@ async function start(): Promise<void> {
   }
   setCsrf(me.csrf_token);
   unit.label = me.credit_unit ?? 'credits';
+  sections = await sectionNames();
   window.onhashchange = () => void render(me);
   await render(me);
 }

@@ -1,0 +1,143 @@
+/**
+ * Presets (the routing plugin's `presets` section): the list, one preset's fields, and for an operator a form that
+ * creates or changes a stored preset, and a Delete that asks first. gateway.yaml's presets are shown read-only.
+ */
+import { atLeast, type Me } from '../api';
+import { clear, h, notice, table } from '../dom';
+import { confirmButton, field, jsonOf, listOf, section } from './sections';
+
+interface Preset {
+  name: string;
+  model?: string;
+  models?: string[];
+  provider?: Record<string, unknown>;
+  params?: Record<string, unknown>;
+  system?: string;
+  source: 'config' | 'store';
+}
+
+const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** The form's inputs, filled from `p` when editing. */
+function presetForm(p?: Preset) {
+  return {
+    name: h('input', { id: 'preset-name', value: p?.name ?? '', required: true, placeholder: 'e.g. support-bot' }),
+    model: h('input', { id: 'preset-model', value: p?.model ?? '', placeholder: 'openai/gpt-4o-mini' }),
+    models: h('input', { id: 'preset-models', value: p?.models?.join(', ') ?? '' }),
+    provider: h('textarea', { id: 'preset-provider', rows: 2 }, p?.provider ? JSON.stringify(p.provider) : ''),
+    params: h('textarea', { id: 'preset-params', rows: 2 }, p?.params ? JSON.stringify(p.params) : ''),
+    system: h('textarea', { id: 'preset-system', rows: 3 }, p?.system ?? ''),
+  };
+}
+type Form = ReturnType<typeof presetForm>;
+
+/** The body of PUT: the fields filled in; JSON fields parsed here so a typo is named before anything is sent. */
+function bodyOf(f: Form): Record<string, unknown> {
+  return {
+    model: f.model.value.trim() || undefined,
+    models: listOf(f.models.value),
+    provider: jsonOf(f.provider.value, 'Provider preferences'),
+    params: jsonOf(f.params.value, 'Default parameters'),
+    system: f.system.value || undefined,
+  };
+}
+
+function editor(p: Preset | undefined, out: HTMLElement, reload: (msg: string) => Promise<void>): HTMLElement {
+  const f = presetForm(p);
+  if (p) f.name.setAttribute('readonly', '');
+  return h(
+    'form',
+    {
+      id: 'preset-form',
+      class: 'card stack',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        const name = f.name.value.trim();
+        try {
+          await section.write('presets', 'item', name, bodyOf(f));
+          await reload(`Preset ${name} saved: requests naming @preset/${name} use it now`);
+        } catch (err) {
+          clear(out, notice(err instanceof Error ? err.message : String(err)));
+        }
+      },
+    },
+    h('h2', {}, p ? `Edit ${p.name}` : 'New preset'),
+    field('Name', f.name, 'Requests use it as model: "@preset/<name>"'),
+    field('Model', f.model, 'A model id, or give Models'),
+    field('Models', f.models, 'Model ids in fallback order, separated by commas'),
+    field('Provider preferences (JSON)', f.provider, 'e.g. {"order": ["openai"], "allow_fallbacks": true}'),
+    field('Default parameters (JSON)', f.params, 'e.g. {"temperature": 0.2}; the request’s own win'),
+    field('System prompt', f.system, 'Put first when the request has none'),
+    h('div', { class: 'inline' }, h('button', { id: 'preset-save', type: 'submit', class: 'primary' }, 'Save')),
+  );
+}
+
+function row(p: Preset, me: Me, edit: (p: Preset) => void, remove: (p: Preset) => void): Node[] {
+  const writable = atLeast(me, 'operator') && p.source === 'store';
+  return [
+    h('a', { href: '#/presets', 'data-preset': p.name, onclick: (e: Event) => (e.preventDefault(), edit(p)) }, p.name),
+    document.createTextNode(p.model ?? p.models?.join(' → ') ?? '—'),
+    document.createTextNode(short(p.params ? JSON.stringify(p.params) : '')),
+    document.createTextNode(short(p.system ?? '')),
+    h(
+      'span',
+      { class: `badge ${p.source === 'store' ? 'on' : ''}` },
+      p.source === 'config' ? 'gateway.yaml' : 'stored',
+    ),
+    writable
+      ? confirmButton(
+          { 'data-delete-preset': p.name },
+          'Delete',
+          () => `Delete ${p.name} for good?`,
+          () => remove(p),
+        )
+      : document.createTextNode(''),
+  ];
+}
+
+export async function presetsPage(main: HTMLElement, me: Me): Promise<void> {
+  const out = h('div', { id: 'presets-notice' });
+  const list = h('section', { class: 'card' });
+  const form = h('div');
+  const edit = (p?: Preset) => {
+    // gateway.yaml's presets and a viewer's session: the fields, read-only.
+    if (!atLeast(me, 'operator') || p?.source === 'config')
+      clear(form, h('pre', { id: 'preset-view', class: 'card' }, JSON.stringify(p, null, 2)));
+    else clear(form, editor(p, out, reload));
+    form.scrollIntoView({ block: 'nearest' });
+  };
+  const remove = (p: Preset) =>
+    void section
+      .remove('presets', p.name)
+      .then(() => reload(`Preset ${p.name} deleted`))
+      .catch((err: unknown) => clear(out, notice(err instanceof Error ? err.message : String(err))));
+  async function reload(message?: string): Promise<void> {
+    const presets = (await section.items<Preset>('presets')).map((i) => i.value);
+    clear(
+      list,
+      h('h2', {}, 'Presets'),
+      presets.length
+        ? table(
+            ['Name', 'Model', 'Parameters', 'System prompt', 'Source', ''],
+            presets.map((p) => row(p, me, edit, remove)),
+            { id: 'presets-table' },
+          )
+        : h('p', { class: 'empty', id: 'presets-empty' }, 'No presets yet.'),
+    );
+    clear(out, message ? notice(message, 'ok') : null);
+    if (message) clear(form);
+  }
+  main.append(
+    h(
+      'header',
+      { class: 'page-head' },
+      h('h1', {}, 'Presets'),
+      h('span', { class: 'spacer' }),
+      atLeast(me, 'operator') ? h('button', { id: 'preset-new', onclick: () => edit() }, 'New preset') : null,
+    ),
+    out,
+    list,
+    form,
+  );
+  await reload();
+}
