@@ -32,20 +32,33 @@ interface Call {
 
 const OUTCOMES = ['ok', 'error', 'failed', 'refused', 'cancelled', 'timeout'];
 
+/** Each server as a line: name, transport, status (its last error beside it) and, below, its tools. */
 function serversCard(servers: Server[]): HTMLElement {
-  const rows = servers.map((s) => [
-    h('strong', {}, s.name),
-    document.createTextNode(s.transport),
-    h('span', { class: `badge ${s.status === 'up' ? 'on' : 'off'}`, title: s.error ?? '' }, s.status),
-    document.createTextNode(s.error ?? ''),
-    h('span', { class: 'tool-list' }, s.tool_names.map((t) => t.slice(s.name.length + 2)).join(', ') || '—'),
-  ]);
+  const item = (s: Server) =>
+    h(
+      'li',
+      { class: 'item', 'data-server': s.name },
+      h(
+        'div',
+        { class: 'inline' },
+        h('strong', {}, s.name),
+        h('span', { class: 'muted' }, s.transport),
+        h('span', { class: `badge ${s.status === 'up' ? 'on' : 'off'}` }, s.status),
+        s.error ? h('span', { class: 'error-text' }, s.error) : null,
+      ),
+      h(
+        'p',
+        { class: 'tool-list' },
+        `${s.tools} tools: `,
+        s.tool_names.map((t) => t.slice(s.name.length + 2)).join(', ') || '—',
+      ),
+    );
   return h(
     'section',
     { class: 'card' },
     h('h2', {}, 'Servers'),
     servers.length
-      ? table(['Server', 'Transport', 'Status', 'Last error', 'Tools'], rows, { id: 'mcp-servers' })
+      ? h('ul', { id: 'mcp-servers', class: 'items' }, ...servers.map(item))
       : h('p', { class: 'empty' }, 'No MCP servers in gateway.yaml.'),
   );
 }

@@ -3,7 +3,7 @@
  * creates or changes a stored preset, and a Delete that asks first. gateway.yaml's presets are shown read-only.
  */
 import { atLeast, type Me } from '../api';
-import { clear, h, notice, table } from '../dom';
+import { clear, h, notice } from '../dom';
 import { confirmButton, field, jsonOf, listOf, section } from './sections';
 
 interface Preset {
@@ -72,27 +72,41 @@ function editor(p: Preset | undefined, out: HTMLElement, reload: (msg: string) =
   );
 }
 
-function row(p: Preset, me: Me, edit: (p: Preset) => void, remove: (p: Preset) => void): Node[] {
+/** One preset as a card: its name (opens it), model, source and Delete on one line, what it sets below. */
+function card(p: Preset, me: Me, edit: (p: Preset) => void, remove: (p: Preset) => void): HTMLElement {
   const writable = atLeast(me, 'operator') && p.source === 'store';
-  return [
-    h('a', { href: '#/presets', 'data-preset': p.name, onclick: (e: Event) => (e.preventDefault(), edit(p)) }, p.name),
-    document.createTextNode(p.model ?? p.models?.join(' → ') ?? '—'),
-    document.createTextNode(short(p.params ? JSON.stringify(p.params) : '')),
-    document.createTextNode(short(p.system ?? '')),
+  const sets = [p.params && `parameters ${JSON.stringify(p.params)}`, p.system && `system: ${p.system}`]
+    .filter(Boolean)
+    .join(' · ');
+  return h(
+    'li',
+    { class: 'item' },
     h(
-      'span',
-      { class: `badge ${p.source === 'store' ? 'on' : ''}` },
-      p.source === 'config' ? 'gateway.yaml' : 'stored',
+      'div',
+      { class: 'inline' },
+      h(
+        'a',
+        { href: '#/presets', 'data-preset': p.name, onclick: (e: Event) => (e.preventDefault(), edit(p)) },
+        p.name,
+      ),
+      h('span', {}, p.model ?? p.models?.join(' → ') ?? '—'),
+      h(
+        'span',
+        { class: `badge ${p.source === 'store' ? 'on' : ''}` },
+        p.source === 'config' ? 'gateway.yaml' : 'stored',
+      ),
+      h('span', { class: 'spacer' }),
+      writable
+        ? confirmButton(
+            { 'data-delete-preset': p.name },
+            'Delete',
+            () => `Delete ${p.name} for good?`,
+            () => remove(p),
+          )
+        : null,
     ),
-    writable
-      ? confirmButton(
-          { 'data-delete-preset': p.name },
-          'Delete',
-          () => `Delete ${p.name} for good?`,
-          () => remove(p),
-        )
-      : document.createTextNode(''),
-  ];
+    sets ? h('p', { class: 'muted' }, short(sets, 160)) : null,
+  );
 }
 
 export async function presetsPage(main: HTMLElement, me: Me): Promise<void> {
@@ -117,11 +131,7 @@ export async function presetsPage(main: HTMLElement, me: Me): Promise<void> {
       list,
       h('h2', {}, 'Presets'),
       presets.length
-        ? table(
-            ['Name', 'Model', 'Parameters', 'System prompt', 'Source', ''],
-            presets.map((p) => row(p, me, edit, remove)),
-            { id: 'presets-table' },
-          )
+        ? h('ul', { id: 'presets-list', class: 'items' }, ...presets.map((p) => card(p, me, edit, remove)))
         : h('p', { class: 'empty', id: 'presets-empty' }, 'No presets yet.'),
     );
     clear(out, message ? notice(message, 'ok') : null);

@@ -208,8 +208,8 @@ describe('console: presets, cache and MCP pages', function () {
     for (const width of ['phone', 'desktop'] as const) {
       it(`${width}: Presets: create one with the form, see it listed, a bad model named in words, delete it`, async () => {
         const page = await open(width, 'presets');
-        await page.waitForSelector('#presets-table');
-        expect(await page.textContent('#presets-table'))
+        await page.waitForSelector('#presets-list');
+        expect(await page.textContent('#presets-list'))
           .to.include('fixed')
           .and.include('gateway.yaml');
         await page.click('#preset-new');
@@ -226,7 +226,7 @@ describe('console: presets, cache and MCP pages', function () {
         await page.fill('#preset-system', 'Answer in French.');
         await shot(page, `presets-form-${width}`);
         await page.click('#preset-save');
-        await page.waitForSelector(`#presets-table a[data-preset="web-${width}"]`);
+        await page.waitForSelector(`#presets-list a[data-preset="web-${width}"]`);
         expect(await page.textContent('#presets-notice')).to.include('saved');
         expect(await overflows(page), 'nothing runs off the screen').to.equal(false);
         await shot(page, `presets-${width}`);
@@ -234,7 +234,7 @@ describe('console: presets, cache and MCP pages', function () {
         expect(await page.textContent(`[data-delete-preset="web-${width}"]`)).to.include('for good');
         await page.click(`[data-delete-preset="web-${width}"]`);
         await page.waitForSelector(`#presets-notice >> text=web-${width} deleted`);
-        expect(await page.$(`#presets-table a[data-preset="web-${width}"]`)).to.equal(null);
+        expect(await page.$(`#presets-list a[data-preset="web-${width}"]`)).to.equal(null);
         await page.context().close();
       });
 
