@@ -26,6 +26,7 @@ export type {
   StrategyExtension,
 } from './pipeline/plugin';
 export type { CliCommand } from './cli/command';
+export type { ConfigProblem } from './config/load';
 export type {
   Attempt,
   AttemptPlan,

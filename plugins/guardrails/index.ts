@@ -64,6 +64,7 @@ export default definePlugin<GuardrailsConfig>({
         holdRule: holdRules(config),
       }),
       close: () => assignments.stop(),
+      configProblems: () => policies.problems(),
     };
   },
 });

@@ -5,7 +5,7 @@
  * wins (block over redact over flag), and the classifier fails closed when any of them says so. Merged sets are made
  * once per combination of names and kept.
  */
-import type { Detector, DetectorRegistry, GatewayState } from '../../src/plugin';
+import type { ConfigProblem, Detector, DetectorRegistry, GatewayState } from '../../src/plugin';
 import { strictestFirst } from './run';
 import type { Assignments } from './store/assignments';
 import type { Action, GuardrailsConfig } from './schema';
@@ -89,6 +89,26 @@ export class Policies {
     const input = strictestFirst([...sides.input.values()]);
     const output = strictestFirst([...sides.output.values()]);
     return input.length + output.length === 0 && !classifier ? null : { input, output, classifier };
+  }
+
+  /**
+   * Checks naming a detector no plugin registered. Asked once every plugin is set up (a detector may come from a
+   * plugin later in the chain), so that start and check refuse the config instead of the first request failing.
+   */
+  problems(): ConfigProblem[] {
+    const known = this.registry.ids();
+    return Object.entries(this.config.policies).flatMap(([name, policy]) =>
+      policy.checks.flatMap((c, i) =>
+        c.detector === CLASSIFIER || this.registry.get(c.detector)
+          ? []
+          : [
+              {
+                pointer: `/policies/${name}/checks/${i}/detector`,
+                message: `unknown detector '${c.detector}'; known: ${[CLASSIFIER, ...known].sort().join(', ')}`,
+              },
+            ],
+      ),
+    );
   }
 
   private detector(id: string): Detector {

@@ -205,9 +205,23 @@ export async function setupPlugins(
     const own: PluginServices = { ...services, ...extensionsFor(p.plugin), state: scopedState(state, p.plugin.name) };
     out.push({ name: p.plugin.name, instance: await p.plugin.setup(p.config, own) });
   }
-  const problems = checkExtensions(services.config);
+  const problems = [...checkExtensions(services.config), ...setUpProblems(chain, out)];
   if (problems.length > 0) throw new ConfigError(problems, 'plugins');
   return out;
+}
+
+/** Each plugin's own late problems (PluginInstance.configProblems), with pointers into the whole config. */
+function setUpProblems(
+  chain: readonly LoadedPlugin[],
+  instances: ReadonlyArray<{ instance: PluginInstance }>,
+): ConfigProblem[] {
+  return chain.flatMap((p, i) => {
+    const section = `/plugins/${p.index}/${p.entry.use ? 'config' : escapeKey(p.entry.name)}`;
+    return (instances[i].instance.configProblems?.() ?? []).map((q) => ({
+      pointer: section + q.pointer,
+      message: `plugin '${p.plugin.name}': ${q.message}`,
+    }));
+  });
 }
 
 function extensionsFor(plugin: Plugin<Record<string, unknown>>): Pick<PluginServices, 'providers' | 'strategies'> {

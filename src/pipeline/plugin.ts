@@ -3,6 +3,7 @@ import type { ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config/types';
+import type { ConfigProblem } from '../config/load';
 import type { ModelRegistry } from '../models/registry';
 import type { Store } from '../store/index';
 import type { Transport } from '../transport/http';
@@ -83,6 +84,12 @@ export interface PluginInstance<R extends readonly Capability[] = readonly Capab
    */
   middleware?(ctx: GatewayContext<R>, next: Next): Promise<void>;
   close?(): Promise<void> | void;
+  /**
+   * Problems of the plugin's YAML section that show only once every plugin is set up (a name another plugin
+   * registers later in the chain), each with its JSON pointer inside the section (`/policies/strict/checks/0`).
+   * `start` and `check` refuse the config with them, beside every other problem.
+   */
+  configProblems?(): ConfigProblem[];
 }
 
 /**

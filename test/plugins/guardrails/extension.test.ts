@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ConfigError } from '../../../src/config/load';
 import { postJson, startTestGateway } from '../../helpers/gateway';
 import { echoUpstream, guardConfig, policy, userText } from './helpers';
 
@@ -65,5 +66,36 @@ describe('guardrails: a detector from another plugin, and custom rules from YAML
       }
     }
     await upstream.stop();
+  });
+
+  it('a policy naming a detector no plugin registers: start refuses the config, naming the check and the known ones', async () => {
+    const upstream = await echoUpstream(1).start();
+    const guard = (detector: string) => ({
+      guardrails: {
+        policies: {
+          p: policy([
+            ['email', 'both', 'redact'],
+            [detector, 'input', 'block'],
+          ]),
+        },
+      },
+    });
+    const employees = { use: require.resolve('./fixtures/employee-ids'), config: {} };
+    try {
+      let err: unknown;
+      await startTestGateway(guardConfig(upstream, [guard('employe_id'), employees, 'routing'])).catch(
+        (e) => (err = e),
+      );
+      expect(err).to.be.instanceOf(ConfigError);
+      const problems = (err as ConfigError).problems;
+      expect(problems).to.have.length(1);
+      expect(problems[0].pointer).to.equal('/plugins/0/guardrails/policies/p/checks/1/detector');
+      expect(problems[0].message).to.match(/^plugin 'guardrails': unknown detector 'employe_id'; known: .*employee_id/);
+      // The same detector registered by a plugin later in the chain is known by then: the config starts.
+      const gw = await startTestGateway(guardConfig(upstream, [guard('employee_id'), employees, 'routing']));
+      await gw.stop();
+    } finally {
+      await upstream.stop();
+    }
   });
 });
