@@ -107,3 +107,74 @@ describe("budget notices: e-mail (the leak notices' SMTP) and signed webhooks, o
     expect(hooks.requests.every((r) => !r.body.includes(key))).to.equal(true);
   });
 });
+
+describe("budget notices: a key's and an account's own thresholds (no configured ones)", function () {
+  this.timeout(30000);
+  const hooks = new MockUpstream();
+  let gw: TestGateway;
+  const { body, cost, reserve } = exactRequest();
+  // Five sequential requests fit the limit: the key reaches `top` % of it.
+  const limit = reserve + 4 * cost;
+  const top = Math.floor((100 * 5 * cost) / limit);
+
+  before(async () => {
+    await hooks.start();
+    hooks.handler = (_r, res) => sendJson(res, 204, {});
+    gw = await startTestGateway(
+      testConfig(
+        {
+          plugins: [
+            'auth',
+            // No thresholds in gateway.yaml: only a key's or an account's own may send a notice.
+            { limits: { alerts: { webhook: { url: `${hooks.url}/hooks/budget`, secret: SECRET, backoff_ms: 50 } } } },
+            'credit',
+            'routing',
+          ],
+        },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
+    );
+  });
+  after(async () => {
+    await gw.stop();
+    await hooks.stop();
+  });
+
+  const events = () =>
+    hooks.requests.map(
+      (r) => r.json as { type: string; key?: { hash: string }; threshold_percent?: number; below?: number },
+    );
+
+  it("a key's own percent and its account's balance threshold each send one notice; a key without any sends none", async () => {
+    const make = async (name: string) => {
+      const a = await adminCall(gw, 'POST', '/v1/accounts', { name, credits: 1 });
+      const accountId = (a.body.data as { id: string }).id;
+      const k = await adminCall(gw, 'POST', '/v1/keys', { name, account_id: accountId, limit: fromNano(limit) });
+      return { accountId, key: k.body.key as string, hash: (k.body.data as { hash: string }).hash };
+    };
+    const watched = await make('own-thresholds');
+    const quiet = await make('no-thresholds');
+    const set = await adminCall(gw, 'PUT', `/v1/keys/${watched.hash}/limits`, {
+      budget_alerts: { key_limit_percent: [top] },
+    });
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+    const acct = await adminCall(gw, 'PUT', `/v1/accounts/${watched.accountId}/limits`, {
+      budget_alerts: { account_balance_below: [0.99999] },
+    });
+    expect(acct.status).to.equal(200);
+    for (const k of [watched, quiet])
+      for (let i = 0; i < 5; i++) {
+        const r = await postJson(`${gw.url}/v1/chat/completions`, body, { authorization: `Bearer ${k.key}` });
+        expect(r.status).to.equal(200);
+      }
+    const end = Date.now() + 10000;
+    while (events().length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 600));
+    const got = events();
+    expect(
+      got.filter((e) => e.type === 'budget.key_limit').map((e) => [e.key?.hash, e.threshold_percent]),
+    ).to.deep.equal([[watched.hash, top]]);
+    expect(got.filter((e) => e.type === 'budget.account_balance').map((e) => e.below)).to.deep.equal([0.99999]);
+    expect(got).to.have.length(2);
+  });
+});
