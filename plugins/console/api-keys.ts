@@ -1,49 +1,27 @@
 import type Router from '@koa/router';
 import {
-  accountJson,
-  addCreditsChecked,
   errors,
   issueKey,
   keyJson,
   money,
-  num,
-  readAccount,
-  readAmount,
   readKeyPatch,
   readNewKey,
-  requireRole,
   type SharedServices,
   type Store,
 } from '../../src/plugin';
+import { registerAccountRoutes } from './api-accounts';
 import { settingsSummaries } from './api-settings';
+import { after, cursorIn, cursorOut, likeEscape, type SortKey } from './keyset';
+import { operator } from './roles';
 import { limitParam, qs } from './params';
 import { whereSql } from './sql';
 import { audit } from './audit';
-import { principalOf, type ConsoleSession } from './session';
+import type { ConsoleSession } from './session';
 
 type Ctx = Parameters<Router.Middleware>[0];
 type Require = (ctx: Ctx) => Promise<ConsoleSession>;
 
-function cursorOut(t: unknown, id: unknown): string {
-  return Buffer.from(JSON.stringify([num(t), String(id)])).toString('base64url');
-}
-
-function cursorIn(s: string | undefined): [number, string] | undefined {
-  if (s === undefined) return undefined;
-  try {
-    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && typeof v[0] === 'number' && typeof v[1] === 'string') return [v[0], v[1]];
-  } catch {
-    // fall through
-  }
-  throw errors.invalidRequest('cursor is not one this endpoint gave out', 'cursor', 'invalid_cursor');
-}
-
-/** Changes to accounts and keys need the operator role (403 `role_required` naming it otherwise). */
-function operator(s: ConsoleSession): ConsoleSession {
-  requireRole(principalOf(s), 'operator');
-  return s;
-}
+const CREATED: SortKey = { sql: 'created_at', numeric: true };
 
 export interface KeyRouteDeps {
   store: Store;
@@ -61,7 +39,7 @@ export interface KeyRouteDeps {
  */
 export function registerKeyRoutes(router: Router, deps: KeyRouteDeps): void {
   const { store, need, forget, shared } = deps;
-  registerAccountRoutes(router, store, need);
+  registerAccountRoutes(router, deps);
   router.get('/console/api/keys', async (ctx) => {
     const s = await need(ctx);
     const page = await keysPage(store, s, ctx);
@@ -71,7 +49,18 @@ export function registerKeyRoutes(router: Router, deps: KeyRouteDeps): void {
       'key',
       page.data.map((k) => k.hash),
     );
-    ctx.body = { ...page, data: page.data.map((k) => ({ ...k, settings: settings.get(k.hash) ?? {} })) };
+    const names = await accountNames(
+      store,
+      page.data.map((k) => k.account_id),
+    );
+    ctx.body = {
+      ...page,
+      data: page.data.map((k) => ({
+        ...k,
+        account_name: names.get(k.account_id) ?? null,
+        settings: settings.get(k.hash) ?? {},
+      })),
+    };
   });
   router.post('/console/api/keys', async (ctx) => {
     const s = operator(await need(ctx));
@@ -105,72 +94,6 @@ export function registerKeyRoutes(router: Router, deps: KeyRouteDeps): void {
   });
 }
 
-/** GET the accounts a session sees (one page), POST a new account, POST credits to one (admin only). */
-function registerAccountRoutes(router: Router, store: Store, need: Require): void {
-  router.get('/console/api/accounts', async (ctx) => {
-    const s = await need(ctx);
-    const limit = limitParam(ctx, 50, 200);
-    const after = cursorIn(qs(ctx, 'cursor', 500));
-    const where = [s.isAdmin ? '1 = 1' : 'id = ?'];
-    const params: Array<string | number> = s.isAdmin ? [] : [s.accountId];
-    const q = qs(ctx, 'q', 100)?.trim();
-    if (q) {
-      where.push("(LOWER(name) LIKE ? ESCAPE '\\' OR id = ?)");
-      params.push(`%${likeEscape(q.toLowerCase())}%`, q);
-    }
-    // Newest first (order=oldest the other way), keyset-paged.
-    const oldest = qs(ctx, 'order', 10) === 'oldest';
-    const cmp = oldest ? '>' : '<';
-    const dir = oldest ? '' : ' DESC';
-    if (after) {
-      where.push(`(created_at ${cmp} ? OR (created_at = ? AND id ${cmp} ?))`);
-      params.push(after[0], after[0], after[1]);
-    }
-    const rows = await store.db.all<{ id: string; created_at: unknown }>(
-      `SELECT id, created_at FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at${dir}, id${dir} LIMIT ?`,
-      [...params, limit + 1],
-    );
-    const page = rows.slice(0, limit);
-    const accounts = await Promise.all(page.map((r) => store.accounts.get(r.id)));
-    const last = page[page.length - 1];
-    ctx.body = {
-      data: accounts.filter((a) => a !== undefined).map((a) => accountJson(a)),
-      next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.id) : null,
-    };
-  });
-
-  router.post('/console/api/accounts', async (ctx) => {
-    const s = operator(await need(ctx));
-    const b = await readAccount(ctx);
-    const created = accountJson(
-      await store.accounts.create({
-        name: b.name,
-        email: b.email ?? null,
-        credits: money(b.credits ?? 0, 'credits'),
-        customPricing: b.custom_pricing ?? false,
-      }),
-    );
-    await audit(store, ctx, s, { action: 'account.create', target: created.id, after: created });
-    ctx.status = 201;
-    ctx.body = { data: created };
-  });
-
-  router.post('/console/api/accounts/:id/credits', async (ctx) => {
-    const s = operator(await need(ctx));
-    const { amount } = await readAmount(ctx);
-    const before = await store.accounts.get(ctx.params.id);
-    const a = await addCreditsChecked(store, ctx.params.id, amount);
-    if (!a) throw errors.notFound('account_not_found', `No account '${ctx.params.id.slice(0, 64)}'`);
-    ctx.body = { data: accountJson(a) };
-    await audit(store, ctx, s, {
-      action: 'credits.add',
-      target: a.id,
-      before: before ? accountJson(before) : undefined,
-      after: accountJson(a),
-    });
-  });
-}
-
 /**
  * One page of the keys a session sees (its account's, or for the admin one account's or all), newest first (`order=
  * oldest` the other way), with keyset cursors so that every key is reachable however many there are; `q` finds keys
@@ -178,9 +101,8 @@ function registerAccountRoutes(router: Router, store: Store, need: Require): voi
  */
 async function keysPage(store: Store, s: ConsoleSession, ctx: Ctx) {
   const limit = limitParam(ctx, 50, 200);
-  const after = cursorIn(qs(ctx, 'cursor', 500));
   const account = s.isAdmin ? qs(ctx, 'account_id', 64) : s.accountId;
-  const oldest = qs(ctx, 'order', 10) === 'oldest';
+  const desc = qs(ctx, 'order', 10) !== 'oldest';
   const where: string[] = [];
   const params: Array<string | number> = [];
   if (account) {
@@ -192,12 +114,13 @@ async function keysPage(store: Store, s: ConsoleSession, ctx: Ctx) {
     where.push("(LOWER(name) LIKE ? ESCAPE '\\' OR label = ? OR hash LIKE ?)");
     params.push(`%${likeEscape(q.toLowerCase())}%`, q, `${likeEscape(q.toLowerCase())}%`);
   }
-  if (after) {
-    const cmp = oldest ? '>' : '<';
-    where.push(`(created_at ${cmp} ? OR (created_at = ? AND hash ${cmp} ?))`);
-    params.push(after[0], after[0], after[1]);
+  const c = cursorIn(qs(ctx, 'cursor', 500), 'created');
+  if (c) {
+    const k = after(c, CREATED, 'hash', desc);
+    where.push(k.sql);
+    params.push(...k.params);
   }
-  const dir = oldest ? '' : ' DESC';
+  const dir = desc ? ' DESC' : '';
   const rows = await store.db.all<{ hash: string; created_at: unknown }>(
     `SELECT hash, created_at FROM api_keys ${whereSql(where)} ORDER BY created_at${dir}, hash${dir} LIMIT ?`,
     [...params, limit + 1],
@@ -207,13 +130,15 @@ async function keysPage(store: Store, s: ConsoleSession, ctx: Ctx) {
   const last = page[page.length - 1];
   return {
     data: keys.filter((k) => k !== undefined).map((k) => keyJson(k)),
-    next_cursor: rows.length > limit && last ? cursorOut(last.created_at, last.hash) : null,
+    next_cursor: rows.length > limit && last ? cursorOut('created', last.created_at, last.hash, true) : null,
   };
 }
 
-/** `%`, `_` and the escape itself, taken literally in a LIKE pattern (ESCAPE '\'). */
-function likeEscape(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** The names of a page's accounts (the accounts list is paged: a key's account may be on another page). */
+async function accountNames(store: Store, ids: string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  const accounts = await Promise.all(unique.map((id) => store.accounts.get(id)));
+  return new Map(accounts.filter((a) => a !== undefined).map((a) => [a.id, a.name]));
 }
 
 /** A new key of an existing account; its raw value is in this answer only. */

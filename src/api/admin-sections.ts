@@ -32,6 +32,8 @@ export interface SettingsField {
   type: 'integer' | 'number' | 'boolean' | 'choice' | 'text' | 'list' | 'numbers' | 'json';
   /** One line under the input: what the value does, what empty means. */
   help?: string;
+  /** What an empty input shows (what empty means: `inherit`, `every model`). */
+  placeholder?: string;
   choices?: readonly string[];
   min?: number;
   max?: number;

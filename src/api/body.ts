@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { errors } from '../errors';
+import type { ErrorObject } from 'ajv';
 import type { Validator } from '../validation/validator';
 import { readJson } from './read-json';
 import { combine } from './chat-request';
@@ -27,7 +28,7 @@ export function bodyChecker<T>(validate: Validator): (body: unknown) => T {
   return (body) => {
     if (!validate(body)) {
       throw combine(
-        (validate.errors ?? []).map((e) => {
+        explaining(validate.errors ?? []).map((e) => {
           const field =
             e.keyword === 'required'
               ? (e.params as { missingProperty: string }).missingProperty
@@ -48,4 +49,16 @@ export function paging(ctx: Koa.Context): { limit: number; offset: number } {
   const limit = Math.min(Math.max(Number.parseInt(String(ctx.query.limit ?? '100'), 10) || 100, 1), 1000);
   const offset = Math.max(Number.parseInt(String(ctx.query.offset ?? '0'), 10) || 0, 0);
   return { limit, offset };
+}
+
+/**
+ * The errors that say what is wrong: of a field that may be a value or null (`anyOf: [{...}, {type: null}]`), ajv
+ * reports each alternative's failure and the anyOf itself; "must be null" and "must match a schema in anyOf" say
+ * nothing when the value's own alternative said what is wrong with it.
+ */
+function explaining(all: ErrorObject[]): ErrorObject[] {
+  const noise = (e: ErrorObject) =>
+    e.keyword === 'anyOf' || (e.keyword === 'type' && (e.params as { type?: string }).type === 'null');
+  const real = all.filter((e) => !noise(e));
+  return real.length > 0 ? real : all;
 }
