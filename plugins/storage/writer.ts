@@ -81,7 +81,9 @@ export class ResponseWriter {
     const view = s.extensions[STORED_VIEW] as StoredView | undefined;
     const body = view ? view(sent) : sent;
     return {
-      id: s.completionId,
+      // The object's own id: a Responses request with remote MCP tools answers in a later round, whose completion id
+      // is `<id>_r<n>`, while the client reads the response by the id it was given.
+      id: typeof body.id === 'string' ? body.id : s.completionId,
       accountId: s.principal?.accountId ?? ANONYMOUS,
       model: s.model.id,
       status,

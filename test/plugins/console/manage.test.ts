@@ -65,6 +65,9 @@ describe('console: presets, cache and MCP pages', function () {
     admin = await signIn(gw, ADMIN_KEY);
     viewer = await signIn(gw, v.body.key as string);
     browser = await launchChromium();
+    // The MCP server (a child process) is up when the gateway says it is ready.
+    const ready = async () => ((await (await fetch(`${gw.url}/ready`)).json()) as { status: string }).status;
+    for (let i = 0; i < 200 && (await ready()) !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
   });
   after(async () => {
     await browser?.close();
@@ -259,6 +262,32 @@ describe('console: presets, cache and MCP pages', function () {
         await page.selectOption('#cache-enabled', '');
         await page.click('#cache-save');
         await page.waitForSelector('#cache-notice >> text=the default');
+        await page.context().close();
+      });
+
+      it(`${width}: a Responses request's remote MCP call reads in its record: the server, the tool, its result`, async () => {
+        const res = await postJson(
+          `${gw.url}/v1/responses`,
+          {
+            model: 'mock/gpt-4o-mini',
+            input: 'Please use files__echo',
+            tools: [{ type: 'mcp', server_label: 'files', allowed_tools: ['echo'], require_approval: 'never' }],
+          },
+          { authorization: `Bearer ${key}` },
+        );
+        expect(res.status, await res.clone().text()).to.equal(200);
+        const id = ((await res.json()) as { id: string }).id;
+        // Stored under the id the client got, though the answer came from a later round (`<id>_r1`).
+        const stored = await fetch(`${gw.url}/v1/responses/${id}`, { headers: { authorization: `Bearer ${key}` } });
+        expect(stored.status).to.equal(200);
+        const page = await open(width, 'activity');
+        await page.click(`#records-table a[data-id="${id}"]`);
+        await page.waitForSelector('#record-answer');
+        const roles = await page.$$eval('#record-answer .turn .role', (els) => els.map((e) => e.textContent));
+        expect(roles).to.deep.equal(['MCP · files', 'MCP · files', 'assistant']);
+        const answer = (await page.textContent('#record-answer')) ?? '';
+        expect(answer).to.include('Listed tools: echo').and.include('Calls tool echo').and.include('mock text');
+        await page.screenshot({ path: join(SHOTS, `manage-record-mcp-${width}.png`) });
         await page.context().close();
       });
 
