@@ -86,7 +86,7 @@ class RawConnection {
 }
 
 /** Closed-loop load: `concurrency` connections send requests back to back for `seconds`. */
-export async function runLoad(
+export function runLoad(
   url: string,
   body: string,
   headers: Record<string, string>,
@@ -94,21 +94,44 @@ export async function runLoad(
   seconds: number,
   progress?: { requests: number },
 ): Promise<LoadResult> {
-  const u = new URL(url);
+  return runLoadMix(url, [{ body, headers }], concurrency, seconds, progress);
+}
+
+/** One request of a mix: its body and headers (the key, say). */
+export interface MixedRequest {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** The bytes of a POST of `r` to `u`. */
+function rawRequest(u: URL, r: MixedRequest): Buffer {
   const head = Object.entries({
     host: u.host,
     'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(body)),
-    ...headers,
+    'content-length': String(Buffer.byteLength(r.body)),
+    ...r.headers,
   })
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
-  const request = Buffer.from(`POST ${u.pathname} HTTP/1.1\r\n${head}\r\n${body}`);
+  return Buffer.from(`POST ${u.pathname} HTTP/1.1\r\n${head}\r\n${r.body}`);
+}
+
+/** runLoad over a mix of requests: connection i sends `mix[i % mix.length]` (many keys and models at once). */
+export async function runLoadMix(
+  url: string,
+  mix: MixedRequest[],
+  concurrency: number,
+  seconds: number,
+  progress?: { requests: number },
+): Promise<LoadResult> {
+  const u = new URL(url);
+  const requests = mix.map((r) => rawRequest(u, r));
   const latencies: number[] = [];
   let errors = 0;
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
-  const worker = async () => {
+  const worker = async (i: number) => {
+    const request = requests[i % requests.length];
     let conn = new RawConnection(Number(u.port), request);
     while (performance.now() < deadline) {
       const t0 = performance.now();
@@ -124,7 +147,7 @@ export async function runLoad(
     }
     conn.close();
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {
