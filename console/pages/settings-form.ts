@@ -14,7 +14,7 @@ export interface Field {
   type: 'integer' | 'number' | 'boolean' | 'choice' | 'text' | 'list' | 'numbers' | 'json';
   help?: string;
   placeholder?: string;
-  choices?: string[];
+  choices?: Array<string | number | boolean>;
   min?: number;
   max?: number;
   subjects?: Subject[];
@@ -82,6 +82,9 @@ function parsed(f: Field, input: HTMLInputElement | HTMLSelectElement): Json | E
     }
     case 'list':
       return parts();
+    case 'choice':
+      // The choice itself, not its text: `true` goes as a boolean.
+      return f.choices?.find((c) => String(c) === text) ?? text;
     case 'json':
       try {
         return JSON.parse(text) as Json;
@@ -115,7 +118,9 @@ function input(f: Field, v: Json | undefined, id: string, readOnly: boolean): HT
       'select',
       { id, disabled: readOnly },
       h('option', { value: '' }, '(not set)'),
-      ...(f.choices ?? []).map((c) => h('option', { value: c, selected: shown(f, v) === c }, c)),
+      ...(f.choices ?? []).map((c) =>
+        h('option', { value: String(c), selected: shown(f, v) === String(c) }, String(c)),
+      ),
     );
   const numeric = f.type === 'integer' || f.type === 'number';
   return h('input', {

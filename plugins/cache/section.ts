@@ -33,7 +33,7 @@ const SETTING: readonly SettingsField[] = [
     path: 'enabled',
     label: 'Uses the cache',
     type: 'choice',
-    choices: ['true', 'false'],
+    choices: [true, false],
     help: 'true: opt in; false: opt out; empty: the configured default (keys: in | out)',
   },
 ];

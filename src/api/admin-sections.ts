@@ -21,7 +21,7 @@ export type SectionSubject = 'key' | 'account' | 'gateway' | 'item';
  * One input of a section's form. `path` is where the value sits in the section's JSON, dot-separated
  * (`rate_limits.rpm`). How the form shows and reads it:
  * - `integer`, `number`: a number; empty means null (inherit, or not set);
- * - `boolean`: a checkbox; `choice`: one of `choices` (empty: null);
+ * - `boolean`: a checkbox; `choice`: one of `choices`, sent as it is (`true` stays a boolean; empty: null);
  * - `text`: a line of text (empty: null); `list`: strings separated by commas (empty: null);
  * - `numbers`: numbers separated by commas (empty: null); `json`: any JSON value typed as JSON (empty: null).
  * A nested object whose every field is empty is sent as null.
@@ -34,7 +34,7 @@ export interface SettingsField {
   help?: string;
   /** What an empty input shows (what empty means: `inherit`, `every model`). */
   placeholder?: string;
-  choices?: readonly string[];
+  choices?: readonly (string | number | boolean)[];
   min?: number;
   max?: number;
   /** The subjects the field is shown for (default: every subject of its section). */

@@ -46,7 +46,11 @@ function controls(p: KeysPage, total: number | undefined): HTMLElement {
       again();
     }),
     sort,
-    h('span', { class: 'muted', id: 'accounts-total' }, total === undefined ? '' : `${total} accounts`),
+    h(
+      'span',
+      { class: 'muted', id: 'accounts-total' },
+      total === undefined ? '' : `${total} account${total === 1 ? '' : 's'}`,
+    ),
   );
 }
 
@@ -90,7 +94,7 @@ export function drawAccounts(p: KeysPage, box: HTMLElement, page: Page<Account>)
       ? h('p', { class: 'empty', id: 'accounts-empty' }, `No account matches '${p.state.accountSearch}'.`)
       : null,
     table(
-      ['Name', 'Id', 'Credits', 'Used', 'Balance', 'Created', 'Limits & alerts', '', ...(operator ? ['Top up'] : [])],
+      ['Name', 'Id', 'Credits', 'Used', 'Balance', 'Created', 'Settings', '', ...(operator ? ['Top up'] : [])],
       page.data.map((a) => row(p, a)),
       { id: 'accounts-table' },
     ),

@@ -98,17 +98,7 @@ export function drawKeys(p: KeysPage, box: HTMLElement, keys: Page<Key>, account
     h('div', { class: 'inline filters' }, search),
     keys.data.length === 0 ? empty(p) : null,
     table(
-      [
-        'Name',
-        'Key',
-        'Account',
-        'Limit',
-        'Remaining',
-        'Used',
-        'Status',
-        'Limits & alerts',
-        ...(operator ? ['Actions'] : []),
-      ],
+      ['Name', 'Key', 'Account', 'Limit', 'Remaining', 'Used', 'Status', 'Settings', ...(operator ? ['Actions'] : [])],
       keys.data.map((k) => row(p, k)),
       { id: 'keys-table' },
     ),

@@ -26,7 +26,11 @@ describe('operator console (browser): manage accounts, keys, limits and alerts',
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     gw = await startTestGateway(
-      testConfig({ plugins: ['auth', 'console', 'limits', 'credit', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }),
+      testConfig(
+        // The cache too: a section the key and account pages draw from its fields alone.
+        { plugins: ['auth', 'console', 'limits', 'credit', { cache: { models: ['mock/*'] } }, 'routing'] },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
     );
     browser = await launchChromium();
     // One at a time: created_at orders them (newest first is acct-264).
@@ -172,7 +176,7 @@ describe('operator console (browser): manage accounts, keys, limits and alerts',
         (
           await postJson(
             `${gw.url}/v1/chat/completions`,
-            { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+            { model: 'mock/gpt-4o-mini', messages: [{ role: 'user', content: `hi ${i}` }] },
             { authorization: `Bearer ${key}` },
           )
         ).status,
@@ -186,7 +190,7 @@ describe('operator console (browser): manage accounts, keys, limits and alerts',
     const page = await open('desktop');
     await page.fill('#accounts-search', 'alerted-team');
     await page.press('#accounts-search', 'Enter');
-    await page.waitForSelector('#accounts-total >> text=1 accounts');
+    await page.waitForSelector('#accounts-total >> text="1 account"');
     await page.click('[data-account-settings="alerted-team"]');
     await page.waitForSelector('#detail form[data-section="limits"]');
     await page.fill('#detail label[data-path="budget_alerts.account_balance_below"] input', '5, 1');
@@ -194,6 +198,11 @@ describe('operator console (browser): manage accounts, keys, limits and alerts',
     await page.click('[data-save="limits"]');
     await page.waitForSelector('[data-account-summary="alerted-team"] >> text=alerts');
     expect(await page.textContent('[data-account-summary="alerted-team"]')).to.equal('100000 tpm · alerts < 5, 1');
+    // The cache's section, which the console knows only by its fields: a choice sent as the boolean it is.
+    await page.selectOption('#detail form[data-section="cache"] select', 'false');
+    await page.click('[data-save="cache"]');
+    await page.waitForSelector('[data-account-summary="alerted-team"] >> text=cache off');
+    expect((await adminCall(gw, 'GET', `/v1/accounts/${accountId}/cache`)).body.data).to.deep.equal({ enabled: false });
     await shot(page, 'account-settings-desktop');
     await page.context().close();
     expect((await adminCall(gw, 'GET', `/v1/accounts/${accountId}/limits`)).body.data).to.deep.equal({
@@ -206,7 +215,7 @@ describe('operator console (browser): manage accounts, keys, limits and alerts',
     const viewer = await open('phone', v.body.key as string);
     await viewer.fill('#accounts-search', 'alerted-team');
     await viewer.press('#accounts-search', 'Enter');
-    await viewer.waitForSelector('#accounts-total >> text=1 accounts');
+    await viewer.waitForSelector('#accounts-total >> text="1 account"');
     await viewer.click('[data-account-settings="alerted-team"]');
     await viewer.waitForSelector('#detail form[data-section="limits"]');
     expect(await viewer.inputValue('#detail label[data-path="budget_alerts.account_balance_below"] input')).to.equal(

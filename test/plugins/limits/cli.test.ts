@@ -91,4 +91,33 @@ describe('gateway keys limits / accounts limits CLI', function () {
       await gw.stop();
     }
   });
+
+  it('sets budget notice thresholds of a key and an account (numbers, none, inherit); a wrong one says why', async () => {
+    const account = JSON.parse(await cli('accounts', 'create', '--name', 'alerts', '--json')) as { id: string };
+    const key = JSON.parse(await cli('keys', 'create', '--account', account.id, '--name', 'watched', '--json')) as {
+      hash: string;
+    };
+    const k = JSON.parse(await cli('keys', 'limits', key.hash, '--alert-percent', '50, 90', '--json'));
+    expect(k.budget_alerts).to.deep.equal({ key_limit_percent: [50, 90] });
+    const a = JSON.parse(
+      await cli('accounts', 'limits', account.id, '--alert-balance', '5,1', '--alert-percent', 'none', '--json'),
+    );
+    expect(a.budget_alerts).to.deep.equal({ key_limit_percent: [], account_balance_below: [5, 1] });
+    const back = JSON.parse(await cli('accounts', 'limits', account.id, '--alert-percent', 'inherit', '--json'));
+    expect(back.budget_alerts).to.deep.equal({ account_balance_below: [5, 1] });
+    const cleared = JSON.parse(await cli('keys', 'limits', key.hash, '--alert-percent', 'inherit', '--json'));
+    expect(cleared.budget_alerts).to.equal(null);
+    // A balance threshold is an account's: the section refuses it on a key, as the admin API does; nothing is written.
+    const refused = await cli('keys', 'limits', key.hash, '--alert-balance', '3', '--rpm', '9').then(
+      () => '',
+      (e: { stderr: string }) => e.stderr,
+    );
+    expect(refused).to.contain('budget_alerts.account_balance_below');
+    expect(JSON.parse(await cli('keys', 'limits', key.hash, '--json')).rate_limits).to.equal(null);
+    const wrong = await cli('keys', 'limits', key.hash, '--alert-percent', 'lots').then(
+      () => '',
+      (e: { stderr: string }) => e.stderr,
+    );
+    expect(wrong).to.contain('--alert-percent');
+  });
 });
