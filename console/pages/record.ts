@@ -95,7 +95,7 @@ function summaryPart(r: RecordData, keyName: (hash: string) => string): HTMLElem
   return facts('record-summary', [
     ['Time (UTC)', when(r.created_at)],
     ['Model', r.model + (r.variant ? ` (${r.variant})` : '')],
-    ['Served by', r.deployment ?? r.provider ?? 'no provider (refused before any call)'],
+    [r.error_code ? 'Last tried' : 'Served by', r.deployment ?? r.provider ?? 'no provider (refused before any call)'],
     ['Status', h('span', { class: `badge ${r.error_code ? 'off' : 'on'}` }, r.status)],
     ['Error', failed],
     ['Finish reason', r.finish_reason],
@@ -150,7 +150,7 @@ function attemptsPart(r: RecordData): HTMLElement {
   );
   return section(
     'Attempts',
-    h('p', { class: 'path' }, `Fallback path: ${path}`),
+    list.length > 1 ? h('p', { class: 'path' }, `Fallback path: ${path}`) : null,
     h('ul', { id: 'record-attempts', class: 'attempts' }, ...rows),
   );
 }
@@ -198,8 +198,10 @@ function conversationParts(r: RecordData): HTMLElement[] {
       section(
         'Request and answer',
         sentence(
-          'Not stored: the storage plugin is off, the request asked store: false, the model is excluded, ' +
-            'or the stored response expired.',
+          r.error_code
+            ? 'Not stored: the request failed, so there was no answer to keep.'
+            : 'Not stored: the storage plugin is off, the request asked store: false, the model is excluded, ' +
+                'or the stored response expired.',
           'record-no-response',
         ),
       ),

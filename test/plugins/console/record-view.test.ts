@@ -47,6 +47,7 @@ describe('operator console (browser): the readable record view', function () {
           ],
           models: [
             MOCK_MODEL,
+            { id: 'down/only', pricing: MOCK_MODEL.pricing, deployments: [{ provider: 'down', model: 'm' }] },
             {
               id: 'down/flaky',
               pricing: MOCK_MODEL.pricing,
@@ -139,6 +140,12 @@ describe('operator console (browser): the readable record view', function () {
     ids.fallback = (
       await call('/v1/chat/completions', { model: 'down/flaky', messages: [{ role: 'user', content: 'hi' }] })
     ).id;
+    const failed = await postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'down/only', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${key}` },
+    );
+    expect(failed.status).to.equal(502);
     ids.guard = (await chat({ messages: [{ role: 'user', content: `Write to ${EMAIL} please` }] })).id;
     const cached = { messages: [{ role: 'user', content: 'Cache me' }], temperature: 0 };
     await chat(cached);
@@ -263,6 +270,20 @@ describe('operator console (browser): the readable record view', function () {
       await page.context().close();
     });
   }
+
+  it('a failed request reads as a sentence with its code, at both widths', async () => {
+    const g = (await gw.services.store.generations.list({ limit: 50 })).find((r) => r.model === 'down/only');
+    expect(g?.errorCode).to.equal('upstream_error');
+    for (const width of ['phone', 'desktop'] as const) {
+      const page = await open(width, g!.id);
+      expect(await text(page, '#record-summary')).to.include('The provider answered with an error. upstream_error');
+      expect(await text(page, '#record-summary .badge')).to.equal('error');
+      expect(await text(page, '#record-summary')).to.include('Last tried');
+      expect(await text(page, '#record-no-response')).to.include('the request failed');
+      await shot(page, `failed-${width}`);
+      await page.context().close();
+    }
+  });
 
   it('a record that cannot be loaded is a sentence in the dialog', async () => {
     const page = await open('desktop', ids.guard);
