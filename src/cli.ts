@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (command === 'check') {
-      for (const w of configWarnings(config)) process.stderr.write(`warning: ${w}\n`);
+      for (const w of configWarnings(config, count)) process.stderr.write(`warning: ${w}\n`);
       process.stdout.write(
         `${path}: OK (${config.models.length} models, ${config.providers.length} providers, ` +
           `chain: ${config.plugins.map((p) => p.name).join(' -> ')})\n`,
@@ -69,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
     // A worker's lines (its access log included) say which worker wrote them.
     const logger = cluster.worker ? root.child({ worker: cluster.worker.id }) : root;
     if (workers > 1 && cluster.isPrimary) {
-      for (const w of configWarnings(config)) logger.warn(w);
+      for (const w of configWarnings(config, workers)) logger.warn(w);
       runWorkers(workers, logger);
       return -1;
     }

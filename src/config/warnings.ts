@@ -38,9 +38,10 @@ function cacheWarning(config: GatewayConfig, m: ModelConfig): string | null {
 /**
  * Things a config may say but probably does not mean; `gateway check` prints them (and
  * still exits 0). A model with no price at all would be served for free, silently:
- * say `pricing: { free: true }` when that is the intent.
+ * say `pricing: { free: true }` when that is the intent. `workers`: the count that runs (--workers, else
+ * server.workers).
  */
-export function configWarnings(config: GatewayConfig): string[] {
+export function configWarnings(config: GatewayConfig, workers = config.server.workers): string[] {
   const out: string[] = [];
   for (const m of config.models) {
     const p = m.pricing;
@@ -60,19 +61,19 @@ export function configWarnings(config: GatewayConfig): string[] {
     const cache = priced && p.free !== true ? cacheWarning(config, m) : null;
     if (cache) out.push(cache);
   }
-  const workers = workersWarning(config);
-  if (workers) out.push(workers);
+  const several = workersWarning(config, workers);
+  if (several) out.push(several);
   return out;
 }
 
 /** Several workers with the limits counted in each process: every limit is then N times as loose. */
-function workersWarning(config: GatewayConfig): string | null {
-  if (config.server.workers <= 1) return null;
+function workersWarning(config: GatewayConfig, workers: number): string | null {
+  if (workers <= 1) return null;
   const limits = config.plugins.find((p) => p.name === 'limits');
   const store = (limits?.config as { store?: string } | undefined)?.store;
   if (!limits || store === 'redis') return null;
   return (
-    `server.workers: ${config.server.workers} with the limits plugin counting in each process (store: memory): ` +
+    `server.workers: ${workers} with the limits plugin counting in each process (store: memory): ` +
     'each worker holds the limits alone; set limits.store: redis to hold them across workers'
   );
 }

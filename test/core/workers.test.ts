@@ -89,6 +89,31 @@ describe('gateway start --workers N (issue 44: every core)', function () {
   });
 
   (POSTGRES_URL ? it : it.skip)(
+    '--workers 2 with the limits counted in each process warns, as server.workers does',
+    async () => {
+      const config = {
+        ...base({ driver: 'postgres', url: await freshPostgresUrl() }),
+        plugins: ['auth', 'limits', 'routing'],
+      };
+      const dir = mkdtempSync(join(tmpdir(), 'gw-workers-warn-'));
+      const file = join(dir, 'gateway.yaml');
+      writeFileSync(file, JSON.stringify(config));
+      const check = (args: string[]) =>
+        new Promise<string>((res) => {
+          const c = spawn(process.execPath, ['--require', 'tsx/cjs', 'src/cli.ts', 'check', '--config', file, ...args]);
+          let out = '';
+          c.stderr.on('data', (d: Buffer) => (out += d.toString()));
+          c.on('exit', (code) => res(`${code}: ${out}`));
+        });
+      const warning = /server\.workers: 2 with the limits plugin counting in each process/;
+      expect(await check(['--workers', '2']))
+        .to.match(/^0: /)
+        .and.match(warning);
+      expect(await check([])).to.not.match(/counting in each process/);
+    },
+  );
+
+  (POSTGRES_URL ? it : it.skip)(
     'N processes answer on one port; a dead one is replaced; SIGTERM stops them all',
     async () => {
       const url = await freshPostgresUrl();
