@@ -38,6 +38,7 @@ describe('console: presets, cache and MCP pages', function () {
   let browser: Browser;
   let admin: Session;
   let viewer: Session;
+  let viewerKey: string;
   let key: string;
 
   before(async () => {
@@ -63,7 +64,8 @@ describe('console: presets, cache and MCP pages', function () {
     key = acct.key;
     const v = await adminCall(gw, 'POST', '/v1/keys', { name: 'viewer', account_id: acct.accountId, role: 'viewer' });
     admin = await signIn(gw, ADMIN_KEY);
-    viewer = await signIn(gw, v.body.key as string);
+    viewerKey = v.body.key as string;
+    viewer = await signIn(gw, viewerKey);
     browser = await launchChromium();
     // The MCP server (a child process) is up when the gateway says it is ready.
     const ready = async () => ((await (await fetch(`${gw.url}/ready`)).json()) as { status: string }).status;
@@ -193,11 +195,11 @@ describe('console: presets, cache and MCP pages', function () {
   });
 
   describe('pages', () => {
-    async function open(width: keyof typeof WIDTHS, page: string): Promise<Page> {
+    async function open(width: keyof typeof WIDTHS, page: string, as = ADMIN_KEY): Promise<Page> {
       const context = await browser.newContext({ viewport: WIDTHS[width] });
       const p = await context.newPage();
       await p.goto(`${gw.url}/console`);
-      await p.fill('#signin-key', ADMIN_KEY);
+      await p.fill('#signin-key', as);
       await p.click('#signin-submit');
       await p.waitForSelector('main');
       await p.click(`#nav-${page}`);
@@ -207,6 +209,27 @@ describe('console: presets, cache and MCP pages', function () {
       page.screenshot({ path: join(SHOTS, `manage-${name}.png`), fullPage: true });
     const overflows = (page: Page) =>
       page.evaluate('document.documentElement.scrollWidth > window.innerWidth + 1') as Promise<boolean>;
+
+    it('a viewer reads the three pages without the controls that change anything', async () => {
+      let page = await open('desktop', 'presets', viewerKey);
+      await page.waitForSelector('#presets-list');
+      expect(await page.$('#preset-new')).to.equal(null);
+      expect(await page.$('[data-delete-preset]')).to.equal(null);
+      await page.click('#presets-list a[data-preset="fixed"]');
+      expect(await page.textContent('#preset-view')).to.include('From gateway.yaml');
+      await page.click('#nav-cache');
+      await page.waitForSelector('#cache-setting');
+      expect(await page.$('#purge-card')).to.equal(null);
+      await page.click('#nav-mcp');
+      await page.waitForSelector('#mcp-servers');
+      await page.context().close();
+      // An account's own session sees none of them.
+      page = await open('desktop', 'overview', key);
+      expect(await page.$('#nav-presets')).to.equal(null);
+      expect(await page.$('#nav-cache')).to.equal(null);
+      expect(await page.$('#nav-mcp')).to.equal(null);
+      await page.context().close();
+    });
 
     for (const width of ['phone', 'desktop'] as const) {
       it(`${width}: Presets: create one with the form, see it listed, a bad model named in words, delete it`, async () => {
