@@ -88,11 +88,19 @@ async function readable(store: Store, s: ConsoleSession, section: AdminSection, 
     throw errors.notFound('not_found', 'The gateway subject is named -', 'id');
   const least = section.roles?.read ?? 'viewer';
   if (hasRole(principalOf(s), least)) return;
-  if (s.role === 'account') {
+  if (ownReadable(s, section)) {
     if (subject === 'account' && id === s.accountId) return;
     if (subject === 'key' && (await store.keys.get(id))?.accountId === s.accountId) return;
   }
   requireRole(principalOf(s), least);
+}
+
+/**
+ * An account's own session may read its own key's and account's values of a section whose read role is the default
+ * (`viewer`); a section that sets a higher one keeps them from it.
+ */
+function ownReadable(s: ConsoleSession, section: AdminSection): boolean {
+  return s.role === 'account' && (section.roles?.read ?? 'viewer') === 'viewer';
 }
 
 /** A write: the section's write role (operator unless it says) and a subject that exists. */
@@ -200,7 +208,8 @@ export async function settingsSummaries(
   if (ids.length === 0) return out;
   for (const section of adminSections(shared).list()) {
     if (!section.summarize || !section.subjects.includes(subject)) continue;
-    if (s.role !== 'account' && !hasRole(principalOf(s), section.roles?.read ?? 'viewer')) continue;
+    // An account's session lists its own subjects only (the keys and accounts routes see to that).
+    if (!ownReadable(s, section) && !hasRole(principalOf(s), section.roles?.read ?? 'viewer')) continue;
     for (const [id, text] of await section.summarize(subject, ids)) {
       const row = out.get(id);
       if (row) row[section.name] = text;

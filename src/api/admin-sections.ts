@@ -83,8 +83,10 @@ export interface AdminSection {
   fields: readonly SettingsField[];
   /** JSON Schema of the value `write` accepts (what `read` answers), for clients other than the form. */
   schema: object;
-  /** The least role to read (default `viewer`; an account's own session may read its own key and account) and to
-   * write (default `operator`). */
+  /**
+   * The least role to read (default `viewer`; with that default an account's own session may also read its own key's
+   * and account's values, a higher one keeps them from it) and to write (default `operator`).
+   */
   roles?: { read?: Role; write?: Role };
   /** The audit action's prefix (`<audit>.set`, `<audit>.delete`, `<audit>.<action>`); default `name`. */
   audit?: string;

@@ -153,3 +153,80 @@ describe('console settings sections (admin.sections)', function () {
     expect((viaApi.body.data as Rec).budget_alerts).to.equal(null);
   });
 });
+
+/** A section the console has never heard of, from a plugin outside the tree: every kind of subject, items, an action. */
+describe("console settings: any plugin's section (a fixture plugin)", function () {
+  this.timeout(60_000);
+  let gw: TestGateway;
+  const call = async (s: { cookie: string; csrf: string }, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${gw.url}${path}`, {
+      method,
+      headers: {
+        cookie: s.cookie,
+        'x-csrf-token': s.csrf,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Rec };
+  };
+
+  before(async () => {
+    gw = await startTestGateway(
+      testConfig(
+        { plugins: ['auth', 'console', { use: './test/fixtures/plugins/notes-section' }, 'routing'] },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
+    );
+  });
+  after(() => gw?.stop());
+
+  it('the gateway value, items (list, put, delete) and an action, each audited; roles as the section says', async () => {
+    const admin = await signIn(gw, ADMIN_KEY);
+    expect((await call(admin, 'PUT', '/console/api/settings/notes/gateway/-', { text: 'hello' })).status).to.equal(200);
+    expect((await call(admin, 'GET', '/console/api/settings/notes/gateway/-')).body.data).to.deep.equal({
+      text: 'hello',
+    });
+    expect((await call(admin, 'PUT', '/console/api/settings/notes/item/first', { text: 'one' })).status).to.equal(200);
+    expect((await call(admin, 'GET', '/console/api/settings/notes/item')).body.data).to.deep.equal([
+      { id: 'first', value: { text: 'one' } },
+    ]);
+    const bad = await call(admin, 'PUT', '/console/api/settings/notes/item/second', { text: 42 });
+    expect([bad.status, (bad.body.error as Rec).param]).to.deep.equal([400, 'text']);
+    expect((await call(admin, 'DELETE', '/console/api/settings/notes/item/first')).status).to.equal(200);
+    expect((await call(admin, 'DELETE', '/console/api/settings/notes/item/first')).status).to.equal(404);
+    expect((await call(admin, 'GET', '/console/api/settings/notes/item')).body.data).to.deep.equal([]);
+
+    const { accountId, hash, key } = await makeAccountKey(gw, { name: 'notes-account' });
+    expect((await call(admin, 'PUT', `/console/api/settings/notes/key/${hash}`, { text: 'k' })).status).to.equal(200);
+    const own = await signIn(gw, key);
+    // read: operator, so an account's own session neither reads its key's note nor sees it in the list.
+    expect((await call(own, 'GET', `/console/api/settings/notes/key/${hash}`)).status).to.equal(403);
+    const mine = await call(own, 'GET', '/console/api/keys');
+    expect((mine.body.data as Rec[]).find((k) => k.hash === hash)?.settings).to.deep.equal({});
+    const listed = await call(admin, 'GET', `/console/api/keys?account_id=${accountId}`);
+    expect((listed.body.data as Rec[])[0].settings).to.deep.equal({ notes: 'note: k' });
+
+    const op = await adminCall(gw, 'POST', '/v1/keys', { name: 'op', account_id: accountId, role: 'operator' });
+    const operator = await signIn(gw, op.body.key as string);
+    const refused = await call(operator, 'POST', '/console/api/settings/notes/actions/clear', {});
+    expect([refused.status, (refused.body.error as Rec).code]).to.deep.equal([403, 'role_required']);
+    const cleared = await call(admin, 'POST', '/console/api/settings/notes/actions/clear', {});
+    expect(cleared.body.data).to.deep.equal({ cleared: 2 });
+    expect((await call(admin, 'POST', '/console/api/settings/notes/actions/nothing', {})).status).to.equal(404);
+
+    const log = await adminCall(gw, 'GET', '/v1/audit?source=console');
+    const actions = (log.body.data as Rec[]).map((r) => `${String(r.action)} ${String(r.target)}`);
+    expect(actions).to.include.members([
+      'notes.set gateway:-',
+      'notes.set item:first',
+      'notes.delete item:first',
+      `notes.set key:${hash}`,
+      'notes.clear notes',
+    ]);
+    expect(
+      actions.filter((a) => a.includes('item:second')),
+      'a refused write is not audited',
+    ).to.deep.equal([]);
+  });
+});
