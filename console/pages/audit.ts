@@ -24,6 +24,70 @@ function short(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 59)}…` : s;
 }
 
+type Filters = Record<'action' | 'actor' | 'target' | 'source', string | undefined>;
+
+function exportLink(f: Filters, format: 'csv' | 'ndjson'): HTMLElement {
+  return h(
+    'a',
+    {
+      id: `audit-export-${format}`,
+      class: 'button',
+      href: `/console/api/audit${query({ ...f, format })}`,
+      download: `audit.${format}`,
+    },
+    `Export ${format.toUpperCase()}`,
+  );
+}
+
+function auditRow(r: AuditRecord): Node[] {
+  return [
+    document.createTextNode(when(r.created_at).slice(0, 19)),
+    document.createTextNode(r.actor),
+    h('span', { class: 'pill' }, r.role),
+    document.createTextNode(r.source),
+    document.createTextNode(r.address ?? '—'),
+    h('code', {}, r.action),
+    document.createTextNode(r.target ?? '—'),
+    h(
+      'span',
+      { title: `${JSON.stringify(r.before ?? null)} → ${JSON.stringify(r.after ?? null)}` },
+      `${short(r.before)} → ${short(r.after)}`,
+    ),
+  ];
+}
+
+const EMPTY =
+  'No audit records match. Every change to accounts, keys, credits, settings and console sessions appears here ' +
+  '(from the admin API, the console, the CLI, OAuth, single sign-on and startup), with who made it, from which ' +
+  'address, and the value before and after.';
+
+/** One page of the log into `box`, with the export links and Newest / Older. */
+async function loadPage(box: HTMLElement, f: Filters, run: (before?: string) => void, before?: string) {
+  const { data, next } = await api<{ data: AuditRecord[]; next: string | null }>(
+    'GET',
+    `audit${query({ ...f, before, limit: String(PAGE) })}`,
+  );
+  clear(
+    box,
+    h('header', { class: 'page-head' }, h('span', { class: 'spacer' }), exportLink(f, 'csv'), exportLink(f, 'ndjson')),
+    data.length === 0
+      ? h('p', { id: 'audit-empty', class: 'muted' }, before ? 'No older records.' : EMPTY)
+      : table(
+          ['Time', 'Actor', 'Role', 'Source', 'Address', 'Action', 'Target', 'Before → after'],
+          data.map(auditRow),
+          {
+            id: 'audit-table',
+          },
+        ),
+    h(
+      'p',
+      { class: 'inline' },
+      before ? h('button', { id: 'audit-newest', onclick: () => run() }, 'Newest') : null,
+      data.length === PAGE && next ? h('button', { id: 'audit-older', onclick: () => run(next) }, 'Older') : null,
+    ),
+  );
+}
+
 /** The audit log (viewer role and above): who changed what, from where, newest first; filtered, paged, exported. */
 export async function auditPage(main: HTMLElement, _me: Me): Promise<void> {
   const input = (id: string, label: string) =>
@@ -38,76 +102,21 @@ export async function auditPage(main: HTMLElement, _me: Me): Promise<void> {
     ...SOURCES.map((s) => h('option', { value: s }, s)),
   );
   const box = h('section', { class: 'card' });
-  const filters = () => ({
+  const filters = (): Filters => ({
     action: fAction.value.trim() || undefined,
     actor: fActor.value.trim() || undefined,
     target: fTarget.value.trim() || undefined,
     source: fSource.value || undefined,
   });
-
-  const load = async (before?: string) => {
-    const f = filters();
-    const { data, next } = await api<{ data: AuditRecord[]; next: string | null }>(
-      'GET',
-      `audit${query({ ...f, before, limit: String(PAGE) })}`,
-    );
-    const exportLink = (format: 'csv' | 'ndjson') =>
-      h(
-        'a',
-        {
-          id: `audit-export-${format}`,
-          class: 'button',
-          href: `/console/api/audit${query({ ...f, format })}`,
-          download: `audit.${format}`,
-        },
-        `Export ${format.toUpperCase()}`,
-      );
-    const rows = data.map((r) => [
-      document.createTextNode(when(r.created_at).slice(0, 19)),
-      document.createTextNode(r.actor),
-      h('span', { class: 'pill' }, r.role),
-      document.createTextNode(r.source),
-      document.createTextNode(r.address ?? '—'),
-      h('code', {}, r.action),
-      document.createTextNode(r.target ?? '—'),
-      h(
-        'span',
-        { title: `${JSON.stringify(r.before ?? null)} → ${JSON.stringify(r.after ?? null)}` },
-        `${short(r.before)} → ${short(r.after)}`,
-      ),
-    ]);
-    clear(
-      box,
-      h('header', { class: 'page-head' }, h('span', { class: 'spacer' }), exportLink('csv'), exportLink('ndjson')),
-      data.length === 0
-        ? h(
-            'p',
-            { id: 'audit-empty', class: 'muted' },
-            before
-              ? 'No older records.'
-              : 'No audit records match. Every change to accounts, keys, credits, settings and console sessions appears here (from the admin API, the console, the CLI, OAuth, single sign-on and startup), with who made it, from which address, and the value before and after.',
-          )
-        : table(['Time', 'Actor', 'Role', 'Source', 'Address', 'Action', 'Target', 'Before → after'], rows, {
-            id: 'audit-table',
-          }),
-      h(
-        'p',
-        { class: 'inline' },
-        before ? h('button', { id: 'audit-newest', onclick: () => void run() }, 'Newest') : null,
-        data.length === PAGE && next
-          ? h('button', { id: 'audit-older', onclick: () => void run(next) }, 'Older')
-          : null,
-      ),
-    );
-  };
   const run = (before?: string) =>
-    load(before).catch((e: unknown) => clear(box, notice(e instanceof Error ? e.message : String(e))));
-
+    void loadPage(box, filters(), run, before).catch((e: unknown) =>
+      clear(box, notice(e instanceof Error ? e.message : String(e))),
+    );
   main.append(
     h('header', { class: 'page-head' }, h('h1', {}, 'Audit log')),
     h(
       'form',
-      { class: 'card inline filters', onsubmit: (e: Event) => (e.preventDefault(), void run()) },
+      { class: 'card inline filters', onsubmit: (e: Event) => (e.preventDefault(), run()) },
       fAction,
       fActor,
       fTarget,
@@ -116,5 +125,5 @@ export async function auditPage(main: HTMLElement, _me: Me): Promise<void> {
     ),
     box,
   );
-  await load();
+  await loadPage(box, filters(), run);
 }
