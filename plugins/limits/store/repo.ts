@@ -68,6 +68,30 @@ export class LimitSettingsRepo {
       : undefined;
   }
 
+  /** The settings of several keys or accounts at once (a list page's), by id; ids that do not exist are left out. */
+  async getMany(subject: LimitSubject, ids: readonly string[]): Promise<Map<string, LimitSettings>> {
+    const t = TABLE[subject];
+    const out = new Map<string, LimitSettings>();
+    if (ids.length === 0) return out;
+    const rows = await this.db.all<{
+      id: string;
+      allowed_models: unknown;
+      rate_limits: unknown;
+      budget_alerts: unknown;
+    }>(
+      `SELECT ${t.id} AS id, allowed_models, rate_limits, budget_alerts FROM ${t.table} ` +
+        `WHERE ${t.id} IN (${ids.map(() => '?').join(', ')})`,
+      [...ids],
+    );
+    for (const r of rows)
+      out.set(r.id, {
+        allowedModels: parse<string[]>(r.allowed_models),
+        rateLimits: parse<RateLimitSettings>(r.rate_limits),
+        budgetAlerts: parse<BudgetAlertSettings>(r.budget_alerts),
+      });
+    return out;
+  }
+
   /** Set the fields given (null clears one), in one statement; false when the key or account does not exist. */
   async set(subject: LimitSubject, id: string, patch: Partial<LimitSettings>): Promise<boolean> {
     const t = TABLE[subject];
