@@ -191,8 +191,38 @@ function cachePart(r: RecordData): HTMLElement {
   return section('Cache', h('p', { id: 'record-cache', class: `cache-${r.cache ?? 'none'}` }, text));
 }
 
-function conversationParts(r: RecordData): HTMLElement[] {
+/**
+ * A later model round of a /v1/responses request (remote MCP tools: `<id>_r<n>`) has no stored response of its own:
+ * the response, with every round's calls, is kept under the first round's id, which this opens.
+ */
+function roundOf(r: RecordData, keyName: (hash: string) => string): HTMLElement | null {
+  const m = /^(.+)_r(\d+)$/.exec(r.id);
+  if (!m) return null;
+  const [, first, n] = m;
+  return section(
+    'Request and answer',
+    h(
+      'p',
+      { class: 'muted', id: 'record-no-response' },
+      `Model round ${Number(n) + 1} of response `,
+      h(
+        'a',
+        {
+          href: '#/activity',
+          id: 'record-first-round',
+          onclick: (e: Event) => (e.preventDefault(), void showRecord(first, keyName)),
+        },
+        first,
+      ),
+      ': the request, the tool calls and the answer are kept with it.',
+    ),
+  );
+}
+
+function conversationParts(r: RecordData, keyName: (hash: string) => string): HTMLElement[] {
   const body = r.response;
+  const round = body ? null : roundOf(r, keyName);
+  if (round) return [round];
   if (!body)
     return [
       section(
@@ -285,7 +315,7 @@ export async function showRecord(id: string, keyName: (hash: string) => string):
     clear(
       body,
       summaryPart(r, keyName),
-      ...conversationParts(r),
+      ...conversationParts(r, keyName),
       usagePart(r),
       attemptsPart(r),
       guardsPart(r),

@@ -311,6 +311,16 @@ describe('console: presets, cache and MCP pages', function () {
         const answer = (await page.textContent('#record-answer')) ?? '';
         expect(answer).to.include('Listed tools: echo').and.include('Calls tool echo').and.include('mock text');
         await page.screenshot({ path: join(SHOTS, `manage-record-mcp-${width}.png`) });
+        // The second model round's record points at the response, and opens it.
+        await page.click('#record-close');
+        await page.click(`#records-table a[data-id="${id}_r1"]`);
+        await page.waitForSelector('#record-first-round');
+        expect(await page.textContent('#record-no-response')).to.include(`Model round 2 of response ${id}`);
+        await page.click('#record-first-round');
+        await page.waitForSelector('#record-answer');
+        expect(await page.textContent('#record-title'))
+          .to.include(id)
+          .and.not.include('_r1');
         await page.context().close();
       });
 

@@ -147,6 +147,12 @@ describe('operator console (browser): the readable record view', function () {
     );
     expect(failed.status).to.equal(502);
     ids.guard = (await chat({ messages: [{ role: 'user', content: `Write to ${EMAIL} please` }] })).id;
+    const streamed = await postJson(
+      `${gw.url}/v1/chat/completions`,
+      { model: 'mock/gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Stream to me' }] },
+      { authorization: `Bearer ${key}` },
+    );
+    ids.streamed = (/"id":"(chatcmpl-[^"]+)"/.exec(await streamed.text()) ?? [])[1];
     const cached = { messages: [{ role: 'user', content: 'Cache me' }], temperature: 0 };
     await chat(cached);
     ids.hit = (await chat(cached)).id;
@@ -283,6 +289,14 @@ describe('operator console (browser): the readable record view', function () {
       await shot(page, `failed-${width}`);
       await page.context().close();
     }
+  });
+
+  it('a streamed request shows its time to first token and the answer assembled from the stream', async () => {
+    const page = await open('desktop', ids.streamed);
+    expect(await text(page, '#record-summary')).to.include('streamed');
+    expect(await text(page, '#record-usage')).to.match(/Time to first token[\d.]+ ms/);
+    expect(await text(page, '#record-answer')).to.include('Mock answer: Stream to me');
+    await page.context().close();
   });
 
   it('a record that cannot be loaded is a sentence in the dialog', async () => {
