@@ -28,7 +28,8 @@ const APPLIED_AT = 1_700_000_000_000;
  * issue 47: generations_cache generations.cache, cache_entry, cache_similarity; issue 46: routing_record
  * generations.variant and .insured; issue 48: guardrails@1 generations.guardrails; issue 49: account_names the unique
  * index accounts_name, generation_outcomes generations.http_status, console@3 usage_minute, the outcome columns of
- * the daily aggregates, the trigger that keeps them and the outcome index).
+ * the daily aggregates, the trigger that keeps them and the outcome index; limits@2 api_keys.budget_alerts and
+ * accounts.budget_alerts).
  */
 const ADDED = [
   'key_roles@1',
@@ -41,6 +42,7 @@ const ADDED = [
   'account_names@1',
   'generation_outcomes@1',
   'console@3',
+  'limits@2',
 ];
 const ADDED_OBJECTS = [
   'console_sessions',
@@ -58,20 +60,22 @@ const OUTCOME_COLUMNS =
   /, timeouts BIGINT NOT NULL DEFAULT 0, cancelled BIGINT NOT NULL DEFAULT 0, client_errors BIGINT NOT NULL DEFAULT 0,/;
 const withoutAdded = (o: { type: string; name: string; sql: string }) =>
   o.name === 'api_keys'
-    ? { ...o, sql: o.sql.replace(/, role TEXT, parent_hash TEXT\)$/, ')') }
-    : o.name === 'oauth_codes'
-      ? { ...o, sql: o.sql.replace(/, parent_hash TEXT\)$/, ')') }
-      : o.name === 'generations'
-        ? {
-            ...o,
-            sql: o.sql.replace(
-              /, cache TEXT, cache_entry TEXT, cache_similarity DOUBLE PRECISION, variant TEXT, insured INTEGER, guardrails TEXT, http_status INTEGER\)$/,
-              ')',
-            ),
-          }
-        : o.name === 'usage_daily' || o.name === 'usage_daily_accounts'
-          ? { ...o, sql: o.sql.replace(OUTCOME_COLUMNS, ',') }
-          : o;
+    ? { ...o, sql: o.sql.replace(/, role TEXT, parent_hash TEXT, budget_alerts TEXT\)$/, ')') }
+    : o.name === 'accounts'
+      ? { ...o, sql: o.sql.replace(/, budget_alerts TEXT\)$/, ')') }
+      : o.name === 'oauth_codes'
+        ? { ...o, sql: o.sql.replace(/, parent_hash TEXT\)$/, ')') }
+        : o.name === 'generations'
+          ? {
+              ...o,
+              sql: o.sql.replace(
+                /, cache TEXT, cache_entry TEXT, cache_similarity DOUBLE PRECISION, variant TEXT, insured INTEGER, guardrails TEXT, http_status INTEGER\)$/,
+                ')',
+              ),
+            }
+          : o.name === 'usage_daily' || o.name === 'usage_daily_accounts'
+            ? { ...o, sql: o.sql.replace(OUTCOME_COLUMNS, ',') }
+            : o;
 
 function schemaOf(path: string): Array<{ type: string; name: string; sql: string }> {
   const db = new Database(path, { readonly: true });
@@ -145,7 +149,8 @@ describe('a database made before plugins owned their data opens unchanged', func
         'SELECT id, body, expires_at FROM responses',
         'SELECT code_hash, used FROM oauth_codes',
         'SELECT report_id FROM leak_reports_seen',
-        'SELECT allowed_models, rate_limits FROM api_keys',
+        'SELECT allowed_models, rate_limits, budget_alerts FROM api_keys',
+        'SELECT budget_alerts FROM accounts',
         'SELECT subject FROM limit_notices',
         'SELECT day, requests FROM usage_daily',
         'SELECT overrun, overrun_reason, cache_write_tokens, attempts FROM generations',
