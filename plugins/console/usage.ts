@@ -1,5 +1,5 @@
 import { fromNano, num, type Db, type Param } from '../../src/plugin';
-import { DAY_MS, SUMS } from './store/rollups';
+import { DAILY_AGGREGATES, DAY_MS, SUMS } from './store/rollups';
 
 export { DAY_MS };
 
@@ -78,54 +78,74 @@ export class UsageRepo {
   async query(q: UsageQuery): Promise<UsageRow[]> {
     const where: string[] = [];
     const params: Param[] = [];
-    const filter = (col: string, v: string | undefined) => {
-      if (v !== undefined) {
-        where.push(`${col} = ?`);
-        params.push(v);
-      }
-    };
-    filter('account_id', q.accountId);
-    filter('key_hash', q.keyHash);
-    filter('model', q.model);
-    filter('app', q.app);
-    const cond = where.length ? ` AND ${where.join(' AND ')}` : '';
-    const cols = q.groupBy.map((d) => DIMENSIONS[d]);
-    // Daily or per-account totals without other filters read the (much smaller) per-account table.
-    const totalsOnly =
-      q.groupBy.every((d) => d === 'date' || d === 'account') &&
-      q.keyHash === undefined &&
-      q.model === undefined &&
-      q.app === undefined;
-    const rolled = totalsOnly
-      ? `'' AS key_hash, '' AS model, '' AS provider, '' AS deployment, '' AS app, ` +
-        `${SUMS.join(', ')} FROM usage_daily_accounts`
-      : `key_hash, model, provider, deployment, app, ${SUMS.join(', ')} FROM usage_daily`;
-    const all: Param[] = [q.fromDay, q.toDay, ...params];
-    let page = '';
-    if (q.after && q.after.length === cols.length && cols.length > 0) {
-      // Keyset: day descending, every other column ascending.
-      const rest = cols.filter((c) => c !== 'day');
-      const restVals = q.after.filter((_, i) => cols[i] !== 'day') as Param[];
-      const tuple = rest.length ? `(${rest.join(', ')}) > (${rest.map(() => '?').join(', ')})` : 'false';
-      if (cols.includes('day')) {
-        const dayVal = q.after[cols.indexOf('day')] as number;
-        page = `WHERE (day < ? OR (day = ? AND ${tuple}))`;
-        all.push(dayVal, dayVal, ...restVals);
-      } else {
-        page = `WHERE ${tuple}`;
-        all.push(...restVals);
-      }
+    const filters: Array<[string, string | undefined]> = [
+      ['account_id', q.accountId],
+      ['key_hash', q.keyHash],
+      ['model', q.model],
+      ['app', q.app],
+    ];
+    for (const [col, v] of filters) {
+      if (v === undefined) continue;
+      where.push(`${col} = ?`);
+      params.push(v);
     }
-    const order = cols.map((c) => (c === 'day' ? 'day DESC' : c)).join(', ');
-    all.push(q.limit);
-    const rows = await this.db.all<Record<string, unknown>>(
-      `SELECT ${cols.length ? `${cols.join(', ')}, ` : ''}${SUMS.map((s) => `SUM(${s}) AS ${s}`).join(', ')} FROM (
-         SELECT day, account_id, ${rolled} WHERE day >= ? AND day <= ?${cond}
-       ) u ${page} ${cols.length ? `GROUP BY ${cols.join(', ')} ORDER BY ${order}` : ''} LIMIT ?`,
-      all,
-    );
+    const cols: string[] = q.groupBy.map((d) => DIMENSIONS[d]);
+    const { table, columns } = aggregateFor([...cols, ...filters.filter(([, v]) => v !== undefined).map(([c]) => c)]);
+    // Grouped by every column the aggregate keeps, each row is its own group: read in order, nothing to add up.
+    const whole = columns.every((c) => cols.includes(c));
+    const page = keysetAfter(cols, q.after);
+    if (page) {
+      where.push(page.sql);
+      params.push(...page.params);
+    }
+    // The day first whatever the place of `date` in group_by, as the cursor's condition and the day windows have it.
+    const order = [...(cols.includes('day') ? ['day DESC'] : []), ...cols.filter((c) => c !== 'day')].join(', ');
+    const sums = SUMS.map((s) => (whole ? s : `SUM(${s}) AS ${s}`));
+    const sql = `SELECT ${[...cols, ...sums].join(', ')} FROM ${table}
+       WHERE day >= ? AND day <= ?${where.map((w) => ` AND ${w}`).join('')}
+       ${cols.length ? `${whole ? '' : `GROUP BY ${cols.join(', ')} `}ORDER BY ${order}` : ''} LIMIT ?`;
+    const read = (from: number, to: number, limit: number) =>
+      this.db.all<Record<string, unknown>>(sql, [from, to, ...params, limit]);
+    if (!cols.includes('day')) return (await read(q.fromDay, q.toDay, q.limit)).map(toUsageRow);
+    // Newest day first: the days are read in windows back from the newest (the cursor's day), each as long as the
+    // rows still wanted need at the rate of the windows before (four times as long after an empty one), so that a page
+    // costs about the rows of its own days, not those of the whole range.
+    const rows: Array<Record<string, unknown>> = [];
+    let to = Math.min(q.toDay, page ? Number(q.after?.[cols.indexOf('day')]) : q.toDay);
+    for (let span = 1; to >= q.fromDay && rows.length < q.limit;) {
+      const from = Math.max(q.fromDay, to - span + 1);
+      const got = await read(from, to, q.limit - rows.length);
+      rows.push(...got);
+      span = got.length ? Math.ceil(((q.limit - rows.length) * (to - from + 1)) / got.length) : span * 4;
+      to = from - 1;
+    }
     return rows.map(toUsageRow);
   }
+}
+
+/** The smallest daily aggregate that keeps every one of `columns` (usage_daily keeps them all). */
+function aggregateFor(columns: readonly string[]): (typeof DAILY_AGGREGATES)[number] {
+  return (
+    DAILY_AGGREGATES.find((a) => columns.every((c) => a.columns.includes(c))) ??
+    DAILY_AGGREGATES[DAILY_AGGREGATES.length - 1]
+  );
+}
+
+/**
+ * The keyset condition of the page after `after` (the previous page's last group values, in `cols`' order): day
+ * descending, every other column ascending. On the group columns themselves, so a WHERE, before the grouping.
+ */
+function keysetAfter(
+  cols: readonly string[],
+  after: ReadonlyArray<string | number> | undefined,
+): { sql: string; params: Param[] } | undefined {
+  if (!after || after.length !== cols.length || cols.length === 0) return undefined;
+  const rest = cols.filter((c) => c !== 'day');
+  const restVals = after.filter((_, i) => cols[i] !== 'day') as Param[];
+  const tuple = rest.length ? `(${rest.join(', ')}) > (${rest.map(() => '?').join(', ')})` : 'false';
+  if (!cols.includes('day')) return { sql: tuple, params: restVals };
+  const dayVal = after[cols.indexOf('day')] as number;
+  return { sql: `(day < ? OR (day = ? AND ${tuple}))`, params: [dayVal, dayVal, ...restVals] };
 }
 
 function str(v: unknown): string | null {

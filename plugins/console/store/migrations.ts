@@ -1,5 +1,5 @@
 import type { Migration } from '../../../src/plugin';
-import { rollupMigration } from './rollups';
+import { narrowDailyMigration, rollupMigration } from './rollups';
 
 /**
  * The console's usage analytics: `usage_daily` holds one row per UTC day, account, key,
@@ -18,6 +18,10 @@ import { rollupMigration } from './rollups';
  * ./rollups.ts), not rolled up behind a watermark: `usage_minute` for the live overview, outcome columns (timeouts,
  * cancelled, client errors) in the daily ones, the backfill from the records there are, and an index on each
  * record's outcome for the activity filter.
+ *
+ * Version 4 (issue 49): daily aggregates over fewer dimensions (per key, per model and deployment, per app and model),
+ * kept by the same trigger and filled from usage_daily, so that no console grouping reads a row per key, model,
+ * deployment and app; an index for the records list's status filter.
  */
 export const consoleMigrations: Migration[] = [
   {
@@ -97,5 +101,11 @@ export const consoleMigrations: Migration[] = [
     version: 3,
     description: 'aggregates kept by a trigger as records are written: usage_minute, outcome columns, backfill',
     up: { sqlite: rollupMigration('sqlite'), postgres: rollupMigration('postgres') },
+  },
+  {
+    module: 'console',
+    version: 4,
+    description: 'daily aggregates per key, per model and deployment, per app and model; records status index',
+    up: { sqlite: narrowDailyMigration('sqlite'), postgres: narrowDailyMigration('postgres') },
   },
 ];

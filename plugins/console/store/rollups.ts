@@ -69,52 +69,51 @@ export const DAY_MS = 86_400_000;
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 
-const ROLLUPS: Rollup[] = [
-  {
-    table: 'usage_minute',
-    keys: [
-      ['minute', (r) => `CAST(${r}.created_at / ${MINUTE_MS} AS INTEGER)`],
-      ['account_id', (r) => `${r}.account_id`],
-      ['key_hash', (r) => `COALESCE(${r}.key_hash, '')`],
-    ],
-    max: true,
-  },
-  {
-    table: 'usage_minute_accounts',
-    keys: [
-      ['minute', (r) => `CAST(${r}.created_at / ${MINUTE_MS} AS INTEGER)`],
-      ['account_id', (r) => `${r}.account_id`],
-    ],
-    max: true,
-  },
+type KeyColumn = Rollup['keys'][number];
+const minute: KeyColumn = ['minute', (r) => `CAST(${r}.created_at / ${MINUTE_MS} AS INTEGER)`];
+const day: KeyColumn = ['day', (r) => `CAST(${r}.created_at / ${DAY_MS} AS INTEGER)`];
+const account: KeyColumn = ['account_id', (r) => `${r}.account_id`];
+const keyHash: KeyColumn = ['key_hash', (r) => `COALESCE(${r}.key_hash, '')`];
+const model: KeyColumn = ['model', (r) => `${r}.model`];
+const provider: KeyColumn = ['provider', (r) => `COALESCE(${r}.provider, '')`];
+const deployment: KeyColumn = ['deployment', (r) => `COALESCE(${r}.deployment, '')`];
+const app: KeyColumn = ['app', (r) => `COALESCE(${r}.app_referer, ${r}.app_title, '')`];
+
+/** The aggregates of console@3. */
+const V3_ROLLUPS: Rollup[] = [
+  { table: 'usage_minute', keys: [minute, account, keyHash], max: true },
+  { table: 'usage_minute_accounts', keys: [minute, account], max: true },
   {
     table: 'usage_hour_accounts',
-    keys: [
-      ['hour', (r) => `CAST(${r}.created_at / ${HOUR_MS} AS INTEGER)`],
-      ['account_id', (r) => `${r}.account_id`],
-    ],
+    keys: [['hour', (r) => `CAST(${r}.created_at / ${HOUR_MS} AS INTEGER)`], account],
     max: true,
   },
-  {
-    table: 'usage_daily',
-    keys: [
-      ['day', (r) => `CAST(${r}.created_at / ${DAY_MS} AS INTEGER)`],
-      ['account_id', (r) => `${r}.account_id`],
-      ['key_hash', (r) => `COALESCE(${r}.key_hash, '')`],
-      ['model', (r) => `${r}.model`],
-      ['provider', (r) => `COALESCE(${r}.provider, '')`],
-      ['deployment', (r) => `COALESCE(${r}.deployment, '')`],
-      ['app', (r) => `COALESCE(${r}.app_referer, ${r}.app_title, '')`],
-    ],
-  },
-  {
-    table: 'usage_daily_accounts',
-    keys: [
-      ['day', (r) => `CAST(${r}.created_at / ${DAY_MS} AS INTEGER)`],
-      ['account_id', (r) => `${r}.account_id`],
-    ],
-  },
+  { table: 'usage_daily', keys: [day, account, keyHash, model, provider, deployment, app] },
+  { table: 'usage_daily_accounts', keys: [day, account] },
 ];
+
+/**
+ * console@4: daily aggregates over fewer dimensions, so that a grouping by key, by model or deployment, or by app and
+ * model (the activity page's charts, the models page, rankings) reads a row per group and day, not usage_daily's row
+ * per key, model, deployment and app. Every one keeps the account, the scope of an account's session.
+ */
+const NARROW_DAILY: Rollup[] = [
+  { table: 'usage_daily_keys', keys: [day, account, keyHash] },
+  { table: 'usage_daily_models', keys: [day, account, model, provider, deployment] },
+  { table: 'usage_daily_apps', keys: [day, account, app, model] },
+];
+
+const ROLLUPS: Rollup[] = [...V3_ROLLUPS, ...NARROW_DAILY];
+
+/**
+ * The daily aggregates a query may read, smallest first (in rows a day), each with the dimension columns it keeps:
+ * a query reads the first one that keeps every column it groups or filters by.
+ */
+export const DAILY_AGGREGATES: ReadonlyArray<{ table: string; columns: readonly string[] }> = [
+  V3_ROLLUPS[4],
+  ...NARROW_DAILY,
+  V3_ROLLUPS[3],
+].map((u) => ({ table: u.table, columns: u.keys.map(([k]) => k) }));
 
 function conflict(u: Rollup): string {
   const sets = SUMS.map((s) => `${s} = ${u.table}.${s} + excluded.${s}`);
@@ -137,8 +136,8 @@ function groupedUpsert(u: Rollup, rows: string, where = 'true'): string {
 }
 
 /** SQLite: one row trigger, an upsert per aggregate. */
-function sqliteTrigger(): string {
-  const upserts = ROLLUPS.map((u) => {
+function sqliteTrigger(rollups: readonly Rollup[]): string {
+  const upserts = rollups.map((u) => {
     const vals = [...u.keys.map(([, e]) => e('NEW')), ...contributions('NEW')];
     if (u.max) vals.push('COALESCE(NEW.latency_ms, 0)');
     return `INSERT INTO ${u.table} (${columns(u)}) VALUES (${vals.join(', ')}) ${conflict(u)};`;
@@ -148,14 +147,18 @@ function sqliteTrigger(): string {
   END;`;
 }
 
-/** PostgreSQL: a statement trigger over the statement's inserted rows (a transition table). */
-function postgresTrigger(): string {
-  const upserts = ROLLUPS.map((u) => `${groupedUpsert(u, 'inserted_generations')};`);
-  return `CREATE FUNCTION console_usage_rollup() RETURNS trigger LANGUAGE plpgsql AS $rollup$
+/** PostgreSQL: the function of the statement trigger, over the statement's inserted rows (a transition table). */
+function postgresFunction(rollups: readonly Rollup[]): string {
+  const upserts = rollups.map((u) => `${groupedUpsert(u, 'inserted_generations')};`);
+  return `CREATE OR REPLACE FUNCTION console_usage_rollup() RETURNS trigger LANGUAGE plpgsql AS $rollup$
   BEGIN
     ${upserts.join('\n    ').replaceAll('GREATEST_', 'GREATEST')}
     RETURN NULL;
-  END $rollup$;
+  END $rollup$;`;
+}
+
+function postgresTrigger(rollups: readonly Rollup[]): string {
+  return `${postgresFunction(rollups)}
   CREATE TRIGGER generations_rollup AFTER INSERT ON generations
     REFERENCING NEW TABLE AS inserted_generations FOR EACH STATEMENT EXECUTE FUNCTION console_usage_rollup();`;
 }
@@ -197,8 +200,35 @@ export function rollupMigration(dialect: 'sqlite' | 'postgres'): string {
     DELETE FROM usage_daily WHERE day >= ${firstDay};
     DELETE FROM usage_daily_accounts WHERE day >= ${firstDay};
     DELETE FROM gateway_meta WHERE key = 'usage_rollup_watermark';
-    ${ROLLUPS.map((u) => max(`${groupedUpsert(u, 'generations')};`)).join('\n    ')}
-    ${dialect === 'sqlite' ? sqliteTrigger() : postgresTrigger()}
+    ${V3_ROLLUPS.map((u) => max(`${groupedUpsert(u, 'generations')};`)).join('\n    ')}
+    ${dialect === 'sqlite' ? sqliteTrigger(V3_ROLLUPS) : postgresTrigger(V3_ROLLUPS)}
     CREATE INDEX generations_outcome ON generations((${outcomeSql()}), created_at);
+  `;
+}
+
+/**
+ * console@4: the narrower daily aggregates (NARROW_DAILY), filled from usage_daily (which still counts the days whose
+ * records retention deleted, so they agree to the unit), and the trigger that keeps them too; an index for the
+ * records list's status filter.
+ */
+export function narrowDailyMigration(dialect: 'sqlite' | 'postgres'): string {
+  const tables = NARROW_DAILY.map((u) => {
+    const keys = u.keys.map(([k]) => k);
+    return `CREATE TABLE ${u.table} (
+      ${keys.map((k) => `${k} ${k === 'day' ? 'INTEGER' : 'TEXT'} NOT NULL`).join(', ')},
+      ${SUM_COLUMNS('')},
+      PRIMARY KEY (${keys.join(', ')})
+    );
+    INSERT INTO ${u.table} (${columns(u)})
+      SELECT ${keys.join(', ')}, ${SUMS.map((s) => `SUM(${s})`).join(', ')} FROM usage_daily GROUP BY ${keys.join(', ')};`;
+  });
+  const trigger =
+    dialect === 'sqlite'
+      ? `DROP TRIGGER generations_rollup;\n    ${sqliteTrigger(ROLLUPS)}`
+      : postgresFunction(ROLLUPS);
+  return `
+    ${tables.join('\n    ')}
+    ${trigger}
+    CREATE INDEX generations_status ON generations(status, created_at);
   `;
 }

@@ -7,54 +7,11 @@ import { consoleMigrations } from '../../../plugins/console/store/migrations';
 import { openStore, type Store } from '../../../src/store/index';
 import { builtinExtensions } from '../../helpers/store';
 import { GENERATION_INSERT, generationParams, type Generation } from '../../../src/store/generations';
+import { insertRecords, makeRecords } from '../../helpers/usage-records';
 import { UsageRepo, DAY_MS, dayOf, dayString, type Dimension } from '../../../plugins/console/usage';
 import { POSTGRES_URL, freshPostgresUrl } from '../../helpers/postgres';
 import { startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
 import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
-
-/** Deterministic pseudo-random records spread over `days` days before `now`. */
-export function makeRecords(n: number, now: number, days: number, seed = 7): Generation[] {
-  let s = seed;
-  const rnd = (k: number) => ((s = (s * 1103515245 + 12345) % 2147483648), Math.floor((s / 2147483648) * k));
-  const out: Generation[] = [];
-  for (let i = 0; i < n; i++) {
-    out.push({
-      id: `chatcmpl-t${seed}-${i}`,
-      accountId: `acct_${rnd(3)}`,
-      keyHash: rnd(5) === 0 ? null : `k${rnd(4)}`,
-      model: `m/${rnd(3)}`,
-      provider: 'mock',
-      deployment: `mock/d${rnd(2)}`,
-      promptTokens: rnd(100),
-      completionTokens: rnd(50),
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: rnd(3),
-      cost: rnd(10_000),
-      latencyMs: rnd(500),
-      ttftMs: null,
-      finishReason: 'stop',
-      streamed: false,
-      cancelled: false,
-      status: rnd(10) === 0 ? 'error' : 'completed',
-      errorCode: null,
-      appReferer: rnd(2) ? `https://app${rnd(3)}.example` : null,
-      appTitle: null,
-      user: null,
-      metadata: null,
-      createdAt: now - rnd(days * DAY_MS),
-    });
-  }
-  return out;
-}
-
-export async function insertRecords(store: Store, rows: Generation[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500) {
-    await store.db.tx(async (t) => {
-      for (const g of rows.slice(i, i + 500)) await t.run(GENERATION_INSERT, generationParams(g));
-    });
-  }
-}
 
 /** The same aggregation, done naively in JS, as the oracle. */
 function naive(
