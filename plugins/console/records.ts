@@ -63,7 +63,8 @@ export async function listRecords(db: Db, f: RecordFilter, limit: number, cursor
   const w = where(f);
   const after = cursor ? parseRecordCursor(cursor) : undefined;
   if (after) {
-    w.sql.push('(created_at < ? OR (created_at = ? AND id < ?))');
+    // The same condition as (created_at, id) < (t, id), with a bound on created_at alone that an index range uses.
+    w.sql.push('created_at <= ? AND (created_at < ? OR id < ?)');
     w.params.push(after.t, after.t, after.id);
   }
   const rows = await db.all<Record<string, unknown>>(
