@@ -24,7 +24,11 @@ const LIST_COLUMNS =
   'id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cost, latency_ms, ' +
   `ttft_ms, status, error_code, streamed, app_referer, app_title, created_at, http_status, (${outcomeSql()}) AS outcome`;
 
-function where(f: RecordFilter): { sql: string[]; params: Param[] } {
+/** The outcomes the `error` filter stands for. */
+const ERRORS: readonly Outcome[] = ['upstream_error', 'timeout', 'client_error'];
+
+/** The conditions of a filter whose outcome, if any, is one of OUTCOMES. */
+function where(f: RecordFilter & { outcome?: Outcome }): { sql: string[]; params: Param[] } {
   const sql: string[] = [];
   const params: Param[] = [];
   const eq = (col: string, v: string | undefined) => {
@@ -38,9 +42,7 @@ function where(f: RecordFilter): { sql: string[]; params: Param[] } {
   eq('model', f.model);
   eq('status', f.status);
   // The very expression of the index generations_outcome, so that a rare outcome is found by it, not by a scan.
-  if (f.outcome === 'error') {
-    sql.push(`(${outcomeSql()}) IN ('upstream_error', 'timeout', 'client_error')`);
-  } else if (f.outcome !== undefined) {
+  if (f.outcome !== undefined) {
     sql.push(`(${outcomeSql()}) = ?`);
     params.push(f.outcome);
   }
@@ -55,22 +57,40 @@ function where(f: RecordFilter): { sql: string[]; params: Param[] } {
   return { sql, params };
 }
 
+/** The statement of one page: `after` the previous page's last (created_at, id). */
+function pageQuery(
+  f: RecordFilter,
+  limit: number,
+  after?: { t: number; id: string },
+): { sql: string; params: Param[] } {
+  const select = (g: RecordFilter & { outcome?: Outcome }) => {
+    const w = where(g);
+    if (after) {
+      // The same condition as (created_at, id) < (t, id), with a bound on created_at alone that an index range uses.
+      w.sql.push('created_at <= ? AND (created_at < ? OR id < ?)');
+      w.params.push(after.t, after.t, after.id);
+    }
+    const sql = `SELECT ${LIST_COLUMNS} FROM generations ${whereSql(w.sql)} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    return { sql, params: [...w.params, limit] };
+  };
+  if (f.outcome !== 'error') return select({ ...f, outcome: f.outcome });
+  // Any error: the newest page of each of its outcomes (each an ordered range of generations_outcome), merged. With
+  // the three in one IN, the database read every error record there was to sort them.
+  const parts = ERRORS.map((outcome) => select({ ...f, outcome }));
+  return {
+    sql: `SELECT * FROM (${parts.map((p) => `SELECT * FROM (${p.sql}) p`).join(' UNION ALL ')}) u
+      ORDER BY created_at DESC, id DESC LIMIT ?`,
+    params: [...parts.flatMap((p) => p.params), limit],
+  };
+}
+
 /**
  * Generation records newest first, a page at a time: keyset pagination on (created_at, id)
  * so that page N costs what page 1 costs. The cursor is the last row's (created_at, id).
  */
 export async function listRecords(db: Db, f: RecordFilter, limit: number, cursor?: string): Promise<RecordPage> {
-  const w = where(f);
-  const after = cursor ? parseRecordCursor(cursor) : undefined;
-  if (after) {
-    // The same condition as (created_at, id) < (t, id), with a bound on created_at alone that an index range uses.
-    w.sql.push('created_at <= ? AND (created_at < ? OR id < ?)');
-    w.params.push(after.t, after.t, after.id);
-  }
-  const rows = await db.all<Record<string, unknown>>(
-    `SELECT ${LIST_COLUMNS} FROM generations ${whereSql(w.sql)} ORDER BY created_at DESC, id DESC LIMIT ?`,
-    [...w.params, limit + 1],
-  );
+  const q = pageQuery(f, limit + 1, cursor ? parseRecordCursor(cursor) : undefined);
+  const rows = await db.all<Record<string, unknown>>(q.sql, q.params);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
