@@ -101,11 +101,14 @@ export class UsageRepo {
     // The day first whatever the place of `date` in group_by, as the cursor's condition and the day windows have it.
     const order = [...(cols.includes('day') ? ['day DESC'] : []), ...cols.filter((c) => c !== 'day')].join(', ');
     const sums = SUMS.map((s) => (whole ? s : `SUM(${s}) AS ${s}`));
-    const sql = `SELECT ${[...cols, ...sums].join(', ')} FROM ${table}
-       WHERE day >= ? AND day <= ?${where.map((w) => ` AND ${w}`).join('')}
+    const sql = (days: string) => `SELECT ${[...cols, ...sums].join(', ')} FROM ${table}
+       WHERE ${days}${where.map((w) => ` AND ${w}`).join('')}
        ${cols.length ? `${whole ? '' : `GROUP BY ${cols.join(', ')} `}ORDER BY ${order}` : ''} LIMIT ?`;
+    // One day as `day = ?`: the rows of a constant day come in the order of the aggregate's key, no sort needed.
     const read = (from: number, to: number, limit: number) =>
-      this.db.all<Record<string, unknown>>(sql, [from, to, ...params, limit]);
+      from === to
+        ? this.db.all<Record<string, unknown>>(sql('day = ?'), [from, ...params, limit])
+        : this.db.all<Record<string, unknown>>(sql('day >= ? AND day <= ?'), [from, to, ...params, limit]);
     if (!cols.includes('day')) return (await read(q.fromDay, q.toDay, q.limit)).map(toUsageRow);
     // Newest day first: the days are read in windows back from the newest (the cursor's day), each as long as the
     // rows still wanted need at the rate of the windows before (four times as long after an empty one), so that a page
