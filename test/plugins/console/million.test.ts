@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { openStore, type Store } from '../../../src/store/index';
 import { driveAsync, insertRows, type Param } from '../../../src/store/db';
@@ -25,6 +25,13 @@ import { ADMIN_KEY } from '../../helpers/accounts';
  * fills in seconds, so that a console path that reads records again fails the usual run.
  */
 const N = Number(process.env.GATEWAY_TEST_MILLION ?? 100_000);
+/**
+ * 50 ms when GATEWAY_TEST_MILLION is set (the issue's figure, taken on purpose); in the usual run, 50 ms stretched by
+ * the load average per core, since a machine busy with other work stretches every wall-clock time alike and the check
+ * is there to catch a path that reads records (hundreds of ms at 100,000), not the machine's load.
+ */
+const boundMs = () =>
+  process.env.GATEWAY_TEST_MILLION === undefined ? 50 * Math.max(1, loadavg()[0] / cpus().length) : 50;
 const DAY = 86_400_000;
 const MODELS = Array.from({ length: 8 }, (_, i) => ({
   id: `vendor/model-${i}`,
@@ -141,16 +148,18 @@ function suite(name: string, open: () => Promise<Opened>) {
     let gw: TestGateway;
     let cookie = '';
     let now = Date.now();
-    const timings: Array<[string, number]> = [];
+    /** Each API: its median wall-clock time, and the median CPU time of this process (client, gateway, SQLite). */
+    const timings: Array<[string, number, number]> = [];
 
     before(async () => {
       ({ store, done, settle } = await open());
       const ms = await fill(store);
       now = Date.now();
+      const resting = performance.now();
       await settle();
       process.stdout.write(
         `      (${N.toLocaleString('en-US')} records and their aggregates written in ${(ms / 1000).toFixed(1)} s, ` +
-          `${Math.round(N / (ms / 1000))} a second)\n`,
+          `${Math.round(N / (ms / 1000))} a second; at rest ${((performance.now() - resting) / 1000).toFixed(1)} s later)\n`,
       );
       gw = await startTestGateway(
         testConfig(
@@ -176,14 +185,15 @@ function suite(name: string, open: () => Promise<Opened>) {
         .map((x) => x.toFixed(1))
         .join(' ');
       process.stdout.write(
-        `      median of five, ms (load average ${load}):\n` +
-          `${timings.map(([p, ms]) => `      ${ms.toFixed(1).padStart(7)}  ${p}`).join('\n')}\n`,
+        `      median of five, ms wall / CPU of this process (load average ${load}):\n` +
+          `${timings.map(([p, ms, cpu]) => `      ${ms.toFixed(1).padStart(7)} ${cpu.toFixed(1).padStart(6)}  ${p}`).join('\n')}\n`,
       );
     });
 
-    /** GET a console API five times (after one warm-up call); its median time must be under 50 ms. */
+    /** GET a console API five times (after one warm-up call); its median time must be under 50 ms (boundMs). */
     async function timed(path: string, read: (r: Response) => Promise<unknown> = (r) => r.json(), held = true) {
       const times: number[] = [];
+      const cpu: number[] = [];
       let body: unknown;
       const headers: Record<string, string> = path.startsWith('/')
         ? { authorization: `Bearer ${ADMIN_KEY}` }
@@ -192,14 +202,17 @@ function suite(name: string, open: () => Promise<Opened>) {
       await fetch(url, { headers }).then(read);
       for (let i = 0; i < 5; i++) {
         const t = performance.now();
+        const c = process.cpuUsage();
         const r = await fetch(url, { headers });
         body = await read(r);
         times.push(performance.now() - t);
+        const used = process.cpuUsage(c);
+        cpu.push((used.user + used.system) / 1000);
         expect(r.status, path).to.equal(200);
       }
       const median = times.sort((a, b) => a - b)[2];
-      timings.push([held ? path : `${path} (not held to 50 ms)`, median]);
-      if (held) expect(median, `${path}: median of five`).to.be.below(50);
+      timings.push([held ? path : `${path} (not held to 50 ms)`, median, cpu.sort((a, b) => a - b)[2]]);
+      if (held) expect(median, `${path}: median of five`).to.be.below(boundMs());
       return body as Record<string, unknown>;
     }
 
