@@ -29,7 +29,7 @@ const APPLIED_AT = 1_700_000_000_000;
  * generations.variant and .insured; issue 48: guardrails@1 generations.guardrails; issue 49: account_names the unique
  * index accounts_name, generation_outcomes generations.http_status, console@3 usage_minute, the outcome columns of
  * the daily aggregates, the trigger that keeps them and the outcome index; limits@2 api_keys.budget_alerts and
- * accounts.budget_alerts).
+ * accounts.budget_alerts; console@4 the daily aggregates per key, per model, per app and the status index).
  */
 const ADDED = [
   'key_roles@1',
@@ -43,6 +43,7 @@ const ADDED = [
   'generation_outcomes@1',
   'console@3',
   'limits@2',
+  'console@4',
 ];
 const ADDED_OBJECTS = [
   'console_sessions',
@@ -55,6 +56,10 @@ const ADDED_OBJECTS = [
   'usage_minute_key',
   'generations_rollup',
   'generations_outcome',
+  'usage_daily_keys',
+  'usage_daily_models',
+  'usage_daily_apps',
+  'generations_status',
 ];
 const OUTCOME_COLUMNS =
   /, timeouts BIGINT NOT NULL DEFAULT 0, cancelled BIGINT NOT NULL DEFAULT 0, client_errors BIGINT NOT NULL DEFAULT 0,/;
