@@ -133,7 +133,7 @@ export const limitsCommands: CliCommand[] = [
     help: [
       'keys limits KEY [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
       '                [--alert-percent 50,90|none|inherit]',
-      "                                  show or set the key's allowlist, rate limits and budget notice thresholds",
+      "                                  show or set the key's allowlist, rate limits, budget notices",
     ],
     run: (args) => runLimits('key', args),
   },
@@ -144,8 +144,9 @@ export const limitsCommands: CliCommand[] = [
     summary: "show or set an account's allowlist, rate limits, plan and budget notices",
     help: [
       'accounts limits ACCOUNT [--models ids,globs|all|none] [--rpm N] [--tpm N] [--concurrency N]',
-      '                        [--plan P] [--alert-percent 50,90|none|inherit] [--alert-balance 5,1|none|inherit]',
-      "                                  show or set the account's allowlist, rate limits, plan and budget notices",
+      '                        [--plan P] [--alert-percent 50,90|none|inherit]',
+      '                        [--alert-balance 5,1|none|inherit]',
+      "                                  show or set the account's allowlist, limits, plan, notices",
     ],
     run: (args) => runLimits('account', args),
   },
