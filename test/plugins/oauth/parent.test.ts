@@ -79,7 +79,11 @@ describe('OAuth: a minted key never outgrows its parent (issue 43)', function ()
     const child = await mint(gw, parent.key);
     expect(child.limit).to.be.a('number').and.to.be.at.most(0.05);
     const limits = await adminCall(gw, 'GET', `/v1/keys/${child.hash}/limits`);
-    expect(limits.body.data).to.deep.equal({ allowed_models: ['acc/ok'], rate_limits: { rpm: 1 } });
+    expect(limits.body.data).to.deep.equal({
+      allowed_models: ['acc/ok'],
+      rate_limits: { rpm: 1 },
+      budget_alerts: null,
+    });
     const denied = await chat(gw, child.key, 'acc/denied');
     expect(denied.status).to.equal(403);
     expect((await chat(gw, child.key)).status).to.equal(200);
