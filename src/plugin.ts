@@ -42,7 +42,7 @@ export type { CounterValue, SharedState } from './pipeline/shared-state';
 export type { AttemptGuard, AttemptGuards, AttemptTicket, AttemptUse, AttemptVerdict } from './pipeline/attempt-guards';
 export { logSkipped } from './pipeline/attempt-guards';
 export type { SharedServices, SharedSlots } from './pipeline/shared-services';
-export { ChatStream, type StreamEnd, type StreamObserver } from './stream/chat-stream';
+export { ChatStream, type ChunkSource, type StreamEnd, type StreamObserver } from './stream/chat-stream';
 export {
   errors,
   GatewayError,

@@ -5,6 +5,7 @@ import {
   isGatewayError,
   type GatewayError,
   type ChatCompletionChunk,
+  type ChunkSource,
   type Usage,
 } from '../../src/plugin';
 import type { AttemptAbort } from './attempt-signal';
@@ -16,14 +17,14 @@ import type { AttemptAbort } from './attempt-signal';
  * chunks, then the rest. It counts what was produced, for usage when none comes.
  */
 export async function openStream(
-  opened: Promise<AsyncIterator<ChatCompletionChunk>>,
+  opened: Promise<ChunkSource>,
   sig: AttemptAbort,
   /** Counted only when the upstream reports no usage. */
   promptTokens: () => number,
 ): Promise<ChatStream> {
   const seen = new Produced();
   const held: ChatCompletionChunk[] = [];
-  let source: AsyncIterator<ChatCompletionChunk>;
+  let source: ChunkSource;
   try {
     source = await opened;
     for (;;) {
@@ -78,9 +79,10 @@ class Produced {
 
 /**
  * The held chunks, then the source's, each seen on its way; the attempt's abort is disposed of and the source
- * returned once it ends, fails or the reader leaves. One promise a chunk, no generator frames.
+ * returned once it ends, fails or the reader leaves. No generator frames; the chunks the source already holds are
+ * handed over without a promise each (poll).
  */
-class Rest implements AsyncIterator<ChatCompletionChunk> {
+class Rest implements ChunkSource {
   private done = false;
   private readonly onResult = (r: IteratorResult<ChatCompletionChunk>): IteratorResult<ChatCompletionChunk> => {
     if (r.done) this.close();
@@ -96,7 +98,7 @@ class Rest implements AsyncIterator<ChatCompletionChunk> {
 
   constructor(
     private readonly held: ChatCompletionChunk[],
-    private readonly source: AsyncIterator<ChatCompletionChunk>,
+    private readonly source: ChunkSource,
     private readonly seen: Produced,
     private readonly sig: AttemptAbort,
   ) {}
@@ -118,6 +120,16 @@ class Rest implements AsyncIterator<ChatCompletionChunk> {
     if (this.held.length > 0) return Promise.resolve({ done: false, value: this.held.shift()! });
     if (this.done) return Promise.resolve({ done: true, value: undefined });
     return this.source.next().then(this.onResult, this.onError);
+  }
+
+  /** A held chunk, or one the source already has; undefined once stopped (next() then throws why) or ended. */
+  poll(): ChatCompletionChunk | undefined {
+    if (this.stopped) return undefined;
+    if (this.held.length > 0) return this.held.shift();
+    if (this.done) return undefined;
+    const chunk = this.source.poll?.();
+    if (chunk !== undefined) this.seen.see(chunk);
+    return chunk;
   }
 
   return(): Promise<IteratorResult<ChatCompletionChunk>> {

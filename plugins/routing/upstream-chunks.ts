@@ -3,6 +3,7 @@ import {
   withFrame,
   withNativeError,
   type ChatCompletionChunk,
+  type ChunkSource,
   type EventParser,
   type GatewayError,
   type StreamTranslator,
@@ -30,7 +31,7 @@ const DONE: IteratorResult<ChatCompletionChunk> = { done: true, value: undefined
  * upstream's error event, a stream that ends unfinished) comes after the chunks parsed before it, mapped by `fail`.
  * `return()` destroys the body.
  */
-export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
+export class UpstreamChunks implements ChunkSource {
   private queue: ChatCompletionChunk[] = [];
   private head = 0;
   protected readonly events: UpstreamEvent[] = [];
@@ -64,13 +65,18 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
   }
 
   next(): Promise<IteratorResult<ChatCompletionChunk>> {
-    if (this.head < this.queue.length) return Promise.resolve(this.take());
+    if (this.head < this.queue.length) return Promise.resolve({ done: false, value: this.take() });
     if (this.ended) {
       const failure = this.failure;
       this.failure = null; // thrown once, then the iterator is done
       return failure ? Promise.reject(failure) : Promise.resolve(DONE);
     }
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  /** A chunk already queued, without a promise (ChunkSource); the end and a failure come from next(). */
+  poll(): ChatCompletionChunk | undefined {
+    return this.head < this.queue.length ? this.take() : undefined;
   }
 
   /** What the upstream reported of its usage so far, for a stream that ends early (see StreamTranslator). */
@@ -91,7 +97,7 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
     return Promise.resolve(DONE);
   }
 
-  private take(): IteratorResult<ChatCompletionChunk> {
+  private take(): ChatCompletionChunk {
     const value = this.queue[this.head++];
     if (this.head === this.queue.length) {
       this.queue.length = 0;
@@ -101,7 +107,7 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
         this.body.resume();
       }
     }
-    return { done: false, value };
+    return value;
   }
 
   private read(bytes: Uint8Array): void {
@@ -162,7 +168,7 @@ export class UpstreamChunks implements AsyncIterator<ChatCompletionChunk> {
     if (!w) return;
     if (this.head < this.queue.length) {
       this.waiter = null;
-      w.resolve(this.take());
+      w.resolve({ done: false, value: this.take() });
     } else if (this.ended) {
       this.waiter = null;
       const failure = this.failure;

@@ -13,7 +13,7 @@ import {
   type AdapterContext,
   type Attempt,
   type ChatCompletion,
-  type ChatCompletionChunk,
+  type ChunkSource,
   type EventParser,
   type HttpProviderAdapter,
   type PromptOptions,
@@ -196,7 +196,7 @@ export async function callStream(
   transport: Transport,
   ctx: AdapterContext,
   opts: CallOptions,
-): Promise<AsyncIterator<ChatCompletionChunk>> {
+): Promise<ChunkSource> {
   const adapter = getAdapter(a.provider.type);
   if (adapter.kind === 'local')
     return adapter.stream(a.request, target(a, opts), ctx, opts.abort.signal)[Symbol.asyncIterator]();
@@ -264,7 +264,7 @@ export async function callStreamSameWire(
   transport: Transport,
   ctx: AdapterContext,
   opts: CallOptions,
-): Promise<AsyncIterator<ChatCompletionChunk>> {
+): Promise<ChunkSource> {
   const adapter = getAdapter(a.provider.type) as HttpProviderAdapter;
   const req = wire.buildRequest(inbound, target(a, opts), true);
   const res = await transport.send(req, a.provider, {

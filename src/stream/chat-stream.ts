@@ -53,6 +53,19 @@ export interface StreamObserver {
   onEnd?(end: StreamEnd): void | Promise<void>;
 }
 
+/**
+ * A stream's chunks: an async iterator that may also hand over, without a promise each, the chunks it already holds
+ * (read and translated from one upstream read). The writer takes chunks with `poll` while it gets them and awaits
+ * `next` only when it gets none, so the chunks of one read cost no promise and no result object each.
+ */
+export interface ChunkSource extends AsyncIterator<ChatCompletionChunk> {
+  /**
+   * The next chunk if it is already at hand, else undefined: then `next()` says what comes (a chunk later, the end,
+   * a failure). Never throws; a source that is stopping returns undefined and lets `next()` throw.
+   */
+  poll?(): ChatCompletionChunk | undefined;
+}
+
 /** A stream of OpenAI chunks from the routing plugin, on its way to the client. */
 export class ChatStream {
   readonly observers: StreamObserver[] = [];
@@ -63,7 +76,7 @@ export class ChatStream {
 
   constructor(
     /** Chunks in order; the usage chunk (choices: []) comes last when the upstream or the gateway produced one. */
-    readonly chunks: AsyncIterator<ChatCompletionChunk>,
+    readonly chunks: ChunkSource,
     /** Stops the upstream request (client gone, shutdown). */
     readonly abort: (reason: GatewayError | undefined) => void,
     /**

@@ -151,38 +151,52 @@ class StreamWriter {
     }
   }
 
+  /**
+   * Chunks already at hand are taken with `poll`, one after another in this turn; `next` is awaited only when none is
+   * (see ChunkSource).
+   */
   private async loop(): Promise<void> {
-    const { stream, opts, passthrough } = this;
+    const source = this.stream.chunks;
     for (;;) {
-      const next = await stream.chunks.next();
-      if (next.done) return;
-      let chunk: ChatCompletionChunk = next.value;
-      const raw = chatFrameOf(chunk);
-      if (raw && !passthrough) chunk = raw.full();
-      for (let i = 0; i < stream.stamps.length; i++) chunk[stream.stamps[i][0]] = stream.stamps[i][1];
-      const isUsageChunk = this.note(chunk);
-      const first = this.firstContentAt !== null && !this.flushedFirst;
-      const out = this.observe(chunk);
-      if (this.cancelled) return;
-      if (out === null || (isUsageChunk && !opts.includeUsage && !opts.framer)) continue;
-      const frame = opts.framer
-        ? opts.framer.chunk(out)
-        : raw && passthrough
-          ? raw.frameWith(stream.stampJson)
-          : `data: ${JSON.stringify(out)}\n\n`;
-      if (!frame) continue;
-      this.chunks++;
-      this.write(frame);
-      if (first) {
-        this.flushedFirst = true;
-        this.flush();
+      let chunk = source.poll?.();
+      if (chunk === undefined) {
+        const next = await source.next();
+        if (next.done) return;
+        chunk = next.value;
       }
-      this.written(out);
+      this.take(chunk);
+      if (this.cancelled) return;
       if (this.res.writableNeedDrain) {
         this.flush();
         await drained(this.res);
       }
     }
+  }
+
+  /** One chunk: noted, observed, written (unless withheld), and seen written. */
+  private take(chunk: ChatCompletionChunk): void {
+    const { stream, opts, passthrough } = this;
+    const raw = chatFrameOf(chunk);
+    if (raw && !passthrough) chunk = raw.full();
+    for (let i = 0; i < stream.stamps.length; i++) chunk[stream.stamps[i][0]] = stream.stamps[i][1];
+    const isUsageChunk = this.note(chunk);
+    const first = this.firstContentAt !== null && !this.flushedFirst;
+    const out = this.observe(chunk);
+    if (this.cancelled) return;
+    if (out === null || (isUsageChunk && !opts.includeUsage && !opts.framer)) return;
+    const frame = opts.framer
+      ? opts.framer.chunk(out)
+      : raw && passthrough
+        ? raw.frameWith(stream.stampJson)
+        : `data: ${JSON.stringify(out)}\n\n`;
+    if (!frame) return;
+    this.chunks++;
+    this.write(frame);
+    if (first) {
+      this.flushedFirst = true;
+      this.flush();
+    }
+    this.written(out);
   }
 
   /** What the end needs of a chunk (usage, first content, finish reasons); true for the usage chunk. */
