@@ -40,14 +40,18 @@ export function nativeErrorOf(error: object): string | undefined {
 }
 
 /**
- * A chat chunk read without a parse (chat passthrough, docs/decisions/0035-chat-stream-passthrough.md): the frame to
- * write as it is when every stream observer is read-only, and the whole chunk, parsed and translated as before, for
- * a stream that must go through the gateway's own serialisation (an observer that may rewrite, another wire).
+ * A chat chunk read without a parse (chat passthrough, docs/decisions/0035-chat-stream-passthrough.md), or a
+ * translated one serialised from a template (0036): the frame to write as it is when every stream observer is
+ * read-only, and the whole chunk, parsed and translated as before, for a stream that must go through the gateway's own
+ * serialisation (an observer that may rewrite, another wire).
  */
 export interface ChatFrame {
-  /** `data: <the upstream's JSON, with the gateway's id and the client's model>\n\n`. */
+  /** `data: <the upstream's JSON, with the gateway's id and the client's model>\n\n`, or the translated chunk's. */
   readonly frame: string;
-  /** The same with `extra` (`,"name":value` members) added at the end of the top-level object. */
+  /**
+   * The same with `extra` (`,"name":value` members) added after the chunk's own members (at the end of a passed-through
+   * one; before the `"usage":null` of a translated one, where the writer's own serialisation puts them).
+   */
   frameWith(extra: string): string;
   /** The chunk as the translator makes it from a full parse (the same object a non-passthrough stream has). */
   full(): ChatCompletionChunk;

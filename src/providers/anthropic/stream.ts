@@ -2,10 +2,12 @@ import { countTextTokens } from '../../tokens/count';
 import type { ChatCompletionChunk, FinishReason, Usage } from '../../types/openai';
 import { chunk, parseEventJson, reasoningChunk, ToolIndexes, usageChunk } from '../shared';
 import { encryptedDetail, roleChunk, textDetail, toolArgsChunk, toolStartChunk } from '../shared/answer';
+import { ContentFrames, type JsonText } from '../shared/content-frame';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../types';
 import { streamError } from './errors';
 import { JSON_TOOL } from './request';
 import { ANTHROPIC_FORMAT, anthropicUsage, finishOf } from './response';
+import { readTextDelta } from './text-delta';
 
 type Json = Record<string, unknown>;
 
@@ -34,12 +36,21 @@ class AnthropicStream implements StreamTranslator {
   /** Content block index -> reasoning_details index. */
   private readonly thinkingBlocks = new Map<number, number>();
   private readonly provider: string;
+  /** The common text delta, read without a parse and serialised from a template (./text-delta.ts). */
+  private readonly frames: ContentFrames;
+  private readonly text: JsonText = { text: '', json: '' };
 
   constructor(private readonly ctx: AdapterContext) {
     this.provider = ctx.provider ?? 'anthropic';
+    this.frames = new ContentFrames(ctx);
   }
 
   push(ev: UpstreamEvent): ChatCompletionChunk[] {
+    const t = this.text;
+    if ((ev.event === undefined || ev.event === 'content_block_delta') && readTextDelta(ev.data, t)) {
+      this.outputText += t.text;
+      return [this.frames.chunk(t.text, t.json)];
+    }
     const d = parseEventJson(ev, this.provider) as Json;
     switch (ev.event ?? d.type) {
       case 'message_start':
