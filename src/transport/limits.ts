@@ -39,22 +39,37 @@ export class LineSplitter {
   ) {}
 
   push(chunk: Uint8Array, onLine: (line: string) => void): void {
-    this.feed(this.decoder.write(chunk), onLine);
+    this.feed(this.decode(chunk), onLine);
   }
 
   /** Flush the decoder and a last line without an end. */
   end(onLine: (line: string) => void): void {
-    this.feed(this.decoder.end(), onLine);
+    this.feed(this.text(this.decoder.end()), onLine);
     if (this.pending > 0 || this.pieces.length > 0) onLine(this.take(''));
   }
 
-  private feed(text: string, onLine: (line: string) => void): void {
+  /** The text of the next bytes (a character split between chunks waits for the rest), for `feed`. */
+  decode(chunk: Uint8Array): string {
+    return this.text(this.decoder.write(chunk));
+  }
+
+  /** Whether no line is open: the text fed so far ended with a line's end, so the next text starts a line. */
+  idle(): boolean {
+    return this.pending === 0 && this.pieces.length === 0 && !this.skipLf;
+  }
+
+  private text(text: string): string {
+    if (this.first && text.length > 0) {
+      this.first = false;
+      if (text.charCodeAt(0) === 0xfeff) return text.slice(1);
+    }
+    return text;
+  }
+
+  /** Decoded text (`decode`), split into lines. */
+  feed(text: string, onLine: (line: string) => void): void {
     let start = 0;
     const len = text.length;
-    if (this.first && len > 0) {
-      this.first = false;
-      if (text.charCodeAt(0) === 0xfeff) start = 1;
-    }
     if (this.skipLf && len > 0) {
       if (text.charCodeAt(0) === 10) start = 1;
       this.skipLf = false;

@@ -1,5 +1,6 @@
 import type { UpstreamEvent } from '../providers/types';
 import { DEFAULT_MAX_EVENT_BYTES, LineSplitter, SizeLimitError } from './limits';
+import { afterBlankLine, scanEvents } from './sse-scan';
 
 /**
  * What both parsers share: the bytes fed are split into lines (a line longer than `maxBytes`
@@ -7,9 +8,9 @@ import { DEFAULT_MAX_EVENT_BYTES, LineSplitter, SizeLimitError } from './limits'
  * into the array that `push` or `end` was given and returns.
  */
 abstract class LineEventParser implements EventParser {
-  private readonly lines: LineSplitter;
+  protected readonly lines: LineSplitter;
   protected out: UpstreamEvent[] = [];
-  private readonly onLine = (line: string) => this.line(line);
+  protected readonly onLine = (line: string) => this.line(line);
 
   constructor(maxBytes: number) {
     this.lines = new LineSplitter(maxBytes, 'a stream line');
@@ -47,6 +48,31 @@ export class SseParser extends LineEventParser {
 
   constructor(private readonly maxBytes = DEFAULT_MAX_EVENT_BYTES) {
     super(maxBytes);
+  }
+
+  /**
+   * Events of the common form (./sse-scan.ts) are taken from the read in one pass whenever no line or event is open;
+   * anything else goes through the line splitter up to the next blank line, after which the pass resumes.
+   */
+  override push(chunk: Uint8Array, out: UpstreamEvent[] = []): UpstreamEvent[] {
+    this.out = out;
+    const text = this.lines.decode(chunk);
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      if (this.data.length === 0 && this.event === undefined && this.lines.idle()) {
+        i = scanEvents(text, i, this.maxBytes, out);
+        if (i >= n) break;
+      }
+      const b = afterBlankLine(text, i);
+      if (b < 0) {
+        this.lines.feed(i === 0 ? text : text.slice(i), this.onLine);
+        break;
+      }
+      this.lines.feed(text.slice(i, b), this.onLine);
+      i = b;
+    }
+    return out;
   }
 
   /** The end of the stream dispatches an event whose blank line never came. */
