@@ -62,12 +62,14 @@ function streamObserver(
   streamed: string,
 ): StreamObserver {
   let last = 0;
+  // Looked up once a stream, not once a chunk.
+  const gaps = m.interToken.with(model);
   return {
     name: 'metrics',
     readOnly: true,
     onChunk: (chunk) => {
       const now = nowMs();
-      if (last !== 0 && chunk.choices.length > 0) m.interToken.with(model).observe((now - last) / 1000);
+      if (last !== 0 && chunk.choices.length > 0) gaps.observe((now - last) / 1000);
       last = now;
       const u = chunk.choices.length === 0 ? chunk.usage : null;
       if (u && typeof u.cost === 'number') m.credits.with(model).inc(u.cost);
