@@ -279,7 +279,7 @@ async function main(): Promise<void> {
   lines.push(
     '',
     ...(process.env.GATEWAY_TEST_POSTGRES_URL
-      ? await workersBench(rounds, seconds, warmup)
+      ? await workersBench({ rounds, seconds, warmup, keys: 8 })
       : ['workers: not measured (GATEWAY_TEST_POSTGRES_URL, and GATEWAY_TEST_REDIS_URL, name the servers to use)']),
   );
   process.stdout.write(`${lines.join('\n')}\n`);

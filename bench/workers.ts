@@ -14,7 +14,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { median, runLoad } from './load';
+import { median, runLoad, type LoadResult } from './load';
+import { postgresSessionPids, sampleSessions, type SessionStates } from './pg-sessions';
 import { cpuMs, mainThreadCpuMs } from './proc';
 import {
   adminPost,
@@ -40,7 +41,8 @@ interface WorkersTarget {
   workers: number;
   child: ChildProcess;
   url: string;
-  headers: Record<string, string>;
+  /** One set of headers per key the load spreads over (each key on its own account). */
+  keys: Array<Record<string, string>>;
   schema: string;
 }
 
@@ -121,7 +123,14 @@ function listening(child: ChildProcess, n: number): Promise<void> {
   });
 }
 
-async function startTarget(name: string, workers: number, upUrl: string, track: ChildProcess[], dirs: string[]) {
+async function startTarget(
+  name: string,
+  workers: number,
+  keys: number,
+  upUrl: string,
+  track: ChildProcess[],
+  dirs: string[],
+): Promise<WorkersTarget> {
   const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
   dirs.push(dir);
   const { url: storeUrl, schema } = await freshSchema();
@@ -137,10 +146,34 @@ async function startTarget(name: string, workers: number, upUrl: string, track: 
   const all = listening(child, workers);
   const { url } = await started;
   await all;
-  const account = await adminPost(url, '/v1/accounts', { name: 'bench', credits: 9_000_000 });
-  const key = await adminPost(url, '/v1/keys', { name: 'bench', account_id: (account.data as { id: string }).id });
-  const headers = { authorization: `Bearer ${key.key as string}` };
-  return { name, workers, child, url: `${url}/v1/chat/completions`, headers, schema } satisfies WorkersTarget;
+  const headers: Array<Record<string, string>> = [];
+  for (let i = 0; i < keys; i++) {
+    const account = await adminPost(url, '/v1/accounts', { name: `bench-${i}`, credits: 9_000_000 });
+    const key = await adminPost(url, '/v1/keys', { name: 'bench', account_id: (account.data as { id: string }).id });
+    headers.push({ authorization: `Bearer ${key.key as string}` });
+  }
+  return { name, workers, child, url: `${url}/v1/chat/completions`, keys: headers, schema };
+}
+
+/**
+ * c=32 spread over the target's keys (32 / keys connections each), as one result: the counts and req/s summed, p99
+ * the worst key's. On PostgreSQL every request of a key updates its key's and its account's rows in each of its two
+ * transactions, so requests of one key wait for each other's commits: one key measures that row, several the gateway.
+ */
+async function load(t: WorkersTarget, seconds: number): Promise<LoadResult> {
+  const n = t.keys.length;
+  const rs = await Promise.all(
+    t.keys.map((h, i) => runLoad(t.url, body, h, Math.floor(32 / n) + (i < 32 % n ? 1 : 0), seconds)),
+  );
+  const sum = (f: (r: LoadResult) => number) => rs.reduce((a, r) => a + f(r), 0);
+  return {
+    requests: sum((r) => r.requests),
+    errors: sum((r) => r.errors),
+    seconds: Math.max(...rs.map((r) => r.seconds)),
+    rps: sum((r) => r.rps),
+    p50: median(rs.map((r) => r.p50)),
+    p99: Math.max(...rs.map((r) => r.p99)),
+  };
 }
 
 /** One run at c=32 of a target, with where the machine's CPU went meanwhile. */
@@ -153,6 +186,10 @@ interface Run {
   mainBusy: number[];
   /** Cores kept busy by: the target's tree, the upstream, the load generator, PostgreSQL, Redis, the whole machine. */
   cores: { target: number; upstream: number; load: number; postgres: number; redis: number; machine: number };
+  /** CPU a request of the PostgreSQL server processes serving this target's sessions alone, us. */
+  pgOwnUs: number;
+  /** What those sessions were doing, on average over the run. */
+  sessions: SessionStates;
 }
 
 async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Promise<Run> {
@@ -160,13 +197,16 @@ async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Prom
   const tree = [primary, ...childrenOf(primary)];
   const pg = pidsWhere((s) => commOf(s) === 'postgres');
   const redis = pidsWhere((s) => commOf(s) === 'redis-server');
-  const before = { tree: sumCpu(tree), up: cpuMs(upstreamPid), pg: sumCpu(pg), redis: sumCpu(redis) };
+  const own = await postgresSessionPids(PG_URL, tree);
+  const before = { tree: sumCpu(tree), up: cpuMs(upstreamPid), pg: sumCpu(pg), own: sumCpu(own), redis: sumCpu(redis) };
   const mains = tree.map((p) => mainThreadCpuMs(p));
-  const load = process.cpuUsage();
+  const loadCpu = process.cpuUsage();
   const machine = machineMs();
-  const r = await runLoad(t.url, body, t.headers, 32, seconds);
+  const running = load(t, seconds);
+  const sessions = sampleSessions(PG_URL, own, running);
+  const r = await running;
   const wallMs = r.seconds * 1000;
-  const loadUsage = process.cpuUsage(load);
+  const loadUsage = process.cpuUsage(loadCpu);
   const m = machineMs();
   const treeMs = sumCpu(tree) - before.tree;
   if (r.errors > 0) throw new Error(`${t.name}: ${r.errors} of ${r.requests} requests failed`);
@@ -174,6 +214,8 @@ async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Prom
     rps: r.rps,
     p99: r.p99,
     cpuUs: (treeMs * 1000) / r.requests,
+    pgOwnUs: ((sumCpu(own) - before.own) * 1000) / r.requests,
+    sessions: await sessions,
     mainBusy: tree.map((p, i) => (mainThreadCpuMs(p) - mains[i]) / wallMs),
     cores: {
       target: treeMs / wallMs,
@@ -187,34 +229,39 @@ async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Prom
 }
 
 /** The rows the bench prints: per round 2w / 1w req/s, then each target's medians and where the cores went. */
-export function workersRows(runs: Record<string, Run[]>, seconds: number, warmup: number): string[] {
+export function workersRows(runs: Record<string, Run[]>, o: WorkersOptions): string[] {
   const f = (n: number, d = 2) => n.toFixed(d);
   const one = runs['1 worker'];
   const two = runs['2 workers'];
   const ratios = two.map((r, i) => r.rps / one[i].rps);
   const med = (rs: Run[], pick: (r: Run) => number) => median(rs.map(pick));
   const lines = [
-    `workers (full default chain, PostgreSQL store, limits in Redis; c=32, ${seconds}s runs after ${warmup}s of warm-up, ` +
+    `workers (full default chain, PostgreSQL store, limits in Redis; c=32 over ${o.keys} key(s) of as many accounts, ` +
+      `${o.seconds}s runs after ${o.warmup}s of warm-up, ` +
       `the median of ${ratios.length} rounds taking the targets in turn; ${availableParallelism()} cores shared with ` +
       'the upstream, the load generator, PostgreSQL and Redis):',
     '',
-    '| target | c=32 req/s | c=32 p99 ms | CPU us/req (all processes) | main threads busy (primary; workers) | cores busy: target / upstream / load gen / postgres / redis / machine |',
-    '|---|---|---|---|---|---|',
+    '| target | c=32 req/s | c=32 p99 ms | CPU us/req (all processes) | its PostgreSQL sessions: CPU us/req | its sessions: waiting on a lock / working / waiting for it (mean) | main threads busy (primary; workers) | cores busy: target / upstream / load gen / postgres / redis / machine |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const [k, rs] of Object.entries(runs)) {
-    const busy = rs[0].mainBusy.map((_, i) => `${f(med(rs, (r) => r.mainBusy[i] ?? 0) * 100, 0)}%`);
-    const c = (pick: (x: Run['cores']) => number) => f(med(rs, (r) => pick(r.cores)));
-    lines.push(
-      `| ${k} | ${f(
-        med(rs, (r) => r.rps),
-        0,
-      )} | ${f(med(rs, (r) => r.p99))} | ${f(
-        med(rs, (r) => r.cpuUs),
-        0,
-      )} | ` +
-        `${busy[0]}; ${busy.slice(1).join(', ') || '(serves itself)'} | ${c((x) => x.target)} / ${c((x) => x.upstream)} / ` +
-        `${c((x) => x.load)} / ${c((x) => x.postgres)} / ${c((x) => x.redis)} / ${c((x) => x.machine)} |`,
+    const m = (pick: (r: Run) => number, d = 0) => f(med(rs, pick), d);
+    const busy = rs[0].mainBusy.map((_, i) => `${m((r) => (r.mainBusy[i] ?? 0) * 100)}%`);
+    const cores = (['target', 'upstream', 'load', 'postgres', 'redis', 'machine'] as const).map((c) =>
+      m((r) => r.cores[c], 2),
     );
+    const sessions = (['lock', 'working', 'client'] as const).map((s) => m((r) => r.sessions[s], 1));
+    const cells = [
+      k,
+      m((r) => r.rps),
+      m((r) => r.p99, 2),
+      m((r) => r.cpuUs),
+      m((r) => r.pgOwnUs),
+      sessions.join(' / '),
+      `${busy[0]}; ${busy.slice(1).join(', ') || '(serves itself)'}`,
+      cores.join(' / '),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   lines.push(
     '',
@@ -223,8 +270,16 @@ export function workersRows(runs: Record<string, Run[]>, seconds: number, warmup
   return lines;
 }
 
+export interface WorkersOptions {
+  rounds: number;
+  seconds: number;
+  warmup: number;
+  /** Keys (each on its own account) the 32 connections spread over. */
+  keys: number;
+}
+
 /** Both targets warmed up, then `rounds` rounds taking them in turn; returns the rows. */
-export async function workersBench(rounds: number, seconds: number, warmup: number): Promise<string[]> {
+export async function workersBench(o: WorkersOptions): Promise<string[]> {
   const children: ChildProcess[] = [];
   const dirs: string[] = [];
   const targets: WorkersTarget[] = [];
@@ -234,18 +289,18 @@ export async function workersBench(rounds: number, seconds: number, warmup: numb
       ['1 worker', 1],
       ['2 workers', 2],
     ] as const)
-      targets.push(await startTarget(name, n, up.url, children, dirs));
+      targets.push(await startTarget(name, n, o.keys, up.url, children, dirs));
     for (const t of targets) {
       process.stderr.write(`bench: workers ${t.name}: warm-up\n`);
-      await runLoad(t.url, body, t.headers, 32, warmup);
+      await load(t, o.warmup);
     }
     const runs: Record<string, Run[]> = {};
-    for (let n = 1; n <= rounds; n++)
+    for (let n = 1; n <= o.rounds; n++)
       for (const t of targets) {
         process.stderr.write(`bench: workers ${t.name}: round ${n}\n`);
-        (runs[t.name] ??= []).push(await run(t, seconds, up.child.pid!));
+        (runs[t.name] ??= []).push(await run(t, o.seconds, up.child.pid!));
       }
-    return workersRows(runs, seconds, warmup);
+    return workersRows(runs, o);
   } finally {
     await Promise.all(children.map((c) => stopped(c)));
     dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
@@ -268,9 +323,11 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '5' },
       seconds: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '5' },
+      keys: { type: 'string', default: '8' },
     },
   });
-  const lines = await workersBench(Number(values.rounds), Number(values.seconds), Number(values.warmup));
+  const [rounds, seconds, warmup, keys] = [values.rounds, values.seconds, values.warmup, values.keys].map(Number);
+  const lines = await workersBench({ rounds, seconds, warmup, keys });
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
