@@ -25,6 +25,7 @@ const CSV_PAGE = 1000;
 
 function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return String(v);
   const s = String(v);
   // Quote when needed; a leading = + - @ is prefixed so spreadsheets do not run it as a formula.
   const safe = /^[=+\-@\t\r]/.test(s) && typeof v === 'string' ? `'${s}` : s;

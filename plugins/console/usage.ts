@@ -57,8 +57,17 @@ export function dayOf(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
+/** Day numbers already spelled: a page of thousands of rows has a few days (a Date and its ISO string each cost). */
+const spelled = new Map<number, string>();
+
 export function dayString(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  let s = spelled.get(day);
+  if (s === undefined) {
+    s = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (spelled.size > 1000) spelled.clear();
+    spelled.set(day, s);
+  }
+  return s;
 }
 
 /** 'YYYY-MM-DD' -> day number, or undefined when it is not a date. */
