@@ -150,6 +150,13 @@ function suite(name: string, open: () => Promise<Opened>) {
     let now = Date.now();
     /** Each API: its median wall-clock time, and the median CPU time of this process (client, gateway, SQLite). */
     const timings: Array<[string, number, number]> = [];
+    /** The APIs over the bound in the test under way: each test fails at its end, once all are timed. */
+    let over: string[] = [];
+    const inBound = () => {
+      const o = over;
+      over = [];
+      expect(o, 'over the bound').to.deep.equal([]);
+    };
 
     before(async () => {
       ({ store, done, settle } = await open());
@@ -212,13 +219,14 @@ function suite(name: string, open: () => Promise<Opened>) {
       }
       const median = times.sort((a, b) => a - b)[2];
       timings.push([held ? path : `${path} (not held to 50 ms)`, median, cpu.sort((a, b) => a - b)[2]]);
-      if (held) expect(median, `${path}: median of five`).to.be.below(boundMs());
+      // Every API of a test is timed before any is failed, so that a run gives every figure.
+      if (held && median >= boundMs()) over.push(`${path}: median of five ${median.toFixed(1)} ms`);
       return body as Record<string, unknown>;
     }
 
-    overviewTests(() => ({ store, now, timed }));
-    activityTests(() => ({ store, now, timed }));
-    recordTests(() => ({ store, now, timed }));
+    overviewTests(() => ({ store, now, timed, inBound }));
+    activityTests(() => ({ store, now, timed, inBound }));
+    recordTests(() => ({ store, now, timed, inBound }));
 
     it('models (today per model and deployment), accounts, keys, audit, me: under 50 ms, exact', async () => {
       const models = (await timed('models')).data as Array<{
@@ -246,6 +254,7 @@ function suite(name: string, open: () => Promise<Opened>) {
       await timed('keys?limit=200');
       await timed('audit?limit=50');
       await timed('me');
+      inBound();
     });
   });
 }
@@ -254,6 +263,8 @@ interface Ctx {
   store: Store;
   now: number;
   timed: (path: string, read?: (r: Response) => Promise<unknown>, held?: boolean) => Promise<Record<string, unknown>>;
+  /** Fails the test if any API it timed was over the bound. */
+  inBound: () => void;
 }
 
 /** The overview of each window (all, one account, one key): its totals, a bucket and its 30 days, counted directly. */
@@ -300,6 +311,7 @@ function overviewTests(ctx: () => Ctx) {
         }
       }
     }
+    ctx().inBound();
   });
 }
 
@@ -342,6 +354,7 @@ function activityTests(ctx: () => Ctx) {
     const keyModel = await directGroups(store, now, ['key', 'model']);
     const rows = byKeyModel.data as Array<Record<string, unknown>>;
     expect(new Map(rows.map((r) => [activityGroup(r, ['key', 'model']), counted(r)]))).to.deep.equal(keyModel);
+    ctx().inBound();
   });
 
   it('CSV export (its first page of 1,000 rows) and rankings: under 50 ms, equal to direct counts', async () => {
@@ -383,6 +396,7 @@ function activityTests(ctx: () => Ctx) {
       const got = ranks.flatMap((a) => a.models.map((m) => [`${a.app} ${m.model}`, m.requests] as const));
       expect(new Map(got)).to.deep.equal(new Map(apps.map((r) => [`${r.app} ${r.model}`, Number(r.n)])));
     }
+    ctx().inBound();
   });
 }
 
@@ -450,6 +464,7 @@ function recordTests(ctx: () => Ctx) {
       Number(row?.cost),
       Number(row?.prompt_tokens),
     ]);
+    ctx().inBound();
   });
 }
 
