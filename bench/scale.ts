@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GENERATION_INSERT, generationParams, type Generation } from '../src/store/generations';
+import { generationRecord } from '../test/helpers/generation';
 import { adminPost, defaultPlugins, startGateway, startProcess, type BenchGateway } from './gateway-target';
 import { median, runLoadMix, type LoadResult, type MixedRequest } from './load';
 import { cpuMs } from './proc';
@@ -79,7 +80,7 @@ function fillLarge(db: string, usedKeys: number): void {
 
 function record(i: number, now: number, hashes: string[]): Generation {
   const h = (i * 2654435761) >>> 0;
-  return {
+  return generationRecord({
     id: `gen-scale-${i}`,
     accountId: `acct_scale${h % LARGE.accounts}`,
     keyHash: hashes[h % hashes.length],
@@ -88,24 +89,10 @@ function record(i: number, now: number, hashes: string[]): Generation {
     deployment: 'up/bench-model',
     promptTokens: h % 2000,
     completionTokens: (h >>> 3) % 800,
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    reasoningTokens: 0,
     cost: h % 100_000,
     latencyMs: (h >>> 5) % 3000,
-    ttftMs: null,
-    finishReason: 'stop',
-    streamed: false,
-    cancelled: false,
-    status: 'completed',
-    errorCode: null,
-    httpStatus: null,
-    appReferer: null,
-    appTitle: null,
-    user: null,
-    metadata: null,
     createdAt: now - 1 - (h % (30 * 86_400_000)),
-  };
+  });
 }
 
 async function startTargets(upUrl: string, children: ChildProcess[], dirs: string[]): Promise<ScaleTarget[]> {
