@@ -213,19 +213,20 @@ export function activityJson(r: UsageRow) {
   };
 }
 
+/** The field of a usage row that holds each dimension's value. */
+export const DIMENSION_FIELD: Readonly<Record<Dimension, keyof UsageRow>> = {
+  date: 'day',
+  account: 'accountId',
+  key: 'keyHash',
+  model: 'model',
+  provider: 'provider',
+  deployment: 'deployment',
+  app: 'app',
+};
+
 /** The cursor of a page: the last row's group values, base64url JSON. */
 export function cursorOf(r: UsageRow, groupBy: readonly Dimension[]): string {
-  const rec = r as unknown as Record<string, unknown>;
-  const field: Record<Dimension, string> = {
-    date: 'day',
-    account: 'accountId',
-    key: 'keyHash',
-    model: 'model',
-    provider: 'provider',
-    deployment: 'deployment',
-    app: 'app',
-  };
-  return Buffer.from(JSON.stringify(groupBy.map((d) => rec[field[d]]))).toString('base64url');
+  return Buffer.from(JSON.stringify(groupBy.map((d) => r[DIMENSION_FIELD[d]]))).toString('base64url');
 }
 
 export function parseCursor(s: string): Array<string | number> | undefined {

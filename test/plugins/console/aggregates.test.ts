@@ -7,13 +7,13 @@ import type { Generation } from '../../../src/store/generations';
 import { openStore, type Store } from '../../../src/store/index';
 import { consoleMigrations } from '../../../plugins/console/store/migrations';
 import {
+  DIMENSION_FIELD,
   UsageRepo,
   cursorOf,
   dayOf,
   parseCursor,
   type Dimension,
   type UsageQuery,
-  type UsageRow,
 } from '../../../plugins/console/usage';
 import { builtinExtensions } from '../../helpers/store';
 import { POSTGRES_URL, freshPostgresUrl } from '../../helpers/postgres';
@@ -36,15 +36,6 @@ const VALUE: Record<Dimension, (g: Generation) => string | number> = {
   provider: (g) => g.provider ?? '',
   deployment: (g) => g.deployment ?? '',
   app: (g) => g.appReferer ?? g.appTitle ?? '',
-};
-const FIELD: Record<Dimension, keyof UsageRow> = {
-  date: 'day',
-  account: 'accountId',
-  key: 'keyHash',
-  model: 'model',
-  provider: 'provider',
-  deployment: 'deployment',
-  app: 'app',
 };
 
 type Sums = [requests: number, cost: number, prompt: number, errors: number];
@@ -71,7 +62,7 @@ async function allPages(usage: UsageRepo, q: UsageQuery): Promise<Map<string, Su
   for (let pages = 0; pages < 10_000; pages++) {
     const rows = await usage.query({ ...q, after });
     for (const r of rows) {
-      const k = q.groupBy.map((d) => r[FIELD[d]]).join('|');
+      const k = q.groupBy.map((d) => r[DIMENSION_FIELD[d]]).join('|');
       expect(got.has(k), `${q.groupBy.join(',')}: ${k} on two pages`).to.equal(false);
       got.set(k, [r.requests, r.cost, r.promptTokens, r.errors]);
     }
