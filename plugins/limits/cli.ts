@@ -6,7 +6,9 @@ const COUNTS = ['rpm', 'tpm', 'concurrency'] as const;
 
 type Flags = Record<string, string | boolean | undefined>;
 
-/** The rate limits after --rpm/--tpm/--concurrency/--plan (a number, or `inherit` to clear one); undefined: none given. */
+/**
+ * The rate limits after --rpm/--tpm/--concurrency/--plan (a number, or `inherit` to clear one); undefined: none given.
+ */
 function ratesFrom(v: Flags, current: RateLimitSettings | null): RateLimitSettings | null | undefined | string {
   const rates: RateLimitSettings = { ...(current ?? {}) };
   let changed = false;

@@ -9,7 +9,9 @@ import { bodies } from './generated/bodies';
 import { limitSettingsSchema } from './bodies';
 import type { BudgetAlertSettings, LimitSettings, LimitSettingsRepo, RateLimitSettings } from './store/repo';
 
-/** The body of PUT .../limits: fields given replace, null clears (inherit / every model / the configured thresholds). */
+/**
+ * The body of PUT .../limits: fields given replace, null clears (inherit / every model / the configured thresholds).
+ */
 export interface LimitSettingsBody {
   allowed_models?: string[] | null;
   rate_limits?: RateLimitSettings | null;

@@ -4,7 +4,8 @@ import type { AdapterContext } from '../types';
 import { chunk } from './index';
 
 /**
- * A translated stream's content chunks, serialised from a template (docs/decisions/0036-translated-stream-fast-path.md):
+ * A translated stream's content chunks, serialised from a template
+ * (docs/decisions/0036-translated-stream-fast-path.md):
  * every content chunk of a stream is the same JSON but for its text, so the text before and after it is made once per
  * stream, by JSON.stringify of the very chunk the translator makes, and each chunk's frame is that prefix, the text as
  * a JSON string and that suffix. The writer writes the frame when every observer is read-only, exactly the bytes it
