@@ -67,13 +67,22 @@ export function when(iso: string): string {
   return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
 
+/**
+ * A table; each cell carries its column's heading (`data-label`), so that a table with the class `row-cards` becomes one
+ * labelled card per row on a phone (app.css) instead of running off the screen.
+ */
 export function table(head: string[], rows: Node[][], attrs: Attrs = {}): HTMLTableElement {
   return h(
     'table',
     attrs,
     h('thead', {}, h('tr', {}, ...head.map((c) => h('th', {}, c)))),
-    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))),
+    h('tbody', {}, ...rows.map((r) => row(head, r))),
   );
+}
+
+/** One body row of `table` (also for rows added later, as "Load more" does). */
+export function row(head: string[], cells: Node[]): HTMLTableRowElement {
+  return h('tr', {}, ...cells.map((c, i) => h('td', { 'data-label': head[i] ?? '' }, c)));
 }
 
 export function td(text: string | number, cls?: string): HTMLSpanElement {

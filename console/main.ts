@@ -11,6 +11,7 @@ import { presetsPage } from './pages/presets';
 import { cachePage } from './pages/cache';
 import { mcpPage } from './pages/mcp';
 import { sectionNames } from './pages/sections';
+import { forgetFollower, queryFollower, route } from './route';
 
 export type Page = (main: HTMLElement, me: Me) => Promise<void>;
 
@@ -56,7 +57,8 @@ function signIn(message?: string): void {
           const r = await api<{ data: { csrf_token: string } }>('POST', 'session', { key: input.value });
           setCsrf(r.data.csrf_token);
           input.value = '';
-          location.hash = '#/overview';
+          // A deep link followed before signing in (a key's settings) is where the console opens.
+          if (!location.hash) location.hash = '#/overview';
           await start();
         } catch (err) {
           clear(out, notice(err instanceof ApiError ? err.message : 'Sign-in failed'));
@@ -86,14 +88,20 @@ function signIn(message?: string): void {
   input.focus();
 }
 
+/** The id of the page drawn (its query changes go to the page's follower). */
+let shown = '';
+
 /** The admin sections this gateway's plugins registered (read once a sign-in). */
 let sections = new Set<string>();
 
 async function render(me: Me): Promise<void> {
   const PAGES = ALL_PAGES.filter((p) => (!p.role || atLeast(me, p.role)) && (!p.section || sections.has(p.section)));
-  const id = location.hash.replace(/^#\//, '').split('?')[0] || 'overview';
+  const id = route().page;
   // A path under /console that is not the app (a typo, an old link): the app's own not-found page.
   const stray = !/^\/console\/?$/.test(location.pathname);
+  forgetFollower();
+  // A record opened over the page (a dialog) closes when a link in it leads elsewhere.
+  document.querySelectorAll('dialog[open]').forEach((d) => (d as HTMLDialogElement).close());
   const current = stray ? NOT_FOUND : (PAGES.find((p) => p.id === id) ?? NOT_FOUND);
   const main = h('main', { id: `page-${current.id}` });
   const nav = h(
@@ -127,6 +135,7 @@ async function render(me: Me): Promise<void> {
     ),
   );
   clear(root, nav, main);
+  shown = stray ? '' : current.id;
   document.title = `${current.title} · Gateway console`;
   try {
     await current.page(main, me);
@@ -167,7 +176,13 @@ async function start(): Promise<void> {
   setCsrf(me.csrf_token);
   unit.label = me.credit_unit ?? 'credits';
   sections = await sectionNames();
-  window.onhashchange = () => void render(me);
+  window.onhashchange = () => {
+    // The same page with another query (a deep link, Back): the page follows it, its lists stay as they are.
+    const r = route();
+    const follow = queryFollower();
+    if (follow && r.page === shown) follow(r.query);
+    else void render(me);
+  };
   await render(me);
 }
 

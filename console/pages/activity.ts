@@ -1,5 +1,6 @@
 import { api, query, type Me } from '../api';
-import { append, clear, credits, h, int, ms, table, when } from '../dom';
+import { append, clear, credits, h, int, ms, row, table, when } from '../dom';
+import { settingsLinkTo } from './links';
 import { showRecord } from './record';
 
 interface RecordRow {
@@ -114,7 +115,7 @@ function recordRow(r: RecordRow, keyName: KeyName): Node[] {
       },
       when(r.created_at).slice(0, 19),
     ),
-    document.createTextNode(r.api_key_hash ? keyName(r.api_key_hash) : '—'),
+    r.api_key_hash ? settingsLinkTo('key', r.api_key_hash, keyName(r.api_key_hash)) : document.createTextNode('—'),
     document.createTextNode(r.model),
     document.createTextNode(r.app ?? ''),
     h('span', { class: `badge ${r.outcome === 'success' ? 'on' : 'off'}`, title: r.outcome }, r.error_code ?? r.status),
@@ -147,7 +148,7 @@ async function loadRecords(list: HTMLElement, f: Filters, keyName: KeyName, curs
     : null;
   if (cursor) {
     const body = list.querySelector('tbody') as HTMLElement;
-    for (const r of rows) body.appendChild(h('tr', {}, ...r.map((c) => h('td', {}, c))));
+    for (const r of rows) body.appendChild(row(RECORD_HEAD, r));
     append(list, [more]);
     return;
   }
@@ -178,10 +179,10 @@ async function loadDaily(daily: HTMLElement, f: Filters, keyName: KeyName): Prom
     },
     'Export CSV',
   );
-  const rows = p.data.map((r) =>
-    [
-      r.date,
-      r.api_key_hash ? keyName(r.api_key_hash) : '—',
+  const rows = p.data.map((r) => [
+    document.createTextNode(r.date),
+    r.api_key_hash ? settingsLinkTo('key', r.api_key_hash, keyName(r.api_key_hash)) : document.createTextNode('—'),
+    ...[
       r.model ?? '',
       r.app ?? '',
       int(r.requests),
@@ -190,7 +191,7 @@ async function loadDaily(daily: HTMLElement, f: Filters, keyName: KeyName): Prom
       int(r.completion_tokens),
       credits(r.usage),
     ].map((t) => document.createTextNode(t)),
-  );
+  ]);
   clear(
     daily,
     h('header', { class: 'page-head' }, h('h2', {}, 'Daily usage'), h('span', { class: 'spacer' }), csv),

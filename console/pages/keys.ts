@@ -5,7 +5,9 @@
  */
 import { ApiError, atLeast, type Me } from '../api';
 import { clear, h, notice } from '../dom';
+import { route, followQuery } from '../route';
 import { drawAccounts, loadAccounts } from './keys/accounts-list';
+import { followDetail } from './keys/detail';
 import { drawKeys, loadKeys } from './keys/keys-list';
 import type { KeysPage } from './keys/types';
 
@@ -33,6 +35,7 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
       accountSort: 'created:desc',
       accounts: { cursor: undefined, before: [] },
       names: new Map(),
+      detailFromList: false,
     },
     say: (text, kind = 'error') => clear(status, notice(text, kind)),
     async act(fn, ok) {
@@ -52,4 +55,7 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
     },
   };
   await p.reload();
+  // `#/keys?key=<hash>` / `?account=<id>`: a key's or an account's settings, now and as the address changes.
+  followQuery((q) => void followDetail(p, q));
+  await followDetail(p, route().query);
 }

@@ -6,6 +6,7 @@
 import { api, ApiError } from '../api';
 import { clear, h, int, money, ms, notice, when } from '../dom';
 import { conversation } from './record-items';
+import { settingsLinkTo } from './links';
 
 interface Attempt {
   provider: string;
@@ -100,8 +101,8 @@ function summaryPart(r: RecordData, keyName: (hash: string) => string): HTMLElem
     ['Error', failed],
     ['Finish reason', r.finish_reason],
     ['Delivery', `${r.streamed ? 'streamed' : 'whole'}${r.cancelled ? ', cancelled by the client' : ''}`],
-    ['Key', r.api_key_hash ? keyName(r.api_key_hash) : null],
-    ['Account', r.account_id],
+    ['Key', r.api_key_hash ? settingsLinkTo('key', r.api_key_hash, keyName(r.api_key_hash)) : null],
+    ['Account', settingsLinkTo('account', r.account_id, r.account_id)],
     ['App', r.app.title ?? r.app.referer],
     ['End user', r.user],
   ]);

@@ -1,7 +1,7 @@
 /** The accounts list: searched, sorted and paged on the server (GET /console/api/accounts), newest first. */
 import { api, atLeast, query } from '../../api';
 import { clear, credits, h, table, when } from '../../dom';
-import { openDetail, settingsText } from './detail';
+import { settingsLink, settingsText } from './detail';
 import { newAccountForm, topUpForm } from './forms';
 import { pager, restart, searchBox } from './paging';
 import type { Account, KeysPage, Page } from './types';
@@ -69,15 +69,11 @@ function row(p: KeysPage, a: Account): Node[] {
     document.createTextNode(credits(a.usage)),
     document.createTextNode(credits(a.credits - a.usage)),
     document.createTextNode(when(a.created_at).slice(0, 16)),
-    h('span', { class: 'settings-summary', 'data-account-summary': a.name }, settingsText(a.settings)),
     h(
-      'button',
-      {
-        type: 'button',
-        'data-account-settings': a.name,
-        onclick: () => void openDetail(p, 'account', a.id, `Account ${a.name}`).catch((e) => p.say(String(e))),
-      },
-      operator ? 'Edit settings' : 'Settings',
+      'span',
+      { class: 'settings-summary' },
+      h('span', { 'data-account-summary': a.name }, settingsText(a.settings)),
+      settingsLink(p, 'account', a.id, operator ? 'Edit settings' : 'Settings', { 'data-account-settings': a.name }),
     ),
     ...(operator ? [topUpForm(p, a)] : []),
   ];
@@ -94,9 +90,9 @@ export function drawAccounts(p: KeysPage, box: HTMLElement, page: Page<Account>)
       ? h('p', { class: 'empty', id: 'accounts-empty' }, `No account matches '${p.state.accountSearch}'.`)
       : null,
     table(
-      ['Name', 'Id', 'Credits', 'Used', 'Balance', 'Created', 'Settings', '', ...(operator ? ['Top up'] : [])],
+      ['Name', 'Id', 'Credits', 'Used', 'Balance', 'Created', 'Settings', ...(operator ? ['Top up'] : [])],
       page.data.map((a) => row(p, a)),
-      { id: 'accounts-table' },
+      { id: 'accounts-table', class: 'row-cards' },
     ),
     pager('accounts', p.state.accounts, page.next_cursor, p.reload),
     operator ? newAccountForm(p) : null,

@@ -1,7 +1,7 @@
 /** The keys list: newest first, 50 a page, searched on the server; a row's actions and its settings. */
 import { api, atLeast, query } from '../../api';
 import { clear, credits, h, table } from '../../dom';
-import { openDetail, settingsText } from './detail';
+import { settingsLink, settingsText } from './detail';
 import { keyActions, newKeyForm } from './forms';
 import { pager, restart, searchBox } from './paging';
 import type { Account, Key, KeysPage, Page } from './types';
@@ -58,15 +58,7 @@ function row(p: KeysPage, k: Key): Node[] {
       'span',
       { class: 'settings-summary' },
       h('span', { 'data-key-summary': k.label }, settingsText(k.settings)),
-      h(
-        'button',
-        {
-          type: 'button',
-          'data-key-settings': k.label,
-          onclick: () => void openDetail(p, 'key', k.hash, `Key ${k.name} (${k.label})`).catch((e) => p.say(String(e))),
-        },
-        operator ? 'Edit' : 'View',
-      ),
+      settingsLink(p, 'key', k.hash, operator ? 'Edit' : 'View', { 'data-key-settings': k.label }),
     ),
     ...(operator ? [keyActions(p, k)] : []),
   ];
@@ -100,7 +92,7 @@ export function drawKeys(p: KeysPage, box: HTMLElement, keys: Page<Key>, account
     table(
       ['Name', 'Key', 'Account', 'Limit', 'Remaining', 'Used', 'Status', 'Settings', ...(operator ? ['Actions'] : [])],
       keys.data.map((k) => row(p, k)),
-      { id: 'keys-table' },
+      { id: 'keys-table', class: 'row-cards' },
     ),
     pager('keys', state.keys, keys.next_cursor, p.reload),
     operator ? newKeyForm(p, accounts) : null,

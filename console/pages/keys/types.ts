@@ -51,6 +51,8 @@ export interface KeysState {
   accounts: Paging;
   /** Account id -> name, of every account seen on this page so far (the keys list names their accounts). */
   names: Map<string, string>;
+  /** The settings shown were opened by a link on this page (Close goes Back), not by an address typed or shared. */
+  detailFromList: boolean;
 }
 
 export interface KeysPage {
