@@ -1,4 +1,5 @@
 import { num, type Db, type Param } from '../../src/plugin';
+import { byFewest, probeJoin, probesOf } from './record-probes';
 import { outcomeSql, type Outcome } from './store/rollups';
 import { whereSql } from './sql';
 
@@ -20,9 +21,15 @@ export interface RecordPage {
   next: string | null;
 }
 
-const LIST_COLUMNS =
-  'id, account_id, key_hash, model, provider, deployment, prompt_tokens, completion_tokens, cost, latency_ms, ' +
-  `ttft_ms, status, error_code, streamed, app_referer, app_title, created_at, http_status, (${outcomeSql()}) AS outcome`;
+const COLUMNS = [
+  ...['id', 'account_id', 'key_hash', 'model', 'provider', 'deployment', 'prompt_tokens', 'completion_tokens', 'cost'],
+  ...['latency_ms', 'ttft_ms', 'status', 'error_code', 'streamed', 'app_referer', 'app_title', 'created_at'],
+  'http_status',
+];
+/** The listed columns of a record, over the row alias `r` (or bare). */
+const listColumns = (r = '') =>
+  [...COLUMNS.map((c) => (r ? `${r}.${c} AS ${c}` : c)), `(${outcomeSql(r)}) AS outcome`].join(', ');
+const LIST_COLUMNS = listColumns();
 
 /** The outcomes the `error` filter stands for. */
 const ERRORS: readonly Outcome[] = ['upstream_error', 'timeout', 'client_error'];
@@ -57,30 +64,48 @@ function where(f: RecordFilter & { outcome?: Outcome }): { sql: string[]; params
   return { sql, params };
 }
 
-/** The statement of one page: `after` the previous page's last (created_at, id). */
-function pageQuery(
-  f: RecordFilter,
-  limit: number,
-  after?: { t: number; id: string },
-): { sql: string; params: Param[] } {
-  const select = (g: RecordFilter & { outcome?: Outcome }) => {
-    const w = where(g);
-    if (after) {
-      // The same condition as (created_at, id) < (t, id), with a bound on created_at alone that an index range uses.
-      w.sql.push('created_at <= ? AND (created_at < ? OR id < ?)');
-      w.params.push(after.t, after.t, after.id);
-    }
-    const sql = `SELECT ${LIST_COLUMNS} FROM generations ${whereSql(w.sql)} ORDER BY created_at DESC, id DESC LIMIT ?`;
-    return { sql, params: [...w.params, limit] };
-  };
-  if (f.outcome !== 'error') return select({ ...f, outcome: f.outcome });
+type Cursor = { t: number; id: string };
+
+/** The filters of each statement a page is made of: one, or one for each outcome that `error` stands for. */
+function parts(f: RecordFilter): Array<RecordFilter & { outcome?: Outcome }> {
   // Any error: the newest page of each of its outcomes (each an ordered range of generations_outcome), merged. With
   // the three in one IN, the database read every error record there was to sort them.
-  const parts = ERRORS.map((outcome) => select({ ...f, outcome }));
+  return f.outcome === 'error' ? ERRORS.map((outcome) => ({ ...f, outcome })) : [{ ...f, outcome: f.outcome }];
+}
+
+/** One part's statement, planned by the database. */
+function select(g: RecordFilter & { outcome?: Outcome }, limit: number, after?: Cursor) {
+  const w = where(g);
+  if (after) {
+    // The same condition as (created_at, id) < (t, id), with a bound on created_at alone that an index range uses.
+    w.sql.push('created_at <= ? AND (created_at < ? OR id < ?)');
+    w.params.push(after.t, after.t, after.id);
+  }
+  const sql = `SELECT ${LIST_COLUMNS} FROM generations ${whereSql(w.sql)} ORDER BY created_at DESC, id DESC LIMIT ?`;
+  return { sql, params: [...w.params, limit] };
+}
+
+/** The statement of one page: `after` the previous page's last (created_at, id). */
+async function pageQuery(
+  db: Db,
+  f: RecordFilter,
+  limit: number,
+  after?: Cursor,
+): Promise<{ sql: string; params: Param[] }> {
+  const each = parts(f);
+  const probes = each.map(probesOf);
+  let selects: Array<{ sql: string; params: Param[] }>;
+  if (db.dialect !== 'sqlite' || probes[0].length < 2) selects = each.map((g) => select(g, limit, after));
+  else {
+    // SQLite, two filters or more: walk the narrowest one's index, look the others up in theirs (./record-probes.ts).
+    const t = { from: f.from, to: f.to, upTo: after?.t };
+    selects = (await byFewest(db, probes, t)).map((p) => probeJoin(listColumns('g'), p, t, after?.id, limit));
+  }
+  if (selects.length === 1) return selects[0];
   return {
-    sql: `SELECT * FROM (${parts.map((p) => `SELECT * FROM (${p.sql}) p`).join(' UNION ALL ')}) u
+    sql: `SELECT * FROM (${selects.map((p) => `SELECT * FROM (${p.sql}) p`).join(' UNION ALL ')}) u
       ORDER BY created_at DESC, id DESC LIMIT ?`,
-    params: [...parts.flatMap((p) => p.params), limit],
+    params: [...selects.flatMap((p) => p.params), limit],
   };
 }
 
@@ -89,7 +114,7 @@ function pageQuery(
  * so that page N costs what page 1 costs. The cursor is the last row's (created_at, id).
  */
 export async function listRecords(db: Db, f: RecordFilter, limit: number, cursor?: string): Promise<RecordPage> {
-  const q = pageQuery(f, limit + 1, cursor ? parseRecordCursor(cursor) : undefined);
+  const q = await pageQuery(db, f, limit + 1, cursor ? parseRecordCursor(cursor) : undefined);
   const rows = await db.all<Record<string, unknown>>(q.sql, q.params);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
@@ -100,7 +125,7 @@ export async function listRecords(db: Db, f: RecordFilter, limit: number, cursor
   };
 }
 
-function parseRecordCursor(s: string): { t: number; id: string } | undefined {
+function parseRecordCursor(s: string): Cursor | undefined {
   try {
     const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
     if (Array.isArray(v) && typeof v[0] === 'number' && typeof v[1] === 'string') return { t: v[0], id: v[1] };
