@@ -2,9 +2,11 @@
  * What the console's aggregates cost each record written: generation records inserted through the store's bulk path
  * (insertRows, 5,000 a transaction, as test/plugins/console/million.test.ts fills its store), into a fresh store at
  * each console schema version in turn (2: no trigger; 3: the trigger's five aggregates; 4: eight, and the status
- * index), round after round so that a loaded machine weighs on every target alike. Records per second by the wall
- * clock, and on SQLite also by this process's CPU time (the store's worker threads are in it).
- *   npx tsx bench/rollup-write-cost.ts [--records N] [--rounds R] [--postgres URL]
+ * index; 5: on SQLite, the records staged by the trigger and folded once a transaction), round after round so that a
+ * loaded machine weighs on every target alike. Records per second by the wall clock, and on SQLite also by this
+ * process's CPU time (the store's worker threads are in it). `--batch` sets the records a transaction (a live gateway
+ * settles a few to a few dozen at once).
+ *   npx tsx bench/rollup-write-cost.ts [--records N] [--rounds R] [--batch B] [--postgres URL]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,13 +24,15 @@ const { values } = parseArgs({
   options: {
     records: { type: 'string', default: '50000' },
     rounds: { type: 'string', default: '3' },
+    batch: { type: 'string', default: '5000' },
     postgres: { type: 'string' },
   },
 });
 const N = Number(values.records);
 const ROUNDS = Number(values.rounds);
 const PG = values.postgres ?? process.env.GATEWAY_TEST_POSTGRES_URL;
-const VERSIONS = [2, 3, 4];
+const BATCH = Number(values.batch);
+const VERSIONS = [2, 3, 4, 5];
 
 const bulk = {
   name: 'bench.bulk-records',
@@ -40,9 +44,9 @@ async function fill(store: Store): Promise<{ wall: number; cpu: number }> {
   const now = Date.now();
   const cpu = process.cpuUsage();
   const started = performance.now();
-  for (let at = 0; at < N; at += 5000) {
+  for (let at = 0; at < N; at += BATCH) {
     const rows: Param[][] = [];
-    for (let i = at; i < Math.min(N, at + 5000); i++) rows.push(generationParams(spreadRecord(i, N, now)));
+    for (let i = at; i < Math.min(N, at + BATCH); i++) rows.push(generationParams(spreadRecord(i, N, now)));
     await store.db.tx((t) => driveAsync(bulk, rows, t));
   }
   const wall = performance.now() - started;
@@ -54,7 +58,8 @@ async function open(
   driver: 'sqlite' | 'postgres',
   version: number,
 ): Promise<{ store: Store; done: () => Promise<void> }> {
-  const ext = { migrations: consoleMigrations.filter((m) => m.version <= version), procedures: [] };
+  const procedures = version >= 5 ? [require.resolve('../plugins/console/store/procedures')] : [];
+  const ext = { migrations: consoleMigrations.filter((m) => m.version <= version), procedures };
   if (driver === 'postgres') {
     const url = await freshPostgresUrl(PG);
     const store = await openStore({ driver: 'postgres', url, pool_size: 4 }, {}, ext);

@@ -39,7 +39,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 export default definePlugin<ConsoleConfig>({
   name: 'console',
   description: 'Operator console (/console) and usage analytics (/v1/activity).',
-  store: { migrations: consoleMigrations },
+  store: { migrations: consoleMigrations, procedures: require.resolve('./store/procedures') },
   configSchema,
   async setup(config, services) {
     const { store, router, logger, shared } = services;

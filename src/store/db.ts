@@ -107,6 +107,14 @@ export interface Proc<A, R> {
    * a group commit through it (one that throws sends them back to `body`, each in its own savepoint).
    */
   many?: ProcMany<A, R>;
+  /**
+   * SQLite only: a table a row trigger stages rows in, that this procedure (called with no arguments) folds into what
+   * they stand for and empties. The engine runs it at the end of every batch of writes and before every commit,
+   * whenever that table has a row, so that no reader and no commit ever sees the staged rows unfolded: a trigger's
+   * work per row is one insert, the fold's one grouped statement per batch (decision 0037). PostgreSQL has statement
+   * triggers and never runs it.
+   */
+  foldsStaged?: string;
 }
 
 /** How a procedure's arguments travel packed (Proc.wire). */

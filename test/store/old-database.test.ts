@@ -44,6 +44,7 @@ const ADDED = [
   'console@3',
   'limits@2',
   'console@4',
+  'console@5',
 ];
 const ADDED_OBJECTS = [
   'console_sessions',
@@ -60,6 +61,7 @@ const ADDED_OBJECTS = [
   'usage_daily_models',
   'usage_daily_apps',
   'generations_status',
+  'usage_pending',
 ];
 const OUTCOME_COLUMNS =
   /, timeouts BIGINT NOT NULL DEFAULT 0, cancelled BIGINT NOT NULL DEFAULT 0, client_errors BIGINT NOT NULL DEFAULT 0,/;

@@ -1,5 +1,5 @@
 import type { Migration } from '../../../src/plugin';
-import { narrowDailyMigration, rollupMigration } from './rollups';
+import { narrowDailyMigration, rollupMigration, stagedRollupMigration } from './rollups';
 
 /**
  * The console's usage analytics: `usage_daily` holds one row per UTC day, account, key,
@@ -22,6 +22,9 @@ import { narrowDailyMigration, rollupMigration } from './rollups';
  * Version 4 (issue 49): daily aggregates over fewer dimensions (per key, per model and deployment, per app and model),
  * kept by the same trigger and filled from usage_daily, so that no console grouping reads a row per key, model,
  * deployment and app; an index for the records list's status filter.
+ *
+ * Version 5: on SQLite, the trigger stages each record in `usage_pending` and the store engine folds that table into
+ * the aggregates once a batch of writes (decision 0037), instead of eight upserts a record. PostgreSQL: unchanged.
  */
 export const consoleMigrations: Migration[] = [
   {
@@ -107,5 +110,11 @@ export const consoleMigrations: Migration[] = [
     version: 4,
     description: 'daily aggregates per key, per model and deployment, per app and model; records status index',
     up: { sqlite: narrowDailyMigration('sqlite'), postgres: narrowDailyMigration('postgres') },
+  },
+  {
+    module: 'console',
+    version: 5,
+    description: 'SQLite: records staged by the trigger and folded into the aggregates once a batch of writes',
+    up: { sqlite: stagedRollupMigration('sqlite'), postgres: stagedRollupMigration('postgres') },
   },
 ];

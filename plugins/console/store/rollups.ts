@@ -6,8 +6,12 @@
  * (`usage_daily`, per account, key, model, provider, deployment and app) and its day's account totals
  * (`usage_daily_accounts`), in the inserting statement's own transaction. So whoever writes a record (the credit
  * plugin's settlement, the outer error writer's light record, a bulk import) commits it and its aggregates together
- * or not at all, on SQLite (a row trigger) and PostgreSQL (a statement trigger over the inserted rows, one grouped
- * upsert per statement however many rows a settlement batch inserts). Records deleted by retention stay counted.
+ * or not at all, on SQLite and PostgreSQL. PostgreSQL runs a statement trigger over the inserted rows (one grouped
+ * upsert per aggregate and statement, however many rows a settlement batch inserts). SQLite has only row triggers:
+ * since console@5 its trigger stages each record's share in `usage_pending` (one insert, the outcome worked out once),
+ * and the store engine folds that table into every aggregate at the end of each batch of writes, before any commit
+ * (the procedure in ./procedures.ts; decision 0037); until console@5 it ran an upsert per aggregate per record.
+ * Records deleted by retention stay counted.
  */
 
 /**
@@ -231,4 +235,89 @@ export function narrowDailyMigration(dialect: 'sqlite' | 'postgres'): string {
     ${trigger}
     CREATE INDEX generations_status ON generations(status, created_at);
   `;
+}
+
+/** SQLite: where the row trigger stages each record's share of the aggregates until the engine folds it (console@5). */
+export const STAGED = 'usage_pending';
+
+/** The key columns a staged row carries: every aggregate's keys, each worked out once per record. */
+const STAGED_KEYS: KeyColumn[] = [
+  minute,
+  ['hour', (r) => `CAST(${r}.created_at / ${HOUR_MS} AS INTEGER)`],
+  day,
+  account,
+  keyHash,
+  model,
+  provider,
+  deployment,
+  app,
+];
+
+/** A staged row's measures, in the order of SUMS after `requests` (a staged row is one request). */
+const STAGED_MEASURES = [
+  'errors',
+  'timeouts',
+  'cancelled',
+  'client_errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+  'cached_tokens',
+  'cost',
+  'latency_ms',
+] as const;
+
+/** One staged row's measures over NEW, `o` being its outcome (worked out once, in a subquery). */
+function stagedMeasures(): string[] {
+  return [
+    `o IN ('upstream_error', 'timeout', 'client_error')`,
+    `o = 'timeout'`,
+    `o = 'cancelled'`,
+    `o = 'client_error'`,
+    'NEW.prompt_tokens',
+    'NEW.completion_tokens',
+    'NEW.reasoning_tokens',
+    'NEW.cached_tokens',
+    'NEW.cost',
+    'COALESCE(NEW.latency_ms, 0)',
+  ];
+}
+
+/**
+ * console@5 on SQLite: the staging table and the row trigger that fills it, in place of console@4's eight upserts a
+ * record. Nothing changes on PostgreSQL, whose statement trigger already upserts once per aggregate and statement.
+ */
+export function stagedRollupMigration(dialect: 'sqlite' | 'postgres'): string {
+  if (dialect === 'postgres') return 'SELECT 1;';
+  const keyColumns = STAGED_KEYS.map(([k]) => k);
+  return `
+    CREATE TABLE ${STAGED} (
+      ${keyColumns.map((k) => `${k} ${['minute', 'hour', 'day'].includes(k) ? 'INTEGER' : 'TEXT'} NOT NULL`).join(', ')},
+      ${STAGED_MEASURES.map((m) => `${m} ${m === 'latency_ms' ? 'DOUBLE PRECISION' : 'BIGINT'} NOT NULL`).join(', ')}
+    );
+    DROP TRIGGER generations_rollup;
+    CREATE TRIGGER generations_rollup AFTER INSERT ON generations BEGIN
+      INSERT INTO ${STAGED} (${[...keyColumns, ...STAGED_MEASURES].join(', ')})
+        SELECT ${[...STAGED_KEYS.map(([, e]) => e('NEW')), ...stagedMeasures()].join(', ')}
+        FROM (SELECT ${outcomeSql('NEW')} AS o);
+    END;
+  `;
+}
+
+/** The sum of each of SUMS over staged rows, in their order. */
+const STAGED_SUMS = ['COUNT(*)', ...STAGED_MEASURES.map((m) => `SUM(${m})`)];
+
+/**
+ * SQLite: what the fold runs, in order: one grouped upsert from the staging table into each aggregate, then the staging
+ * table emptied.
+ */
+export function foldStatements(): string[] {
+  const upserts = ROLLUPS.map((u) => {
+    const keys = u.keys.map(([k]) => k);
+    const sums = u.max ? [...STAGED_SUMS, 'MAX(latency_ms)'] : STAGED_SUMS;
+    return `INSERT INTO ${u.table} (${columns(u)})
+      SELECT ${[...keys, ...sums].join(', ')} FROM ${STAGED} WHERE true GROUP BY ${keys.join(', ')}
+      ${conflict(u).replaceAll('GREATEST_', 'MAX')}`;
+  });
+  return [...upserts, `DELETE FROM ${STAGED}`];
 }

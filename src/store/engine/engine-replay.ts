@@ -11,6 +11,8 @@ export interface ReplayEngine {
   holds: HoldBook;
   ahead: AheadRun;
   inSavepoint<T>(work: () => T): T;
+  /** Fold what row triggers staged (Proc.foldsStaged) within the open transaction. */
+  fold(): void;
 }
 
 /**
@@ -32,6 +34,7 @@ export function replayLogs(en: ReplayEngine, log: RedoLog, path: string): number
       for (const r of todo) for (const e of r.entries) en.entries.run(e);
       for (const r of todo) en.ahead.ran(r.entries);
       seq = todo[todo.length - 1].seq;
+      en.fold();
       en.db.prepare(REDO_MARK).run(seq);
       en.ahead.mark();
       commit.run();
@@ -72,6 +75,7 @@ function runAhead(en: ReplayEngine, todo: RedoEntry[], begin: Database.Statement
     }
     en.ahead.ran([e]);
   }
+  en.fold();
   en.ahead.mark();
   commit.run();
   en.holds.keep();

@@ -78,6 +78,11 @@ export class EntryRunner {
     return proc;
   }
 
+  /** A fold (Proc.foldsStaged): its body, with no arguments. */
+  fold(proc: Proc<unknown, unknown>): void {
+    this.drive(proc.body(undefined, this.holds));
+  }
+
   /** A procedure's arguments from its entry: packed (Proc.wire), or as they were (also an older version's record). */
   private argsOf(proc: Proc<unknown, unknown>, e: ProcEntry): unknown {
     if (!('packed' in e)) return e.args;

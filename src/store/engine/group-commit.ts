@@ -31,6 +31,8 @@ export interface GroupCommitDeps {
   inTx: () => boolean;
   /** Told after every commit (the WAL's checkpoints). */
   committed: () => void;
+  /** Fold what row triggers staged (Proc.foldsStaged) within the open transaction. */
+  fold: () => void;
   /** A commit or the redo log failed with writes acknowledged. */
   fatal: (e: unknown) => never;
 }
@@ -127,6 +129,7 @@ export class GroupCommit {
       const together = batch.length > 1 ? this.runTogether(batch, logged) : null;
       if (together) out.push(...together);
       else for (const item of batch) out.push(this.runItem(item, logged));
+      this.deps.fold();
       if (!this.deps.redo) this.commitOpen();
       else if (logged.length > 0) {
         if (!aheadOnly) {

@@ -43,6 +43,8 @@ export class SqliteEngine {
   private readonly group: GroupCommit;
   /** What this engine has run of the main thread's ahead log. */
   private readonly ahead: AheadRun;
+  /** The procedures that fold what row triggers stage (Proc.foldsStaged). */
+  private readonly folds: Array<Proc<unknown, unknown>>;
 
   constructor(
     path: string,
@@ -61,6 +63,7 @@ export class SqliteEngine {
     this.db.pragma('temp_store = MEMORY');
     this.defineFunctions(this.db);
     const prepare = (sql: string) => this.prepared(this.db, sql);
+    this.folds = [...procs.values()].filter((p) => p.foldsStaged !== undefined);
     this.entries = new EntryRunner(procs, this.holds, prepare);
     this.ahead = new AheadRun(this.db, opts.aheadCommitted);
     this.redo = file && opts.redo ? RedoLog.open(path) : null;
@@ -72,6 +75,7 @@ export class SqliteEngine {
       commitMs: opts.commitMs ?? COMMIT_MS,
       prepare,
       inTx: () => this.inTx,
+      fold: () => this.foldStaged(),
       committed: () => this.checkpoints?.committed(),
       fatal:
         opts.fatal ??
@@ -81,7 +85,13 @@ export class SqliteEngine {
     });
     this.group = group;
     if (this.redo) {
-      const engine = { db: this.db, entries: this.entries, holds: this.holds, ahead: this.ahead };
+      const engine = {
+        db: this.db,
+        entries: this.entries,
+        holds: this.holds,
+        ahead: this.ahead,
+        fold: () => this.foldStaged(),
+      };
       group.seq = replayLogs({ ...engine, inSavepoint: (w) => group.inSavepoint(w) }, this.redo, path);
     }
     if (file) {
@@ -145,7 +155,10 @@ export class SqliteEngine {
         if (this.inTx) this.deferred.push(() => this.handle(req, reply));
         else {
           this.group.commitNow();
-          this.answer(reply, () => void this.db.exec(req.sql));
+          this.answer(reply, () => {
+            this.db.exec(req.sql);
+            this.foldAlone();
+          });
         }
         return;
       case 'begin':
@@ -168,6 +181,7 @@ export class SqliteEngine {
         this.answer(reply, () => {
           this.inTx = false;
           if (!this.db.inTransaction) return;
+          if (req.commit) this.foldOrRollBack();
           this.db.exec(req.commit ? 'COMMIT' : 'ROLLBACK');
           if (req.commit) this.checkpoints?.committed();
         });
@@ -205,6 +219,39 @@ export class SqliteEngine {
       cache.set(sql, s);
     }
     return s;
+  }
+
+  /** Whether a fold's staging table has a row (false while it does not exist: its migration has not run yet). */
+  private staged(fold: Proc<unknown, unknown>): boolean {
+    try {
+      return this.prepared(this.db, `SELECT 1 FROM ${fold.foldsStaged} LIMIT 1`).get() !== undefined;
+    } catch (e) {
+      if (/no such table/.test((e as Error).message)) return false;
+      throw e;
+    }
+  }
+
+  /** Fold what row triggers staged (Proc.foldsStaged) within the open transaction; a check a fold when none did. */
+  private foldStaged(): void {
+    for (const f of this.folds) if (this.staged(f)) this.entries.fold(f);
+  }
+
+  /** foldStaged before a driven transaction commits; if it fails, the transaction is rolled back and the error goes on. */
+  private foldOrRollBack(): void {
+    try {
+      this.foldStaged();
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  /** After a statement run outside any transaction: what it staged is folded in a transaction of its own. */
+  private foldAlone(): void {
+    if (!this.folds.some((f) => this.staged(f))) return;
+    this.db.exec('BEGIN IMMEDIATE');
+    this.foldOrRollBack();
+    this.db.exec('COMMIT');
   }
 
   /** A procedure that writes nothing: it runs now, outside any transaction, and its holds stand unless it throws. */
