@@ -5,6 +5,7 @@
  */
 import { api, ApiError, atLeast, type Me, type Role } from '../api';
 import { clear, h, notice } from '../dom';
+import { control } from './settings-control';
 
 export type Subject = 'key' | 'account' | 'gateway' | 'item';
 
@@ -14,6 +15,8 @@ export interface Field {
   type: 'integer' | 'number' | 'boolean' | 'choice' | 'text' | 'list' | 'numbers' | 'json';
   help?: string;
   placeholder?: string;
+  /** A list whose empty list means something of its own (`no model`): not set, a list and this are three choices. */
+  empty?: string;
   choices?: Array<string | number | boolean>;
   min?: number;
   max?: number;
@@ -29,7 +32,7 @@ export interface Section {
   roles: { read: Role; write: Role };
 }
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
 
 let cached: Promise<Section[]> | undefined;
@@ -58,7 +61,7 @@ function shown(f: Field, v: Json | undefined): string {
 }
 
 /** What an input holds as a value, or a sentence saying why it is none. */
-function parsed(f: Field, input: HTMLInputElement | HTMLSelectElement): Json | Error {
+export function parsed(f: Field, input: HTMLInputElement | HTMLSelectElement): Json | Error {
   if (f.type === 'boolean') return (input as HTMLInputElement).checked;
   const text = input.value.trim();
   if (text === '') return null;
@@ -112,7 +115,12 @@ function collapse(body: Obj): Obj {
   return out;
 }
 
-function input(f: Field, v: Json | undefined, id: string, readOnly: boolean): HTMLInputElement | HTMLSelectElement {
+export function input(
+  f: Field,
+  v: Json | undefined,
+  id: string,
+  readOnly: boolean,
+): HTMLInputElement | HTMLSelectElement {
   if (f.type === 'choice')
     return h(
       'select',
@@ -160,11 +168,11 @@ export async function sectionForm(
     .data;
   const canWrite = atLeast(me, section.roles.write);
   const out = h('div', { class: 'form-status' });
-  const inputs = fields.map((f, i) => input(f, valueAt(value, f.path), `set-${section.name}-${i}`, !canWrite));
+  const controls = fields.map((f, i) => control(f, valueAt(value, f.path), `set-${section.name}-${i}`, !canWrite));
   const save = async () => {
     const body: Obj = {};
     for (const [i, f] of fields.entries()) {
-      const v = parsed(f, inputs[i]);
+      const v = controls[i].read();
       if (v instanceof Error) return clear(out, notice(v.message));
       put(body, f.path, v);
     }
@@ -191,9 +199,9 @@ export async function sectionForm(
       ...fields.map((f, i) =>
         h(
           'label',
-          { for: inputs[i].id, 'data-path': f.path },
+          { for: controls[i].id, 'data-path': f.path },
           h('span', {}, f.label),
-          inputs[i],
+          controls[i].el,
           f.help ? h('small', { class: 'muted' }, f.help) : null,
         ),
       ),

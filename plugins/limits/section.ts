@@ -30,7 +30,8 @@ const FIELDS: readonly SettingsField[] = [
     label: 'Allowed models',
     type: 'list',
     placeholder: 'every model',
-    help: 'Model ids or globs (anthropic/*), separated by commas; empty: every model',
+    empty: 'no model',
+    help: 'Not set (null): every model; only these: ids or globs (anthropic/*); no model: an empty list ([])',
   },
   {
     path: 'rate_limits.rpm',
@@ -76,7 +77,8 @@ const FIELDS: readonly SettingsField[] = [
     label: 'Notify at % of credit limit',
     type: 'numbers',
     placeholder: 'the configured thresholds',
-    help: 'e.g. 50, 80, 100; empty: the configured thresholds',
+    empty: 'no notice',
+    help: 'e.g. 50, 80, 100; not set: the configured thresholds; no notice: an empty list',
   },
   {
     path: 'budget_alerts.account_balance_below',
@@ -84,7 +86,8 @@ const FIELDS: readonly SettingsField[] = [
     type: 'numbers',
     subjects: ['account'],
     placeholder: 'the configured thresholds',
-    help: 'Credits, e.g. 5, 1; empty: the configured thresholds',
+    empty: 'no notice',
+    help: 'Credits, e.g. 5, 1; not set: the configured thresholds; no notice: an empty list',
   },
 ];
 

@@ -34,6 +34,12 @@ export interface SettingsField {
   help?: string;
   /** What an empty input shows (what empty means: `inherit`, `every model`). */
   placeholder?: string;
+  /**
+   * A `list` or `numbers` field whose empty list (`[]`) means something other than not set (null): what it means
+   * (`no model`, `no notice`). The console then offers not set (the placeholder), a list, and this as three choices,
+   * and refuses a list chosen but left empty, so that an empty input never silently means either (decision 0064).
+   */
+  empty?: string;
   choices?: readonly (string | number | boolean)[];
   min?: number;
   max?: number;

@@ -150,8 +150,11 @@ describe('operator console (browser): manage accounts, keys, limits and alerts',
           budget_alerts: null,
         });
       }
+      // An allowlist and alert thresholds: "only these", then the list (not set and none are choices of their own).
+      await page.selectOption(`#detail select[data-mode="allowed_models"]`, 'list');
       await page.fill(field('allowed_models'), 'mock/*');
       await page.fill(field('rate_limits.rpm'), '3');
+      await page.selectOption(`#detail select[data-mode="budget_alerts.key_limit_percent"]`, 'list');
       await page.fill(field('budget_alerts.key_limit_percent'), '50, 90');
       await page.click('[data-save="limits"]');
       await page.waitForSelector('#detail .notice.ok >> text=saved');
@@ -193,6 +196,7 @@ describe('operator console (browser): manage accounts, keys, limits and alerts',
     await page.waitForSelector('#accounts-total >> text="1 account"');
     await page.click('[data-account-settings="alerted-team"]');
     await page.waitForSelector('#detail form[data-section="limits"]');
+    await page.selectOption('#detail select[data-mode="budget_alerts.account_balance_below"]', 'list');
     await page.fill('#detail label[data-path="budget_alerts.account_balance_below"] input', '5, 1');
     await page.fill('#detail label[data-path="rate_limits.tpm"] input', '100000');
     await page.click('[data-save="limits"]');
