@@ -75,9 +75,7 @@ async function loadPage(box: HTMLElement, f: Filters, run: (before?: string) => 
       : table(
           ['Time', 'Actor', 'Role', 'Source', 'Address', 'Action', 'Target', 'Before → after'],
           data.map(auditRow),
-          {
-            id: 'audit-table',
-          },
+          { id: 'audit-table', class: 'row-cards' },
         ),
     h(
       'p',

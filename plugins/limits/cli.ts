@@ -1,4 +1,4 @@
-import { fail, findAccount, findKey, print, withStore, type CliCommand } from '../../src/plugin';
+import { auditCli, fail, findAccount, findKey, print, withStore, type CliCommand } from '../../src/plugin';
 import { LimitSettingsRepo, type BudgetAlertSettings, type LimitSubject, type RateLimitSettings } from './store/repo';
 import { limitSettingsJson, limitsSection } from './section';
 
@@ -98,11 +98,19 @@ function runLimits(subject: LimitSubject, args: string[]): Promise<number> {
       ...(alerts !== undefined ? { budget_alerts: alerts } : {}),
     };
     if (Object.keys(body).length) {
+      let after: unknown;
       try {
-        await limitsSection(repo).write(subject, id, body, { principal: CLI_PRINCIPAL });
+        after = await limitsSection(repo).write(subject, id, body, { principal: CLI_PRINCIPAL });
       } catch (e) {
         return fail((e as Error).message);
       }
+      // As the admin API and the console audit it: `limits.set` on `key:<hash>` / `account:<id>`, before and after.
+      await auditCli(store, {
+        action: 'limits.set',
+        target: `${subject}:${id}`,
+        before: limitSettingsJson(current),
+        after,
+      });
     }
     print([limitSettingsJson((await repo.get(subject, id))!)], v.json === true);
     return 0;

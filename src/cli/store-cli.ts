@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfigFile, resolveConfigPath } from '../config/load';
 import { openStore, type Store } from '../store/index';
@@ -80,13 +81,31 @@ export function fail(message: string): number {
 }
 
 /**
- * Append a change made by `gateway accounts ...` / `gateway keys ...` to the audit log: actor `cli`, role admin
- * (whoever can open the store can do anything), source `cli`, no address. Never a raw key (redactAudit cuts one
- * anyway).
+ * Append a change made by `gateway accounts ...` / `gateway keys ...` (or a plugin's command) to the audit log: actor
+ * the CLI and who ran it (cliActor), role admin (whoever can open the store can do anything), source `cli`, no
+ * address. Never a raw key (redactAudit cuts one anyway).
  */
 export function auditCli(
   store: Store,
   change: { action: string; target: string; before?: unknown; after?: unknown },
 ): Promise<string> {
-  return store.audit.append({ actor: 'cli', role: 'admin', source: 'cli', ...change });
+  return store.audit.append({ actor: cliActor(), role: 'admin', source: 'cli', ...change });
+}
+
+/**
+ * Who ran the CLI, as far as the process knows: `cli:<user>@<host>` (the host tells machines sharing one PostgreSQL
+ * store apart), `cli:root@host (sudo from alice)` under sudo, plain `cli` when the system names no user. The user is
+ * the process's, not a claim: no flag or variable of the gateway's sets it.
+ */
+export function cliActor(env: NodeJS.ProcessEnv = process.env): string {
+  let user: string | undefined;
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry for the uid (a container's arbitrary uid): what the login shell said, if anything.
+    user = env.USER ?? env.LOGNAME;
+  }
+  if (!user) return 'cli';
+  const sudo = env.SUDO_USER && env.SUDO_USER !== user ? ` (sudo from ${env.SUDO_USER})` : '';
+  return `cli:${user}@${hostname()}${sudo}`;
 }

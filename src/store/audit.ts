@@ -6,7 +6,7 @@ export type AuditSource = 'admin_api' | 'console' | 'cli' | 'oauth' | 'sso' | 's
 
 /** One change: who (and in what role, from where), what, before and after. Never a secret (see redactAudit). */
 export interface AuditEntry {
-  /** The actor: a key's label or hash prefix, `admin`, an SSO subject, `cli`. */
+  /** The actor: a key's label or hash prefix, `admin`, an SSO subject, `cli:<user>@<host>` (who ran the CLI). */
   actor: string;
   role: string;
   source: AuditSource;

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fromObject } from '../../src/config/load';
 import { openStore } from '../../src/store/index';
+import { cliActor } from '../../src/cli/store-cli';
 import { startTestGateway } from '../helpers/gateway';
 import { postJson } from '../helpers/gateway';
 import { ADMIN_KEY } from '../helpers/accounts';
@@ -96,7 +97,8 @@ describe('gateway accounts / keys CLI on the configured store, audited', functio
     const topped = JSON.parse(await cli('accounts', 'credits', 'add', 'ops', '-1.5', '--json')) as { credits: number };
     expect(topped.credits).to.equal(1.5);
 
-    // Every change above is in the audit log: actor cli, role admin, source cli, no address, never the raw key.
+    // Every change above is in the audit log: actor the CLI and who ran it, role admin, source cli, no address, never
+    // the raw key.
     const store = await openStore(
       fromObject({ store: { driver: 'sqlite', path: db }, providers: [], models: [] }, { env: {} }).store,
     );
@@ -109,7 +111,8 @@ describe('gateway accounts / keys CLI on the configured store, audited', functio
         ['key.create', key.hash],
         ['account.create', account.id],
       ]);
-      for (const r of log) expect(r).to.include({ actor: 'cli', role: 'admin', source: 'cli', address: null });
+      const actor = `cli:${userInfo().username}@${hostname()}`;
+      for (const r of log) expect(r).to.include({ actor, role: 'admin', source: 'cli', address: null });
       expect(log[0].before).to.deep.equal({ credits: 3 });
       expect(log[0].after).to.deep.equal({ amount: -1.5, credits: 1.5 });
       expect(log[2].before).to.deep.include({ disabled: false });
@@ -118,5 +121,12 @@ describe('gateway accounts / keys CLI on the configured store, audited', functio
     } finally {
       await store.close();
     }
+  });
+
+  it('names who ran it: the user and host, and the user behind sudo', () => {
+    const me = userInfo().username;
+    expect(cliActor({})).to.equal(`cli:${me}@${hostname()}`);
+    expect(cliActor({ SUDO_USER: `${me}-not` })).to.equal(`cli:${me}@${hostname()} (sudo from ${me}-not)`);
+    expect(cliActor({ SUDO_USER: me }), 'sudo to oneself says nothing more').to.equal(`cli:${me}@${hostname()}`);
   });
 });
