@@ -50,6 +50,14 @@ export interface Db {
    * once the engine ran it. Null (or absent: other stores) when there is no ahead log: use call().
    */
   callLogged?<A, R>(proc: Proc<A, R>, args: A): { logged: Promise<void>; answered: Promise<R | null> } | null;
+  /**
+   * PostgreSQL: one transaction sent as a few messages of several statements each, a round trip per message rather
+   * than per statement, so that rows locked by one message are held for its round trip only (decision 0042). `fn`
+   * sends each message with `send` and reads the rows of each of its statements; the message sent with `commit` ends
+   * the transaction (one is sent for it if `fn` did not). `idempotent`: repeating the whole transaction after its
+   * COMMIT's outcome was lost changes nothing more (it is then repeated on a fresh connection). Absent elsewhere.
+   */
+  rounds?<T>(fn: (send: SendRound) => Promise<T>, idempotent: boolean): Promise<T>;
   /** SQLite: run a read-only procedure whose answer nobody needs with the next request that crosses to the engine. */
   tell?<A>(proc: Proc<A, unknown>, args: A): void;
   /**
@@ -59,6 +67,12 @@ export interface Db {
   readonly foreignWrites?: number;
   close(): Promise<void>;
 }
+
+/** Send one message of statements (Db.rounds); resolves with the rows each returned, in order. */
+export type SendRound = (
+  steps: ReadonlyArray<Pick<Step, 'sql' | 'params'>>,
+  commit?: boolean,
+) => Promise<Array<Array<Record<string, unknown>>>>;
 
 /** One statement a procedure asks its driver to run. */
 export interface Step {

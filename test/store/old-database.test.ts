@@ -29,7 +29,8 @@ const APPLIED_AT = 1_700_000_000_000;
  * generations.variant and .insured; issue 48: guardrails@1 generations.guardrails; issue 49: account_names the unique
  * index accounts_name, generation_outcomes generations.http_status, console@3 usage_minute, the outcome columns of
  * the daily aggregates, the trigger that keeps them and the outcome index; limits@2 api_keys.budget_alerts and
- * accounts.budget_alerts; console@4 the daily aggregates per key, per model, per app and the status index).
+ * accounts.budget_alerts; console@4 the daily aggregates per key, per model, per app and the status index; issue 44:
+ * credit_calls@1 PostgreSQL's credit_reserve function, nothing on SQLite).
  */
 const ADDED = [
   'key_roles@1',
@@ -45,6 +46,7 @@ const ADDED = [
   'limits@2',
   'console@4',
   'console@5',
+  'credit_calls@1',
 ];
 const ADDED_OBJECTS = [
   'console_sessions',

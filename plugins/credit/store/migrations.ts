@@ -49,4 +49,70 @@ export const reservationMigrations: Migration[] = [
   },
 ];
 
-export const creditMigrations: Migration[] = [...creditOverrunMigrations, ...reservationMigrations];
+/**
+ * PostgreSQL: a reservation in one statement (docs/decisions/0042): the account's and the key's rows are locked for
+ * that statement and its commit, not for the gateway's turns between statements, and its statements' plans are kept
+ * by the session. A call repeated with the same reservation id (after a lost connection) reserves once. The window
+ * expressions are those of ./reserve.ts (KEY_RESERVE), written out: a migration's text never changes.
+ */
+export const reserveFunctionMigrations: Migration[] = [
+  {
+    module: 'credit_calls',
+    version: 1,
+    description: 'PostgreSQL: credit_reserve(), a reservation in one statement',
+    up: {
+      sqlite: '',
+      postgres: `
+        CREATE OR REPLACE FUNCTION credit_reserve(p_id TEXT, p_account TEXT, p_key TEXT, p_amount BIGINT, p_now BIGINT,
+          p_daily BIGINT, p_weekly BIGINT, p_monthly BIGINT)
+        RETURNS TABLE (refused TEXT, available BIGINT) LANGUAGE plpgsql AS $reserve$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM credit_reservations r WHERE r.id = p_id) THEN
+            RETURN QUERY SELECT NULL::TEXT, NULL::BIGINT;
+            RETURN;
+          END IF;
+          UPDATE accounts a SET reserved = a.reserved + p_amount
+            WHERE a.id = p_account AND a.credits - a.usage - a.reserved >= p_amount;
+          IF NOT FOUND THEN
+            RETURN QUERY SELECT 'account'::TEXT,
+              (SELECT a.credits - a.usage - a.reserved FROM accounts a WHERE a.id = p_account);
+            RETURN;
+          END IF;
+          IF p_key IS NOT NULL THEN
+            -- Every expression reads the row itself (not a join), so that a row updated meanwhile is read again.
+            UPDATE api_keys k SET
+              window_usage = CASE WHEN k.limit_reset IS NOT NULL AND k.window_start <
+                CASE k.limit_reset WHEN 'daily' THEN p_daily WHEN 'weekly' THEN p_weekly ELSE p_monthly END
+                THEN 0 ELSE k.window_usage END,
+              window_start = CASE WHEN k.limit_reset IS NOT NULL AND k.window_start <
+                CASE k.limit_reset WHEN 'daily' THEN p_daily WHEN 'weekly' THEN p_weekly ELSE p_monthly END
+                THEN CASE k.limit_reset WHEN 'daily' THEN p_daily WHEN 'weekly' THEN p_weekly ELSE p_monthly END
+                ELSE k.window_start END,
+              reserved = k.reserved + p_amount
+            WHERE k.hash = p_key AND (k.credit_limit IS NULL OR k.credit_limit - CASE WHEN k.limit_reset IS NOT NULL
+              AND k.window_start < CASE k.limit_reset WHEN 'daily' THEN p_daily WHEN 'weekly' THEN p_weekly
+                ELSE p_monthly END
+              THEN 0 ELSE k.window_usage END - k.reserved >= p_amount);
+            IF NOT FOUND THEN
+              UPDATE accounts a SET reserved = a.reserved - p_amount WHERE a.id = p_account;
+              RETURN QUERY SELECT 'key'::TEXT, (SELECT k.credit_limit - CASE WHEN k.limit_reset IS NOT NULL
+                  AND k.window_start < CASE k.limit_reset WHEN 'daily' THEN p_daily WHEN 'weekly' THEN p_weekly
+                    ELSE p_monthly END
+                THEN 0 ELSE k.window_usage END - k.reserved FROM api_keys k WHERE k.hash = p_key);
+              RETURN;
+            END IF;
+          END IF;
+          INSERT INTO credit_reservations (id, account_id, key_hash, amount, created_at)
+            VALUES (p_id, p_account, p_key, p_amount, p_now);
+          RETURN QUERY SELECT NULL::TEXT, NULL::BIGINT;
+        END $reserve$;
+      `,
+    },
+  },
+];
+
+export const creditMigrations: Migration[] = [
+  ...creditOverrunMigrations,
+  ...reservationMigrations,
+  ...reserveFunctionMigrations,
+];

@@ -1,11 +1,16 @@
 import * as door from '../../../src/plugin';
 import type { Db, Generation, PendingWrite, Store } from '../../../src/plugin';
-import { countHoldsProc, reserveProc, staleHoldsProc, type Overrun, type ReserveResult } from './reserve';
+import { countHoldsProc, reserveProc, staleHoldsProc, windowStarts, type Overrun, type ReserveResult } from './reserve';
 import { settleProc, type SettleArgs, type SettleResult } from './settle';
 import { LocalCredit, type CountsWrites } from './local-credit';
+import { SettlementBatches } from './settle-batches';
+import type { RoundsDb } from './settle-rows';
 
 // Read once, at load: a name the door re-exports is a getter, and these are called for every request.
 const { num, randomId } = door;
+
+/** PostgreSQL's reservation in one statement (the credit_calls migration). */
+const RESERVE_CALL = 'SELECT refused, available FROM credit_reserve(?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** One per database: the holds this thread decides on are the process's (two books on one store would overspend). */
 const perDb = new WeakMap<Db, CreditReservations>();
@@ -18,6 +23,8 @@ const perDb = new WeakMap<Db, CreditReservations>();
 export class CreditReservations {
   /** SQLite: holds decided on this thread (./local-credit.ts); PostgreSQL's replicas share rows. */
   private readonly local: LocalCredit | null;
+  /** PostgreSQL: settlements committed in batches. */
+  private readonly batches: SettlementBatches | null;
 
   /** The one of `store`'s database (every gateway set up on a shared store uses the same). */
   static of(store: Pick<Store, 'db' | 'generations'>): CreditReservations {
@@ -32,11 +39,34 @@ export class CreditReservations {
   ) {
     this.local =
       db.dialect === 'sqlite' && db.foreignWrites !== undefined ? new LocalCredit(db as Db & CountsWrites) : null;
+    this.batches = db.rounds ? new SettlementBatches(db as RoundsDb) : null;
   }
 
   reserve(accountId: string, keyHash: string | null, amount: number, now = Date.now()): Promise<ReserveResult> {
     if (this.local) return this.local.reserve(accountId, keyHash, amount, now);
-    return this.db.call(reserveProc, { id: randomId('rsv_'), accountId, keyHash, amount, now });
+    const id = randomId('rsv_');
+    if (this.db.dialect === 'postgres') return this.reserveInOne(id, accountId, keyHash, amount, now);
+    return this.db.call(reserveProc, { id, accountId, keyHash, amount, now });
+  }
+
+  /** PostgreSQL: one statement, repeated safely after a lost connection (the function reserves an id once). */
+  private async reserveInOne(
+    id: string,
+    accountId: string,
+    keyHash: string | null,
+    amount: number,
+    now: number,
+  ): Promise<ReserveResult> {
+    const r = await this.db.get<{ refused: 'account' | 'key' | null; available: unknown }>(RESERVE_CALL, [
+      id,
+      accountId,
+      keyHash,
+      amount,
+      now,
+      ...windowStarts(now),
+    ]);
+    if (r?.refused) return { ok: false, limit: r.refused, available: Math.max(0, num(r.available)) };
+    return { ok: true, id };
   }
 
   /**
@@ -55,7 +85,7 @@ export class CreditReservations {
   }
 
   private async settleNow({ args, epoch }: { args: SettleArgs; epoch: number }): Promise<boolean> {
-    const r = await this.db.call(settleProc, args);
+    const r = this.batches ? await this.batches.settle(args) : await this.db.call(settleProc, args);
     // After it committed: a settlement that failed keeps its hold, and may be retried.
     this.answered(args.reservationId, args.generation !== null, r, epoch);
     return r.settled;

@@ -47,7 +47,7 @@ const KEY_CHARGE_HELD = `UPDATE api_keys
  * A reservation as the settlement finds it: a hold of the SQLite engine, or a row (PostgreSQL, or left by an older
  * version).
  */
-interface Reserved {
+export interface Reserved {
   accountId: string;
   keyHash: string | null;
   amount: number;
@@ -80,7 +80,7 @@ export interface SettleResult {
 }
 
 /** A settlement whose reservation was taken: what it charges, and what it records beyond that (an overrun). */
-interface Charge {
+export interface Charge {
   args: SettleArgs;
   r: Reserved;
   cost: number;
@@ -88,7 +88,7 @@ interface Charge {
   reason: string | null;
 }
 
-function charged(args: SettleArgs, r: Reserved): Charge {
+export function charged(args: SettleArgs, r: Reserved): Charge {
   const { charge, overrun } = args;
   // The last line of defence: nothing is charged beyond what was reserved (the rest is an overrun).
   const valid = Number.isSafeInteger(charge) && charge >= 0;
@@ -124,7 +124,7 @@ function* chargeKey(k: KeyRun): Generator<Step, KeyRow | undefined, unknown> {
 }
 
 /** The key runs of `charges`, in order. */
-function keyRuns(charges: readonly Charge[]): KeyRun[] {
+export function keyRuns(charges: readonly Charge[]): KeyRun[] {
   const runs: KeyRun[] = [];
   const last = new Map<string, KeyRun>();
   for (const c of charges) {
@@ -145,9 +145,43 @@ function keyRuns(charges: readonly Charge[]): KeyRun[] {
 }
 
 /** The ledger's columns, as a settlement's charge row gives them. */
-const LEDGER_COLUMNS = ['id', 'account_id', 'key_hash', 'generation_id', 'kind', 'amount', 'created_at'] as const;
+export const LEDGER_COLUMNS = [
+  'id',
+  'account_id',
+  'key_hash',
+  'generation_id',
+  'kind',
+  'amount',
+  'created_at',
+] as const;
 /** A generation record's columns with its overrun (0 and null when there is none). */
-const RECORD_COLUMNS = [...GENERATION_COLUMNS, 'overrun', 'overrun_reason'] as const;
+export const RECORD_COLUMNS = [...GENERATION_COLUMNS, 'overrun', 'overrun_reason'] as const;
+
+/** The ledger rows of settled charges: zero-completion insurance leaves a row of nothing charged, saying why. */
+export function ledgerRows(done: readonly Charge[]): Param[][] {
+  return done
+    .filter((c) => c.cost !== 0 || c.args.generation?.insured === true)
+    .map((c) => [
+      orderedId('led_'),
+      c.r.accountId,
+      c.r.keyHash,
+      c.args.generation?.id ?? null,
+      c.cost === 0 ? 'insured' : 'charge',
+      c.cost,
+      c.args.now,
+    ]);
+}
+
+/** The generation records of settled charges (RECORD_COLUMNS), each at its cost, with its overrun. */
+export function recordRows(done: readonly Charge[]): Param[][] {
+  const records: Param[][] = [];
+  for (const c of done) {
+    if (!c.args.generation) continue;
+    const overrun = c.reason === null ? 0 : Math.min(c.excess, Number.MAX_SAFE_INTEGER);
+    records.push([...generationParams({ ...c.args.generation, cost: c.cost }), overrun, c.reason]);
+  }
+  return records;
+}
 
 /**
  * Settle several reservations at once: their stored writes, then each reservation taken and its charge worked out,
@@ -189,26 +223,8 @@ function* settleMany(all: readonly SettleArgs[], holds?: HoldBook): Generator<St
     );
   const keys = new Map<string, KeyRow | undefined>();
   for (const k of keyRuns(done)) keys.set(k.hash, yield* chargeKey(k));
-  // Zero-completion insurance leaves a row of nothing charged, so the ledger says why the request cost nothing.
-  const ledger = done
-    .filter((c) => c.cost !== 0 || c.args.generation?.insured === true)
-    .map((c) => [
-      orderedId('led_'),
-      c.r.accountId,
-      c.r.keyHash,
-      c.args.generation?.id ?? null,
-      c.cost === 0 ? 'insured' : 'charge',
-      c.cost,
-      c.args.now,
-    ]);
-  yield* insertRows('credit_ledger', LEDGER_COLUMNS, ledger);
-  const records: Param[][] = [];
-  for (const c of done) {
-    if (!c.args.generation) continue;
-    const overrun = c.reason === null ? 0 : Math.min(c.excess, Number.MAX_SAFE_INTEGER);
-    records.push([...generationParams({ ...c.args.generation, cost: c.cost }), overrun, c.reason]);
-  }
-  yield* insertRows('generations', RECORD_COLUMNS, records);
+  yield* insertRows('credit_ledger', LEDGER_COLUMNS, ledgerRows(done));
+  yield* insertRows('generations', RECORD_COLUMNS, recordRows(done));
   const out: SettleResult[] = [];
   for (const c of charges) {
     if (!c) out.push({ settled: false, committed: null });

@@ -12,8 +12,10 @@ import {
   type Param,
   type Proc,
   type RunResult,
+  type SendRound,
   type Sql,
 } from '../db';
+import { inlineParams } from './postgres-literals';
 
 /** `?` placeholders become `$1..$n` (outside quoted strings), converted once per statement text. */
 const converted = new Map<string, string>();
@@ -33,6 +35,8 @@ export function numberPlaceholders(sql: string): string {
 }
 
 type Queryable = Pool | PoolClient;
+/** What pg answers for each statement of a message. */
+type QueryResultLike = { rows: Array<Record<string, unknown>> };
 
 async function query<T>(q: Queryable, sql: Sql, params: readonly Param[]): Promise<{ rows: T[]; rowCount: number }> {
   const r = await q.query(numberPlaceholders(pick(sql, 'postgres')), params as Param[]);
@@ -291,6 +295,47 @@ export class PostgresDb implements Db {
         throw e;
       }
     });
+  }
+
+  rounds<T>(fn: (send: SendRound) => Promise<T>, idempotent: boolean): Promise<T> {
+    return observed(this, 'tx', () =>
+      this.attempt(
+        (mark) => this.inRounds(fn, mark),
+        (committing) => !committing || idempotent,
+      ),
+    );
+  }
+
+  private async inRounds<T>(fn: (send: SendRound) => Promise<T>, beforeCommit: () => void): Promise<T> {
+    const client = await this.pool.connect();
+    let state = 'none' as 'none' | 'open' | 'ended';
+    let broken: Error | undefined;
+    const send: SendRound = async (steps, commit = false) => {
+      if (state === 'ended') throw new Error('rounds: a message sent after its transaction ended');
+      const texts = steps.map((s) => inlineParams(pick(s.sql, 'postgres'), s.params));
+      const skip = state === 'none' ? 1 : 0;
+      if (skip) texts.unshift('BEGIN');
+      if (commit) {
+        beforeCommit();
+        texts.push('COMMIT');
+      }
+      state = 'open';
+      const r = (await client.query(texts.join(';\n'))) as unknown as QueryResultLike | QueryResultLike[];
+      if (commit) state = 'ended';
+      return (Array.isArray(r) ? r : [r]).slice(skip, skip + steps.length).map((x) => x.rows);
+    };
+    try {
+      const value = await fn(send);
+      if (state === 'open') await send([], true);
+      return value;
+    } catch (e) {
+      if (isConnectionError(e)) broken = e as Error;
+      // After an error inside a message its transaction is aborted, whatever the message held (even its COMMIT).
+      else if (state !== 'none') await client.query('ROLLBACK').catch((r: unknown) => (broken = r as Error));
+      throw e;
+    } finally {
+      client.release(broken ?? false);
+    }
   }
 
   private async transaction<T>(fn: (db: Db) => Promise<T>, beforeCommit: () => void): Promise<T> {
