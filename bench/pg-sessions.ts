@@ -65,12 +65,25 @@ export async function postgresSessionPids(url: string, pids: number[]): Promise<
   }
 }
 
-/** How many of some sessions were, on average, waiting for a lock, working (on a core or on I/O), or waiting for
- * their client (inside a transaction, for the gateway's next statement). */
+/**
+ * How many of some sessions were, on average, waiting for a row another transaction holds (a heavyweight lock),
+ * waiting for the write-ahead log to be written and flushed (their commit's, or another's that they queue behind),
+ * working (on a core, or on other I/O), or waiting for their client (inside a transaction, for the gateway's next
+ * statement).
+ */
 export interface SessionStates {
   lock: number;
+  wal: number;
   working: number;
   client: number;
+}
+
+/** A sample's wait event, as SessionStates counts it. */
+function stateOf(type: string | null, event: string | null): keyof SessionStates {
+  if (type === 'Lock') return 'lock';
+  if (type === 'Client') return 'client';
+  if ((type === 'LWLock' || type === 'IO') && event !== null && event.startsWith('WAL')) return 'wal';
+  return 'working';
 }
 
 /**
@@ -82,19 +95,16 @@ export async function sampleSessions(url: string, pids: number[], until: Promise
   await c.connect();
   let done = false;
   void until.finally(() => (done = true));
-  const sum = { lock: 0, working: 0, client: 0 };
+  const sum: SessionStates = { lock: 0, wal: 0, working: 0, client: 0 };
   let n = 0;
   try {
     while (!done) {
-      const r = await c.query<{ t: string | null }>(
-        "SELECT wait_event_type AS t FROM pg_stat_activity WHERE pid = ANY($1::int[]) AND state <> 'idle'",
+      const r = await c.query<{ t: string | null; e: string | null }>(
+        'SELECT wait_event_type AS t, wait_event AS e FROM pg_stat_activity ' +
+          "WHERE pid = ANY($1::int[]) AND state <> 'idle'",
         [pids],
       );
-      for (const { t } of r.rows) {
-        if (t === 'Lock' || t === 'LWLock') sum.lock++;
-        else if (t === 'Client') sum.client++;
-        else sum.working++;
-      }
+      for (const { t, e } of r.rows) sum[stateOf(t, e)]++;
       n++;
       await new Promise((res) => setTimeout(res, 20));
     }
@@ -102,5 +112,5 @@ export async function sampleSessions(url: string, pids: number[], until: Promise
     await c.end();
   }
   const d = Math.max(1, n);
-  return { lock: sum.lock / d, working: sum.working / d, client: sum.client / d };
+  return { lock: sum.lock / d, wal: sum.wal / d, working: sum.working / d, client: sum.client / d };
 }

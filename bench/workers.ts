@@ -241,7 +241,7 @@ export function workersRows(runs: Record<string, Run[]>, o: WorkersOptions): str
       `the median of ${ratios.length} rounds taking the targets in turn; ${availableParallelism()} cores shared with ` +
       'the upstream, the load generator, PostgreSQL and Redis):',
     '',
-    '| target | c=32 req/s | c=32 p99 ms | CPU us/req (all processes) | its PostgreSQL sessions: CPU us/req | its sessions: waiting on a lock / working / waiting for it (mean) | main threads busy (primary; workers) | cores busy: target / upstream / load gen / postgres / redis / machine |',
+    '| target | c=32 req/s | c=32 p99 ms | CPU us/req (all processes) | its PostgreSQL sessions: CPU us/req | its sessions: waiting for a row / for the WAL / working / waiting for it (mean) | main threads busy (primary; workers) | cores busy: target / upstream / load gen / postgres / redis / machine |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const [k, rs] of Object.entries(runs)) {
@@ -250,7 +250,7 @@ export function workersRows(runs: Record<string, Run[]>, o: WorkersOptions): str
     const cores = (['target', 'upstream', 'load', 'postgres', 'redis', 'machine'] as const).map((c) =>
       m((r) => r.cores[c], 2),
     );
-    const sessions = (['lock', 'working', 'client'] as const).map((s) => m((r) => r.sessions[s], 1));
+    const sessions = (['lock', 'wal', 'working', 'client'] as const).map((s) => m((r) => r.sessions[s], 1));
     const cells = [
       k,
       m((r) => r.rps),

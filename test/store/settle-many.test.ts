@@ -180,4 +180,38 @@ describe('PostgreSQL settlements committed in batches', function () {
     );
     expect(transactions, 'settlements made at once were committed together').to.be.below(settlements);
   });
+  it('a reservation settled at once by two stores (as two processes: each its own pool and batches) and twice by one is charged once', async () => {
+    const url = await freshPostgresUrl();
+    const [a, b] = [
+      await openChainStore({ driver: 'postgres', url, pool_size: 4 }),
+      await openChainStore({ driver: 'postgres', url, pool_size: 4 }),
+    ];
+    try {
+      const accountId = (await a.accounts.create({ name: 'x', credits: 1e12 })).id;
+      const ids: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const r = await creditOf(a).reserve(accountId, null, 1_000);
+        if (r.ok) ids.push(r.id);
+      }
+      const gen = (i: number, by: string) => generationRecord({ id: `gen_${i}_${by}`, accountId });
+      const settled = await Promise.all(
+        ids.map((id, i) =>
+          Promise.all([
+            creditOf(a).settle(id, 300, gen(i, 'a')),
+            creditOf(b).settle(id, 300, gen(i, 'b')),
+            creditOf(a).settle(id, 300, gen(i, 'a2')),
+          ]),
+        ),
+      );
+      expect(settled.map((s) => s.filter(Boolean).length)).to.deep.equal(ids.map(() => 1));
+      const acct = await a.accounts.get(accountId);
+      expect([acct!.usage, acct!.reserved]).to.deep.equal([300 * ids.length, 0]);
+      expect(await a.ledger.sum(accountId)).to.equal(300 * ids.length);
+      const records = await a.db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM generations');
+      expect(Number(records?.n)).to.equal(ids.length);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Client } from 'pg';
 import { postJson } from '../../helpers/gateway';
-import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
 import { freshPostgresUrl, POSTGRES_URL } from '../../helpers/postgres';
 import { startGatewayProcess, type GatewayProcess } from '../../helpers/process';
 import { exactRequest } from '../../helpers/credit';
@@ -16,6 +16,17 @@ async function ledgerAndRecords(db: Client, accountId: string): Promise<{ ledger
     ledger: await sum('SELECT COALESCE(SUM(amount),0) AS s FROM credit_ledger WHERE account_id = $1'),
     records: await sum('SELECT COALESCE(SUM(cost),0) AS s FROM generations WHERE account_id = $1'),
   };
+}
+
+/** Waits until no reservation of these accounts is open (settlements may answer after the response). */
+async function openReservationsGone(db: Client, accountIds: string[]): Promise<void> {
+  let open = 1;
+  for (let i = 0; i < 100 && open > 0; i++) {
+    const r = await db.query('SELECT COUNT(*) AS n FROM credit_reservations WHERE account_id = ANY($1)', [accountIds]);
+    open = Number(r.rows[0].n);
+    if (open > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(open).to.equal(0);
 }
 
 describe('credit across two gateway processes on one PostgreSQL database', function () {
@@ -116,6 +127,58 @@ describe('credit across two gateway processes on one PostgreSQL database', funct
       const { ledger, records } = await ledgerAndRecords(db, accountId);
       expect(ledger).to.equal(records);
       expect(records).to.equal(ok * cost);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('6 accounts with 2 keys each, 360 concurrent requests over both processes: settlements committed in batches that share accounts neither deadlock nor overspend, and every account balances', async () => {
+    const { body, cost, reserve } = exactRequest();
+    // Each account affords at most 30 of its 60 requests, each key at most 20 of its 30: both refusals happen.
+    const credits = Math.max(30 * cost, 2 * reserve);
+    const limit = Math.max(20 * cost, reserve);
+    const accounts: Array<{ id: string; keys: Array<{ key: string; hash: string }> }> = [];
+    for (let a = 0; a < 6; a++) {
+      const first = await makeAccountKey(procs[0], { credits: fromNano(credits), limit: fromNano(limit) });
+      const k = await adminCall(procs[0], 'POST', '/v1/keys', {
+        name: 'k2',
+        account_id: first.accountId,
+        limit: fromNano(limit),
+      });
+      const second = { key: k.body.key as string, hash: (k.body.data as { hash: string }).hash };
+      accounts.push({ id: first.accountId, keys: [first, second] });
+    }
+    const results = await Promise.all(
+      Array.from({ length: 360 }, (_, i) => {
+        const key = accounts[i % 6].keys[Math.floor(i / 6) % 2].key;
+        return postJson(`${procs[i % 2].url}/v1/chat/completions`, body, { authorization: `Bearer ${key}` }).then(
+          async (r) => (r.status === 200 || r.status === 402 ? r.status : `${r.status} ${await r.text()}`),
+        );
+      }),
+    );
+    expect(results.filter((s) => s !== 200 && s !== 402)).to.deep.equal([]);
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    try {
+      const ids = accounts.map((a) => a.id);
+      await openReservationsGone(db, ids);
+      for (const a of accounts) {
+        const acct = (await db.query('SELECT credits, usage, reserved FROM accounts WHERE id = $1', [a.id])).rows[0];
+        const { ledger, records } = await ledgerAndRecords(db, a.id);
+        expect(Number(acct.reserved)).to.equal(0);
+        expect(Number(acct.usage)).to.equal(ledger).and.equal(records);
+        expect(Number(acct.usage)).to.be.at.most(Number(acct.credits));
+        expect(Number(acct.usage) % cost).to.equal(0);
+        for (const k of a.keys) {
+          const key = (await db.query('SELECT usage, reserved FROM api_keys WHERE hash = $1', [k.hash])).rows[0];
+          expect(Number(key.reserved)).to.equal(0);
+          expect(Number(key.usage)).to.be.at.most(limit);
+        }
+      }
+      const ok = results.filter((s) => s === 200).length;
+      const sum = await db.query('SELECT COALESCE(SUM(usage), 0) AS s FROM accounts WHERE id = ANY($1)', [ids]);
+      expect(Number(sum.rows[0].s)).to.equal(ok * cost);
+      expect(ok).to.be.within(1, 359);
     } finally {
       await db.end();
     }
