@@ -22,6 +22,7 @@ import {
   type PresetConfig,
   PRESETS,
   type Store,
+  storeResting,
 } from '../../src/plugin';
 import { bodies } from './generated/bodies';
 import { presetsSection } from './presets-section';
@@ -155,10 +156,11 @@ export async function presetRoutes(everyMs: number, services: PluginServices): P
   if (admin) registerPresetRoutes(services.router, services.store, admin, presets);
   adminSections(services.shared).register(presetsSection(presets));
   await presets.reload();
-  const timer = setInterval(
-    () => void presets.reload().catch((err: unknown) => services.logger.warn({ err }, 'presets: reload failed')),
-    everyMs,
-  );
+  const reload = () =>
+    presets.reload().catch((err: unknown) => services.logger.warn({ err }, 'presets: reload failed'));
+  // Not while a SQLite store's worker rests: only a CLI command can have changed them, and waking it each round
+  // would keep an idle gateway's worker thread for ever.
+  const timer = setInterval(() => void (storeResting(services.store.db) || reload()), everyMs);
   timer.unref();
   return timer;
 }

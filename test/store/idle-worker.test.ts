@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import Database from 'better-sqlite3';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,47 @@ describe("SQLite store's worker thread stops when idle", function () {
       await second.json();
       expect((await account()).usage, 'the second charge adds to the committed one').to.be.closeTo(2 * cost, 1e-9);
       expect(await within(5000, () => threads(pid) === busy - 1), 'and stops again').to.equal(true);
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it("periodic refreshes leave a resting worker resting; another process's change is read once a request wakes it", async () => {
+    const path = join(dir, 'gateway.db');
+    const gw: GatewayProcess = await startGatewayProcess(
+      {
+        server: { host: '127.0.0.1', port: 0, log_level: 'info' },
+        store: { driver: 'sqlite', path, idle_worker_ms: 300 },
+        providers: [{ name: 'mock', type: 'mock' }],
+        models: [MOCK_MODEL],
+        plugins: ['auth', 'credit', { routing: { presets_refresh_ms: 100 } }],
+      },
+      { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+    );
+    const pid = gw.child.pid!;
+    const preset = async () => (await adminCall(gw, 'GET', '/v1/presets/later')).status;
+    const chat = (key: string) =>
+      postJson(
+        `${gw.url}/v1/chat/completions`,
+        { model: MOCK_MODEL.id, messages: [{ role: 'user', content: 'Hello there' }] },
+        { authorization: `Bearer ${key}` },
+      );
+    try {
+      const { key } = await makeAccountKey(gw, { credits: 10 });
+      await (await chat(key)).json();
+      const busy = threads(pid);
+      expect(await within(5000, () => threads(pid) === busy - 1), 'stopped once idle').to.equal(true);
+      // What a CLI command does: another connection writes a preset.
+      const other = new Database(path);
+      other
+        .prepare('INSERT INTO routing_presets (name, body, updated_at) VALUES (?, ?, ?)')
+        .run('later', JSON.stringify({ name: 'later', model: MOCK_MODEL.id }), Date.now());
+      other.close();
+      await sleep(1500);
+      expect(threads(pid), '15 refresh rounds later, the worker still rests').to.equal(busy - 1);
+      expect(await preset(), 'not read while it rests').to.equal(404);
+      await (await chat(key)).json();
+      expect(await within(3000, async () => (await preset()) === 200), 'read once a request woke it').to.equal(true);
     } finally {
       await gw.stop();
     }

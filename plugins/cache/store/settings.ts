@@ -4,7 +4,7 @@
  * kept in the table cache_settings. Every replica reads them all into memory and again every `settings_refresh_ms`
  * (a change made here is seen here at once): a request reads a map, never the store.
  */
-import type { Db } from '../../../src/plugin';
+import { storeResting, type Db } from '../../../src/plugin';
 
 export type SettingSubject = 'key' | 'account';
 
@@ -18,7 +18,8 @@ export class CacheSettings {
   /** Read them all now, then every `everyMs`. */
   async start(everyMs: number, onError: (e: unknown) => void): Promise<void> {
     await this.load();
-    this.timer = setInterval(() => void this.load().catch(onError), everyMs);
+    // Not while a SQLite store's worker rests (only a CLI command can have changed them): see storeResting.
+    this.timer = setInterval(() => void (storeResting(this.db) || this.load().catch(onError)), everyMs);
     this.timer.unref();
   }
 

@@ -4,7 +4,7 @@
  * every `refresh_ms` (another replica's change arrives within that), and changed at once here by this replica's admin
  * API. A few rows (one per key or account that has a policy), so the whole table is read each time.
  */
-import type { Db, PluginServices } from '../../../src/plugin';
+import { storeResting, type Db, type PluginServices } from '../../../src/plugin';
 
 type Logger = PluginServices['logger'];
 
@@ -32,6 +32,8 @@ export class Assignments {
 
   start(everyMs: number): void {
     this.timer = setInterval(() => {
+      // Not while a SQLite store's worker rests (only a CLI command can have changed them): see storeResting.
+      if (storeResting(this.db)) return;
       this.load().catch((err: unknown) => this.logger.warn({ err }, 'guardrails: reading key/account policies failed'));
     }, everyMs);
     this.timer.unref();
