@@ -4,13 +4,14 @@
  */
 import { atLeast, type Me } from '../api';
 import { clear, h, notice } from '../dom';
+import { providerFacts, providerFieldset, providerList, readProvider, type ProviderPrefs } from './preset-provider';
 import { confirmButton, field, jsonOf, listOf, section } from './sections';
 
 interface Preset {
   name: string;
   model?: string;
   models?: string[];
-  provider?: Record<string, unknown>;
+  provider?: ProviderPrefs;
   params?: Record<string, unknown>;
   system?: string;
   source: 'config' | 'store';
@@ -24,20 +25,24 @@ function presetForm(p?: Preset) {
     name: h('input', { id: 'preset-name', value: p?.name ?? '', required: true, placeholder: 'e.g. support-bot' }),
     model: h('input', { id: 'preset-model', value: p?.model ?? '', placeholder: 'openai/gpt-4o-mini' }),
     models: h('input', { id: 'preset-models', value: p?.models?.join(', ') ?? '' }),
-    provider: h('textarea', { id: 'preset-provider', rows: 2 }, p?.provider ? JSON.stringify(p.provider) : ''),
+    provider: providerFieldset(p?.provider),
     params: h('textarea', { id: 'preset-params', rows: 2 }, p?.params ? JSON.stringify(p.params) : ''),
     system: h('textarea', { id: 'preset-system', rows: 3 }, p?.system ?? ''),
   };
 }
 type Form = ReturnType<typeof presetForm>;
 
-/** The body of PUT: the fields filled in; JSON fields parsed here so a typo is named before anything is sent. */
+/** The body of PUT: the fields filled in, checked here so that a mistake is named before anything is sent. */
 function bodyOf(f: Form): Record<string, unknown> {
+  const params = jsonOf(f.params.value, 'Default parameters');
+  // Any request parameter, nested ones too (response_format, tools): JSON is their own notation, so a JSON editor.
+  if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params)))
+    throw new Error('Default parameters: an object of request parameters, e.g. {"temperature": 0.2}');
   return {
     model: f.model.value.trim() || undefined,
     models: listOf(f.models.value),
-    provider: jsonOf(f.provider.value, 'Provider preferences'),
-    params: jsonOf(f.params.value, 'Default parameters'),
+    provider: readProvider(f.provider.controls),
+    params,
     system: f.system.value || undefined,
   };
 }
@@ -65,17 +70,48 @@ function editor(p: Preset | undefined, out: HTMLElement, reload: (msg: string) =
     field('Name', f.name, 'Requests use it as model: "@preset/<name>"'),
     field('Model', f.model, 'A model id, or give Models'),
     field('Models', f.models, 'Model ids in fallback order, separated by commas'),
-    field('Provider preferences (JSON)', f.provider, 'e.g. {"order": ["openai"], "allow_fallbacks": true}'),
+    f.provider.el,
     field('Default parameters (JSON)', f.params, 'e.g. {"temperature": 0.2}; the request’s own win'),
     field('System prompt', f.system, 'Put first when the request has none'),
     h('div', { class: 'inline' }, h('button', { id: 'preset-save', type: 'submit', class: 'primary' }, 'Save')),
   );
 }
 
+/** Parameters for people: `temperature 0.2, max_tokens 300` (a nested value as its JSON). */
+function paramsText(params: Record<string, unknown>): string {
+  return Object.entries(params)
+    .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(', ');
+}
+
+/** A preset read-only (gateway.yaml's, or for a viewer): its fields as a labelled list. */
+function view(p: Preset): HTMLElement {
+  const facts: Array<[string, string | undefined]> = [
+    ['Name', p.name],
+    ['Source', p.source === 'config' ? 'gateway.yaml (read-only: change it there)' : 'stored'],
+    ['Model', p.model],
+    ['Models', p.models?.join(' → ')],
+    ['Default parameters', p.params && paramsText(p.params)],
+    ['System prompt', p.system],
+  ];
+  return h(
+    'section',
+    { id: 'preset-view', class: 'card' },
+    h('h2', {}, p.name),
+    h('dl', { class: 'facts' }, ...facts.filter(([, v]) => v).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+    h('h3', {}, 'Provider preferences'),
+    providerList(p.provider, 'preset-view-provider'),
+  );
+}
+
 /** One preset as a card: its name (opens it), model, source and Delete on one line, what it sets below. */
 function card(p: Preset, me: Me, edit: (p: Preset) => void, remove: (p: Preset) => void): HTMLElement {
   const writable = atLeast(me, 'operator') && p.source === 'store';
-  const sets = [p.params && `parameters ${JSON.stringify(p.params)}`, p.system && `system: ${p.system}`]
+  const sets = [
+    ...providerFacts(p.provider).map(([k, v]) => `${k}: ${v}`),
+    p.params && `parameters ${paramsText(p.params)}`,
+    p.system && `system: ${p.system}`,
+  ]
     .filter(Boolean)
     .join(' · ');
   return h(
@@ -115,8 +151,7 @@ export async function presetsPage(main: HTMLElement, me: Me): Promise<void> {
   const form = h('div');
   const edit = (p?: Preset) => {
     // gateway.yaml's presets and a viewer's session: the fields, read-only.
-    if (!atLeast(me, 'operator') || p?.source === 'config')
-      clear(form, h('pre', { id: 'preset-view', class: 'card' }, JSON.stringify(p, null, 2)));
+    if (!atLeast(me, 'operator') || p?.source === 'config') clear(form, p ? view(p) : null);
     else clear(form, editor(p, out, reload));
     form.scrollIntoView({ block: 'nearest' });
   };
