@@ -54,11 +54,13 @@ export function parseOpenAIResponse(body: unknown, ctx: AdapterContext, provider
     c.finish_reason = finishOf(name, c.finish_reason, '');
     if (isRecord(c.message)) normaliseReasoning(c.message, ctx.excludeReasoning);
   }
-  return {
-    ...(body as ChatCompletion),
-    id: ctx.id,
-    object: 'chat.completion',
-    created: typeof body.created === 'number' ? body.created : ctx.created,
-    model: ctx.model,
-  };
+  // In place (the body is this answer's own parse), not `{ ...body, id, ... }`: V8 gives an object made by a spread a
+  // map of its own once routing stamps `provider` on it, a new map an answer, so the stamp went through the runtime and
+  // JSON.stringify of the answer took its slow path. Fields keep their places as the spread kept them.
+  const answer = body as unknown as ChatCompletion;
+  answer.id = ctx.id;
+  answer.object = 'chat.completion';
+  answer.created = typeof body.created === 'number' ? body.created : ctx.created;
+  answer.model = ctx.model;
+  return answer;
 }
