@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type Koa from 'koa';
 import { errors } from '../../src/plugin';
 import { accountFilter, dayRange, groupParam, limitParam, qs, type Scope } from './params';
-import { activityJson, cursorOf, parseCursor, type UsageQuery, type UsageRepo, type UsageRow } from './usage';
+import { activityJson, cursorOf, parseCursor, type Sum, type UsageQuery, type UsageRepo, type UsageRow } from './usage';
 
 const CSV_COLUMNS = [
   'date',
@@ -26,6 +26,17 @@ const CSV_COLUMNS = [
  * ahead while one is written (Readable.from asks for the next as soon as the socket takes the last) costs little.
  */
 const CSV_PAGE = 250;
+/** The sums the CSV's columns show (not timeouts, cancelled and client errors, which it does not). */
+const CSV_SUMS: readonly Sum[] = [
+  'requests',
+  'errors',
+  'prompt_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+  'cached_tokens',
+  'cost',
+  'latency_ms_sum',
+];
 
 /** Strings already made cells: a page's thousand rows repeat a few days, accounts, keys, models and apps. */
 const cells = new Map<string, string>();
@@ -77,7 +88,7 @@ export function activityQuery(ctx: Koa.Context, scope: Scope, limit: number): Us
  */
 export async function serveActivity(ctx: Koa.Context, repo: UsageRepo, scope: Scope): Promise<void> {
   if (qs(ctx, 'format', 10) === 'csv') {
-    const q = activityQuery(ctx, scope, CSV_PAGE);
+    const q = { ...activityQuery(ctx, scope, CSV_PAGE), sums: CSV_SUMS };
     // The first page is read before the head is written: a query that fails is an error answer, not a cut CSV.
     const first = await repo.query(q);
     ctx.type = 'text/csv; charset=utf-8';

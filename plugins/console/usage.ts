@@ -28,7 +28,11 @@ export interface UsageQuery {
   limit: number;
   /** Values of the group columns of the last row of the previous page. */
   after?: ReadonlyArray<string | number>;
+  /** The sums to read (by default every one); those not read are 0 in the rows. */
+  sums?: readonly Sum[];
 }
+
+export type Sum = (typeof SUMS)[number];
 
 export interface UsageRow {
   day: number | null;
@@ -109,7 +113,7 @@ export class UsageRepo {
     }
     // The day first whatever the place of `date` in group_by, as the cursor's condition and the day windows have it.
     const order = [...(cols.includes('day') ? ['day DESC'] : []), ...cols.filter((c) => c !== 'day')].join(', ');
-    const sums = SUMS.map((s) => (whole ? s : `SUM(${s}) AS ${s}`));
+    const sums = (q.sums ?? SUMS).map((s) => (whole ? s : `SUM(${s}) AS ${s}`));
     const sql = (days: string) => `SELECT ${[...cols, ...sums].join(', ')} FROM ${table}
        WHERE ${days}${where.map((w) => ` AND ${w}`).join('')}
        ${cols.length ? `${whole ? '' : `GROUP BY ${cols.join(', ')} `}ORDER BY ${order}` : ''} LIMIT ?`;
@@ -165,6 +169,8 @@ function str(v: unknown): string | null {
 }
 
 function toUsageRow(r: Record<string, unknown>): UsageRow {
+  // A sum the query did not read (UsageQuery.sums) is 0.
+  const sum = (v: unknown) => (v === undefined ? 0 : num(v));
   return {
     day: r.day === undefined ? null : num(r.day),
     accountId: str(r.account_id),
@@ -173,17 +179,17 @@ function toUsageRow(r: Record<string, unknown>): UsageRow {
     provider: str(r.provider),
     deployment: str(r.deployment),
     app: str(r.app),
-    requests: num(r.requests),
-    errors: num(r.errors),
-    timeouts: num(r.timeouts),
-    cancelled: num(r.cancelled),
-    clientErrors: num(r.client_errors),
-    promptTokens: num(r.prompt_tokens),
-    completionTokens: num(r.completion_tokens),
-    reasoningTokens: num(r.reasoning_tokens),
-    cachedTokens: num(r.cached_tokens),
-    cost: num(r.cost),
-    latencyMsSum: num(r.latency_ms_sum),
+    requests: sum(r.requests),
+    errors: sum(r.errors),
+    timeouts: sum(r.timeouts),
+    cancelled: sum(r.cancelled),
+    clientErrors: sum(r.client_errors),
+    promptTokens: sum(r.prompt_tokens),
+    completionTokens: sum(r.completion_tokens),
+    reasoningTokens: sum(r.reasoning_tokens),
+    cachedTokens: sum(r.cached_tokens),
+    cost: sum(r.cost),
+    latencyMsSum: sum(r.latency_ms_sum),
   };
 }
 
