@@ -3,7 +3,7 @@
  * /proc: the processes' socket inodes, matched in /proc/net/tcp{,6} to local ports) looked up in pg_stat_activity by
  * client_port. The server's CPU for one gateway can then be read apart from every other session's on a shared server.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { Client } from 'pg';
 
 /** Socket inodes the processes hold open. */
@@ -113,4 +113,39 @@ export async function sampleSessions(url: string, pids: number[], until: Promise
   }
   const d = Math.max(1, n);
   return { lock: sum.lock / d, wal: sum.wal / d, working: sum.working / d, client: sum.client / d };
+}
+
+/** What some sessions sent the server, counted from its log (each statement logged: log_min_duration_statement=0). */
+export interface SentStatements {
+  /** Messages that ran statements: a round trip each (a simple query, or an extended query's execute). */
+  messages: number;
+  /** Statements, BEGIN and COMMIT among them (a simple query's several each counted). */
+  statements: number;
+}
+
+/**
+ * Count what the sessions `pids` sent while `during` runs, from the entries the server's log (at `logPath`) gains
+ * meanwhile: one "statement:" entry per simple query, its statements as many as Db.rounds joined with ";\n" (a
+ * literal holding ";\n" would count one more), and one "execute" entry per extended query.
+ */
+export async function countStatements(
+  logPath: string,
+  pids: number[],
+  during: Promise<unknown>,
+): Promise<SentStatements> {
+  const from = statSync(logPath).size;
+  await during;
+  await new Promise((r) => setTimeout(r, 300)); // the server writes its log a little after it answers
+  const entries = readFileSync(logPath, 'utf8')
+    .slice(from)
+    .split(/\n(?=\d{4}-\d\d-\d\d )/);
+  const own = new Set(pids.map((p) => `[${p}]`));
+  const out = { messages: 0, statements: 0 };
+  for (const entry of entries) {
+    const m = /^[^[]*(\[\d+\]).*? duration: [\d.]+ ms {2}(statement|execute [^:]*): /.exec(entry);
+    if (!m || !own.has(m[1])) continue;
+    out.messages++;
+    out.statements += m[2] === 'statement' ? entry.split(';\n').length : 1;
+  }
+  return out;
 }

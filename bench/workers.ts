@@ -5,7 +5,9 @@
  * CPU of the target's whole process tree (the primary and its workers) and each process's main thread, and what the
  * rest of the machine spent meanwhile (the upstream, the load generator, PostgreSQL, Redis, every core) so that a
  * ratio short of the goal says where the cores went. Env: GATEWAY_TEST_POSTGRES_URL, GATEWAY_TEST_REDIS_URL (else
- * the local defaults). `npm run bench` prints the same rows when GATEWAY_TEST_POSTGRES_URL is set.
+ * the local defaults). `npm run bench` prints the same rows when GATEWAY_TEST_POSTGRES_URL is set. With
+ * `--pg-log PATH` (the server's log, e.g. /var/log/postgresql/postgresql-15-main.log) it also counts the round trips
+ * and statements a request, which load does not change.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { median, runLoad, type LoadResult } from './load';
-import { postgresSessionPids, sampleSessions, type SessionStates } from './pg-sessions';
+import { countStatements, postgresSessionPids, sampleSessions, type SessionStates } from './pg-sessions';
 import { cpuMs, mainThreadCpuMs } from './proc';
 import {
   adminPost,
@@ -80,14 +82,15 @@ const sumCpu = (pids: number[]) =>
     }
   }, 0);
 
-async function freshSchema(): Promise<{ url: string; schema: string }> {
+/** `logged`: the server logs every statement of the sessions (what --pg-log counts). */
+async function freshSchema(logged: boolean): Promise<{ url: string; schema: string }> {
   const schema = `gw_bench_${randomBytes(6).toString('hex')}`;
   const c = new Client({ connectionString: PG_URL });
   await c.connect();
   await c.query(`CREATE SCHEMA ${schema}`);
   await c.end();
   const u = new URL(PG_URL);
-  u.searchParams.set('options', `-c search_path=${schema}`);
+  u.searchParams.set('options', `-c search_path=${schema}${logged ? ' -c log_min_duration_statement=0' : ''}`);
   return { url: u.toString(), schema };
 }
 
@@ -130,10 +133,11 @@ async function startTarget(
   upUrl: string,
   track: ChildProcess[],
   dirs: string[],
+  logged: boolean,
 ): Promise<WorkersTarget> {
   const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
   dirs.push(dir);
-  const { url: storeUrl, schema } = await freshSchema();
+  const { url: storeUrl, schema } = await freshSchema(logged);
   const { cfgPath } = writeGatewayConfig(dir, upUrl, chainOnRedis(), { driver: 'postgres', url: storeUrl });
   const args = [
     ...gatewayNodeArgs(),
@@ -190,9 +194,11 @@ interface Run {
   pgOwnUs: number;
   /** What those sessions were doing, on average over the run. */
   sessions: SessionStates;
+  /** With --pg-log: messages (round trips) and statements those sessions sent a request. */
+  sent: { messages: number; statements: number } | null;
 }
 
-async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Promise<Run> {
+async function run(t: WorkersTarget, seconds: number, upstreamPid: number, pgLog?: string): Promise<Run> {
   const primary = t.child.pid!;
   const tree = [primary, ...childrenOf(primary)];
   const pg = pidsWhere((s) => commOf(s) === 'postgres');
@@ -204,6 +210,7 @@ async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Prom
   const machine = machineMs();
   const running = load(t, seconds);
   const sessions = sampleSessions(PG_URL, own, running);
+  const sent = pgLog ? countStatements(pgLog, own, running) : null;
   const r = await running;
   const wallMs = r.seconds * 1000;
   const loadUsage = process.cpuUsage(loadCpu);
@@ -216,6 +223,7 @@ async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Prom
     cpuUs: (treeMs * 1000) / r.requests,
     pgOwnUs: ((sumCpu(own) - before.own) * 1000) / r.requests,
     sessions: await sessions,
+    sent: sent && (await sent).messages > 0 ? perRequest(await sent, r.requests) : null,
     mainBusy: tree.map((p, i) => (mainThreadCpuMs(p) - mains[i]) / wallMs),
     cores: {
       target: treeMs / wallMs,
@@ -227,6 +235,11 @@ async function run(t: WorkersTarget, seconds: number, upstreamPid: number): Prom
     },
   };
 }
+
+const perRequest = (s: { messages: number; statements: number }, n: number) => ({
+  messages: s.messages / n,
+  statements: s.statements / n,
+});
 
 /** The rows the bench prints: per round 2w / 1w req/s, then each target's medians and where the cores went. */
 export function workersRows(runs: Record<string, Run[]>, o: WorkersOptions): string[] {
@@ -263,6 +276,13 @@ export function workersRows(runs: Record<string, Run[]>, o: WorkersOptions): str
     ];
     lines.push(`| ${cells.join(' | ')} |`);
   }
+  for (const [k, rs] of Object.entries(runs))
+    if (rs.every((r) => r.sent))
+      lines.push(
+        '',
+        `${k}: its sessions sent ${f(median(rs.map((r) => r.sent!.messages)))} messages (round trips) and ` +
+          `${f(median(rs.map((r) => r.sent!.statements)))} statements a request (from the server's log)`,
+      );
   lines.push(
     '',
     `2 workers / 1 worker req/s at c=32: ${f(median(ratios))}x (rounds ${ratios.map((x) => `${f(x)}x`).join(', ')}) (goal >= 1.2x)`,
@@ -276,6 +296,11 @@ export interface WorkersOptions {
   warmup: number;
   /** Keys (each on its own account) the 32 connections spread over. */
   keys: number;
+  /**
+   * The PostgreSQL server's log, readable here: its sessions log every statement, and the rows add the round trips
+   * and statements a request (counted, so the figures hold under load; the logging itself costs CPU).
+   */
+  pgLog?: string;
 }
 
 /** Both targets warmed up, then `rounds` rounds taking them in turn; returns the rows. */
@@ -289,7 +314,7 @@ export async function workersBench(o: WorkersOptions): Promise<string[]> {
       ['1 worker', 1],
       ['2 workers', 2],
     ] as const)
-      targets.push(await startTarget(name, n, o.keys, up.url, children, dirs));
+      targets.push(await startTarget(name, n, o.keys, up.url, children, dirs, o.pgLog !== undefined));
     for (const t of targets) {
       process.stderr.write(`bench: workers ${t.name}: warm-up\n`);
       await load(t, o.warmup);
@@ -298,7 +323,7 @@ export async function workersBench(o: WorkersOptions): Promise<string[]> {
     for (let n = 1; n <= o.rounds; n++)
       for (const t of targets) {
         process.stderr.write(`bench: workers ${t.name}: round ${n}\n`);
-        (runs[t.name] ??= []).push(await run(t, o.seconds, up.child.pid!));
+        (runs[t.name] ??= []).push(await run(t, o.seconds, up.child.pid!, o.pgLog));
       }
     return workersRows(runs, o);
   } finally {
@@ -324,10 +349,11 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '5' },
       keys: { type: 'string', default: '8' },
+      'pg-log': { type: 'string' },
     },
   });
   const [rounds, seconds, warmup, keys] = [values.rounds, values.seconds, values.warmup, values.keys].map(Number);
-  const lines = await workersBench({ rounds, seconds, warmup, keys });
+  const lines = await workersBench({ rounds, seconds, warmup, keys, pgLog: values['pg-log'] });
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
