@@ -56,6 +56,7 @@ export async function keysPage(main: HTMLElement, me: Me): Promise<void> {
   };
   await p.reload();
   // `#/keys?key=<hash>` / `?account=<id>`: a key's or an account's settings, now and as the address changes.
+  if (!main.isConnected) return; // another page was drawn meanwhile: it has the address now
   followQuery((q) => void followDetail(p, q));
   await followDetail(p, route().query);
 }

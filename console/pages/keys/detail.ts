@@ -48,6 +48,8 @@ export async function followDetail(p: KeysPage, q: URLSearchParams): Promise<voi
   if (!subject || !id) return closeDetail(p);
   try {
     await openDetail(p, subject, id, await titleOf(subject, id));
+    // An earlier link's failure no longer applies (a new key's value, shown once, stays).
+    p.status.querySelector('.notice.error')?.remove();
   } catch (e) {
     closeDetail(p);
     p.say(e instanceof Error ? e.message : String(e));

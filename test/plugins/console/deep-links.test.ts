@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
-import { ADMIN_KEY, adminCall } from '../../helpers/accounts';
+import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
 
 const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
 const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1440, height: 900 } } as const;
@@ -46,11 +46,11 @@ describe('operator console (browser): phone tables and settings deep links', fun
     await gw?.stop();
   });
 
-  async function open(width: Width, path = '/console#/keys'): Promise<Page> {
+  async function open(width: Width, path = '/console#/keys', key = ADMIN_KEY): Promise<Page> {
     const context = await browser.newContext({ viewport: WIDTHS[width] });
     const page = await context.newPage();
     await page.goto(`${gw.url}${path}`);
-    await page.fill('#signin-key', ADMIN_KEY);
+    await page.fill('#signin-key', key);
     await page.click('#signin-submit');
     await page.waitForSelector('main');
     return page;
@@ -173,5 +173,20 @@ describe('operator console (browser): phone tables and settings deep links', fun
       await shot(page, `activity-to-key-${width}`);
       await page.context().close();
     }
+  });
+  it("an account's own session: its key's settings by address, read-only; another account's key or account is not there", async () => {
+    const own = await makeAccountKey(gw, { name: 'own-team', credits: 1 });
+    const page = await open('phone', `/console#/keys?key=${own.hash}`, own.key);
+    await page.waitForSelector('#detail form[data-section="limits"]');
+    expect(await page.textContent('#detail-title')).to.match(/^Key /);
+    expect(await page.$('[data-save="limits"]'), 'no Save for an account session').to.equal(null);
+    await page.goto(`${gw.url}/console#/keys?key=${hash}`);
+    await page.waitForSelector('#keys-status .notice.error');
+    expect(await page.textContent('#keys-status')).to.equal('No key with that hash among the keys this session sees.');
+    expect(await page.isVisible('#detail')).to.equal(false);
+    await page.goto(`${gw.url}/console#/keys?account=${accountId}`);
+    await page.waitForSelector('#keys-status >> text=No account with that id');
+    await shot(page, 'foreign-account-phone');
+    await page.context().close();
   });
 });
