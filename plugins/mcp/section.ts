@@ -27,7 +27,9 @@ const ACCESS: readonly SettingsField[] = [
     path: 'tools',
     label: 'MCP tools allowed',
     type: 'list',
-    help: 'server__tool globs (github__*), separated by commas; empty: what gateway.yaml says',
+    placeholder: "what gateway.yaml's access says",
+    empty: 'no tool',
+    help: "server__tool globs (github__*); not set (null): gateway.yaml's access; no tool: an empty list ([])",
   },
 ];
 

@@ -23,7 +23,10 @@ describe('operator console (browser): an empty model allowlist says which it is'
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     gw = await startTestGateway(
-      testConfig({ plugins: ['auth', 'console', 'limits', 'credit', 'routing'] }, { GATEWAY_ADMIN_KEY: ADMIN_KEY }),
+      testConfig(
+        { plugins: ['auth', 'console', 'limits', 'credit', { mcp: { servers: [] } }, 'routing'] },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
     );
     browser = await launchChromium();
   });
@@ -123,5 +126,21 @@ describe('operator console (browser): an empty model allowlist says which it is'
     expect((await chat(key)).status).to.equal(200);
     await shot(wide, 'every-model-desktop');
     await wide.context().close();
+  });
+  it("the MCP plugin's tool allowlist has the same three choices: no tool is [] in its API", async () => {
+    const { hash } = await makeAccountKey(gw, { credits: 5, name: 'mcp-key' });
+    const page = await open('phone', hash);
+    const tools = '#detail select[data-mode="tools"]';
+    await page.waitForSelector(tools);
+    expect(await page.inputValue(tools)).to.equal('unset');
+    expect(await page.textContent(`${tools} option[value="unset"]`)).to.equal(
+      "What gateway.yaml's access says (not set)",
+    );
+    await page.selectOption(tools, 'empty');
+    await page.click('[data-save="mcp"]');
+    await page.waitForSelector('#detail form[data-section="mcp"] .notice.ok');
+    expect((await adminCall(gw, 'GET', `/v1/mcp/access/keys/${hash}`)).body.data).to.deep.equal({ tools: [] });
+    await shot(page, 'mcp-no-tool-phone');
+    await page.context().close();
   });
 });
