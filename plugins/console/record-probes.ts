@@ -17,7 +17,14 @@ export interface Probe {
   index: string;
   /** The column or expression over the row alias `r`, as the index has it. */
   expr: (r: string) => string;
-  value: Param;
+  /** The value, or the values one of which it has (IN). */
+  value: string | readonly string[];
+}
+
+/** A probe's condition over the row alias `r`. */
+function condition(p: Probe, r: string): { sql: string; params: Param[] } {
+  if (typeof p.value === 'string') return { sql: `${p.expr(r)} = ?`, params: [p.value] };
+  return { sql: `${p.expr(r)} IN (${p.value.map(() => '?').join(', ')})`, params: [...p.value] };
 }
 
 /** The filters that have such an index, in the order that walks the fewest records when their counts do not tell. */
@@ -29,8 +36,8 @@ const INDEXED: ReadonlyArray<[name: keyof ProbeFilter, index: string, expr: (r: 
   ['status', 'generations_status', (r) => `${r}.status`],
 ];
 
-/** The equality conditions of a records filter that have an index on (them, created_at). */
-export type ProbeFilter = Partial<Record<'keyHash' | 'model' | 'accountId' | 'outcome' | 'status', string>>;
+/** The equality conditions of a records filter that have an index on (them, created_at); a list is any of its values. */
+export type ProbeFilter = Partial<Record<'keyHash' | 'model' | 'accountId' | 'outcome' | 'status', Probe['value']>>;
 
 /** The probes of a filter's equality conditions, in INDEXED's order. */
 export function probesOf(f: ProbeFilter): Probe[] {
@@ -66,48 +73,47 @@ function timeSql(r: string, t: TimeRange): { sql: string[]; params: Param[] } {
 }
 
 /**
- * The probes of each of `sets` ordered to walk the one of fewest records first: each probe's records in the range
- * counted in its index (no table row read) up to COUNT_CAP, in one statement for all of them.
+ * The probes ordered to walk the one of fewest records first: each probe's records in the range counted in its index
+ * (no table row read) up to COUNT_CAP, in one statement for all of them.
  */
-export async function byFewest(db: Db, sets: readonly Probe[][], t: TimeRange): Promise<Probe[][]> {
-  const idOf = (p: Probe) => `${p.index}\u0000${String(p.value)}`;
-  const distinct = [...new Map(sets.flat().map((p) => [idOf(p), p])).values()];
-  const counts = distinct.map((p) => {
+export async function byFewest(db: Db, probes: readonly Probe[], t: TimeRange): Promise<Probe[]> {
+  const counts = probes.map((p) => {
     const w = timeSql('c', t);
+    const c = condition(p, 'c');
     return {
       sql: `(SELECT COUNT(*) FROM (SELECT 1 FROM generations c INDEXED BY ${p.index}
-        WHERE ${[`${p.expr('c')} = ?`, ...w.sql].join(' AND ')} LIMIT ${COUNT_CAP}))`,
-      params: [p.value, ...w.params],
+        WHERE ${[c.sql, ...w.sql].join(' AND ')} LIMIT ${COUNT_CAP}))`,
+      params: [...c.params, ...w.params],
     };
   });
   const row = await db.get<Record<string, unknown>>(
     `SELECT ${counts.map((c, i) => `${c.sql} AS n${i}`).join(', ')}`,
     counts.flatMap((c) => c.params),
   );
-  const n = new Map(distinct.map((p, i) => [idOf(p), Number(row?.[`n${i}`] ?? 0)]));
+  const n = new Map(probes.map((p, i) => [p, Number(row?.[`n${i}`] ?? 0)]));
   // A stable sort: probes of equal counts (both at the cap) keep INDEXED's order.
-  return sets.map((s) => [...s].sort((a, b) => (n.get(idOf(a)) ?? 0) - (n.get(idOf(b)) ?? 0)));
+  return [...probes].sort((a, b) => (n.get(a) ?? 0) - (n.get(b) ?? 0));
 }
 
 /**
- * One page's statement: `probes[0]` walked newest first within `t`, the others looked up by (value, created_at, rowid)
- * in their indexes, the page's rows (`columns` over the alias g) read by rowid; after a cursor, only rows before
+ * One page's statement: the first probe (of one value) walked newest first within `t`, the others looked up by
+ * (value, created_at, rowid) in their indexes, the page's rows (`columns` over the alias g) read by rowid; after a cursor, only rows before
  * (t.upTo, afterId).
  */
 export function probeJoin(
   columns: string,
-  probes: readonly Probe[],
+  [walk, ...rest]: readonly [Probe & { value: string }, ...Probe[]],
   t: TimeRange,
   afterId: string | undefined,
   limit: number,
 ): { sql: string; params: Param[] } {
-  const [walk, ...rest] = probes;
   const w = timeSql('d', t);
   const where = [`${walk.expr('d')} = ?`, ...w.sql];
   const params: Param[] = [walk.value, ...w.params];
   const joins = rest.map((p, i) => {
-    where.push(`${p.expr(`p${i}`)} = ?`, `p${i}.created_at = d.created_at`, `p${i}.rowid = d.rowid`);
-    params.push(p.value);
+    const c = condition(p, `p${i}`);
+    where.push(c.sql, `p${i}.created_at = d.created_at`, `p${i}.rowid = d.rowid`);
+    params.push(...c.params);
     return `CROSS JOIN generations p${i} INDEXED BY ${p.index}`;
   });
   where.push('g.rowid = d.rowid');

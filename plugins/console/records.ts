@@ -1,5 +1,5 @@
 import { num, type Db, type Param } from '../../src/plugin';
-import { byFewest, probeJoin, probesOf } from './record-probes';
+import { byFewest, probeJoin, probesOf, type Probe } from './record-probes';
 import { outcomeSql, type Outcome } from './store/rollups';
 import { whereSql } from './sql';
 
@@ -92,21 +92,28 @@ async function pageQuery(
   limit: number,
   after?: Cursor,
 ): Promise<{ sql: string; params: Param[] }> {
-  const each = parts(f);
-  const probes = each.map(probesOf);
-  let selects: Array<{ sql: string; params: Param[] }>;
-  if (db.dialect !== 'sqlite' || probes[0].length < 2) selects = each.map((g) => select(g, limit, after));
-  else {
-    // SQLite, two filters or more: walk the narrowest one's index, look the others up in theirs (./record-probes.ts).
-    const t = { from: f.from, to: f.to, upTo: after?.t };
-    selects = (await byFewest(db, probes, t)).map((p) => probeJoin(listColumns('g'), p, t, after?.id, limit));
-  }
+  const probes = probesOf({ ...f, outcome: f.outcome === 'error' ? ERRORS : f.outcome });
+  const selects =
+    db.dialect === 'sqlite' && probes.length >= 2
+      ? await probeSelects(db, f, probes, limit, after)
+      : parts(f).map((g) => select(g, limit, after));
   if (selects.length === 1) return selects[0];
   return {
     sql: `SELECT * FROM (${selects.map((p) => `SELECT * FROM (${p.sql}) p`).join(' UNION ALL ')}) u
       ORDER BY created_at DESC, id DESC LIMIT ?`,
     params: [...selects.flatMap((p) => p.params), limit],
   };
+}
+
+/**
+ * SQLite, two filters or more: the narrowest one's index walked, the others looked up in theirs (./record-probes.ts).
+ * A walked filter of several values (`error`'s outcomes) is walked once for each, merged; looked up, it is one IN.
+ */
+async function probeSelects(db: Db, f: RecordFilter, probes: Probe[], limit: number, after?: Cursor) {
+  const t = { from: f.from, to: f.to, upTo: after?.t };
+  const [walk, ...rest] = await byFewest(db, probes, t);
+  const values = typeof walk.value === 'string' ? [walk.value] : walk.value;
+  return values.map((value) => probeJoin(listColumns('g'), [{ ...walk, value }, ...rest], t, after?.id, limit));
 }
 
 /**
