@@ -135,6 +135,17 @@ export function nameProvider(s: GatewayState, name: string): void {
 }
 
 /**
+ * Each deployment's key, made once: a key made for every attempt is a new string that the health and measures maps
+ * hash again (and flatten first: the template makes a cons string of any longer than 12 characters).
+ */
+const keys = new WeakMap<Attempt['deployment'], string>();
+function keyOf(d: Attempt['deployment']): string {
+  let k = keys.get(d);
+  if (k === undefined) keys.set(d, (k = deploymentKey(d)));
+  return k;
+}
+
+/**
  * Makes (once, at setup) the function that runs one attempt: it leaves the answer in `s.result` and returns the
  * attempt's record, or throws the attempt's error; either way the record is in `s.attempts`.
  */
@@ -142,7 +153,7 @@ export function attemptRunner(deps: AttemptDeps): AttemptOnce {
   const { transport } = deps;
   return async function attemptOnce(s, a, ctx, clientHeaders, health) {
     const started = nowMs();
-    const key = deploymentKey(a.deployment);
+    const key = keyOf(a.deployment);
     health?.begin(key);
     const sig = new AttemptAbort(s.abort, s.options.timeoutMs, a.provider.name);
     const ends = s.attemptHooks?.map((h) => h(a));

@@ -18,19 +18,29 @@ export function chatOperation(deps: OperationDeps, shared?: SharedServices): Ope
         ? parseWithRemoteTools(ctx, shared, body, limits)
         : splitChatRequest(body, limits),
     again: (_ctx, s, p) => nextChatRound(s, p),
-    async answer(ctx, s, { request, remote }) {
+    // Not an async function: a completion with nothing to wait for is written in the turn the chain ended.
+    answer(ctx, s, { request, remote }) {
       const result = s.result;
       if (!result || result.kind === 'embeddings') throw errors.internal();
       if (result.kind === 'completion') {
-        if (s.beforeAnswer) for (const f of s.beforeAnswer) await f();
-        ctx.respond = false;
-        const body = remote ? withRemoteOutput(result.body, remote) : result.body;
-        return writeCompletion(ctx.res, s.requestId, s.responseHeaders, JSON.stringify(body));
+        const write = () => {
+          ctx.respond = false;
+          const body = remote ? withRemoteOutput(result.body, remote) : result.body;
+          writeCompletion(ctx.res, s.requestId, s.responseHeaders, JSON.stringify(body));
+        };
+        return s.beforeAnswer ? runInTurn(s.beforeAnswer).then(write) : write();
       }
-      await answerStream(ctx, s, result.stream, deps, request.stream_options?.include_usage === true);
+      return answerStream(ctx, s, result.stream, deps, request.stream_options?.include_usage === true).then(noop);
     },
   };
 }
+
+/** Each function in turn, each awaited before the next starts. */
+async function runInTurn(fs: ReadonlyArray<() => unknown>): Promise<void> {
+  for (const f of fs) await f();
+}
+
+function noop(): void {}
 
 /**
  * A completion written straight to the socket: Koa's respond would set the type through a MIME lookup, stringify,

@@ -25,7 +25,11 @@ function stopController(): AbortController {
 
 export class Lifecycle {
   private readonly active = new Set<Promise<unknown>>();
-  private readonly requests = new Set<Abortable>();
+  /**
+   * The requests in flight, each entry knowing its place: one leaves by taking the last one's place. An array, not a
+   * Set: a Set gave each request's abort an identity hash on the way in and hashed it again on the way out.
+   */
+  private readonly requests: Array<{ ac: Abortable; at: number }> = [];
   private readonly stopper = stopController();
   /** While draining: told each time a request leaves (no promise is made per request). */
   private left: (() => void) | null = null;
@@ -40,7 +44,7 @@ export class Lifecycle {
   }
 
   get openRequests(): number {
-    return this.requests.size;
+    return this.requests.length;
   }
 
   track<T>(p: Promise<T>): Promise<T> {
@@ -52,9 +56,14 @@ export class Lifecycle {
 
   /** A request enters (its abort stops it at the deadline); call the returned function once it is answered. */
   enter(ac: Abortable): () => void {
-    this.requests.add(ac);
+    const entry = { ac, at: this.requests.length };
+    this.requests.push(entry);
     return () => {
-      if (this.requests.delete(ac)) this.left?.();
+      if (entry.at < 0) return;
+      const last = this.requests.pop()!;
+      if (last !== entry) (this.requests[entry.at] = last).at = entry.at;
+      entry.at = -1;
+      this.left?.();
     };
   }
 
@@ -62,7 +71,7 @@ export class Lifecycle {
   private settled(): Promise<void> {
     return new Promise<void>((resolve) => {
       const check = () => {
-        if (this.requests.size > 0) return;
+        if (this.requests.length > 0) return;
         this.left = null;
         void Promise.allSettled([...this.active]).then(() => resolve());
       };
@@ -74,16 +83,16 @@ export class Lifecycle {
   /** Wait for requests and streams up to graceMs, then stop the rest and wait for them to be answered. */
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
-    if (this.active.size + this.requests.size > 0) {
+    if (this.active.size + this.requests.length > 0) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
       await Promise.race([this.settled(), deadline]);
       clearTimeout(timer);
     }
-    if (this.active.size + this.requests.size > 0) {
+    if (this.active.size + this.requests.length > 0) {
       const reason = errors.shuttingDown();
       this.stopper.abort(reason);
-      for (const ac of [...this.requests]) ac.abort(reason);
+      for (const { ac } of [...this.requests]) ac.abort(reason);
       await this.settled();
     }
   }

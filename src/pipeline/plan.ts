@@ -45,6 +45,8 @@ export function deploymentOrder(
   return preferDeployments(model, order, i.prefs, inputs, i.excluded);
 }
 
+const NOTHING_EXCLUDED: Excluded = new Set();
+
 /**
  * The plan routing makes when no fallback plugin wrote one: each of the model's deployments once, in strategy order
  * (then the request's provider preferences); none left by the preferences is a 404 before any upstream call.
@@ -57,7 +59,8 @@ export function defaultPlan(
   measures?: DeploymentMeasures,
 ): AttemptPlan {
   const prefs = requestPreferences(state, models);
-  const inputs: PlanInputs = { models, health, measures, prefs, excluded: new Set() };
+  // Without preferences nothing is left out and `excluded` is never read or written: no Set a request.
+  const inputs: PlanInputs = { models, health, measures, prefs, excluded: prefs ? new Set() : NOTHING_EXCLUDED };
   const attempts: Attempt[] = deploymentOrder(state, model, inputs).map((deployment) => ({
     model,
     deployment,
