@@ -3,16 +3,18 @@
  * the difference over the extra chunks, for the floor (bytes piped), the gateway on a same-wire upstream (OpenAI chat
  * SSE to the chat endpoint) and translated (Anthropic, Gemini to chat chunks). The targets take turns within each
  * round, so a ratio compares runs seconds apart on this shared machine; each ratio is the median of the rounds' own.
- * Standalone: `npm run bench:stream` (--rounds, --seconds); `npm run bench` prints the same rows.
+ * Standalone: `npm run bench:stream` (--rounds, --seconds, --wires oa,an,ge; --a <checkout with a built dist/> adds
+ * that build's gateways, `core A` and `full A`, to the same rounds); `npm run bench` prints the same rows.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, runLoad } from './load';
 import { cpuMs } from './proc';
 import { startGateway, startProcess } from './gateway-target';
+import type * as GatewayTarget from './gateway-target';
 
 export const SMALL = 10;
 export const LARGE = 1000;
@@ -64,33 +66,44 @@ async function perChunk(t: StreamTarget, wire: string, seconds: number): Promise
   return (large - small) / (LARGE - SMALL);
 }
 
-/** Start the stream upstream, the floor and the gateways (core and full chains) for the stream rows. */
+/**
+ * Start the stream upstream, the floor and the gateways (core and full chains) for the stream rows; with `other` (a
+ * checkout with a built dist/), its gateways too, named `core A` and `full A`, measured in the same rounds.
+ */
 export async function startStreamTargets(
   root: string,
   fullPlugins: unknown[],
   children: ChildProcess[],
   dirs: string[],
+  other?: string,
 ): Promise<StreamTarget[]> {
   const up = await startProcess([join(root, 'stream-upstream.js')], process.env, children);
   const floor = await startProcess([join(root, 'floor.js'), up.url], process.env, children);
   const targets: StreamTarget[] = [
     { name: 'floor', url: `${floor.url}/v1/chat/completions`, pid: floor.child.pid!, headers: {}, wires: ['oa'] },
   ];
-  for (const [name, plugins] of [
-    ['core', ['routing']],
-    ['full', fullPlugins],
-  ] as const) {
-    const dir = mkdtempSync(join(tmpdir(), `gw-bench-stream-${name}-`));
-    dirs.push(dir);
-    const gw = await startGateway(dir, up.url, [...plugins], children, {}, streamModels(up.url));
-    targets.push({
-      name,
-      url: `${gw.url}/v1/chat/completions`,
-      pid: gw.child.pid!,
-      headers: gw.headers,
-      wires: ['oa', 'an', 'ge'],
-    });
+  const builds: Array<[string, typeof startGateway]> = [['', startGateway]];
+  if (other) {
+    const target = require(join(resolve(other), 'dist/bench/gateway-target.js')) as typeof GatewayTarget;
+    builds.unshift([' A', target.startGateway]);
   }
+  for (const [suffix, start] of builds)
+    for (const [chain, plugins] of [
+      ['core', ['routing']],
+      ['full', fullPlugins],
+    ] as const) {
+      const name = chain + suffix;
+      const dir = mkdtempSync(join(tmpdir(), `gw-bench-stream-${chain}-`));
+      dirs.push(dir);
+      const gw = await start(dir, up.url, [...plugins], children, {}, streamModels(up.url));
+      targets.push({
+        name,
+        url: `${gw.url}/v1/chat/completions`,
+        pid: gw.child.pid!,
+        headers: gw.headers,
+        wires: ['oa', 'an', 'ge'],
+      });
+    }
   return targets;
 }
 
@@ -126,18 +139,40 @@ export async function streamCost(targets: StreamTarget[], rounds: number, second
         `| ${t.name} | ${WIRE_NAMES[w]} | ${f(median(runs[k]))} | ${f(median(ratios[k]))}x (${ratios[k].map(f).join(', ')}) | ${goal} |`,
       );
     }
-  return lines;
+  return [...lines, ...pairedRows(targets, runs)];
+}
+
+/** With another build's gateways (`core A`, `full A`): this build's per-chunk CPU over theirs, round by round. */
+function pairedRows(targets: StreamTarget[], runs: Record<string, number[]>): string[] {
+  const f = (x: number) => x.toFixed(3);
+  const out: string[] = [];
+  for (const t of targets)
+    for (const w of t.wires) {
+      const a = runs[`${t.name} A ${w}`];
+      if (!a) continue;
+      const b = runs[`${t.name} ${w}`];
+      const r = b.map((x, i) => x / a[i]);
+      out.push(`- ${t.name}, ${WIRE_NAMES[w]}: B / A ${f(median(r))} (${r.map(f).join(', ')})`);
+    }
+  return out.length > 0 ? ['', 'this build (B) against --a (A), per extra chunk, paired by round:', ...out] : [];
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '4' } },
+    options: {
+      rounds: { type: 'string', default: '3' },
+      seconds: { type: 'string', default: '4' },
+      a: { type: 'string' },
+      wires: { type: 'string', default: 'oa,an,ge' },
+    },
   });
   const children: ChildProcess[] = [];
   const dirs: string[] = [];
   try {
     const { defaultPlugins } = await import('./gateway-target');
-    const targets = await startStreamTargets(__dirname, defaultPlugins(), children, dirs);
+    const targets = await startStreamTargets(__dirname, defaultPlugins(), children, dirs, values.a);
+    const wires = values.wires.split(',');
+    for (const t of targets.slice(1)) t.wires = t.wires.filter((w) => wires.includes(w));
     const lines = await streamCost(targets, Number(values.rounds), Number(values.seconds));
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -14,17 +14,18 @@ export class HistogramSeries {
     this.counts = new Float64Array(bounds.length);
   }
 
-  observe(seconds: number): void {
+  /** `times` observations of the same value (a run of stream chunks that came together). */
+  observe(seconds: number, times = 1): void {
     if (!Number.isFinite(seconds)) return;
     const b = this.bounds;
     for (let i = 0; i < b.length; i++) {
       if (seconds <= b[i]) {
-        this.counts[i]++;
+        this.counts[i] += times;
         break;
       }
     }
-    this.sum += seconds;
-    this.count++;
+    this.sum += seconds * times;
+    this.count += times;
   }
 }
 

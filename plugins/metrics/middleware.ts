@@ -4,6 +4,7 @@
  * attempts, latency, tokens and credits; a stream's when it ends).
  */
 import {
+  chunkCount,
   nowMs,
   toGatewayError,
   type StreamObserver,
@@ -70,6 +71,9 @@ function streamObserver(
     onChunk: (chunk) => {
       const now = nowMs();
       if (last !== 0 && chunk.choices.length > 0) gaps.observe((now - last) / 1000);
+      // A run of chunks (one chunk to a read-only observer) came in one read: no time between them.
+      const n = chunkCount(chunk);
+      if (n > 1 && chunk.choices.length > 0) gaps.observe(0, n - 1);
       last = now;
       const u = chunk.choices.length === 0 ? chunk.usage : null;
       if (u && typeof u.cost === 'number') m.credits.with(model).inc(u.cost);

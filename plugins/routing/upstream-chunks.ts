@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import {
+  chunkCount,
   withFrame,
   withNativeError,
   type ChatCompletionChunk,
@@ -19,11 +20,13 @@ type Waiter = { resolve: (r: IteratorResult<ChatCompletionChunk>) => void; rejec
 const DONE: IteratorResult<ChatCompletionChunk> = { done: true, value: undefined };
 
 /**
- * An upstream stream's body as OpenAI chunks, pushed as its bytes arrive: each read is parsed and translated in the
- * body's own 'data' event and its chunks queued for the reader, who takes them with `next()` (at once when queued).
- * Pushed, not pulled through async generators (docs/decisions/0032-plugin-hot-path-shapes.md).
+ * An upstream stream's body as OpenAI chunks, pushed as its bytes arrive: the bytes of one socket read are parsed and
+ * translated together once the read is done (a microtask after its first 'data' event: undici emits one per chunk of
+ * the chunked encoding, and a provider writes one per event) and their chunks queued for the reader, who takes them
+ * with `next()` (at once when queued). Pushed, not pulled through async generators
+ * (docs/decisions/0032-plugin-hot-path-shapes.md).
  *
- * Each socket read is its own 'data' event, so a fast upstream leaves other requests their turns. Once HIGH_WATER
+ * Each socket read is parsed in its own turn, so a fast upstream leaves other requests their turns. Once HIGH_WATER
  * chunks wait and the reader has not taken them by the next turn of the event loop (a client that does not read),
  * the body is paused until the reader has taken them all. Not at once: the chunks of one socket read come as many
  * 'data' events before the reader's turn, and pausing among them split what the writer sends in one write into a
@@ -34,7 +37,12 @@ const DONE: IteratorResult<ChatCompletionChunk> = { done: true, value: undefined
 export class UpstreamChunks implements ChunkSource {
   private queue: ChatCompletionChunk[] = [];
   private head = 0;
+  /** The stream's chunks waiting in the queue, those of a run (ChatFrame.count) counted one by one. */
+  private queued = 0;
   protected readonly events: UpstreamEvent[] = [];
+  /** The body's bytes not parsed yet: those of the socket read under way. */
+  private reads: Uint8Array[] = [];
+  private readonly parseReads = () => this.parse();
   private waiter: Waiter | null = null;
   /** Set once nothing more will be queued: DONE, or the failure to throw after the queue. */
   private ended = false;
@@ -44,7 +52,7 @@ export class UpstreamChunks implements ChunkSource {
   /** A turn after the queue passed HIGH_WATER: pause if the reader has not taken it. */
   private readonly checkPause = () => {
     this.pauseCheck = false;
-    if (!this.ended && !this.paused && this.queue.length - this.head >= HIGH_WATER) {
+    if (!this.ended && !this.paused && this.queued >= HIGH_WATER) {
       this.paused = true;
       this.body.pause();
     }
@@ -59,9 +67,15 @@ export class UpstreamChunks implements ChunkSource {
     private readonly unfinished: () => GatewayError,
   ) {
     // Each comes at most once for this body, or is the last of its kind: `on` spares the wrappers `once` makes.
-    body.on('data', (bytes: Uint8Array) => this.read(bytes));
+    body.on('data', (bytes: Uint8Array) => {
+      if (!this.ended && this.reads.push(bytes) === 1) queueMicrotask(this.parseReads);
+    });
+    // The end and an error come after the bytes before them are parsed (they may come before the microtask).
     body.on('end', () => this.end());
-    body.on('error', (e: unknown) => this.stop(this.fail(e)));
+    body.on('error', (e: unknown) => {
+      this.parse();
+      this.stop(this.fail(e));
+    });
   }
 
   next(): Promise<IteratorResult<ChatCompletionChunk>> {
@@ -88,6 +102,8 @@ export class UpstreamChunks implements ChunkSource {
   return(): Promise<IteratorResult<ChatCompletionChunk>> {
     this.queue = [];
     this.head = 0;
+    this.queued = 0;
+    this.reads = [];
     if (!this.ended) {
       this.ended = true;
       this.body.destroy();
@@ -99,9 +115,11 @@ export class UpstreamChunks implements ChunkSource {
 
   private take(): ChatCompletionChunk {
     const value = this.queue[this.head++];
+    this.queued -= chunkCount(value);
     if (this.head === this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
+      this.queued = 0;
       if (this.paused) {
         this.paused = false;
         this.body.resume();
@@ -110,10 +128,15 @@ export class UpstreamChunks implements ChunkSource {
     return value;
   }
 
-  private read(bytes: Uint8Array): void {
-    if (this.ended) return;
+  /** The bytes read so far, as one (copied once rather than decoded once a piece). */
+  private parse(): void {
+    const reads = this.reads;
+    if (reads.length === 0 || this.ended) return;
+    this.reads = [];
+    const parser = this.parser;
     try {
-      this.parser.push(bytes, this.events);
+      if (parser.pushPieces) parser.pushPieces(reads, this.events);
+      else parser.push(reads.length === 1 ? reads[0] : Buffer.concat(reads), this.events);
       this.translate();
     } catch (e) {
       this.stop(this.fail(e));
@@ -121,7 +144,7 @@ export class UpstreamChunks implements ChunkSource {
     } finally {
       this.events.length = 0;
     }
-    if (!this.paused && !this.pauseCheck && this.queue.length - this.head >= HIGH_WATER) {
+    if (!this.paused && !this.pauseCheck && this.queued >= HIGH_WATER) {
       this.pauseCheck = true;
       setImmediate(this.checkPause);
     }
@@ -129,6 +152,7 @@ export class UpstreamChunks implements ChunkSource {
   }
 
   private end(): void {
+    this.parse();
     if (this.ended) return;
     try {
       this.parser.end(this.events);
@@ -143,14 +167,28 @@ export class UpstreamChunks implements ChunkSource {
     this.stop(this.translator.done ? null : this.unfinished());
   }
 
-  /** The parsed events' chunks, into the queue. */
+  /**
+   * The parsed events' chunks, into the queue: a read's text chunks joined into runs where the translator can
+   * (pushEvents), which a read-only stream writes and observes once.
+   */
   protected translate(): void {
     const events = this.events;
-    for (let i = 0; i < events.length; i++) this.add(this.translator.push(events[i]));
+    const t = this.translator;
+    if (t.pushEvents) {
+      const out: ChatCompletionChunk[] = [];
+      try {
+        t.pushEvents(events, out);
+      } finally {
+        this.add(out);
+      }
+    } else for (let i = 0; i < events.length; i++) this.add(t.push(events[i]));
   }
 
   protected add(chunks: ChatCompletionChunk[]): void {
-    for (let i = 0; i < chunks.length; i++) this.queue.push(chunks[i]);
+    for (let i = 0; i < chunks.length; i++) {
+      this.queued += chunkCount(chunks[i]);
+      this.queue.push(chunks[i]);
+    }
   }
 
   /** Nothing more comes: the reader gets what is queued, then `failure` (or the end). */

@@ -11,4 +11,4 @@ export { NdjsonParser, SseParser, type EventParser } from '../transport/sse';
 export { AwsEventStreamParser } from '../transport/aws-eventstream';
 export { forwardableHeaders } from '../security/headers';
 export { providerSecrets, redactSecrets } from '../security/redact';
-export { frameOf, nativeErrorOf, withFrame, withNativeError } from '../providers/same-wire';
+export { chunkCount, frameOf, nativeErrorOf, withFrame, withNativeError } from '../providers/same-wire';

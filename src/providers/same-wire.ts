@@ -55,6 +55,13 @@ export interface ChatFrame {
   frameWith(extra: string): string;
   /** The chunk as the translator makes it from a full parse (the same object a non-passthrough stream has). */
   full(): ChatCompletionChunk;
+  /**
+   * A run (docs/decisions/0065-text-runs.md): how many chunks of text, consecutive in one upstream read, this one
+   * stands for: its content is their texts joined, `frame` their frames one after another. Undefined for one chunk.
+   */
+  readonly count?: number;
+  /** A run's chunks, each with its own frame, for a stream that takes whole chunks (`full` is then not asked). */
+  parts?(): ChatFrame[];
 }
 
 const CHAT_FRAME = Symbol('chat passthrough frame');
@@ -74,3 +81,8 @@ export function chatFrameOf(chunk: ChatCompletionChunk): ChatFrame | undefined {
  * whose upstream JSON has one of them is not read without a parse, so a stamped passthrough frame never repeats a key.
  */
 export const STAMPABLE_FIELDS: readonly string[] = ['provider'];
+
+/** How many of the stream's chunks `chunk` stands for: a run's count (ChatFrame.count), else 1. */
+export function chunkCount(chunk: ChatCompletionChunk): number {
+  return chatFrameOf(chunk)?.count ?? 1;
+}

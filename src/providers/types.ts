@@ -36,6 +36,13 @@ export interface UpstreamEvent {
  */
 export interface StreamTranslator {
   push(event: UpstreamEvent): ChatCompletionChunk[];
+  /**
+   * The chunks of the events of one upstream read, appended to `out` as `push` of each would give them, except that
+   * consecutive text chunks of one choice read in place may come as one run (ChatFrame.count,
+   * docs/decisions/0065-text-runs.md). When an event throws, `out` holds the chunks of the events before it. For a
+   * reader that takes the chunks only after the call, and does not ask for each event's own bytes.
+   */
+  pushEvents?(events: UpstreamEvent[], out: ChatCompletionChunk[]): void;
   finish(): ChatCompletionChunk[];
   /** True once the upstream said the stream is complete (e.g. `[DONE]`, `message_stop`). */
   readonly done: boolean;

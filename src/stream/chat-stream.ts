@@ -73,12 +73,18 @@ export class ChatStream {
   readonly stamps: Array<[string, string]> = [];
   /** The same as JSON members (`,"name":"value"`), added at the end of a passed-through frame. */
   stampJson = '';
+  /** abort was called: the writer takes no more of a run's chunks (ChatFrame.count) once it was. */
+  aborted = false;
+  /** Stops the upstream request (client gone, shutdown, an observer's block). */
+  readonly abort = (reason: GatewayError | undefined): void => {
+    this.aborted = true;
+    this.stop(reason);
+  };
 
   constructor(
     /** Chunks in order; the usage chunk (choices: []) comes last when the upstream or the gateway produced one. */
     readonly chunks: ChunkSource,
-    /** Stops the upstream request (client gone, shutdown). */
-    readonly abort: (reason: GatewayError | undefined) => void,
+    private readonly stop: (reason: GatewayError | undefined) => void,
     /**
      * Usage counted by the gateway from what was produced so far: used when the stream ends without an upstream usage
      * chunk (cut, broken).

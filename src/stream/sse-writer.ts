@@ -173,11 +173,21 @@ class StreamWriter {
     }
   }
 
-  /** One chunk: noted, observed, written (unless withheld), and seen written. */
+  /**
+   * One chunk: noted, observed, written (unless withheld), and seen written. A run of chunks (ChatFrame.count) is
+   * taken once when the stream passes through, else as its chunks, each whole.
+   */
   private take(chunk: ChatCompletionChunk): void {
     const { stream, opts, passthrough } = this;
     const raw = chatFrameOf(chunk);
-    if (raw && !passthrough) chunk = raw.full();
+    if (raw && !passthrough) {
+      if (raw.count === undefined || !raw.parts) chunk = raw.full();
+      else {
+        const parts = raw.parts();
+        for (let i = 0; i < parts.length && !this.cancelled && !stream.aborted; i++) this.take(parts[i].full());
+        return;
+      }
+    }
     for (let i = 0; i < stream.stamps.length; i++) chunk[stream.stamps[i][0]] = stream.stamps[i][1];
     const isUsageChunk = this.note(chunk);
     const first = this.firstContentAt !== null && !this.flushedFirst;
@@ -190,7 +200,7 @@ class StreamWriter {
         ? raw.frameWith(stream.stampJson)
         : `data: ${JSON.stringify(out)}\n\n`;
     if (!frame) return;
-    this.chunks++;
+    this.chunks += raw && passthrough ? (raw.count ?? 1) : 1;
     this.write(frame);
     if (first) {
       this.flushedFirst = true;

@@ -3,6 +3,13 @@ import { DEFAULT_MAX_EVENT_BYTES, LineSplitter, SizeLimitError } from './limits'
 import { afterBlankLine, scanEvents } from './sse-scan';
 
 /**
+ * Where the pieces of one read are put together before they are decoded (pushPieces): one buffer for every parser,
+ * since a parse is synchronous, kept up to the size of a large read.
+ */
+let scratch = Buffer.allocUnsafe(0);
+const MAX_SCRATCH = 1024 * 1024;
+
+/**
  * What both parsers share: the bytes fed are split into lines (a line longer than `maxBytes`
  * throws a SizeLimitError), each line goes to `line`, and the events it makes are collected
  * into the array that `push` or `end` was given and returns.
@@ -20,6 +27,21 @@ abstract class LineEventParser implements EventParser {
     this.out = out;
     this.lines.push(chunk, this.onLine);
     return out;
+  }
+
+  /** The pieces of one read as one push: copied into a buffer kept for it (the decoder keeps none of its input). */
+  pushPieces(pieces: Uint8Array[], out: UpstreamEvent[] = []): UpstreamEvent[] {
+    if (pieces.length === 1) return this.push(pieces[0], out);
+    let n = 0;
+    for (let i = 0; i < pieces.length; i++) n += pieces[i].length;
+    if (n > MAX_SCRATCH) return this.push(Buffer.concat(pieces, n), out);
+    if (n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(n, 64 * 1024));
+    let at = 0;
+    for (let i = 0; i < pieces.length; i++) {
+      scratch.set(pieces[i], at);
+      at += pieces[i].length;
+    }
+    return this.push(scratch.subarray(0, n), out);
   }
 
   end(out: UpstreamEvent[] = []): UpstreamEvent[] {
@@ -120,5 +142,7 @@ export class NdjsonParser extends LineEventParser {
 
 export interface EventParser {
   push(chunk: Uint8Array, out?: UpstreamEvent[]): UpstreamEvent[];
+  /** The same as a push of the pieces joined (the pieces of one socket read), where the parser can do better. */
+  pushPieces?(pieces: Uint8Array[], out?: UpstreamEvent[]): UpstreamEvent[];
   end(out?: UpstreamEvent[]): UpstreamEvent[];
 }

@@ -46,11 +46,34 @@ class AnthropicStream implements StreamTranslator {
   }
 
   push(ev: UpstreamEvent): ChatCompletionChunk[] {
-    const t = this.text;
-    if ((ev.event === undefined || ev.event === 'content_block_delta') && readTextDelta(ev.data, t)) {
-      this.outputText += t.text;
-      return [this.frames.chunk(t.text, t.json)];
+    return this.readsText(ev) ? [this.frames.chunk(this.text.text, this.text.json)] : this.parsed(ev);
+  }
+
+  /** One read's chunks; its common text deltas join as runs (StreamTranslator.pushEvents). */
+  pushEvents(events: UpstreamEvent[], out: ChatCompletionChunk[]): void {
+    const frames = this.frames;
+    frames.endRun();
+    for (let i = 0; i < events.length; i++) {
+      const ev = events[i];
+      if (this.readsText(ev)) {
+        const c = frames.next(this.text.text, this.text.json);
+        if (c !== null) out.push(c);
+      } else {
+        frames.endRun();
+        for (const c of this.parsed(ev)) out.push(c);
+      }
     }
+  }
+
+  /** Whether `ev` is the common text delta, read without a parse into `text` (./text-delta.ts). */
+  private readsText(ev: UpstreamEvent): boolean {
+    const t = this.text;
+    if ((ev.event !== undefined && ev.event !== 'content_block_delta') || !readTextDelta(ev.data, t)) return false;
+    this.outputText += t.text;
+    return true;
+  }
+
+  private parsed(ev: UpstreamEvent): ChatCompletionChunk[] {
     const d = parseEventJson(ev, this.provider) as Json;
     switch (ev.event ?? d.type) {
       case 'message_start':

@@ -34,12 +34,37 @@ class GeminiStream implements StreamTranslator {
   }
 
   push(ev: UpstreamEvent): ChatCompletionChunk[] {
-    const r = this.reader;
-    if (this.started && r.read(ev.data)) {
-      this.last = geminiUsage(r.usageMetadata) ?? this.last;
-      this.outputText += r.text.text;
-      return [this.frames.chunk(r.text.text, r.text.json)];
+    const t = this.reader.text;
+    return this.readsText(ev) ? [this.frames.chunk(t.text, t.json)] : this.parsed(ev);
+  }
+
+  /** One read's chunks; its common text events join as runs (StreamTranslator.pushEvents). */
+  pushEvents(events: UpstreamEvent[], out: ChatCompletionChunk[]): void {
+    const frames = this.frames;
+    const t = this.reader.text;
+    frames.endRun();
+    for (let i = 0; i < events.length; i++) {
+      const ev = events[i];
+      if (this.readsText(ev)) {
+        const c = frames.next(t.text, t.json);
+        if (c !== null) out.push(c);
+      } else {
+        frames.endRun();
+        for (const c of this.parsed(ev)) out.push(c);
+      }
     }
+  }
+
+  /** Whether `ev` is the common text event, read without a full parse (./text-part.ts). */
+  private readsText(ev: UpstreamEvent): boolean {
+    const r = this.reader;
+    if (!this.started || !r.read(ev.data)) return false;
+    this.last = geminiUsage(r.usageMetadata) ?? this.last;
+    this.outputText += r.text.text;
+    return true;
+  }
+
+  private parsed(ev: UpstreamEvent): ChatCompletionChunk[] {
     const { ctx } = this;
     const d = parseEventJson(ev, this.provider);
     if (isRecord(d) && isRecord(d.error)) throw geminiError(this.provider, Number(d.error.code ?? 500), d);

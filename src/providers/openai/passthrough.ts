@@ -236,14 +236,27 @@ function stringBody(raw: string): string | undefined {
 export class PassthroughReader {
   private readonly walk = new Walk();
   private template: Template | null = null;
+  /** The run the last read made or joined, while the next read may join it. */
+  private run: TemplateRun | null = null;
 
   constructor(
     private readonly ids: PassthroughIds,
     private readonly full: (data: string) => ChatCompletionChunk,
   ) {}
 
-  /** The gateway's chunk for the upstream event `d`, carrying its frame; undefined when it needs the full parse. */
-  read(d: string): ChatCompletionChunk | undefined {
+  /** No later read joins the chunk read last (its reader may have it). */
+  endRun(): void {
+    this.run = null;
+  }
+
+  /**
+   * The gateway's chunk for the upstream event `d`, carrying its frame; undefined when it needs the full parse. With
+   * `join`, a chunk that differs from the one read just before (not since handed on: see endRun) only in its text
+   * joins it instead, as a run (docs/decisions/0065-text-runs.md): null.
+   */
+  read(d: string, join = false): ChatCompletionChunk | null | undefined {
+    const run = join ? this.run : null;
+    this.run = null;
     const t = this.template;
     // Slices compared, not startsWith/endsWith: on the sliced strings a parser makes, V8 (node 20) took ~20x longer.
     const tail = t === null ? -1 : d.length - t.suffix.length;
@@ -255,7 +268,18 @@ export class PassthroughReader {
     ) {
       const raw = d.slice(t.prefix.length, tail);
       const content = stringBody(raw);
-      if (content !== undefined) return this.chunk(t.framePrefix + raw + t.frameSuffix, d, t.created, t.index, content);
+      if (content !== undefined) {
+        if (run !== null && run.t === t) {
+          run.add(raw, content);
+          this.run = run;
+          return null;
+        }
+        const c = this.chunkOf(t.created, t.index, content);
+        const frame = new TemplateRun(t, raw, c.choices[0].delta, this.full);
+        withChatFrame(c, frame);
+        this.run = frame;
+        return c;
+      }
     }
     return this.walked(d);
   }
@@ -304,7 +328,13 @@ export class PassthroughReader {
     index: number,
     content: string | null | undefined,
   ): ChatCompletionChunk {
-    const chunk: ChatCompletionChunk = {
+    const chunk = this.chunkOf(created, index, content);
+    withChatFrame(chunk, new LazyChunk(body, d, this.full));
+    return chunk;
+  }
+
+  private chunkOf(created: number, index: number, content: string | null | undefined): ChatCompletionChunk {
+    return {
       id: this.ids.id,
       object: 'chat.completion.chunk',
       created,
@@ -312,8 +342,51 @@ export class PassthroughReader {
       choices: [{ index, delta: content === undefined ? {} : { content }, finish_reason: null }],
       usage: null,
     };
-    withChatFrame(chunk, new LazyChunk(body, d, this.full));
-    return chunk;
+  }
+}
+
+/**
+ * The frame of a chunk read by its template, and of those that joined it (a run): each chunk's text as the upstream
+ * wrote it, between the template's frame prefix and suffix; its chunk's content is their texts joined.
+ */
+class TemplateRun implements ChatFrame {
+  private readonly raws: string[];
+  count: number | undefined = undefined;
+
+  constructor(
+    readonly t: Template,
+    raw: string,
+    private readonly delta: { content?: string | null },
+    private readonly make: (data: string) => ChatCompletionChunk,
+  ) {
+    this.raws = [raw];
+  }
+
+  add(raw: string, content: string): void {
+    this.count = this.raws.push(raw);
+    this.delta.content += content;
+  }
+
+  get frame(): string {
+    return this.frameWith('');
+  }
+
+  frameWith(extra: string): string {
+    const { raws, t } = this;
+    let s = '';
+    for (let i = 0; i < raws.length; i++) s += t.framePrefix + raws[i] + t.frameSuffix + extra + '}\n\n';
+    return s;
+  }
+
+  full(): ChatCompletionChunk {
+    return this.make(this.t.prefix + this.raws[0] + this.t.suffix);
+  }
+
+  parts(): ChatFrame[] {
+    const t = this.t;
+    return this.raws.map(
+      (raw) => new LazyChunk(t.framePrefix + raw + t.frameSuffix, t.prefix + raw + t.suffix, this.make),
+    );
   }
 }
 

@@ -66,6 +66,22 @@ class OpenAITranslator implements StreamTranslator {
     return [this.passthrough.read(ev.data) ?? this.translate(ev)];
   }
 
+  /** One read's chunks; its text chunks read by their template join as runs (StreamTranslator.pushEvents). */
+  pushEvents(events: UpstreamEvent[], out: ChatCompletionChunk[]): void {
+    const reader = this.passthrough;
+    reader.endRun();
+    for (let i = 0; i < events.length; i++) {
+      const ev = events[i];
+      if (ev.data === '[DONE]') {
+        this.done = true;
+        reader.endRun();
+        continue;
+      }
+      const c = reader.read(ev.data, true);
+      if (c !== null) out.push(c ?? this.translate(ev));
+    }
+  }
+
   /**
    * The whole chunk: parsed, checked, its finish reasons and reasoning in OpenAI's names, the gateway's id and
    * model.

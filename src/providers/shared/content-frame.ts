@@ -14,15 +14,37 @@ import { chunk } from './index';
 export class ContentFrames {
   private head = '';
   private tail = '';
+  /** The run the last chunk made or joined, while the next may join it (see next). */
+  private run: TemplateFrame | null = null;
+  private readonly make = (text: string) => chunk(this.ctx, { content: text });
 
   constructor(private readonly ctx: AdapterContext) {}
 
   /** The content chunk of choice 0 for `text` (whose JSON string is `json`), carrying its frame. */
   chunk(text: string, json: string): ChatCompletionChunk {
-    const c = chunk(this.ctx, { content: text });
+    this.run = null;
+    const c = this.make(text);
     if (this.head === '') this.template();
-    withChatFrame(c, new TemplateFrame(this.head + json + this.tail, c));
+    const frame = new TemplateFrame(this.head, this.tail, text, json, c, this.make);
+    withChatFrame(c, frame);
+    this.run = frame;
     return c;
+  }
+
+  /**
+   * The same, or null when it joins the chunk made just before (not since handed on: see endRun) as a run
+   * (docs/decisions/0065-text-runs.md).
+   */
+  next(text: string, json: string): ChatCompletionChunk | null {
+    const run = this.run;
+    if (run === null) return this.chunk(text, json);
+    run.add(text, json);
+    return null;
+  }
+
+  /** No later chunk joins the one made last (its reader may have it). */
+  endRun(): void {
+    this.run = null;
   }
 
   private template(): void {
@@ -34,24 +56,56 @@ export class ContentFrames {
   }
 }
 
-/** A template-made frame; the chunk it came with is already whole. */
+/**
+ * A template-made frame, and those of the chunks that joined it (a run): their texts' JSON strings between the
+ * template's head and tail. The chunk it came with is already whole (for a run, with the texts joined).
+ */
 class TemplateFrame implements ChatFrame {
+  private texts: string[] | null = null;
+  private readonly jsons: string[];
+  count: number | undefined = undefined;
+
   constructor(
-    /** The frame without the members the writer adds and the closing `}\n\n`. */
-    private readonly body: string,
+    private readonly head: string,
+    private readonly tail: string,
+    private readonly text: string,
+    json: string,
     private readonly chunk: ChatCompletionChunk,
-  ) {}
+    private readonly make: (text: string) => ChatCompletionChunk,
+  ) {
+    this.jsons = [json];
+  }
+
+  add(text: string, json: string): void {
+    (this.texts ??= [this.text]).push(text);
+    this.count = this.jsons.push(json);
+    this.chunk.choices[0].delta.content += text;
+  }
 
   get frame(): string {
-    return this.body + ',"usage":null}\n\n';
+    return this.frameWith('');
   }
 
   frameWith(extra: string): string {
-    return this.body + extra + ',"usage":null}\n\n';
+    const { head, jsons } = this;
+    const end = this.tail + extra + ',"usage":null}\n\n';
+    let s = '';
+    for (let i = 0; i < jsons.length; i++) s += head + jsons[i] + end;
+    return s;
   }
 
   full(): ChatCompletionChunk {
     return this.chunk;
+  }
+
+  parts(): ChatFrame[] {
+    const texts = this.texts ?? [this.text];
+    return texts.map((t, i) => {
+      const c = this.make(t);
+      const frame = new TemplateFrame(this.head, this.tail, t, this.jsons[i], c, this.make);
+      withChatFrame(c, frame);
+      return frame;
+    });
   }
 }
 
