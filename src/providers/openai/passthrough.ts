@@ -373,8 +373,10 @@ class TemplateRun implements ChatFrame {
 
   frameWith(extra: string): string {
     const { raws, t } = this;
+    const head = t.framePrefix;
+    const end = t.frameSuffix + extra + '}\n\n';
     let s = '';
-    for (let i = 0; i < raws.length; i++) s += t.framePrefix + raws[i] + t.frameSuffix + extra + '}\n\n';
+    for (let i = 0; i < raws.length; i++) s += head + raws[i] + end;
     return s;
   }
 

@@ -135,6 +135,24 @@ describe('metrics: attempts, fallbacks, streams and keys', () => {
     expect(value(after, 'gateway_requests_in_flight')).to.equal(0);
   });
 
+  it('a stream whose chunks came in one read (a run to the observers) counts every gap between them', async () => {
+    const chunks = [
+      openaiFixtures.chunk({ role: 'assistant', content: '' }),
+      ...Array.from({ length: 40 }, (_, i) => openaiFixtures.chunk({ content: ` w${i}` })),
+      openaiFixtures.chunk({}, 'stop'),
+    ];
+    // One write: the gateway reads it in one go, and its text chunks reach the read-only observers as one run.
+    b.handler = (_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`);
+    };
+    const before = await scrape();
+    const text = await (await send('m/backup', { stream: true })).text();
+    expect(text).to.include('" w39"');
+    const delta = changes(before, await scrape());
+    expect(delta('gateway_inter_token_seconds_count', 'model="m/backup"')).to.equal(chunks.length - 1);
+  });
+
   it('a stream the client leaves is counted as 499 (4xx) once it ends, and leaves no open stream behind', async () => {
     b.handler = async (_r, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
