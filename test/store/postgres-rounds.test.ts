@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { escapeLiteral } from 'pg';
 import { PostgresDb } from '../../src/store/engine/postgres-db';
+import { inlineParams } from '../../src/store/engine/postgres-literals';
 import { freshPostgresUrl, POSTGRES_URL } from '../helpers/postgres';
 
 const OPTIONS = {
@@ -26,7 +28,7 @@ describe('PostgreSQL transactions sent as messages of statements (Db.rounds)', f
   });
   after(async () => db?.close());
 
-  it('stores every parameter in a message as a parameter would, and reads each statement`s rows', async () => {
+  it("stores every parameter in a message as a parameter would, and reads each statement's rows", async () => {
     const rows = TEXTS.map((s, i) => [i, s, 2 ** 53 - 1 - i, i + 0.25, i % 2 === 0] as const);
     const out = await db.rounds(async (send) => {
       const inserted = await send(
@@ -65,5 +67,13 @@ describe('PostgreSQL transactions sent as messages of statements (Db.rounds)', f
       failed = e;
     }
     expect(String(failed)).to.match(/1 placeholders for 2 parameters/);
+  });
+});
+
+describe('parameters written into statements as literals', () => {
+  it("quote text as pg's escapeLiteral does, numbers and booleans as their text, null as NULL", () => {
+    for (const t of [...TEXTS, "''", '\\\\', "\\'", 'x'.repeat(10_000) + "'"])
+      expect(inlineParams('SELECT ?', [t])).to.equal(`SELECT ${escapeLiteral(t)}`);
+    expect(inlineParams("SELECT ?, '?', ?, ?", [1.5, true, null])).to.equal("SELECT '1.5', '?', 'true', NULL");
   });
 });
