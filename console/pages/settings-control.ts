@@ -4,7 +4,7 @@
  * either (decision 0064); every other field is one input.
  */
 import { h } from '../dom';
-import { input, parsed, type Field, type Json } from './settings-form';
+import { input, parsed, type Field, type Json } from './settings-inputs';
 
 export interface Control {
   /** The id a label points at. */
