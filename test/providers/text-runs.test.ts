@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { createAnthropicTranslator } from '../../src/providers/anthropic/stream';
 import { createGeminiTranslator } from '../../src/providers/gemini/stream';
-import { createOpenAITranslator } from '../../src/providers/openai/stream';
+import { createCompatibleTranslator, createOpenAITranslator } from '../../src/providers/openai/stream';
 import { chatFrameOf, type ChatFrame } from '../../src/providers/same-wire';
 import type { AdapterContext, StreamTranslator, UpstreamEvent } from '../../src/providers/types';
 import type { ChatCompletionChunk } from '../../src/types/openai';
@@ -213,6 +213,7 @@ const cuts = fc.array(fc.nat(40), { maxLength: 5 });
 describe('text runs: the chunks of one read, joined, are the chunks event by event', () => {
   for (const [name, create, start, event] of [
     ['OpenAI (same wire)', createOpenAITranslator, [], openaiEvent],
+    ['Mistral, Azure (same wire)', (c: AdapterContext) => createCompatibleTranslator(c, 'mistral'), [], openaiEvent],
     ['Anthropic', createAnthropicTranslator, anthropicStart, anthropicEvent],
     ['Gemini', createGeminiTranslator, geminiStart, geminiEvent],
   ] as const)

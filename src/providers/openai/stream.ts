@@ -140,8 +140,24 @@ class CompatibleTranslator implements StreamTranslator {
 
   push(ev: UpstreamEvent): ChatCompletionChunk[] {
     const out: ChatCompletionChunk[] = [];
+    this.amend(this.inner.push(ev), out);
+    return out;
+  }
+
+  /** One read's chunks, runs included (StreamTranslator.pushEvents): a run is text alone, which nothing here changes. */
+  pushEvents(events: UpstreamEvent[], out: ChatCompletionChunk[]): void {
+    const chunks: ChatCompletionChunk[] = [];
+    try {
+      this.inner.pushEvents(events, chunks);
+    } finally {
+      this.amend(chunks, out);
+    }
+  }
+
+  /** The inner translator's chunks as this upstream's stream needs them, into `out`. */
+  private amend(chunks: ChatCompletionChunk[], out: ChatCompletionChunk[]): void {
     const seenCalls = this.seenCalls;
-    for (const c of this.inner.push(ev)) {
+    for (const c of chunks) {
       if (c.choices.length === 0) {
         if (c.usage) {
           this.sawUsage = true;
@@ -171,7 +187,6 @@ class CompatibleTranslator implements StreamTranslator {
         this.sawUsage = true;
       } else out.push(c);
     }
-    return out;
   }
 
   finish(): ChatCompletionChunk[] {
