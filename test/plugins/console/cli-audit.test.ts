@@ -117,10 +117,11 @@ describe('gateway keys/accounts limits: audited like the admin API and the conso
       await page.selectOption('#audit-source', 'cli');
       await page.fill('#audit-action', 'limits.set');
       await page.click('#audit-apply');
-      await page.waitForFunction(
-        'document.querySelectorAll("#audit-table tbody tr").length === 2 && ' +
-          '[...document.querySelectorAll("#audit-table tbody td:nth-child(4)")].every((td) => td.textContent === "cli")',
-      );
+      // The filtered page: the two CLI rows only (polled from here: the console's CSP refuses a string predicate).
+      const sources = () => page.$$eval('#audit-table tbody td:nth-child(4)', (tds) => tds.map((t) => t.textContent));
+      for (let t = 0; t < 200 && (await sources()).join() !== 'cli,cli'; t++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(await sources()).to.deep.equal(['cli', 'cli']);
       const actors = await page.$$eval('#audit-table tbody td:nth-child(2)', (tds) => tds.map((t) => t.textContent));
       expect(actors).to.deep.equal([cliActor(), cliActor()]);
       expect(await page.textContent('#audit-table tbody tr:last-child')).to.include(`key:${hash}`);
