@@ -253,19 +253,8 @@ const STAGED_KEYS: KeyColumn[] = [
   app,
 ];
 
-/** A staged row's measures, in the order of SUMS after `requests` (a staged row is one request). */
-const STAGED_MEASURES = [
-  'errors',
-  'timeouts',
-  'cancelled',
-  'client_errors',
-  'prompt_tokens',
-  'completion_tokens',
-  'reasoning_tokens',
-  'cached_tokens',
-  'cost',
-  'latency_ms',
-] as const;
+/** A staged row's measures: SUMS after `requests` (a staged row is one request), its latency as it is. */
+const STAGED_MEASURES = SUMS.slice(1).map((s) => (s === 'latency_ms_sum' ? 'latency_ms' : s));
 
 /** One staged row's measures over NEW, `o` being its outcome (worked out once, in a subquery). */
 function stagedMeasures(): string[] {

@@ -5,8 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
-
-const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
+import { SHOTS } from '../../helpers/screens';
 
 /** The operator console in Debian's Chromium: every page, as the admin and as an account. */
 describe('operator console (browser)', function () {

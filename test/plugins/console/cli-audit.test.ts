@@ -10,10 +10,9 @@ import { cliActor } from '../../../src/cli/store-cli';
 import { launchChromium } from '../../helpers/loopback';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway';
 import { ADMIN_KEY, adminCall } from '../../helpers/accounts';
+import { SHOTS, WIDTHS } from '../../helpers/screens';
 
 const run = promisify(execFile);
-const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
-const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1440, height: 900 } } as const;
 
 interface Audit {
   actor: string;

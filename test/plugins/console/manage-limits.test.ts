@@ -5,9 +5,8 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../helpers/loopback';
 import { startTestGateway, testConfig, postJson, type TestGateway } from '../../helpers/gateway';
 import { ADMIN_KEY, adminCall } from '../../helpers/accounts';
+import { SHOTS, WIDTHS } from '../../helpers/screens';
 
-const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
-const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1440, height: 900 } } as const;
 type Width = keyof typeof WIDTHS;
 const ACCOUNTS = 265;
 

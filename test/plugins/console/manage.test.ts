@@ -6,9 +6,8 @@ import { launchChromium } from '../../helpers/loopback';
 import { postJson, startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
 import { mcpClient, STDIO_SERVER, textOf } from '../mcp/helpers';
+import { SHOTS, WIDTHS } from '../../helpers/screens';
 
-const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
-const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1440, height: 900 } } as const;
 type Rec = Record<string, unknown>;
 
 interface Session {

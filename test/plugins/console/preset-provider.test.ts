@@ -5,9 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../helpers/loopback';
 import { MOCK_MODEL, startTestGateway, testConfig, type TestGateway } from '../../helpers/gateway';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../../helpers/accounts';
-
-const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
-const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1440, height: 900 } } as const;
+import { SHOTS, WIDTHS } from '../../helpers/screens';
 
 /**
  * A preset's provider preferences on the Presets page (issue 49): shown as a labelled list, edited with a form of

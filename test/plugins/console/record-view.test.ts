@@ -7,9 +7,8 @@ import { MOCK_MODEL, postJson, startTestGateway, testConfig, type TestGateway } 
 import { ADMIN_KEY, makeAccountKey } from '../../helpers/accounts';
 import { MockUpstream, sendJson } from '../../helpers/mock-upstream';
 import { within } from '../../helpers/poll';
+import { SHOTS, WIDTHS } from '../../helpers/screens';
 
-const SHOTS = join(process.cwd(), '.tmp', 'screenshots');
-const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1440, height: 900 } } as const;
 const EMAIL = 'carol@example.net';
 /** A 1x1 PNG as a data URL: the view shows its type and size, never the pixels. */
 const PIXEL =
