@@ -9,7 +9,7 @@ import {} from '../../src/store/index';
 import { SqliteDb } from '../../src/store/engine/sqlite-db';
 import { fileSize } from '../../src/store/stats';
 import { ADMIN_KEY, adminCall, makeAccountKey } from '../helpers/accounts';
-import { MOCK_MODEL, postJson } from '../helpers/gateway';
+import { MOCK_MODEL, postJson, startTestGateway, testConfig } from '../helpers/gateway';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/process';
 import { creditOf, openChainStore } from '../helpers/store';
 
@@ -66,17 +66,17 @@ describe("SQLite store's worker thread stops when idle", function () {
 
   it("periodic refreshes leave a resting worker resting; another process's change is read once a request wakes it", async () => {
     const path = join(dir, 'gateway.db');
-    const gw: GatewayProcess = await startGatewayProcess(
-      {
-        server: { host: '127.0.0.1', port: 0, log_level: 'info' },
-        store: { driver: 'sqlite', path, idle_worker_ms: 300 },
-        providers: [{ name: 'mock', type: 'mock' }],
-        models: [MOCK_MODEL],
-        plugins: ['auth', 'credit', { routing: { presets_refresh_ms: 100 } }],
-      },
-      { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+    const gw = await startTestGateway(
+      testConfig(
+        {
+          store: { driver: 'sqlite', path, idle_worker_ms: 300 },
+          // The deployment measures a request leaves are published to the store 100 ms after it, within the idle delay.
+          plugins: ['auth', 'credit', { routing: { presets_refresh_ms: 100, measures: { publish_ms: 100 } } }],
+        },
+        { GATEWAY_ADMIN_KEY: ADMIN_KEY },
+      ),
     );
-    const pid = gw.child.pid!;
+    const db = gw.services.store.db as SqliteDb;
     const preset = async () => (await adminCall(gw, 'GET', '/v1/presets/later')).status;
     const chat = (key: string) =>
       postJson(
@@ -87,16 +87,19 @@ describe("SQLite store's worker thread stops when idle", function () {
     try {
       const { key } = await makeAccountKey(gw, { credits: 10 });
       await (await chat(key)).json();
-      const busy = threads(pid);
-      expect(await within(5000, () => threads(pid) === busy - 1), 'stopped once idle').to.equal(true);
+      expect(await within(5000, () => !db.workerRunning), 'stopped once idle').to.equal(true);
+      await sleep(500);
+      expect(await within(5000, () => !db.workerRunning), 'and rests').to.equal(true);
       // What a CLI command does: another connection writes a preset.
       const other = new Database(path);
       other
         .prepare('INSERT INTO routing_presets (name, body, updated_at) VALUES (?, ?, ?)')
         .run('later', JSON.stringify({ name: 'later', model: MOCK_MODEL.id }), Date.now());
       other.close();
-      await sleep(1500);
-      expect(threads(pid), '15 refresh rounds later, the worker still rests').to.equal(busy - 1);
+      for (let round = 0; round < 15; round++) {
+        await sleep(100);
+        expect(db.workerRunning, `refresh round ${round}: the worker still rests`).to.equal(false);
+      }
       expect(await preset(), 'not read while it rests').to.equal(404);
       await (await chat(key)).json();
       expect(await within(3000, async () => (await preset()) === 200), 'read once a request woke it').to.equal(true);
