@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { errors } from '../../src/plugin';
 import { accountFilter, dayRange, groupParam, limitParam, qs, type Scope } from './params';
 import { activityJson, cursorOf, parseCursor, type Sum, type UsageQuery, type UsageRepo, type UsageRow } from './usage';
+import { SUMS } from './store/rollups';
 
 const CSV_COLUMNS = [
   'date',
@@ -26,17 +27,8 @@ const CSV_COLUMNS = [
  * ahead while one is written (Readable.from asks for the next as soon as the socket takes the last) costs little.
  */
 const CSV_PAGE = 250;
-/** The sums the CSV's columns show (not timeouts, cancelled and client errors, which it does not). */
-const CSV_SUMS: readonly Sum[] = [
-  'requests',
-  'errors',
-  'prompt_tokens',
-  'completion_tokens',
-  'reasoning_tokens',
-  'cached_tokens',
-  'cost',
-  'latency_ms_sum',
-];
+/** The sums the CSV's columns show: every one but timeouts, cancelled and client errors, which it does not. */
+const CSV_SUMS: readonly Sum[] = SUMS.filter((s) => s !== 'timeouts' && s !== 'cancelled' && s !== 'client_errors');
 
 /** Strings already made cells: a page's thousand rows repeat a few days, accounts, keys, models and apps. */
 const cells = new Map<string, string>();
